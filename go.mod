@@ -1,0 +1,16 @@
+module github.com/acctadmin/acctadmin-go
+
+go 1.23
+
+require (
+	github.com/golang-jwt/jwt/v5 v5.3.1
+	github.com/google/uuid v1.6.0
+	github.com/hashicorp/go-retryablehttp v0.7.8
+	github.com/stretchr/testify v1.12.1
+	go.uber.org/goleak v1.3.0
+)
+
+require (
+	github.com/hashicorp/go-cleanhttp v0.5.2 // indirect
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
+)
