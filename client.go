@@ -1,0 +1,508 @@
+package acctadmin
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Version is the version of this SDK, sent in the User-Agent header.
+const Version = "0.1.0"
+
+// DefaultBaseURL is the production API.
+const DefaultBaseURL = "https://api.corporatetools.com"
+
+// Defaults of the options.
+const (
+	defaultMaxRetries   = 3
+	defaultRetryWaitMin = 250 * time.Millisecond
+	defaultRetryWaitMax = 8 * time.Second
+	defaultTimeout      = 30 * time.Second
+)
+
+// Environment variables read by NewClientFromEnv.
+const (
+	EnvAccessKey = "ACCTADMIN_ACCESS_KEY"
+	EnvSecretKey = "ACCTADMIN_SECRET_KEY"
+	EnvBaseURL   = "ACCTADMIN_BASE_URL"
+)
+
+// Client talks to the Account Administration API. Its fields are the
+// API's resources; each method of theirs is one endpoint. A Client is safe
+// for concurrent use and should be reused: it keeps its connections.
+type Client struct {
+	Services                *ServicesClient
+	Documents               *DocumentsClient
+	Resources               *ResourcesClient
+	FilingProducts          *FilingProductsClient
+	ComplianceEvents        *ComplianceEventsClient
+	Websites                *WebsitesClient
+	Callbacks               *CallbacksClient
+	Companies               *CompaniesClient
+	Invoices                *InvoicesClient
+	RegisteredAgentProducts *RegisteredAgentProductsClient
+
+	baseURL      *url.URL
+	httpClient   *http.Client
+	transport    http.RoundTripper // the one under the signer, for CloseIdleConnections
+	logger       *slog.Logger
+	userAgent    []string
+	maxRetries   int
+	retryWaitMin time.Duration
+	retryWaitMax time.Duration
+}
+
+// service is the shape every resource client shares.
+type service struct{ c *Client }
+
+// Option configures a Client. An option given a value it cannot use makes
+// NewClient return an error.
+type Option func(*settings) error
+
+type settings struct {
+	baseURL      string
+	httpClient   *http.Client
+	auth         Authenticator
+	logger       *slog.Logger
+	userAgent    string
+	maxRetries   int
+	retryWaitMin time.Duration
+	retryWaitMax time.Duration
+	timeout      time.Duration
+}
+
+// WithBaseURL sends requests to u instead of DefaultBaseURL: an absolute
+// http or https URL, possibly with a path prefix.
+func WithBaseURL(u string) Option {
+	return func(s *settings) error {
+		s.baseURL = u
+		return nil
+	}
+}
+
+// WithHTTPClient sends requests through hc. The client keeps hc's
+// transport, timeout and cookie jar, but puts its request signer in front
+// of the transport and refuses redirects to another host.
+func WithHTTPClient(hc *http.Client) Option {
+	return func(s *settings) error {
+		if hc == nil {
+			return errors.New("acctadmin: WithHTTPClient: nil *http.Client")
+		}
+		s.httpClient = hc
+		return nil
+	}
+}
+
+// WithMaxRetries sets how many times a failed GET or DELETE is tried again
+// (default 3). Zero turns retries off; a negative number is an error.
+func WithMaxRetries(n int) Option {
+	return func(s *settings) error {
+		if n < 0 {
+			return fmt.Errorf("acctadmin: WithMaxRetries: negative retry count %d", n)
+		}
+		s.maxRetries = n
+		return nil
+	}
+}
+
+// WithRetryWait sets the bounds of the wait between retries (default 250ms
+// to 8s). The wait doubles from min with each retry, up to max, with
+// jitter; a Retry-After header from the API replaces it.
+func WithRetryWait(min, max time.Duration) Option {
+	return func(s *settings) error {
+		if min < 0 || max < 0 || max < min {
+			return fmt.Errorf("acctadmin: WithRetryWait: invalid bounds %s..%s", min, max)
+		}
+		s.retryWaitMin, s.retryWaitMax = min, max
+		return nil
+	}
+}
+
+// WithTimeout bounds each attempt of a request (default 30s): connecting,
+// waiting for the answer and, for JSON answers, reading it. For a file,
+// only the wait for its headers is bounded, since a large file may take
+// longer to arrive; bound those with the context. Zero turns the timeout
+// off.
+func WithTimeout(d time.Duration) Option {
+	return func(s *settings) error {
+		if d < 0 {
+			return fmt.Errorf("acctadmin: WithTimeout: negative timeout %s", d)
+		}
+		s.timeout = d
+		return nil
+	}
+}
+
+// WithLogger logs every attempt at Debug level and every retry at Warn
+// level, with the method, the path (never the query string), the status,
+// the attempt number and the wait. The client is silent without it.
+// Credentials are never logged.
+func WithLogger(l *slog.Logger) Option {
+	return func(s *settings) error {
+		s.logger = l
+		return nil
+	}
+}
+
+// WithUserAgent puts ua in front of the client's own User-Agent.
+func WithUserAgent(ua string) Option {
+	return func(s *settings) error {
+		if strings.ContainsAny(ua, "\r\n") {
+			return errors.New("acctadmin: WithUserAgent: line break in user agent")
+		}
+		s.userAgent = ua
+		return nil
+	}
+}
+
+// WithAuthenticator replaces the request signer made from the keys.
+func WithAuthenticator(a Authenticator) Option {
+	return func(s *settings) error {
+		if a == nil {
+			return errors.New("acctadmin: WithAuthenticator: nil Authenticator")
+		}
+		s.auth = a
+		return nil
+	}
+}
+
+// NewClient returns a client that signs its requests with the account's
+// access key and secret key. It checks its arguments and options at once:
+// empty keys, a base URL that is not an absolute http(s) URL, or an option
+// out of range give an error here rather than a failure later.
+func NewClient(accessKey, secretKey string, opts ...Option) (*Client, error) {
+	s := settings{
+		baseURL:      DefaultBaseURL,
+		maxRetries:   defaultMaxRetries,
+		retryWaitMin: defaultRetryWaitMin,
+		retryWaitMax: defaultRetryWaitMax,
+		timeout:      defaultTimeout,
+	}
+	for _, o := range opts {
+		if o == nil {
+			continue
+		}
+		if err := o(&s); err != nil {
+			return nil, err
+		}
+	}
+	if s.auth == nil {
+		a, err := NewSigner(accessKey, secretKey)
+		if err != nil {
+			return nil, err
+		}
+		s.auth = a
+	}
+	base, err := parseBaseURL(s.baseURL)
+	if err != nil {
+		return nil, err
+	}
+
+	c := &Client{
+		baseURL:      base,
+		logger:       s.logger,
+		maxRetries:   s.maxRetries,
+		retryWaitMin: s.retryWaitMin,
+		retryWaitMax: s.retryWaitMax,
+	}
+	ua := "acctadmin-go/" + Version
+	if s.userAgent != "" {
+		ua = s.userAgent + " " + ua
+	}
+	c.userAgent = []string{ua}
+
+	var hc http.Client
+	if s.httpClient != nil {
+		hc = *s.httpClient
+	}
+	c.transport = hc.Transport
+	if c.transport == nil {
+		c.transport = newTransport()
+	}
+	hc.Transport = &authTransport{base: c.transport, auth: s.auth, scheme: base.Scheme, host: base.Host, timeout: s.timeout}
+	hc.CheckRedirect = redirectPolicy(hc.CheckRedirect)
+	c.httpClient = &hc
+
+	svc := service{c: c}
+	c.Services = (*ServicesClient)(&svc)
+	c.Documents = (*DocumentsClient)(&svc)
+	c.Resources = (*ResourcesClient)(&svc)
+	c.FilingProducts = (*FilingProductsClient)(&svc)
+	c.ComplianceEvents = (*ComplianceEventsClient)(&svc)
+	c.Websites = (*WebsitesClient)(&svc)
+	c.Callbacks = (*CallbacksClient)(&svc)
+	c.Companies = (*CompaniesClient)(&svc)
+	c.Invoices = (*InvoicesClient)(&svc)
+	c.RegisteredAgentProducts = (*RegisteredAgentProductsClient)(&svc)
+	return c, nil
+}
+
+// NewClientFromEnv is NewClient with the keys read from the environment:
+// ACCTADMIN_ACCESS_KEY and ACCTADMIN_SECRET_KEY, and the base URL from
+// ACCTADMIN_BASE_URL when it is set. Options given here apply after the
+// environment, so WithBaseURL overrides ACCTADMIN_BASE_URL.
+func NewClientFromEnv(opts ...Option) (*Client, error) {
+	access, secret := os.Getenv(EnvAccessKey), os.Getenv(EnvSecretKey)
+	if strings.TrimSpace(access) == "" {
+		return nil, fmt.Errorf("acctadmin: %s is not set", EnvAccessKey)
+	}
+	if strings.TrimSpace(secret) == "" {
+		return nil, fmt.Errorf("acctadmin: %s is not set", EnvSecretKey)
+	}
+	if base := os.Getenv(EnvBaseURL); base != "" {
+		opts = append([]Option{WithBaseURL(base)}, opts...)
+	}
+	return NewClient(access, secret, opts...)
+}
+
+// CloseIdleConnections closes the client's idle connections. A client
+// needs no closing; this frees its connections early.
+func (c *Client) CloseIdleConnections() {
+	if ci, ok := c.transport.(interface{ CloseIdleConnections() }); ok {
+		ci.CloseIdleConnections()
+	}
+}
+
+func parseBaseURL(s string) (*url.URL, error) {
+	u, err := url.Parse(strings.TrimSpace(s))
+	if err != nil {
+		return nil, fmt.Errorf("acctadmin: base URL does not parse: %w", err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return nil, fmt.Errorf("acctadmin: base URL %q: want an http or https URL", s)
+	}
+	if u.Host == "" {
+		return nil, fmt.Errorf("acctadmin: base URL %q has no host", s)
+	}
+	if u.User != nil || u.RawQuery != "" || u.Fragment != "" {
+		return nil, fmt.Errorf("acctadmin: base URL %q: want no user, query or fragment", u.Redacted())
+	}
+	u.Path = strings.TrimRight(u.Path, "/")
+	u.RawPath = ""
+	return u, nil
+}
+
+// newTransport is the default transport: pooled connections (enough idle
+// ones per host for concurrent callers), dial and TLS timeouts, HTTP/2
+// when offered.
+func newTransport() *http.Transport {
+	return &http.Transport{
+		Proxy: http.ProxyFromEnvironment,
+		DialContext: (&net.Dialer{
+			Timeout:   10 * time.Second,
+			KeepAlive: 30 * time.Second,
+		}).DialContext,
+		ForceAttemptHTTP2:     true,
+		MaxIdleConns:          100,
+		MaxIdleConnsPerHost:   32,
+		IdleConnTimeout:       90 * time.Second,
+		TLSHandshakeTimeout:   10 * time.Second,
+		ExpectContinueTimeout: time.Second,
+	}
+}
+
+// url builds the request URL for path (which starts with "/") and query.
+func (c *Client) url(path, query string) *url.URL {
+	u := *c.baseURL
+	u.Path = c.baseURL.Path + path
+	u.RawQuery = query
+	return &u
+}
+
+// do sends one call and returns its answer after checking the status: a
+// non-2xx answer is read into an *APIError (and its body closed).
+func (c *Client) do(ctx context.Context, method, path string, q *query, in any, stream bool) (*http.Response, *call, error) {
+	if ctx == nil {
+		return nil, nil, errors.New("acctadmin: nil context")
+	}
+	st := &call{c: c, method: method, path: c.baseURL.Path + path, stream: stream}
+	if in != nil {
+		b, err := json.Marshal(in)
+		if err != nil {
+			return nil, nil, fmt.Errorf("acctadmin: %s %s: encode body: %w", method, path, err)
+		}
+		st.body = b
+	}
+	resp, err := c.send(ctx, st, c.url(path, q.encode()))
+	if err != nil {
+		return nil, st, err
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return nil, st, st.apiError(resp)
+	}
+	return resp, st, nil
+}
+
+// apiError reads a failed answer (capped) into an *APIError and closes it.
+func (st *call) apiError(resp *http.Response) *APIError {
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	drainAndClose(resp.Body)
+	e := newAPIError(resp.StatusCode, st.method, st.path, body)
+	if d, ok := retryAfter(resp.Header.Get("Retry-After"), time.Now()); ok {
+		e.RetryAfter = d
+	}
+	if resp.StatusCode >= 300 && resp.StatusCode < 400 {
+		e.Message = "redirect not followed"
+		if loc, err := resp.Location(); err == nil {
+			e.Message = "redirect to " + loc.Scheme + "://" + loc.Host + " not followed"
+		}
+	}
+	return e
+}
+
+// endpoint names a call in decode errors: "GET /documents".
+func (st *call) endpoint() string { return st.method + " " + st.path }
+
+// request sends one JSON call and decodes the result of its envelope into
+// a T. in, when not nil, is sent as the JSON body. A 2xx answer whose
+// envelope says success false is an *APIError.
+func request[T any](ctx context.Context, c *Client, method, path string, q *query, in any) (T, error) {
+	var out T
+	resp, st, err := c.do(ctx, method, path, q, in, false)
+	if err != nil {
+		return out, err
+	}
+	buf, err := readJSON(resp)
+	drainAndClose(resp.Body)
+	if err != nil {
+		return out, st.readError(err)
+	}
+	defer releaseBuf(buf)
+	body := buf.Bytes()
+	if len(bytes.TrimSpace(body)) == 0 && (method == http.MethodDelete || resp.StatusCode == http.StatusNoContent) {
+		return out, nil
+	}
+	ok, err := decodeEnvelope(st.endpoint(), body, &out)
+	if err != nil {
+		return out, err
+	}
+	if !ok {
+		return out, newAPIError(resp.StatusCode, st.method, st.path, append([]byte(nil), body...))
+	}
+	return out, nil
+}
+
+// readError says why a JSON answer could not be read, without the URL.
+func (st *call) readError(err error) error {
+	if errors.Is(err, ErrResponseTooLarge) {
+		return &DecodeError{Endpoint: st.endpoint(), Err: fmt.Errorf("%w: over %d bytes", ErrResponseTooLarge, maxJSONBody)}
+	}
+	return st.redact(err)
+}
+
+// File is a binary answer of the API (a PDF document, a PNG page), read as
+// it arrives: nothing holds the whole file in memory. Read it, then Close
+// it; closing early abandons the rest of the transfer.
+type File struct {
+	// Body is the file's content as it arrives.
+	Body io.ReadCloser
+	// ContentType is the media type of the file, as "application/pdf".
+	ContentType string
+	// ContentLength is the size in bytes, or -1 when the API did not say.
+	ContentLength int64
+	// Filename is the name the API gave the file (Content-Disposition),
+	// or "" when it gave none.
+	Filename string
+}
+
+// Read reads from the file's body, so a *File is an io.Reader.
+func (f *File) Read(p []byte) (int, error) { return f.Body.Read(p) }
+
+// Close closes the file's body, releasing its connection.
+func (f *File) Close() error { return f.Body.Close() }
+
+// download sends one call whose answer is a file of the media type want
+// ("application/pdf" or "image/png"). A JSON answer is read as the API's
+// error; any other type is a *DecodeError rather than a corrupt file.
+func download(ctx context.Context, c *Client, path string, q *query, want string) (*File, error) {
+	resp, st, err := c.do(ctx, http.MethodGet, path, q, nil, true)
+	if err != nil {
+		return nil, err
+	}
+	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	if mt != want {
+		defer drainAndClose(resp.Body)
+		if mt == "application/json" {
+			if buf, err := readJSON(resp); err == nil {
+				defer releaseBuf(buf)
+				var raw json.RawMessage
+				if ok, derr := decodeEnvelope(st.endpoint(), buf.Bytes(), &raw); derr == nil && !ok {
+					return nil, newAPIError(resp.StatusCode, st.method, st.path, append([]byte(nil), buf.Bytes()...))
+				}
+			}
+		}
+		return nil, &DecodeError{Endpoint: st.endpoint(), Err: fmt.Errorf("unexpected content type %q (want %s)", mt, want)}
+	}
+	f := &File{Body: resp.Body, ContentType: mt, ContentLength: resp.ContentLength}
+	if _, params, err := mime.ParseMediaType(resp.Header.Get("Content-Disposition")); err == nil {
+		f.Filename = safeFilename(params["filename"])
+	}
+	return f, nil
+}
+
+// safeFilename keeps only the last element of a name the server gave, so
+// that it cannot point outside the folder a caller saves into.
+func safeFilename(name string) string {
+	name = strings.ReplaceAll(name, "\\", "/")
+	if i := strings.LastIndexByte(name, '/'); i >= 0 {
+		name = name[i+1:]
+	}
+	if name == "." || name == ".." {
+		return ""
+	}
+	return name
+}
+
+// PageParams chooses how a page image is rendered.
+type PageParams struct {
+	// DPI is the resolution: 72, 150 or 300. Zero leaves the choice to the
+	// API.
+	DPI int
+}
+
+func (p *PageParams) validate() error {
+	switch p.DPI {
+	case 0, 72, 150, 300:
+		return nil
+	}
+	return invalid("dpi", "must be 72, 150 or 300, got %d", p.DPI)
+}
+
+// pageImage reads page n (from 0) of the file id under collection
+// ("/documents" or "/resources") as a PNG image.
+func pageImage(ctx context.Context, c *Client, collection string, id uuid.UUID, n int, p *PageParams) (*File, error) {
+	if p == nil {
+		p = &PageParams{}
+	}
+	if err := firstErr(checkID("id", id), p.validate()); err != nil {
+		return nil, err
+	}
+	if n < 0 {
+		return nil, invalid("page_number", "must not be negative, got %d", n)
+	}
+	q := &query{}
+	q.int("dpi", p.DPI)
+	return download(ctx, c, collection+"/"+id.String()+"/page/"+strconv.Itoa(n), q, "image/png")
+}
+
+// pdfFile reads the file id under collection as a PDF.
+func pdfFile(ctx context.Context, c *Client, collection string, id uuid.UUID) (*File, error) {
+	if err := checkID("id", id); err != nil {
+		return nil, err
+	}
+	return download(ctx, c, collection+"/"+id.String()+"/download", nil, "application/pdf")
+}

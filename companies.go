@@ -1,0 +1,4 @@
+package acctadmin
+
+// CompaniesClient is a placeholder.
+type CompaniesClient service

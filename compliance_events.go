@@ -1,0 +1,4 @@
+package acctadmin
+
+// ComplianceEventsClient is a placeholder.
+type ComplianceEventsClient service

@@ -1,0 +1,4 @@
+package acctadmin
+
+// DocumentsClient is a placeholder.
+type DocumentsClient service

@@ -1,0 +1,225 @@
+package acctadmin
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// Sentinel errors. Test for them with errors.Is; the concrete error behind
+// them is an *APIError (for the status sentinels) or a *ValidationError
+// (for ErrInvalidParams).
+var (
+	// ErrNotFound reports a 404 answer: the id or the route is unknown.
+	ErrNotFound = errors.New("acctadmin: not found")
+	// ErrUnauthorized reports a 401 answer: the keys are wrong or the
+	// request signature was refused.
+	ErrUnauthorized = errors.New("acctadmin: unauthorized")
+	// ErrForbidden reports a 403 answer.
+	ErrForbidden = errors.New("acctadmin: forbidden")
+	// ErrRateLimited reports a 429 answer that was still there after the
+	// retries, or whose Retry-After asked for a longer wait than the client
+	// allows.
+	ErrRateLimited = errors.New("acctadmin: rate limited")
+	// ErrServer reports a 5xx answer that was still there after the retries.
+	ErrServer = errors.New("acctadmin: server error")
+	// ErrInvalidParams reports a call that the client refused before sending
+	// anything, because its parameters break a rule of the API.
+	ErrInvalidParams = errors.New("acctadmin: invalid params")
+	// ErrResponseTooLarge reports a JSON answer larger than the client reads
+	// (32 MiB).
+	ErrResponseTooLarge = errors.New("acctadmin: response too large")
+)
+
+// maxErrorBody is how much of an error answer an APIError keeps.
+const maxErrorBody = 64 << 10
+
+// APIError is an answer of the API that reports a failure: any status
+// outside 2xx, or a 2xx answer whose envelope says success false.
+type APIError struct {
+	// StatusCode is the HTTP status of the answer.
+	StatusCode int
+	// Method and Path name the request; Path never holds the query string.
+	Method string
+	Path   string
+	// Message is the API's own explanation when its body carried one,
+	// otherwise the status text.
+	Message string
+	// Body is the start of the answer's body (at most 64 KiB).
+	Body []byte
+	// RetryAfter is the wait the API asked for in a Retry-After header,
+	// or zero.
+	RetryAfter time.Duration
+}
+
+// Error implements error.
+func (e *APIError) Error() string {
+	return fmt.Sprintf("acctadmin: %s %s: %d %s", e.Method, e.Path, e.StatusCode, e.Message)
+}
+
+// Is makes errors.Is(err, ErrNotFound) and the other status sentinels work.
+func (e *APIError) Is(target error) bool {
+	switch target {
+	case ErrNotFound:
+		return e.StatusCode == http.StatusNotFound
+	case ErrUnauthorized:
+		return e.StatusCode == http.StatusUnauthorized
+	case ErrForbidden:
+		return e.StatusCode == http.StatusForbidden
+	case ErrRateLimited:
+		return e.StatusCode == http.StatusTooManyRequests
+	case ErrServer:
+		return e.StatusCode >= 500
+	}
+	return false
+}
+
+// newAPIError builds the error for an answer that reports a failure. body
+// is what was read of the answer (already capped by the caller).
+func newAPIError(status int, method, path string, body []byte) *APIError {
+	if len(body) > maxErrorBody {
+		body = body[:maxErrorBody]
+	}
+	msg := errorMessage(body)
+	if msg == "" {
+		msg = strings.ToLower(http.StatusText(status))
+		if msg == "" {
+			msg = "unexpected status"
+		}
+	}
+	return &APIError{StatusCode: status, Method: method, Path: path, Message: msg, Body: body}
+}
+
+// errorMessage finds a human message in the shapes an error body takes:
+// {"message": …}, {"error": …}, {"error": {"message": …}}, {"errors": […]}.
+// The shape is not documented, so every one of them is tried.
+func errorMessage(body []byte) string {
+	body = bytes.TrimSpace(body)
+	if len(body) == 0 || body[0] != '{' {
+		return ""
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(body, &m) != nil {
+		return ""
+	}
+	for _, k := range []string{"message", "error", "errors", "error_message", "detail"} {
+		if s := messageText(m[k], 0); s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+func messageText(raw json.RawMessage, depth int) string {
+	if len(raw) == 0 || depth > 3 {
+		return ""
+	}
+	switch raw[0] {
+	case '"':
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			return truncate(s, 500)
+		}
+	case '{':
+		var m map[string]json.RawMessage
+		if json.Unmarshal(raw, &m) == nil {
+			for _, k := range []string{"message", "error", "detail"} {
+				if s := messageText(m[k], depth+1); s != "" {
+					return s
+				}
+			}
+		}
+	case '[':
+		var a []json.RawMessage
+		if json.Unmarshal(raw, &a) == nil {
+			parts := make([]string, 0, len(a))
+			for _, item := range a {
+				if s := messageText(item, depth+1); s != "" {
+					parts = append(parts, s)
+				}
+				if len(parts) == 5 {
+					break
+				}
+			}
+			return truncate(strings.Join(parts, "; "), 500)
+		}
+	}
+	return ""
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// UnpaidInvoicesError is the answer to a cancellation request for a service
+// whose company has unpaid invoices: the API refuses it with status 400 and
+// lists the invoices, which must be paid or cancelled first. It unwraps to
+// its *APIError.
+type UnpaidInvoicesError struct {
+	// Invoices are the unpaid invoices the API listed.
+	Invoices []Invoice
+	// Err is the underlying API answer.
+	Err *APIError
+}
+
+// Error implements error.
+func (e *UnpaidInvoicesError) Error() string {
+	return fmt.Sprintf("acctadmin: %s %s: service has %d unpaid invoice(s)", e.Err.Method, e.Err.Path, len(e.Invoices))
+}
+
+// Unwrap returns the underlying *APIError.
+func (e *UnpaidInvoicesError) Unwrap() error { return e.Err }
+
+// ValidationError reports a call refused before anything was sent, because
+// its parameters break a rule of the API. errors.Is(err, ErrInvalidParams)
+// is true for it.
+type ValidationError struct {
+	// Field names the parameter at fault, as the API spells it
+	// (for example "company_id" or "limit").
+	Field string
+	// Reason says what is wrong with it.
+	Reason string
+}
+
+// Error implements error.
+func (e *ValidationError) Error() string {
+	return "acctadmin: invalid " + e.Field + ": " + e.Reason
+}
+
+// Is makes errors.Is(err, ErrInvalidParams) true.
+func (e *ValidationError) Is(target error) bool { return target == ErrInvalidParams }
+
+func invalid(field, format string, args ...any) error {
+	return &ValidationError{Field: field, Reason: fmt.Sprintf(format, args...)}
+}
+
+// DecodeError reports an answer the client could not read: a body that is
+// not JSON, JSON that is not the API's envelope, a field of an unexpected
+// type, or a binary answer of an unexpected content type.
+type DecodeError struct {
+	// Endpoint names the request, as "GET /documents".
+	Endpoint string
+	// Path is the JSON path of the bad field (for example
+	// "result[3].created_at"); empty when the body as a whole is at fault.
+	Path string
+	// Err says what went wrong.
+	Err error
+}
+
+// Error implements error.
+func (e *DecodeError) Error() string {
+	if e.Path == "" {
+		return "acctadmin: decode " + e.Endpoint + ": " + e.Err.Error()
+	}
+	return "acctadmin: decode " + e.Endpoint + ": " + e.Path + ": " + e.Err.Error()
+}
+
+// Unwrap returns the cause.
+func (e *DecodeError) Unwrap() error { return e.Err }

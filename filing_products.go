@@ -1,0 +1,4 @@
+package acctadmin
+
+// FilingProductsClient is a placeholder.
+type FilingProductsClient service

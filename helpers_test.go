@@ -1,0 +1,153 @@
+package acctadmin
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+)
+
+// Keys used by the unit tests' servers.
+const (
+	testAccessKey = "AK-test-access-0123456789"
+	testSecretKey = "SK-test-secret-do-not-leak-9876543210"
+)
+
+// recorded is one request as a test server saw it.
+type recorded struct {
+	Method   string
+	Path     string
+	RawQuery string
+	Body     string
+	Header   http.Header
+	// AuthOK reports whether the request's JWT verified exactly as the API
+	// checks it (HS256 with the secret key, access_key header, path and
+	// content claims).
+	AuthOK  bool
+	AuthErr string
+}
+
+// apiServer is an httptest server that records every request and answers
+// with a handler chosen by the test.
+type apiServer struct {
+	*httptest.Server
+	mu   sync.Mutex
+	reqs []recorded
+}
+
+// newAPIServer starts a server whose answers come from h; it is closed
+// when the test ends.
+func newAPIServer(t testing.TB, h http.HandlerFunc) *apiServer {
+	t.Helper()
+	s := &apiServer{}
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		rec := recorded{Method: r.Method, Path: r.URL.Path, RawQuery: r.URL.RawQuery, Body: string(body), Header: r.Header.Clone()}
+		if err := verifyRequestJWT(r, body); err != nil {
+			rec.AuthErr = err.Error()
+		} else {
+			rec.AuthOK = true
+		}
+		s.mu.Lock()
+		s.reqs = append(s.reqs, rec)
+		s.mu.Unlock()
+		r.Body = io.NopCloser(strings.NewReader(string(body)))
+		h(w, r)
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+// requests returns what the server received so far.
+func (s *apiServer) requests() []recorded {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]recorded(nil), s.reqs...)
+}
+
+// count returns how many requests the server received.
+func (s *apiServer) count() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.reqs)
+}
+
+// last returns the last request received; the test fails if there is none.
+func (s *apiServer) last(t testing.TB) recorded {
+	t.Helper()
+	reqs := s.requests()
+	if len(reqs) == 0 {
+		t.Fatal("the server received no request")
+	}
+	return reqs[len(reqs)-1]
+}
+
+// newTestClient returns a client for s with fast retries and the test keys.
+func newTestClient(t testing.TB, s *apiServer, opts ...Option) *Client {
+	t.Helper()
+	opts = append([]Option{WithBaseURL(s.URL), WithRetryWait(time.Millisecond, 5*time.Millisecond)}, opts...)
+	c, err := NewClient(testAccessKey, testSecretKey, opts...)
+	if err != nil {
+		t.Fatalf("NewClient: %v", err)
+	}
+	t.Cleanup(c.CloseIdleConnections)
+	return c
+}
+
+// verifyRequestJWT checks a request's Authorization header the way the
+// API does, with golang-jwt rather than the client's own signer.
+func verifyRequestJWT(r *http.Request, body []byte) error {
+	raw, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if !ok {
+		return errString("no bearer token")
+	}
+	claims := jwt.MapClaims{}
+	tok, err := jwt.ParseWithClaims(raw, claims, func(tok *jwt.Token) (any, error) {
+		if tok.Header["access_key"] != testAccessKey {
+			return nil, errString("wrong access_key header")
+		}
+		return []byte(testSecretKey), nil
+	}, jwt.WithValidMethods([]string{"HS256"}))
+	if err != nil || !tok.Valid {
+		return err
+	}
+	if len(claims) != 2 {
+		return errString("want exactly the path and content claims")
+	}
+	if claims["path"] != r.URL.Path {
+		return errString("path claim does not match")
+	}
+	sum := sha256.Sum256(body)
+	if claims["content"] != hex.EncodeToString(sum[:]) {
+		return errString("content claim does not match")
+	}
+	if r.Header.Get("Content-Type") != "application/json" {
+		return errString("no JSON content type")
+	}
+	return nil
+}
+
+type errString string
+
+func (e errString) Error() string { return string(e) }
+
+// writeJSON answers with status and a raw JSON body.
+func writeJSON(w http.ResponseWriter, status int, body string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = io.WriteString(w, body)
+}
+
+// ok answers 200 with the API envelope around result (raw JSON).
+func ok(result string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, `{"success":true,"timestamp":"2024-05-01 10:00:00 -0600","result":`+result+`}`)
+	}
+}

@@ -1,0 +1,150 @@
+package acctadmin
+
+import (
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// query builds a query string in the order its parameters are added, the
+// way the API reads it: zero values are left out, arrays are repeated
+// under the key with a "[]" suffix (jurisdictions[]=Utah&jurisdictions[]=Idaho),
+// times and dates are written in the API's own formats.
+type query struct {
+	b []byte
+}
+
+// apiTimeLayout is how the API writes times, and so how they are sent.
+const apiTimeLayout = "2006-01-02 15:04:05 -0700"
+
+func (q *query) add(key, value string) {
+	if len(q.b) > 0 {
+		q.b = append(q.b, '&')
+	}
+	if base, ok := strings.CutSuffix(key, "[]"); ok {
+		q.b = append(q.b, url.QueryEscape(base)...)
+		q.b = append(q.b, "[]"...)
+	} else {
+		q.b = append(q.b, url.QueryEscape(key)...)
+	}
+	q.b = append(q.b, '=')
+	q.b = append(q.b, url.QueryEscape(value)...)
+}
+
+func (q *query) str(key, v string) {
+	if v != "" {
+		q.add(key, v)
+	}
+}
+
+func (q *query) int(key string, v int) {
+	if v != 0 {
+		q.add(key, strconv.Itoa(v))
+	}
+}
+
+func (q *query) id(key string, v uuid.UUID) {
+	if v != uuid.Nil {
+		q.add(key, v.String())
+	}
+}
+
+func (q *query) time(key string, v time.Time) {
+	if !v.IsZero() {
+		q.add(key, v.Format(apiTimeLayout))
+	}
+}
+
+func (q *query) date(key string, v Date) {
+	if !v.IsZero() {
+		q.add(key, v.String())
+	}
+}
+
+func (q *query) strs(key string, vs []string) {
+	for _, v := range vs {
+		q.add(key+"[]", v)
+	}
+}
+
+func (q *query) ids(key string, vs []uuid.UUID) {
+	for _, v := range vs {
+		q.add(key+"[]", v.String())
+	}
+}
+
+// encode returns the query string; a nil query encodes as "".
+func (q *query) encode() string {
+	if q == nil {
+		return ""
+	}
+	return string(q.b)
+}
+
+// The checks below are the API's rules that can be known before sending.
+// Each returns a *ValidationError naming the parameter, or nil.
+
+func checkPage(limit, maxLimit, offset int) error {
+	if limit < 0 {
+		return invalid("limit", "must not be negative, got %d", limit)
+	}
+	if limit > maxLimit {
+		return invalid("limit", "must be at most %d, got %d", maxLimit, limit)
+	}
+	if offset < 0 {
+		return invalid("offset", "must not be negative, got %d", offset)
+	}
+	return nil
+}
+
+// checkNotBoth refuses two parameters that exclude each other.
+func checkNotBoth(a string, aSet bool, b string, bSet bool) error {
+	if aSet && bSet {
+		return invalid(a, "give %s or %s, not both", a, b)
+	}
+	return nil
+}
+
+// checkOne requires exactly one of two parameters.
+func checkOne(a string, aSet bool, b string, bSet bool) error {
+	if !aSet && !bSet {
+		return invalid(a, "give %s or %s", a, b)
+	}
+	return checkNotBoth(a, aSet, b, bSet)
+}
+
+func checkID(field string, id uuid.UUID) error {
+	if id == uuid.Nil {
+		return invalid(field, "must not be the nil UUID")
+	}
+	return nil
+}
+
+func checkRequired(field, v string) error {
+	if strings.TrimSpace(v) == "" {
+		return invalid(field, "is required")
+	}
+	return nil
+}
+
+// firstErr returns the first non-nil error.
+func firstErr(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// optID returns nil for the nil UUID, so that omitempty leaves it out of
+// a JSON body.
+func optID(id uuid.UUID) *uuid.UUID {
+	if id == uuid.Nil {
+		return nil
+	}
+	return &id
+}

@@ -1,0 +1,4 @@
+package acctadmin
+
+// RegisteredAgentProductsClient is a placeholder.
+type RegisteredAgentProductsClient service

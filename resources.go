@@ -1,0 +1,4 @@
+package acctadmin
+
+// ResourcesClient is a placeholder.
+type ResourcesClient service

@@ -1,0 +1,156 @@
+package acctadmin
+
+import (
+	"context"
+	"errors"
+	"iter"
+	"net/http"
+
+	"github.com/google/uuid"
+)
+
+// ServicesClient reads and orders services: subscriptions, such as a
+// registered-agent service, of a company in a jurisdiction.
+type ServicesClient service
+
+// ServiceStatus is the state of a service. Values the API adds later are
+// kept as they come.
+type ServiceStatus string
+
+// The service states the API documents.
+const (
+	ServiceActive              ServiceStatus = "active"
+	ServiceCancelled           ServiceStatus = "cancelled"
+	ServiceAwaitingClientInput ServiceStatus = "awaiting-client-input"
+	ServiceCancelRequested     ServiceStatus = "cancel-requested"
+)
+
+// Service is a subscription of a company in a jurisdiction.
+type Service struct {
+	ID             uuid.UUID     `json:"id"`
+	CreatedAt      Time          `json:"created_at"`
+	UpdatedAt      Time          `json:"updated_at"`
+	Status         ServiceStatus `json:"status"`
+	Type           string        `json:"type"`
+	Jurisdiction   string        `json:"jurisdiction"`
+	JurisdictionID uuid.UUID     `json:"jurisdiction_id"`
+	Company        string        `json:"company"`
+	CompanyID      uuid.UUID     `json:"company_id"`
+}
+
+// maxServicesLimit is the largest page of GET /services.
+const maxServicesLimit = 100
+
+// ServiceListParams filters GET /services. Zero values are not sent.
+type ServiceListParams struct {
+	// Limit is the page size (API default 50, at most 100).
+	Limit int
+	// Offset is the number of services to skip.
+	Offset int
+	// Company filters by company name; give it or CompanyID, not both.
+	Company string
+	// CompanyID filters by company id.
+	CompanyID uuid.UUID
+}
+
+func (p *ServiceListParams) validate() error {
+	return firstErr(
+		checkPage(p.Limit, maxServicesLimit, p.Offset),
+		checkNotBoth("company", p.Company != "", "company_id", p.CompanyID != uuid.Nil),
+	)
+}
+
+func (p *ServiceListParams) query() *query {
+	q := &query{}
+	q.int("limit", p.Limit)
+	q.int("offset", p.Offset)
+	q.str("company", p.Company)
+	q.id("company_id", p.CompanyID)
+	return q
+}
+
+// List returns one page of the account's services. GET /services.
+func (s *ServicesClient) List(ctx context.Context, p *ServiceListParams) ([]Service, error) {
+	if p == nil {
+		p = &ServiceListParams{}
+	}
+	if err := p.validate(); err != nil {
+		return nil, err
+	}
+	return request[[]Service](ctx, s.c, http.MethodGet, "/services", p.query(), nil)
+}
+
+// All returns every service, page after page (100 a page unless p.Limit
+// says otherwise), reading the next page while the loop works on the
+// current one.
+func (s *ServicesClient) All(ctx context.Context, p *ServiceListParams) iter.Seq2[Service, error] {
+	if p == nil {
+		p = &ServiceListParams{}
+	}
+	return paginate(ctx, listing[Service]{
+		invalid: p.validate(), limit: p.Limit, max: maxServicesLimit, offset: p.Offset,
+		fetch: func(ctx context.Context, limit, offset int) ([]Service, error) {
+			q := *p
+			q.Limit, q.Offset = limit, offset
+			return s.List(ctx, &q)
+		},
+	})
+}
+
+// ServiceCreateParams orders services for a company: exactly one of
+// Company and CompanyID, and exactly one of Jurisdictions and
+// JurisdictionIDs.
+type ServiceCreateParams struct {
+	Company         string
+	CompanyID       uuid.UUID
+	Jurisdictions   []string
+	JurisdictionIDs []uuid.UUID
+}
+
+func (p *ServiceCreateParams) validate() error {
+	return firstErr(
+		checkOne("company", p.Company != "", "company_id", p.CompanyID != uuid.Nil),
+		checkOne("jurisdictions", len(p.Jurisdictions) > 0, "jurisdiction_ids", len(p.JurisdictionIDs) > 0),
+	)
+}
+
+// Create orders services for a company in one or more jurisdictions and
+// returns the services just created (status active or
+// awaiting-client-input). POST /services.
+func (s *ServicesClient) Create(ctx context.Context, p *ServiceCreateParams) ([]Service, error) {
+	if p == nil {
+		p = &ServiceCreateParams{}
+	}
+	if err := p.validate(); err != nil {
+		return nil, err
+	}
+	body := struct {
+		Company         string      `json:"company,omitempty"`
+		CompanyID       *uuid.UUID  `json:"company_id,omitempty"`
+		Jurisdictions   []string    `json:"jurisdictions,omitempty"`
+		JurisdictionIDs []uuid.UUID `json:"jurisdiction_ids,omitempty"`
+	}{p.Company, optID(p.CompanyID), p.Jurisdictions, p.JurisdictionIDs}
+	return request[[]Service](ctx, s.c, http.MethodPost, "/services", nil, body)
+}
+
+// RequestCancellation asks for the service id to be cancelled and returns
+// it with status cancel-requested; the provider's staff then cancels it.
+// When the service's company has unpaid invoices the API refuses, and the
+// error is an *UnpaidInvoicesError listing them.
+// POST /services/:id/cancel-request.
+func (s *ServicesClient) RequestCancellation(ctx context.Context, id uuid.UUID) (*Service, error) {
+	if err := checkID("id", id); err != nil {
+		return nil, err
+	}
+	svc, err := request[Service](ctx, s.c, http.MethodPost, "/services/"+id.String()+"/cancel-request", nil, nil)
+	if err != nil {
+		var apiErr *APIError
+		if errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusBadRequest {
+			if invoices, ok := unpaidInvoices(apiErr.Body); ok {
+				return nil, &UnpaidInvoicesError{Invoices: invoices, Err: apiErr}
+			}
+		}
+		return nil, err
+	}
+	return &svc, nil
+}

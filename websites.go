@@ -1,0 +1,4 @@
+package acctadmin
+
+// WebsitesClient is a placeholder.
+type WebsitesClient service
