@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -98,27 +99,22 @@ func locate(data []byte, t reflect.Type, path string, depth int) (string, error)
 		return "", nil
 	}
 	if reflect.PointerTo(t).Implements(unmarshalerType) || t.Kind() != reflect.Struct && t.Kind() != reflect.Slice && t.Kind() != reflect.Map {
-		if err := json.Unmarshal(data, reflect.New(t).Interface()); err != nil {
-			return path, err
+		err := json.Unmarshal(data, reflect.New(t).Interface())
+		if err == nil {
+			return "", nil
 		}
-		return "", nil
+		// A record with its own decoder: look for the field at fault
+		// inside it before blaming the record as a whole.
+		if t.Kind() == reflect.Struct && len(data) > 0 && data[0] == '{' {
+			if p, ferr := locateFields(data, t, path, depth); ferr != nil && p != path {
+				return p, ferr
+			}
+		}
+		return path, err
 	}
 	switch t.Kind() {
 	case reflect.Struct:
-		var m map[string]json.RawMessage
-		if err := json.Unmarshal(data, &m); err != nil {
-			return path, fmt.Errorf("want a JSON object, got %s", clip(data))
-		}
-		fields := jsonFields(t)
-		for key, raw := range m {
-			ft, ok := fields[strings.ToLower(key)]
-			if !ok {
-				continue
-			}
-			if p, err := locate(raw, ft, joinPath(path, key), depth+1); err != nil {
-				return p, err
-			}
-		}
+		return locateFields(data, t, path, depth)
 	case reflect.Slice:
 		if t.Elem().Kind() == reflect.Uint8 {
 			return "", nil
@@ -141,6 +137,31 @@ func locate(data []byte, t reflect.Type, path string, depth int) (string, error)
 			if p, err := locate(raw, t.Elem(), joinPath(path, key), depth+1); err != nil {
 				return p, err
 			}
+		}
+	}
+	return "", nil
+}
+
+// locateFields runs locate over the fields of the JSON object data,
+// decoded as struct type t.
+func locateFields(data []byte, t reflect.Type, path string, depth int) (string, error) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(data, &m); err != nil {
+		return path, fmt.Errorf("want a JSON object, got %s", clip(data))
+	}
+	fields := jsonFields(t)
+	keys := make([]string, 0, len(m))
+	for key := range m {
+		keys = append(keys, key)
+	}
+	sort.Strings(keys) // the same answer names the same field every time
+	for _, key := range keys {
+		ft, ok := fields[strings.ToLower(key)]
+		if !ok {
+			continue
+		}
+		if p, err := locate(m[key], ft, joinPath(path, key), depth+1); err != nil {
+			return p, err
 		}
 	}
 	return "", nil
@@ -256,7 +277,7 @@ func ParseTime(s string) (time.Time, error) {
 	if t, ok := parseAPITime(s); ok {
 		return t, nil
 	}
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999Z0700", "2006-01-02 15:04:05.999999999Z07:00"} {
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999Z0700", "2006-01-02 15:04:05.999999999 -0700", "2006-01-02 15:04:05.999999999Z07:00"} {
 		if t, err := time.Parse(layout, s); err == nil {
 			return t, nil
 		}

@@ -1,0 +1,168 @@
+package acctadmin
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestNewClientRefusesBadArguments(t *testing.T) {
+	cases := []struct {
+		name           string
+		access, secret string
+		opts           []Option
+		want           string
+	}{
+		{"empty access key", "", testSecretKey, nil, "empty access key"},
+		{"blank access key", "  \t", testSecretKey, nil, "empty access key"},
+		{"empty secret key", testAccessKey, "", nil, "empty secret key"},
+		{"blank secret key", testAccessKey, "\n ", nil, "empty secret key"},
+		{"unparsable base URL", testAccessKey, testSecretKey, []Option{WithBaseURL("http://[::1")}, "does not parse"},
+		{"not http", testAccessKey, testSecretKey, []Option{WithBaseURL("ftp://api.example.com")}, "want an http or https URL"},
+		{"relative base URL", testAccessKey, testSecretKey, []Option{WithBaseURL("api.example.com/v1")}, "want an http or https URL"},
+		{"no host", testAccessKey, testSecretKey, []Option{WithBaseURL("https://")}, "has no host"},
+		{"query in base URL", testAccessKey, testSecretKey, []Option{WithBaseURL("https://api.example.com/?key=1")}, "want no user, query or fragment"},
+		{"negative retries", testAccessKey, testSecretKey, []Option{WithMaxRetries(-1)}, "negative retry count -1"},
+		{"retry wait max below min", testAccessKey, testSecretKey, []Option{WithRetryWait(time.Second, time.Millisecond)}, "invalid bounds"},
+		{"negative retry wait", testAccessKey, testSecretKey, []Option{WithRetryWait(-time.Second, time.Second)}, "invalid bounds"},
+		{"negative timeout", testAccessKey, testSecretKey, []Option{WithTimeout(-time.Second)}, "negative timeout"},
+		{"nil http client", testAccessKey, testSecretKey, []Option{WithHTTPClient(nil)}, "nil *http.Client"},
+		{"nil authenticator", testAccessKey, testSecretKey, []Option{WithAuthenticator(nil)}, "nil Authenticator"},
+		{"line break in user agent", testAccessKey, testSecretKey, []Option{WithUserAgent("x\r\nX-Evil: 1")}, "line break"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := NewClient(tc.access, tc.secret, tc.opts...)
+			if err == nil || c != nil {
+				t.Fatalf("NewClient = %v, %v; want an error", c, err)
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %q does not say %q", err, tc.want)
+			}
+			if strings.Contains(err.Error(), testSecretKey) {
+				t.Fatalf("error %q shows the secret key", err)
+			}
+		})
+	}
+}
+
+func TestNewClientDefaults(t *testing.T) {
+	c, err := NewClient(testAccessKey, testSecretKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.baseURL.String() != DefaultBaseURL || c.maxRetries != 3 || c.retryWaitMin != 250*time.Millisecond || c.retryWaitMax != 8*time.Second || c.logger != nil {
+		t.Fatalf("defaults: %s %d %s %s %v", c.baseURL, c.maxRetries, c.retryWaitMin, c.retryWaitMax, c.logger)
+	}
+	if c.Services == nil || c.Documents == nil || c.Resources == nil || c.FilingProducts == nil || c.ComplianceEvents == nil ||
+		c.Websites == nil || c.Callbacks == nil || c.Companies == nil || c.Invoices == nil || c.RegisteredAgentProducts == nil {
+		t.Fatal("a resource client is nil")
+	}
+	if c.userAgent[0] != "acctadmin-go/"+Version {
+		t.Fatalf("user agent %q", c.userAgent[0])
+	}
+}
+
+func TestNewClientFromEnv(t *testing.T) {
+	srv := newAPIServer(t, ok(`[]`))
+	t.Setenv(EnvAccessKey, "")
+	t.Setenv(EnvSecretKey, testSecretKey)
+	if _, err := NewClientFromEnv(); err == nil || !strings.Contains(err.Error(), EnvAccessKey) {
+		t.Fatalf("missing access key: %v", err)
+	}
+	t.Setenv(EnvAccessKey, testAccessKey)
+	t.Setenv(EnvSecretKey, "")
+	if _, err := NewClientFromEnv(); err == nil || !strings.Contains(err.Error(), EnvSecretKey) {
+		t.Fatalf("missing secret key: %v", err)
+	}
+	t.Setenv(EnvSecretKey, testSecretKey)
+	t.Setenv(EnvBaseURL, srv.URL)
+	c, err := NewClientFromEnv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Callbacks.List(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if r := srv.last(t); !r.AuthOK || r.Path != "/callbacks" {
+		t.Fatalf("request %+v", r)
+	}
+	// An option given in code wins over the environment.
+	c, err = NewClientFromEnv(WithBaseURL("https://override.example.com/base/"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.baseURL.String() != "https://override.example.com/base" {
+		t.Fatalf("base URL %s", c.baseURL)
+	}
+	t.Setenv(EnvBaseURL, "not a url")
+	if _, err := NewClientFromEnv(); err == nil {
+		t.Fatal("a bad ACCTADMIN_BASE_URL was accepted")
+	}
+}
+
+func TestBaseURLPathPrefixAndUserAgent(t *testing.T) {
+	srv := newAPIServer(t, ok(`[]`))
+	c := newTestClient(t, srv, WithBaseURL(srv.URL+"/api/"), WithUserAgent("billing-sync/2.1"))
+	if _, err := c.Callbacks.List(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	r := srv.last(t)
+	if r.Path != "/api/callbacks" || !r.AuthOK {
+		t.Fatalf("request %+v", r)
+	}
+	if ua := r.Header.Get("User-Agent"); ua != "billing-sync/2.1 acctadmin-go/"+Version {
+		t.Fatalf("User-Agent %q", ua)
+	}
+	if ct := r.Header.Get("Content-Type"); ct != "application/json" {
+		t.Fatalf("Content-Type %q", ct)
+	}
+}
+
+func TestWithHTTPClientKeepsItsTransport(t *testing.T) {
+	srv := newAPIServer(t, ok(`[]`))
+	var seen int
+	hc := &http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		seen++
+		return http.DefaultTransport.RoundTrip(r)
+	})}
+	c := newTestClient(t, srv, WithHTTPClient(hc))
+	if _, err := c.Callbacks.List(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if seen != 1 || !srv.last(t).AuthOK {
+		t.Fatalf("the given transport saw %d requests; auth ok %v", seen, srv.last(t).AuthOK)
+	}
+	if hc.Transport == nil || hc.CheckRedirect != nil {
+		t.Fatal("the caller's http.Client was modified")
+	}
+}
+
+func TestNilContextIsAnError(t *testing.T) {
+	srv := newAPIServer(t, ok(`[]`))
+	c := newTestClient(t, srv)
+	//lint:ignore SA1012 the test is about a nil context
+	_, err := c.Callbacks.List(nil) //nolint:staticcheck
+	if err == nil || srv.count() != 0 {
+		t.Fatalf("nil context: %v, %d requests", err, srv.count())
+	}
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+func TestErrorsDoNotWrapEachOther(t *testing.T) {
+	// The sentinels are distinct values.
+	all := []error{ErrNotFound, ErrUnauthorized, ErrForbidden, ErrRateLimited, ErrServer, ErrInvalidParams, ErrResponseTooLarge}
+	for i, a := range all {
+		for j, b := range all {
+			if (i == j) != errors.Is(a, b) {
+				t.Fatalf("errors.Is(%v, %v) = %v", a, b, errors.Is(a, b))
+			}
+		}
+	}
+}
