@@ -45,11 +45,15 @@ func WithSignAccessKey(accessKey string) SignOption {
 
 // Sign makes a callback token the way the API does: the claims as the JWT
 // payload, signed with HMAC (HS256 unless WithAlgorithm says otherwise)
-// using secret. It exists so that users can test their own callback
-// handlers without the real API.
+// using secret. It adds no claims of its own (no exp, iat or jti), as the
+// API adds none; nil claims make an empty payload object. It exists so that
+// users can test their own callback handlers without the real API.
 func Sign(claims map[string]any, secret []byte, opts ...SignOption) (string, error) {
-	if len(strings.TrimSpace(string(secret))) == 0 {
+	if blank(secret) {
 		return "", errors.New("webhook: empty secret")
+	}
+	if claims == nil {
+		claims = map[string]any{}
 	}
 	cfg := signConfig{method: jwt.SigningMethodHS256}
 	for _, o := range opts {

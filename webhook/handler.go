@@ -1,0 +1,95 @@
+package webhook
+
+import (
+	"context"
+	"errors"
+	"net/http"
+)
+
+// Handler returns an http.Handler that verifies each callback request with
+// VerifyRequest and passes the event to fn, with a context derived from
+// the request's from which FromContext returns the event.
+//
+// It answers:
+//   - 200 when fn returns nil;
+//   - 405 to a method other than POST;
+//   - 400 to a malformed request: no token, a body that is not an accepted
+//     carriage, a token that is not a well-formed JWT (ErrMalformed);
+//   - 413 to a body larger than the maximum body size (ErrBodyTooLarge);
+//   - 401 to a token that does not verify: bad signature, refused
+//     algorithm or header, expired or not yet valid, wrong access key, or
+//     a replay (ErrInvalidSignature, ErrAlgorithm, ErrExpired,
+//     ErrNotYetValid, ErrAccessKey, ErrReplayed);
+//   - 500 when fn returns an error, or the replay cache fails, so that the
+//     sender retries. The event is first removed from the replay cache
+//     (see Forget), so that the retry is accepted.
+//
+// When fn panics, the event is removed from the replay cache too and the
+// panic goes on to net/http, which drops the connection.
+//
+// fn is not called for a request that does not verify. The body of an
+// error answer is the status text only: it never tells why a request was
+// refused.
+//
+// Handler panics if fn is nil.
+func (v *Verifier) Handler(fn func(context.Context, *Event) error) http.Handler {
+	if fn == nil {
+		panic("webhook: nil handler function")
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			w.Header().Set("Allow", http.MethodPost)
+			reply(w, http.StatusMethodNotAllowed)
+			return
+		}
+		ev, err := v.VerifyRequest(r)
+		if err != nil {
+			reply(w, status(err))
+			return
+		}
+		ctx := context.WithValue(r.Context(), contextKey{}, ev)
+		if err := v.deliver(ctx, ev, fn); err != nil {
+			reply(w, http.StatusInternalServerError)
+			return
+		}
+		w.WriteHeader(http.StatusOK)
+	})
+}
+
+// deliver calls fn, and forgets ev in the replay cache when fn fails or
+// panics, before the answer is written.
+func (v *Verifier) deliver(ctx context.Context, ev *Event, fn func(context.Context, *Event) error) (err error) {
+	returned := false
+	defer func() {
+		if !returned || err != nil {
+			v.Forget(ev)
+		}
+	}()
+	err = fn(ctx, ev)
+	returned = true
+	return err
+}
+
+// status maps an error from VerifyRequest onto an HTTP status.
+func status(err error) int {
+	switch {
+	case errors.Is(err, ErrBodyTooLarge):
+		return http.StatusRequestEntityTooLarge
+	case errors.Is(err, ErrMalformed):
+		return http.StatusBadRequest
+	case errors.Is(err, ErrInvalidSignature), errors.Is(err, ErrAlgorithm),
+		errors.Is(err, ErrExpired), errors.Is(err, ErrNotYetValid),
+		errors.Is(err, ErrAccessKey), errors.Is(err, ErrReplayed):
+		return http.StatusUnauthorized
+	default:
+		return http.StatusInternalServerError
+	}
+}
+
+// reply writes an error answer whose body is only the status text.
+func reply(w http.ResponseWriter, code int) {
+	if code == http.StatusUnauthorized {
+		w.Header().Set("WWW-Authenticate", "Bearer")
+	}
+	http.Error(w, http.StatusText(code), code)
+}

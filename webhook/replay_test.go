@@ -1,0 +1,252 @@
+package webhook_test
+
+import (
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/acctadmin/acctadmin-go/webhook"
+)
+
+func newReplayVerifier(t *testing.T) *webhook.Verifier {
+	t.Helper()
+	return newVerifier(t,
+		webhook.WithSecrets(testOldSecret),
+		webhook.WithReplayCache(webhook.NewMemoryReplayCache(100, time.Hour)),
+	)
+}
+
+// TestReplayRefused sends a first token, then a second one that carries
+// the same event in another spelling, and expects the second refused.
+func TestReplayRefused(t *testing.T) {
+	camel := map[string]any{
+		"eventName": "new-invoice", "invoiceId": testInvoiceID.String(),
+		"companyId": testCompanyID.String(), "companyName": "Acme Widgets LLC",
+	}
+	cases := []struct {
+		name          string
+		first, second func(t *testing.T) string
+	}{
+		{"same token twice",
+			func(t *testing.T) string { return sign(t, invoiceClaims()) },
+			func(t *testing.T) string { return sign(t, invoiceClaims()) }},
+		{"re-signed with HS512",
+			func(t *testing.T) string { return sign(t, invoiceClaims()) },
+			func(t *testing.T) string { return sign(t, invoiceClaims(), webhook.WithAlgorithm("HS512")) }},
+		{"re-signed with the rotated secret",
+			func(t *testing.T) string { return sign(t, invoiceClaims()) },
+			func(t *testing.T) string { return signWith(t, invoiceClaims(), testOldSecret) }},
+		{"re-signed with an access key header",
+			func(t *testing.T) string { return sign(t, invoiceClaims()) },
+			func(t *testing.T) string { return sign(t, invoiceClaims(), webhook.WithSignAccessKey(testAccessKey)) }},
+		{"re-signed with an iat claim",
+			func(t *testing.T) string { return sign(t, invoiceClaims()) },
+			func(t *testing.T) string { return sign(t, with(invoiceClaims(), "iat", testNow.Unix())) }},
+		{"re-signed with other claim spellings",
+			func(t *testing.T) string { return sign(t, invoiceClaims()) },
+			func(t *testing.T) string { return sign(t, camel) }},
+		{"re-signed with upper-case ids",
+			func(t *testing.T) string { return sign(t, invoiceClaims()) },
+			func(t *testing.T) string {
+				return sign(t, with(invoiceClaims(), "invoice_id", strings.ToUpper(testInvoiceID.String())))
+			}},
+		{"re-signed with a different company name",
+			func(t *testing.T) string { return sign(t, invoiceClaims()) },
+			func(t *testing.T) string { return sign(t, with(invoiceClaims(), "company_name", "Acme")) }},
+		{"same jti with other content",
+			func(t *testing.T) string { return sign(t, with(invoiceClaims(), "jti", "delivery-1")) },
+			func(t *testing.T) string { return sign(t, with(documentClaims(), "jti", "delivery-1")) }},
+		{"event without ids, same claims",
+			func(t *testing.T) string { return sign(t, map[string]any{"event": "ping", "n": 1}) },
+			func(t *testing.T) string {
+				return sign(t, map[string]any{"n": 1, "event": "ping"}, webhook.WithAlgorithm("HS384"))
+			}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			v := newReplayVerifier(t)
+			ev, err := v.Verify(tc.first(t))
+			require.NoError(t, err)
+			require.NotNil(t, ev)
+
+			second := tc.second(t)
+			ev, err = v.Verify(second)
+			assert.Nil(t, ev)
+			requireOnly(t, err, webhook.ErrReplayed, second)
+		})
+	}
+}
+
+// TestReplayDistinctEventsAccepted checks that events which differ are
+// all accepted by one cache.
+func TestReplayDistinctEventsAccepted(t *testing.T) {
+	v := newReplayVerifier(t)
+	tokens := []string{
+		sign(t, invoiceClaims()),
+		sign(t, with(invoiceClaims(), "invoice_id", uuid.New().String())),
+		sign(t, with(invoiceClaims(), "company_id", uuid.New().String())),
+		sign(t, documentClaims()),
+		sign(t, with(documentClaims(), "document_id", uuid.New().String())),
+		sign(t, with(invoiceClaims(), "event", "invoice-paid")),
+		sign(t, with(invoiceClaims(), "jti", "a")),
+		sign(t, with(invoiceClaims(), "jti", "b")),
+		sign(t, map[string]any{"event": "ping", "n": 1}),
+		sign(t, map[string]any{"event": "ping", "n": 2}),
+		sign(t, map[string]any{"invoice_id": "INV-1"}),
+		sign(t, map[string]any{"invoice_id": "INV-2"}),
+	}
+	for i, tok := range tokens {
+		ev, err := v.Verify(tok)
+		require.NoError(t, err, "token %d", i)
+		require.NotNil(t, ev, "token %d", i)
+	}
+}
+
+// TestReplayRecordsOnlyVerifiedEvents checks that a token refused for any
+// reason leaves no trace in the cache: the valid delivery that follows is
+// accepted.
+func TestReplayRecordsOnlyVerifiedEvents(t *testing.T) {
+	claims := mustJSON(invoiceClaims())
+	refused := []struct {
+		name  string
+		token string
+		want  error
+	}{
+		{"bad signature", rawToken(`{"alg":"HS256"}`, claims, "HS256", []byte("wrong")), webhook.ErrInvalidSignature},
+		{"expired", sign(t, with(invoiceClaims(), "exp", testNow.Add(-time.Hour).Unix())), webhook.ErrExpired},
+		{"not yet valid", sign(t, with(invoiceClaims(), "nbf", testNow.Add(time.Hour).Unix())), webhook.ErrNotYetValid},
+		{"wrong access key", sign(t, invoiceClaims(), webhook.WithSignAccessKey("AK-other")), webhook.ErrAccessKey},
+		{"refused algorithm", enc(`{"alg":"none"}`) + "." + enc(claims) + ".", webhook.ErrAlgorithm},
+	}
+	v := newVerifier(t,
+		webhook.WithAccessKey(testAccessKey),
+		webhook.WithReplayCache(webhook.NewMemoryReplayCache(100, time.Hour)),
+	)
+	for _, r := range refused {
+		_, err := v.Verify(r.token)
+		requireOnly(t, err, r.want, r.token)
+	}
+	ev, err := v.Verify(sign(t, invoiceClaims()))
+	require.NoError(t, err)
+	assert.Equal(t, testInvoiceID, ev.InvoiceID)
+}
+
+func TestForget(t *testing.T) {
+	v := newReplayVerifier(t)
+	tok := sign(t, invoiceClaims())
+	ev, err := v.Verify(tok)
+	require.NoError(t, err)
+
+	_, err = v.Verify(tok)
+	requireOnly(t, err, webhook.ErrReplayed, tok)
+
+	v.Forget(ev)
+	again, err := v.Verify(tok)
+	require.NoError(t, err)
+	assert.Equal(t, testInvoiceID, again.InvoiceID)
+
+	// Forgetting what was never recorded changes nothing.
+	v.Forget(nil)
+	v.Forget(&webhook.Event{Name: webhook.EventNewInvoice})
+	_, err = v.Verify(tok)
+	requireOnly(t, err, webhook.ErrReplayed, tok)
+}
+
+func TestNoReplayCacheAcceptsRepeats(t *testing.T) {
+	v := newVerifier(t)
+	tok := sign(t, invoiceClaims())
+	for i := 0; i < 3; i++ {
+		ev, err := v.Verify(tok)
+		require.NoError(t, err)
+		assert.Equal(t, testInvoiceID, ev.InvoiceID)
+		v.Forget(ev) // no cache: a no-op
+	}
+}
+
+// failingCache is a ReplayCache whose Add always fails.
+type failingCache struct{ removed []string }
+
+var errCacheDown = errors.New("cache is down")
+
+func (c *failingCache) Add(string) (bool, error) { return false, errCacheDown }
+func (c *failingCache) Remove(key string)        { c.removed = append(c.removed, key) }
+
+func TestReplayCacheError(t *testing.T) {
+	c := &failingCache{}
+	v := newVerifier(t, webhook.WithReplayCache(c))
+	ev, err := v.Verify(sign(t, invoiceClaims()))
+	assert.Nil(t, ev)
+	require.ErrorIs(t, err, errCacheDown)
+	assert.EqualError(t, err, "webhook: replay cache: cache is down")
+	for _, s := range sentinels {
+		assert.NotErrorIs(t, err, s)
+	}
+	assert.Empty(t, c.removed)
+}
+
+// TestReplayConcurrentDeliveries delivers one event from many goroutines
+// at once: exactly one delivery is accepted.
+func TestReplayConcurrentDeliveries(t *testing.T) {
+	v := newReplayVerifier(t)
+	tok := sign(t, invoiceClaims())
+	const n = 32
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, errs[i] = v.Verify(tok)
+		}()
+	}
+	wg.Wait()
+	accepted, replayed := 0, 0
+	for _, err := range errs {
+		switch {
+		case err == nil:
+			accepted++
+		case errors.Is(err, webhook.ErrReplayed):
+			replayed++
+		}
+	}
+	assert.Equal(t, 1, accepted)
+	assert.Equal(t, n-1, replayed)
+}
+
+func TestMemoryReplayCache(t *testing.T) {
+	c := webhook.NewMemoryReplayCache(2, time.Hour)
+	add := func(key string) bool {
+		t.Helper()
+		ok, err := c.Add(key)
+		require.NoError(t, err)
+		return ok
+	}
+	assert.True(t, add("a"))
+	assert.False(t, add("a"))
+	assert.True(t, add("b"))
+	assert.True(t, add("c"), "adding to a full cache evicts the oldest key")
+	assert.True(t, add("a"), "a was evicted")
+	assert.False(t, add("c"))
+
+	c.Remove("c")
+	assert.True(t, add("c"))
+	c.Remove("never-added")
+	assert.False(t, add("c"))
+}
+
+func TestMemoryReplayCacheZeroValue(t *testing.T) {
+	var c webhook.MemoryReplayCache
+	c.Remove("x")
+	ok, err := c.Add("x")
+	require.NoError(t, err)
+	assert.True(t, ok)
+	ok, err = c.Add("x")
+	require.NoError(t, err)
+	assert.False(t, ok)
+}

@@ -1,0 +1,236 @@
+package webhook
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"io"
+	"math"
+	"strings"
+	"time"
+)
+
+// maxTokenSize caps the length of a token before any decoding is done.
+// Callback tokens are a few hundred bytes.
+const maxTokenSize = 64 << 10
+
+// maxJSONDepth caps the nesting of the JSON inside a token. Event claims
+// are at most two levels deep.
+const maxJSONDepth = 32
+
+// maxNumericDate bounds exp, nbf and iat: 9999-12-31T23:59:59Z, in seconds
+// since the Unix epoch. Larger values (or their negatives) do not fit a
+// time.Time in a way that compares sensibly, so they are refused.
+const maxNumericDate = 253402300799
+
+// segmentEncoding is the only encoding accepted for the three segments:
+// base64url without padding, with the unused trailing bits of the last
+// character required to be zero, so that every segment has exactly one
+// accepted spelling.
+var segmentEncoding = base64.RawURLEncoding.Strict()
+
+// hmacSizes maps the accepted algorithms to the length of their MAC.
+var hmacSizes = map[string]int{"HS256": 32, "HS384": 48, "HS512": 64}
+
+// acceptedAlgorithms lists the keys of hmacSizes for jwt.WithValidMethods.
+var acceptedAlgorithms = []string{"HS256", "HS384", "HS512"}
+
+// refusedHeaders are header parameters that would add critical extensions
+// (crit) or carry or point at a verification key (jku, jwk, x5u, x5c). The
+// verifier uses none of them, and a token that relies on one is refused
+// rather than silently verified differently from what its sender meant.
+// kid, x5t and x5t#S256 only name a key; they are ignored.
+var refusedHeaders = []string{"crit", "jku", "jwk", "x5u", "x5c"}
+
+// inspect does the structural checks that golang-jwt leaves out, before the
+// library sees the token: length, alphabet, segment count, canonical
+// base64url, JSON objects without duplicate keys, the header's alg and
+// refused parameters, the types of the registered claims, and the length
+// of the signature. It returns the decoded header.
+func inspect(token string) (map[string]any, error) {
+	if token == "" {
+		return nil, malformed("empty token")
+	}
+	if len(token) > maxTokenSize {
+		return nil, malformed("token longer than %d bytes", maxTokenSize)
+	}
+	for i := 0; i < len(token); i++ {
+		if !isTokenByte(token[i]) {
+			return nil, malformed("token contains a byte outside the base64url alphabet at offset %d", i)
+		}
+	}
+	if n := strings.Count(token, "."); n != 2 {
+		return nil, malformed("token has %d segments, want 3", n+1)
+	}
+	h, rest, _ := strings.Cut(token, ".")
+	p, sig, _ := strings.Cut(rest, ".")
+
+	header, err := decodeSegment(h, "header")
+	if err != nil {
+		return nil, err
+	}
+	alg, ok := header["alg"].(string)
+	if !ok {
+		return nil, malformed("header has no alg string")
+	}
+	size, ok := hmacSizes[alg]
+	if !ok {
+		return nil, errorf(ErrAlgorithm, "alg is not HS256, HS384 or HS512")
+	}
+	for _, name := range refusedHeaders {
+		if _, ok := header[name]; ok {
+			return nil, errorf(ErrAlgorithm, "header parameter %s is not supported", name)
+		}
+	}
+
+	claims, err := decodeSegment(p, "payload")
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range []string{"exp", "nbf", "iat"} {
+		if v, ok := claims[name]; ok {
+			if _, err := numericDate(v); err != nil {
+				return nil, malformed("claim %s: %v", name, err)
+			}
+		}
+	}
+	if v, ok := claims["jti"]; ok {
+		if _, ok := v.(string); !ok {
+			return nil, malformed("claim jti is not a string")
+		}
+	}
+
+	mac, err := segmentEncoding.DecodeString(sig)
+	if err != nil || len(mac) != size {
+		return nil, errorf(ErrInvalidSignature, "signature segment is not a canonical %s signature", alg)
+	}
+	return header, nil
+}
+
+// isTokenByte reports whether c may appear in a compact JWT: the base64url
+// alphabet and the segment separator. Everything else, whitespace and
+// padding included, is refused.
+func isTokenByte(c byte) bool {
+	return 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' ||
+		c == '-' || c == '_' || c == '.'
+}
+
+// decodeSegment decodes a header or payload segment into a JSON object,
+// refusing non-canonical base64url and duplicate keys.
+func decodeSegment(seg, what string) (map[string]any, error) {
+	b, err := segmentEncoding.DecodeString(seg)
+	if err != nil {
+		return nil, malformed("%s is not canonical base64url", what)
+	}
+	m, err := decodeObject(b)
+	if err != nil {
+		return nil, malformed("%s: %v", what, err)
+	}
+	return m, nil
+}
+
+// decodeObject decodes b, which must hold exactly one JSON object whose
+// objects (at every depth) have unique keys. Numbers are kept as
+// json.Number. The errors it returns never quote b.
+func decodeObject(b []byte) (map[string]any, error) {
+	if err := checkObject(b); err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var m map[string]any
+	if err := dec.Decode(&m); err != nil {
+		return nil, errNotJSON
+	}
+	return m, nil
+}
+
+var (
+	errNotJSON      = errors.New("not valid JSON")
+	errNotObject    = errors.New("not a JSON object")
+	errDuplicateKey = errors.New("duplicate key in a JSON object")
+	errTooDeep      = errors.New("JSON nested too deeply")
+	errTrailing     = errors.New("data after the JSON object")
+)
+
+// jsonFrame is one open object or array during checkObject's walk.
+type jsonFrame struct {
+	keys    map[string]struct{} // nil for an array
+	wantKey bool                // the next token in this object is a key or '}'
+}
+
+// checkObject walks b with a json.Decoder token by token: b must hold one
+// JSON object and nothing after it, nested at most maxJSONDepth deep, and
+// no object may repeat a key. encoding/json would otherwise keep the last
+// of two equal keys while other parsers keep the first, so the same bytes
+// could mean two different events.
+func checkObject(b []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	tok, err := dec.Token()
+	if err != nil {
+		return errNotJSON
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return errNotObject
+	}
+	stack := []jsonFrame{{keys: map[string]struct{}{}, wantKey: true}}
+	for len(stack) > 0 {
+		tok, err := dec.Token()
+		if err != nil {
+			return errNotJSON
+		}
+		top := &stack[len(stack)-1]
+		if top.keys != nil && top.wantKey {
+			if key, ok := tok.(string); ok {
+				if _, dup := top.keys[key]; dup {
+					return errDuplicateKey
+				}
+				top.keys[key] = struct{}{}
+				top.wantKey = false
+				continue
+			}
+			// Otherwise tok is the closing '}', handled below; the
+			// decoder refuses anything else in key position.
+		}
+		switch tok {
+		case json.Delim('{'), json.Delim('['):
+			if len(stack) == maxJSONDepth {
+				return errTooDeep
+			}
+			f := jsonFrame{}
+			if tok == json.Delim('{') {
+				f = jsonFrame{keys: map[string]struct{}{}, wantKey: true}
+			}
+			stack = append(stack, f)
+			continue
+		case json.Delim('}'), json.Delim(']'):
+			stack = stack[:len(stack)-1]
+		}
+		// A value ended: a scalar, or the object or array just closed.
+		if len(stack) > 0 && stack[len(stack)-1].keys != nil {
+			stack[len(stack)-1].wantKey = true
+		}
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errTrailing
+	}
+	return nil
+}
+
+// numericDate converts a registered time claim, decoded as json.Number,
+// into a time. It refuses other JSON types, and values outside the years 1
+// to 9999 that cannot be compared sensibly.
+func numericDate(v any) (time.Time, error) {
+	n, ok := v.(json.Number)
+	if !ok {
+		return time.Time{}, errors.New("not a number")
+	}
+	f, err := n.Float64()
+	if err != nil || math.IsNaN(f) || math.Abs(f) > maxNumericDate {
+		return time.Time{}, errors.New("number out of range")
+	}
+	sec, frac := math.Modf(f)
+	return time.Unix(int64(sec), int64(frac*1e9)).UTC(), nil
+}

@@ -1,0 +1,362 @@
+package webhook
+
+import (
+	"bytes"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+)
+
+const (
+	defaultLeeway      = 60 * time.Second
+	defaultMaxBodySize = 1 << 20
+)
+
+// Verifier checks callback tokens and requests. It is safe for concurrent
+// use by multiple goroutines.
+type Verifier struct {
+	keys      jwt.VerificationKeySet
+	parser    *jwt.Parser
+	accessKey string
+	maxBody   int64
+	cache     ReplayCache
+}
+
+// Option configures a Verifier; pass options to NewVerifier.
+type Option func(*options) error
+
+type options struct {
+	secrets   [][]byte
+	accessKey string
+	leeway    time.Duration
+	maxBody   int64
+	cache     ReplayCache
+	now       func() time.Time
+}
+
+// WithSecrets adds secrets that are also accepted, after the one given to
+// NewVerifier, so that the account's secret key can be rotated without
+// refusing events signed with the previous one. Each secret must be
+// non-empty.
+func WithSecrets(secrets ...[]byte) Option {
+	return func(o *options) error {
+		for _, s := range secrets {
+			if blank(s) {
+				return errors.New("webhook: empty secret in WithSecrets")
+			}
+			o.secrets = append(o.secrets, bytes.Clone(s))
+		}
+		return nil
+	}
+}
+
+// WithAccessKey sets the account's access key. A token whose header
+// carries an access_key field is refused with ErrAccessKey unless the
+// field equals accessKey; a token without the field is not affected.
+func WithAccessKey(accessKey string) Option {
+	return func(o *options) error {
+		if strings.TrimSpace(accessKey) == "" {
+			return errors.New("webhook: empty access key")
+		}
+		o.accessKey = accessKey
+		return nil
+	}
+}
+
+// WithLeeway sets the clock skew allowed when checking the exp, nbf and iat
+// claims. The default is 60 seconds; d must not be negative.
+func WithLeeway(d time.Duration) Option {
+	return func(o *options) error {
+		if d < 0 {
+			return errors.New("webhook: negative leeway")
+		}
+		o.leeway = d
+		return nil
+	}
+}
+
+// WithMaxBodySize sets the largest request body VerifyRequest reads, in
+// bytes; a larger body is refused with ErrBodyTooLarge. The default is
+// 1 MiB; n must be positive.
+func WithMaxBodySize(n int64) Option {
+	return func(o *options) error {
+		if n <= 0 {
+			return errors.New("webhook: maximum body size must be positive")
+		}
+		o.maxBody = n
+		return nil
+	}
+}
+
+// WithReplayCache makes the verifier refuse, with ErrReplayed, an event
+// that c has already recorded. Without it there is no replay protection.
+// NewMemoryReplayCache returns a cache for a single process.
+func WithReplayCache(c ReplayCache) Option {
+	return func(o *options) error {
+		if c == nil {
+			return errors.New("webhook: nil replay cache")
+		}
+		o.cache = c
+		return nil
+	}
+}
+
+// WithClock sets the function that gives the current time when checking
+// the exp, nbf and iat claims; it is meant for tests. The default is
+// time.Now.
+func WithClock(now func() time.Time) Option {
+	return func(o *options) error {
+		if now == nil {
+			return errors.New("webhook: nil clock")
+		}
+		o.now = now
+		return nil
+	}
+}
+
+// NewVerifier returns a Verifier for tokens signed with secret, the
+// account's secret key. An empty or all-whitespace secret is refused.
+func NewVerifier(secret []byte, opts ...Option) (*Verifier, error) {
+	if blank(secret) {
+		return nil, errors.New("webhook: empty secret")
+	}
+	o := options{leeway: defaultLeeway, maxBody: defaultMaxBodySize, now: time.Now}
+	for _, opt := range opts {
+		if err := opt(&o); err != nil {
+			return nil, err
+		}
+	}
+	keys := []jwt.VerificationKey{bytes.Clone(secret)}
+	for _, s := range o.secrets {
+		keys = append(keys, s)
+	}
+	return &Verifier{
+		keys: jwt.VerificationKeySet{Keys: keys},
+		parser: jwt.NewParser(
+			jwt.WithValidMethods(acceptedAlgorithms),
+			jwt.WithStrictDecoding(),
+			jwt.WithJSONNumber(),
+			jwt.WithLeeway(o.leeway),
+			jwt.WithTimeFunc(o.now),
+			jwt.WithIssuedAt(),
+		),
+		accessKey: o.accessKey,
+		maxBody:   o.maxBody,
+		cache:     o.cache,
+	}, nil
+}
+
+// blank reports whether a secret is empty or only whitespace.
+func blank(secret []byte) bool {
+	return len(bytes.TrimSpace(secret)) == 0
+}
+
+// Verify checks token, a compact JWT, and returns the event it carries.
+// The token is taken exactly as given: surrounding whitespace is refused
+// like any other byte outside the base64url alphabet.
+//
+// Verify checks, in this order: the token's form (ErrMalformed), its
+// header (ErrAlgorithm), its signature against each secret
+// (ErrInvalidSignature), the exp, nbf and iat claims when present
+// (ErrExpired, ErrNotYetValid), the header's access_key (ErrAccessKey),
+// and last the replay cache (ErrReplayed). The event is recorded in the
+// cache only when every other check passed.
+func (v *Verifier) Verify(token string) (*Event, error) {
+	header, err := inspect(token)
+	if err != nil {
+		return nil, err
+	}
+	t, err := v.parser.ParseWithClaims(token, jwt.MapClaims{}, func(*jwt.Token) (any, error) {
+		return v.keys, nil
+	})
+	if err != nil {
+		return nil, translate(err)
+	}
+	if err := v.checkAccessKey(header); err != nil {
+		return nil, err
+	}
+	ev := newEvent(t.Claims.(jwt.MapClaims))
+	if v.cache != nil {
+		key := ev.identity()
+		fresh, err := v.cache.Add(key)
+		if err != nil {
+			return nil, fmt.Errorf("webhook: replay cache: %w", err)
+		}
+		if !fresh {
+			return nil, ErrReplayed
+		}
+		ev.replayKey = key
+	}
+	return ev, nil
+}
+
+// translate maps an error from golang-jwt onto this package's errors,
+// dropping the library's text.
+func translate(err error) error {
+	switch {
+	case errors.Is(err, jwt.ErrTokenSignatureInvalid):
+		return ErrInvalidSignature
+	case errors.Is(err, jwt.ErrTokenExpired):
+		return ErrExpired
+	case errors.Is(err, jwt.ErrTokenNotValidYet), errors.Is(err, jwt.ErrTokenUsedBeforeIssued):
+		return ErrNotYetValid
+	default:
+		// inspect has already refused everything else the library checks.
+		return malformed("token refused by the JWT parser")
+	}
+}
+
+// checkAccessKey compares the header's access_key with the configured one.
+func (v *Verifier) checkAccessKey(header map[string]any) error {
+	if v.accessKey == "" {
+		return nil
+	}
+	got, present := header["access_key"]
+	if !present {
+		return nil
+	}
+	s, ok := got.(string)
+	if !ok || subtle.ConstantTimeCompare([]byte(s), []byte(v.accessKey)) != 1 {
+		return ErrAccessKey
+	}
+	return nil
+}
+
+// Forget removes ev from the replay cache, so that a new delivery of the
+// same event is accepted. Call it when an event that Verify or
+// VerifyRequest returned could not be processed and its sender is asked to
+// retry; Handler does so itself. Forget does nothing without a replay
+// cache, or for an event that Verify did not record.
+func (v *Verifier) Forget(ev *Event) {
+	if v.cache == nil || ev == nil || ev.replayKey == "" {
+		return
+	}
+	v.cache.Remove(ev.replayKey)
+}
+
+// tokenFields are the names of the JSON or form field that may carry the
+// token in a request body, compared without regard to case.
+var tokenFields = map[string]bool{"data": true, "token": true, "jwt": true, "payload": true}
+
+// VerifyRequest finds the token in r and verifies it as Verify does.
+//
+// The body, read up to the maximum body size (ErrBodyTooLarge beyond it)
+// and trimmed of surrounding whitespace, may be a JSON object with exactly
+// one string field named data, token, jwt or payload (other fields are
+// ignored), a form with exactly one such field, or the token itself. An
+// empty body makes VerifyRequest take the token from an
+// "Authorization: Bearer" header instead. The Content-Type header is not
+// consulted, and the method is not checked. VerifyRequest reads r.Body but
+// does not close it.
+func (v *Verifier) VerifyRequest(r *http.Request) (*Event, error) {
+	token, err := v.tokenFromRequest(r)
+	if err != nil {
+		return nil, err
+	}
+	return v.Verify(token)
+}
+
+// tokenFromRequest extracts the token from r without verifying it.
+func (v *Verifier) tokenFromRequest(r *http.Request) (string, error) {
+	if r.ContentLength > v.maxBody {
+		return "", ErrBodyTooLarge
+	}
+	var body []byte
+	if r.Body != nil {
+		b, err := io.ReadAll(io.LimitReader(r.Body, v.maxBody+1))
+		if err != nil {
+			return "", malformed("reading the body: %v", err)
+		}
+		if int64(len(b)) > v.maxBody {
+			return "", ErrBodyTooLarge
+		}
+		body = bytes.TrimSpace(b)
+	}
+	switch {
+	case len(body) == 0:
+		return bearerToken(r.Header)
+	case body[0] == '{':
+		return tokenFromJSON(body)
+	case bytes.IndexByte(body, '=') >= 0:
+		// A compact JWT never contains '=', so this is a form.
+		return tokenFromForm(body)
+	default:
+		return string(body), nil
+	}
+}
+
+// tokenFromJSON returns the token field of a JSON object body.
+func tokenFromJSON(body []byte) (string, error) {
+	if err := checkObject(body); err != nil {
+		return "", malformed("body: %v", err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(body, &m); err != nil {
+		return "", malformed("body: %v", errNotJSON)
+	}
+	token, n := "", 0
+	for k, val := range m {
+		if !tokenFields[strings.ToLower(k)] {
+			continue
+		}
+		s, ok := val.(string)
+		if !ok {
+			return "", malformed("body field %s is not a string", strings.ToLower(k))
+		}
+		token, n = s, n+1
+	}
+	return oneToken(token, n)
+}
+
+// tokenFromForm returns the token field of a URL-encoded form body.
+func tokenFromForm(body []byte) (string, error) {
+	form, err := url.ParseQuery(string(body))
+	if err != nil {
+		return "", malformed("body is not a URL-encoded form")
+	}
+	token, n := "", 0
+	for k, vals := range form {
+		if !tokenFields[strings.ToLower(k)] {
+			continue
+		}
+		token, n = vals[0], n+len(vals)
+	}
+	return oneToken(token, n)
+}
+
+// oneToken returns token when exactly one token field was found.
+func oneToken(token string, n int) (string, error) {
+	switch n {
+	case 0:
+		return "", malformed("body has no data, token, jwt or payload field")
+	case 1:
+		return token, nil
+	default:
+		return "", malformed("body has more than one data, token, jwt or payload field")
+	}
+}
+
+// bearerToken returns the token of an "Authorization: Bearer" header.
+func bearerToken(h http.Header) (string, error) {
+	vals := h.Values("Authorization")
+	switch len(vals) {
+	case 0:
+		return "", malformed("no token in the request")
+	case 1:
+	default:
+		return "", malformed("more than one Authorization header")
+	}
+	scheme, token, _ := strings.Cut(strings.TrimSpace(vals[0]), " ")
+	if !strings.EqualFold(scheme, "Bearer") {
+		return "", malformed("authorization header is not a bearer token")
+	}
+	return strings.TrimSpace(token), nil
+}
