@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
+	"go.uber.org/goleak"
 )
 
 // Keys used by the unit tests' servers.
@@ -149,5 +150,16 @@ func writeJSON(w http.ResponseWriter, status int, body string) {
 func ok(result string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, `{"success":true,"timestamp":"2024-05-01 10:00:00 -0600","result":`+result+`}`)
+	}
+}
+
+// noLeaks closes the server and the client's idle connections, then checks
+// that no goroutine started since before is still running.
+func noLeaks(t testing.TB, before goleak.Option, srv *apiServer, c *Client) {
+	t.Helper()
+	c.CloseIdleConnections()
+	srv.Close()
+	if err := goleak.Find(before); err != nil {
+		t.Fatal(err)
 	}
 }
