@@ -78,7 +78,7 @@ func TestCallbacksDelete(t *testing.T) {
 		"no content": func(w http.ResponseWriter, r *http.Request) {
 			w.WriteHeader(http.StatusNoContent)
 		},
-		"empty 200": func(w http.ResponseWriter, r *http.Request) {},
+		"empty 200":   func(w http.ResponseWriter, r *http.Request) {},
 		"null result": ok(`null`),
 	}
 	for name, h := range answers {

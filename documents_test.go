@@ -206,7 +206,7 @@ func (m *mailroom) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	end := min(offset+limit, len(listed))
 	offset = min(offset, len(listed))
-	ok("[" + strings.Join(listed[offset:end], ",") + "]")(w, r)
+	ok("["+strings.Join(listed[offset:end], ",")+"]")(w, r)
 }
 
 func TestDocumentsAllUnreadWhileDownloadingVisitsEachOnce(t *testing.T) {

@@ -41,15 +41,15 @@ func TestAPIErrorSentinels(t *testing.T) {
 
 func TestAPIErrorMessageShapes(t *testing.T) {
 	cases := map[string]string{
-		`{"success":false,"message":"company not found"}`:                    "company not found",
-		`{"error":"bad limit"}`:                                               "bad limit",
-		`{"error":{"code":"x","message":"nested message"}}`:                  "nested message",
-		`{"errors":["first","second"]}`:                                       "first; second",
-		`{"errors":[{"field":"limit","message":"too big"}]}`:                 "too big",
-		`{"success":false,"timestamp":"2024-05-01 10:00:00 -0600"}`:          "bad request",
-		`<html>Bad Gateway</html>`:                                            "bad request",
-		``:                                                                    "bad request",
-		`{"message":"` + strings.Repeat("a", 600) + `"}`:                     strings.Repeat("a", 500) + "…",
+		`{"success":false,"message":"company not found"}`:           "company not found",
+		`{"error":"bad limit"}`:                                     "bad limit",
+		`{"error":{"code":"x","message":"nested message"}}`:         "nested message",
+		`{"errors":["first","second"]}`:                             "first; second",
+		`{"errors":[{"field":"limit","message":"too big"}]}`:        "too big",
+		`{"success":false,"timestamp":"2024-05-01 10:00:00 -0600"}`: "bad request",
+		`<html>Bad Gateway</html>`:                                  "bad request",
+		``:                                                          "bad request",
+		`{"message":"` + strings.Repeat("a", 600) + `"}`:            strings.Repeat("a", 500) + "…",
 	}
 	for body, want := range cases {
 		e := newAPIError(http.StatusBadRequest, "POST", "/services", []byte(body))

@@ -46,7 +46,7 @@ func pagedServices(total int, delay time.Duration) http.HandlerFunc {
 		for i := offset; i < total && i < offset+limit; i++ {
 			items = append(items, serviceJSON(i))
 		}
-		ok("[" + strings.Join(items, ",") + "]")(w, r)
+		ok("["+strings.Join(items, ",")+"]")(w, r)
 	}
 }
 
