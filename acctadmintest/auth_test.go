@@ -1,0 +1,165 @@
+package acctadmintest_test
+
+import (
+	"encoding/base64"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/golang-jwt/jwt/v5"
+	"github.com/stretchr/testify/require"
+
+	"github.com/acctadmin/acctadmin-go/acctadmintest"
+)
+
+const emptyHash = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+
+func TestAuthAcceptsGolangJWTToken(t *testing.T) {
+	srv := newServer(t)
+	r := doToken(t, srv, http.MethodGet, "/callbacks", nil, signJWT(t, srv.AccessKey, srv.SecretKey, "/callbacks", nil))
+	requireOK(t, r, "true")
+	require.JSONEq(t, `[]`, string(mustRaw(t, r)))
+}
+
+func TestAuthAcceptsHandRolledToken(t *testing.T) {
+	srv := newServer(t)
+	tok := handJWT(t,
+		map[string]any{"alg": "HS256", "typ": "JWT", "access_key": srv.AccessKey},
+		map[string]any{"path": "/websites", "content": emptyHash},
+		srv.SecretKey)
+	r := doToken(t, srv, http.MethodGet, "/websites?url=https://nowhere.example", nil, tok)
+	// Authenticated: the answer is about the website, not the token.
+	requireError(t, r, http.StatusNotFound, "website")
+}
+
+func TestAuthAcceptsPOSTBodyHash(t *testing.T) {
+	srv := newServer(t)
+	body := []byte(`{"url":"http://127.0.0.1:1/hook"}`)
+	tok := handJWT(t,
+		map[string]any{"alg": "HS256", "access_key": srv.AccessKey},
+		map[string]any{"path": "/callbacks", "content": sha256Hex(body)},
+		srv.SecretKey)
+	r := doToken(t, srv, http.MethodPost, "/callbacks", body, tok)
+	requireOK(t, r, "true")
+	require.Len(t, srv.Callbacks(), 1)
+}
+
+func TestAuthRejects(t *testing.T) {
+	srv := newServer(t)
+	header := func() map[string]any { return map[string]any{"alg": "HS256", "typ": "JWT", "access_key": srv.AccessKey} }
+	claims := func() map[string]any { return map[string]any{"path": "/callbacks", "content": emptyHash} }
+	with := func(m map[string]any, k string, v any) map[string]any {
+		if v == nil {
+			delete(m, k)
+		} else {
+			m[k] = v
+		}
+		return m
+	}
+	noneToken := func() string {
+		tok := jwt.NewWithClaims(jwt.SigningMethodNone, jwt.MapClaims(claims()))
+		tok.Header["access_key"] = srv.AccessKey
+		s, err := tok.SignedString(jwt.UnsafeAllowNoneSignatureType)
+		require.NoError(t, err)
+		return s
+	}
+
+	cases := []struct {
+		name, header, msg string
+	}{
+		{"no header", "", "missing Authorization"},
+		{"not bearer", "Basic " + base64.StdEncoding.EncodeToString([]byte("a:b")), "Bearer"},
+		{"empty bearer", "Bearer ", "Bearer"},
+		{"garbage", "Bearer not.a.jwt", "not a JWT"},
+		{"wrong secret", "Bearer " + handJWT(t, header(), claims(), "wrong"), "signature"},
+		{"golang-jwt wrong secret", "Bearer " + signJWT(t, srv.AccessKey, "wrong", "/callbacks", nil), "signature"},
+		{"wrong access key", "Bearer " + signJWT(t, "someone-else", srv.SecretKey, "/callbacks", nil), "access key"},
+		{"no access key", "Bearer " + handJWT(t, with(header(), "access_key", nil), claims(), srv.SecretKey), "access_key"},
+		{"wrong path claim", "Bearer " + signJWT(t, srv.AccessKey, srv.SecretKey, "/companies", nil), "path claim"},
+		{"path claim with query", "Bearer " + handJWT(t, header(), with(claims(), "path", "/callbacks?x=1"), srv.SecretKey), "path claim"},
+		{"path claim without slash", "Bearer " + handJWT(t, header(), with(claims(), "path", "callbacks"), srv.SecretKey), "path claim"},
+		{"no path claim", "Bearer " + handJWT(t, header(), with(claims(), "path", nil), srv.SecretKey), "path"},
+		{"wrong content hash", "Bearer " + handJWT(t, header(), with(claims(), "content", sha256Hex([]byte("{}"))), srv.SecretKey), "content claim"},
+		{"uppercase content hash", "Bearer " + handJWT(t, header(), with(claims(), "content", strings.ToUpper(emptyHash)), srv.SecretKey), "content claim"},
+		{"no content claim", "Bearer " + handJWT(t, header(), with(claims(), "content", nil), srv.SecretKey), "content"},
+		{"extra claim", "Bearer " + handJWT(t, header(), with(claims(), "iat", 1700000000), srv.SecretKey), "unexpected claim"},
+		{"alg none", "Bearer " + noneToken(), "HS256"},
+		{"alg HS512", "Bearer " + handJWT(t, with(header(), "alg", "HS512"), claims(), srv.SecretKey), "HS256"},
+		{"alg RS256", "Bearer " + handJWT(t, with(header(), "alg", "RS256"), claims(), srv.SecretKey), "HS256"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			req, err := http.NewRequest(http.MethodGet, srv.URL+"/callbacks", nil)
+			require.NoError(t, err)
+			if tc.header != "" {
+				req.Header.Set("Authorization", tc.header)
+			}
+			resp, err := srv.Client().Do(req)
+			require.NoError(t, err)
+			defer resp.Body.Close()
+			r := readResponse(t, resp)
+			m := requireError(t, r, http.StatusUnauthorized, tc.msg)
+			require.True(t, strings.HasPrefix(m["message"].(string), "unauthorized: "))
+			require.Equal(t, `Bearer realm="acctadmin"`, r.Header.Get("WWW-Authenticate"))
+		})
+	}
+	require.Empty(t, srv.Writes())
+}
+
+func TestAuthBodyMustMatchContent(t *testing.T) {
+	srv := newServer(t)
+	body := []byte(`{"url":"http://127.0.0.1:1/hook"}`)
+	// Signed for another body.
+	tok := signJWT(t, srv.AccessKey, srv.SecretKey, "/callbacks", []byte(`{"url":"http://127.0.0.1:2/hook"}`))
+	requireError(t, doToken(t, srv, http.MethodPost, "/callbacks", body, tok), http.StatusUnauthorized, "content claim")
+	// Signed as if it had no body.
+	tok = signJWT(t, srv.AccessKey, srv.SecretKey, "/callbacks", nil)
+	requireError(t, doToken(t, srv, http.MethodPost, "/callbacks", body, tok), http.StatusUnauthorized, "content claim")
+	require.Empty(t, srv.Callbacks())
+}
+
+// The provider's JavaScript client sends {} with DELETE while signing the
+// empty content; the API accepts that, and only that.
+func TestAuthDeleteWithEmptyObjectBody(t *testing.T) {
+	srv := newServer(t)
+	cb1 := srv.AddCallback("http://127.0.0.1:1/one")
+	cb2 := srv.AddCallback("http://127.0.0.1:1/two")
+
+	path := "/callbacks/" + cb1.ID.String()
+	r := doToken(t, srv, http.MethodDelete, path, []byte("{}"), signJWT(t, srv.AccessKey, srv.SecretKey, path, nil))
+	requireOK(t, r, "true")
+	require.JSONEq(t, `{"id":"`+cb1.ID.String()+`"}`, string(mustRaw(t, r)))
+
+	// Another body with the empty hash is refused.
+	path = "/callbacks/" + cb2.ID.String()
+	r = doToken(t, srv, http.MethodDelete, path, []byte(`{"a":1}`), signJWT(t, srv.AccessKey, srv.SecretKey, path, nil))
+	requireError(t, r, http.StatusUnauthorized, "content claim")
+	// So is {} with the empty hash on another method.
+	r = doToken(t, srv, http.MethodPost, "/callbacks", []byte("{}"), signJWT(t, srv.AccessKey, srv.SecretKey, "/callbacks", nil))
+	requireError(t, r, http.StatusUnauthorized, "content claim")
+	// {} signed as {} works too.
+	r = doToken(t, srv, http.MethodDelete, path, []byte("{}"), signJWT(t, srv.AccessKey, srv.SecretKey, path, []byte("{}")))
+	requireOK(t, r, "true")
+	require.Empty(t, srv.Callbacks())
+}
+
+func TestAuthComesBeforeRouting(t *testing.T) {
+	srv := newServer(t)
+	r := doToken(t, srv, http.MethodGet, "/no-such-thing", nil, "")
+	requireError(t, r, http.StatusUnauthorized, "missing Authorization")
+}
+
+func TestFixedKeys(t *testing.T) {
+	srv := newServer(t, acctadmintest.WithKeys("ak-123", "sk-456"))
+	require.Equal(t, "ak-123", srv.AccessKey)
+	require.Equal(t, "sk-456", srv.SecretKey)
+	r := doToken(t, srv, http.MethodGet, "/callbacks", nil, signJWT(t, "ak-123", "sk-456", "/callbacks", nil))
+	requireOK(t, r, "true")
+
+	other := newServer(t)
+	require.NotEqual(t, srv.SecretKey, other.SecretKey)
+	require.Len(t, other.SecretKey, 64)
+	// A token for one server is refused by another.
+	r = doToken(t, other, http.MethodGet, "/callbacks", nil, signJWT(t, "ak-123", "sk-456", "/callbacks", nil))
+	requireError(t, r, http.StatusUnauthorized, "access key")
+}

@@ -1,0 +1,328 @@
+package acctadmintest
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Company is a company of the account.
+type Company struct {
+	ID   uuid.UUID
+	Name string
+	// HomeState is the jurisdiction of the company's domestic
+	// registration, "" when it has none.
+	HomeState  string
+	EntityType string
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
+}
+
+// CompanyInput describes a company for AddCompany. Zero fields get
+// defaults: a new ID, the current time.
+type CompanyInput struct {
+	ID         uuid.UUID
+	Name       string
+	HomeState  string // a jurisdiction name, or ""
+	EntityType string
+	CreatedAt  time.Time
+}
+
+// AddCompany adds a company to the account and returns it. It panics if
+// the name is empty or already taken, or HomeState is not a jurisdiction:
+// those are mistakes in the calling test.
+func (f *Fake) AddCompany(in CompanyInput) Company {
+	if strings.TrimSpace(in.Name) == "" {
+		panic("acctadmintest: AddCompany: empty name")
+	}
+	if in.HomeState != "" {
+		in.HomeState = mustJurisdiction("AddCompany", in.HomeState).Name
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.companyByName(in.Name) != nil {
+		panic("acctadmintest: AddCompany: a company named " + in.Name + " exists")
+	}
+	at := f.timeOr(in.CreatedAt)
+	co := &Company{
+		ID:         f.idOr(in.ID),
+		Name:       in.Name,
+		HomeState:  in.HomeState,
+		EntityType: in.EntityType,
+		CreatedAt:  at,
+		UpdatedAt:  at,
+	}
+	f.st.companies = append(f.st.companies, co)
+	return *co
+}
+
+// Companies returns the companies of the account, oldest first.
+func (f *Fake) Companies() []Company {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := make([]Company, 0, len(f.st.companies))
+	for _, c := range f.sortedCompanies() {
+		out = append(out, *c)
+	}
+	return out
+}
+
+// Company returns the company with the given ID.
+func (f *Fake) Company(id uuid.UUID) (Company, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if c := f.companyByID(id); c != nil {
+		return *c, true
+	}
+	return Company{}, false
+}
+
+// companyByID finds a company; f.mu must be held.
+func (f *Fake) companyByID(id uuid.UUID) *Company {
+	for _, c := range f.st.companies {
+		if c.ID == id {
+			return c
+		}
+	}
+	return nil
+}
+
+// companyByName finds a company by name, ignoring case; f.mu must be held.
+func (f *Fake) companyByName(name string) *Company {
+	name = strings.TrimSpace(name)
+	for _, c := range f.st.companies {
+		if strings.EqualFold(c.Name, name) {
+			return c
+		}
+	}
+	return nil
+}
+
+// companyName is the current name of a company ("" when unknown), so that
+// records follow a rename; f.mu must be held.
+func (f *Fake) companyName(id uuid.UUID) string {
+	if c := f.companyByID(id); c != nil {
+		return c.Name
+	}
+	return ""
+}
+
+// mustCompany resolves the company of a seeding helper; f.mu must be held.
+func (f *Fake) mustCompany(helper string, id uuid.UUID) *Company {
+	c := f.companyByID(id)
+	if c == nil {
+		panic(fmt.Sprintf("acctadmintest: %s: unknown company %s", helper, id))
+	}
+	return c
+}
+
+func (f *Fake) sortedCompanies() []*Company {
+	list := append([]*Company(nil), f.st.companies...)
+	sort.Slice(list, func(i, j int) bool {
+		return byCreated(list[i].CreatedAt, list[j].CreatedAt, list[i].ID, list[j].ID)
+	})
+	return list
+}
+
+type companyWire struct {
+	ID         uuid.UUID `json:"id"`
+	Name       string    `json:"name"`
+	HomeState  any       `json:"home_state"`
+	EntityType string    `json:"entity_type"`
+	CreatedAt  string    `json:"created_at"`
+	UpdatedAt  string    `json:"updated_at"`
+}
+
+func (wf wireFormat) company(c *Company) companyWire {
+	return companyWire{
+		ID:         c.ID,
+		Name:       c.Name,
+		HomeState:  nullable(c.HomeState),
+		EntityType: c.EntityType,
+		CreatedAt:  wf.time(c.CreatedAt),
+		UpdatedAt:  wf.time(c.UpdatedAt),
+	}
+}
+
+// GET /companies: every company, oldest first; limit and offset are
+// optional (all companies when no limit is given).
+func listCompanies(c *call) error {
+	limit, offset, err := c.paging(0, 100)
+	if err != nil {
+		return err
+	}
+	f := c.f
+	wf := f.wire(false)
+	out, _ := locked(f, func() ([]companyWire, error) {
+		list := page(f.sortedCompanies(), limit, offset)
+		out := make([]companyWire, len(list))
+		for i, co := range list {
+			out[i] = wf.company(co)
+		}
+		return out, nil
+	})
+	return c.ok(out, answer{})
+}
+
+type companyCreateBody struct {
+	Companies []struct {
+		Name       *string `json:"name"`
+		HomeState  *string `json:"home_state"`
+		EntityType *string `json:"entity_type"`
+	} `json:"companies"`
+}
+
+// POST /companies: adds the companies whose names are new and answers
+// only those; a name the account already has is skipped.
+func createCompanies(c *call) error {
+	var body companyCreateBody
+	if err := c.decodeBody(&body); err != nil {
+		return err
+	}
+	if len(body.Companies) == 0 {
+		return invalid("companies", "is required and must not be empty")
+	}
+	type item struct{ name, home, entity string }
+	items := make([]item, len(body.Companies))
+	for i, in := range body.Companies {
+		field := fmt.Sprintf("companies[%d].", i)
+		if in.Name == nil || strings.TrimSpace(*in.Name) == "" {
+			return invalid(field+"name", "is required")
+		}
+		it := item{name: strings.TrimSpace(*in.Name)}
+		if in.HomeState != nil && *in.HomeState != "" {
+			j, ok := LookupJurisdiction(*in.HomeState)
+			if !ok {
+				return invalid(field+"home_state", "must be a valid jurisdiction name")
+			}
+			it.home = j.Name
+		}
+		if in.EntityType != nil {
+			it.entity = *in.EntityType
+		}
+		items[i] = it
+	}
+
+	f := c.f
+	wf := f.wire(false)
+	out, _ := locked(f, func() ([]companyWire, error) {
+		now := f.now()
+		out := []companyWire{}
+		var created []uuid.UUID
+		for _, it := range items {
+			if f.companyByName(it.name) != nil {
+				continue
+			}
+			co := &Company{ID: f.newID(), Name: it.name, HomeState: it.home, EntityType: it.entity, CreatedAt: now, UpdatedAt: now}
+			f.st.companies = append(f.st.companies, co)
+			created = append(created, co.ID)
+			out = append(out, wf.company(co))
+		}
+		f.recordWrite(c, created)
+		return out, nil
+	})
+	return c.ok(out, answer{})
+}
+
+type companyUpdateBody struct {
+	Companies []struct {
+		Company    *string `json:"company"`
+		CompanyID  *string `json:"company_id"`
+		Name       *string `json:"name"`
+		EntityType *string `json:"entity_type"`
+		HomeState  *string `json:"home_state"`
+	} `json:"companies"`
+}
+
+// PATCH /companies: each item names a company by company (its name) or
+// company_id and sets any of name, entity_type and home_state. The whole
+// batch is checked before anything changes.
+func updateCompanies(c *call) error {
+	var body companyUpdateBody
+	if err := c.decodeBody(&body); err != nil {
+		return err
+	}
+	if len(body.Companies) == 0 {
+		return invalid("companies", "is required and must not be empty")
+	}
+	f := c.f
+	wf := f.wire(false)
+	out, err := locked(f, func() ([]companyWire, error) {
+		return f.applyCompanyUpdates(c, wf, &body)
+	})
+	if err != nil {
+		return err
+	}
+	return c.ok(out, answer{})
+}
+
+// applyCompanyUpdates checks and applies a PATCH /companies batch; f.mu
+// must be held.
+func (f *Fake) applyCompanyUpdates(c *call, wf wireFormat, body *companyUpdateBody) ([]companyWire, error) {
+	type change struct {
+		co                 *Company
+		name, entity, home *string
+	}
+	changes := make([]change, len(body.Companies))
+	for i, in := range body.Companies {
+		field := fmt.Sprintf("companies[%d].", i)
+		name, id := deref(in.Company), deref(in.CompanyID)
+		if name == "" && id == "" {
+			return nil, invalidf([]FieldError{{Field: field + "company", Message: "one of company or company_id is required"}},
+				"%scompany or %scompany_id is required", field, field)
+		}
+		co, _, err := f.companyParam(name, id)
+		if err != nil {
+			if e, ok := err.(*apiError); ok && len(e.fields) > 0 {
+				for k := range e.fields {
+					e.fields[k].Field = field + e.fields[k].Field
+				}
+			}
+			return nil, err
+		}
+		ch := change{co: co, entity: in.EntityType}
+		if in.Name != nil && strings.TrimSpace(*in.Name) != "" {
+			n := strings.TrimSpace(*in.Name)
+			if other := f.companyByName(n); other != nil && other != co {
+				return nil, invalid(field+"name", "is already the name of another company")
+			}
+			ch.name = &n
+		}
+		if in.HomeState != nil && *in.HomeState != "" {
+			j, ok := LookupJurisdiction(*in.HomeState)
+			if !ok {
+				return nil, invalid(field+"home_state", "must be a valid jurisdiction name")
+			}
+			ch.home = &j.Name
+		}
+		changes[i] = ch
+	}
+
+	now := f.now()
+	out := make([]companyWire, 0, len(changes))
+	for _, ch := range changes {
+		if ch.name != nil {
+			ch.co.Name = *ch.name
+		}
+		if ch.entity != nil {
+			ch.co.EntityType = *ch.entity
+		}
+		if ch.home != nil {
+			ch.co.HomeState = *ch.home
+		}
+		ch.co.UpdatedAt = now
+		out = append(out, wf.company(ch.co))
+	}
+	f.recordWrite(c, nil)
+	return out, nil
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return strings.TrimSpace(*s)
+}

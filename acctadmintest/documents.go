@@ -1,0 +1,335 @@
+package acctadmintest
+
+import (
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Document statuses.
+const (
+	DocumentUnread = "unread"
+	DocumentRead   = "read"
+)
+
+// Document is an item received for a company.
+type Document struct {
+	ID            uuid.UUID
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
+	Title         string
+	Status        string
+	Type          string
+	Source        string
+	Pages         int
+	PaymentLocked bool
+	// Jurisdiction is the state where the document was received; the wire
+	// calls it state in listings and jurisdiction elsewhere.
+	Jurisdiction string
+	CompanyID    uuid.UUID
+	CompanyName  string // the company's current name
+	// PDFSize is the size the document's PDF is padded to (0: its natural
+	// size of about 1 KiB).
+	PDFSize int64
+}
+
+// DocumentInput describes a document for AddDocument. Zero fields get
+// defaults: a new ID, the title "Document", 1 page, status unread, type
+// "Regular Mail", source "mail", the company's home state, the current
+// time.
+type DocumentInput struct {
+	ID            uuid.UUID
+	CompanyID     uuid.UUID // required: an existing company
+	Title         string
+	Pages         int
+	Status        string
+	Type          string
+	Source        string
+	Jurisdiction  string
+	PaymentLocked bool
+	CreatedAt     time.Time
+	// PDFSize makes the document's PDF that many bytes, padded inside a
+	// stream object that is generated while the download is written, so
+	// even a file of gigabytes costs no memory.
+	PDFSize int64
+}
+
+// AddDocument adds a document and sends the event new-document to every
+// registered callback. It panics on an unknown company or jurisdiction.
+func (f *Fake) AddDocument(in DocumentInput) Document {
+	if in.Jurisdiction != "" {
+		in.Jurisdiction = mustJurisdiction("AddDocument", in.Jurisdiction).Name
+	}
+	f.mu.Lock()
+	co := f.mustCompany("AddDocument", in.CompanyID)
+	at := f.timeOr(in.CreatedAt)
+	d := &Document{
+		ID:            f.idOr(in.ID),
+		CreatedAt:     at,
+		UpdatedAt:     at,
+		Title:         orDefault(in.Title, "Document"),
+		Status:        orDefault(in.Status, DocumentUnread),
+		Type:          orDefault(in.Type, "Regular Mail"),
+		Source:        orDefault(in.Source, "mail"),
+		Pages:         max(in.Pages, 1),
+		PaymentLocked: in.PaymentLocked,
+		Jurisdiction:  orDefault(in.Jurisdiction, co.HomeState),
+		CompanyID:     co.ID,
+		PDFSize:       in.PDFSize,
+	}
+	f.st.documents = append(f.st.documents, d)
+	out := f.documentCopy(d)
+	f.mu.Unlock()
+
+	f.emit(map[string]any{
+		"event":        "new-document",
+		"document_id":  out.ID.String(),
+		"company_id":   out.CompanyID.String(),
+		"company_name": out.CompanyName,
+	})
+	return out
+}
+
+// Documents returns every document, read or not, in the order of the
+// listing: oldest first, then by ID.
+func (f *Fake) Documents() []Document {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	list := f.sortedDocuments()
+	out := make([]Document, len(list))
+	for i, d := range list {
+		out[i] = f.documentCopy(d)
+	}
+	return out
+}
+
+// Document returns the document with the given ID.
+func (f *Fake) Document(id uuid.UUID) (Document, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if d := f.documentByID(id); d != nil {
+		return f.documentCopy(d), true
+	}
+	return Document{}, false
+}
+
+// SetDocumentStatus sets a document read or unread and reports whether the
+// document exists.
+func (f *Fake) SetDocumentStatus(id uuid.UUID, status string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	d := f.documentByID(id)
+	if d == nil {
+		return false
+	}
+	d.Status = status
+	d.UpdatedAt = f.now()
+	return true
+}
+
+func (f *Fake) documentByID(id uuid.UUID) *Document {
+	for _, d := range f.st.documents {
+		if d.ID == id {
+			return d
+		}
+	}
+	return nil
+}
+
+func (f *Fake) documentCopy(d *Document) Document {
+	out := *d
+	out.CompanyName = f.companyName(d.CompanyID)
+	return out
+}
+
+func (f *Fake) sortedDocuments() []*Document {
+	list := append([]*Document(nil), f.st.documents...)
+	sort.Slice(list, func(i, j int) bool {
+		return byCreated(list[i].CreatedAt, list[j].CreatedAt, list[i].ID, list[j].ID)
+	})
+	return list
+}
+
+type documentLinks struct {
+	Self     string `json:"self"`
+	Download string `json:"download"`
+}
+
+type documentWire struct {
+	ID            uuid.UUID      `json:"id"`
+	CreatedAt     string         `json:"created_at"`
+	UpdatedAt     string         `json:"updated_at"`
+	Title         string         `json:"title"`
+	Status        string         `json:"status"`
+	Type          string         `json:"type"`
+	Source        string         `json:"source"`
+	Pages         int            `json:"pages"`
+	PaymentLocked bool           `json:"payment_locked"`
+	State         *string        `json:"state,omitempty"`
+	Jurisdiction  *string        `json:"jurisdiction,omitempty"`
+	CompanyName   string         `json:"company_name"`
+	CompanyID     uuid.UUID      `json:"company_id"`
+	Links         *documentLinks `json:"_links,omitempty"` // an undocumented field (quirk)
+}
+
+// documentWire writes a document; listing says whether it is an item of
+// the listing, which (with quirks) names the jurisdiction state. f.mu must
+// be held.
+func (f *Fake) documentWire(wf wireFormat, d *Document, listing bool) documentWire {
+	j := d.Jurisdiction
+	w := documentWire{
+		ID:            d.ID,
+		CreatedAt:     wf.time(d.CreatedAt),
+		UpdatedAt:     wf.time(d.UpdatedAt),
+		Title:         d.Title,
+		Status:        d.Status,
+		Type:          d.Type,
+		Source:        d.Source,
+		Pages:         d.Pages,
+		PaymentLocked: d.PaymentLocked,
+		CompanyName:   f.companyName(d.CompanyID),
+		CompanyID:     d.CompanyID,
+	}
+	if wf.quirks && listing {
+		w.State = &j
+	} else {
+		w.Jurisdiction = &j
+	}
+	if wf.quirks {
+		self := "/documents/" + d.ID.String()
+		w.Links = &documentLinks{Self: self, Download: self + "/download"}
+	}
+	return w
+}
+
+// parseDateTime reads the start and stop bounds of GET /documents: the
+// API's own form or RFC 3339.
+func parseDateTime(field, s string) (time.Time, error) {
+	for _, layout := range []string{TimeLayout, time.RFC3339Nano} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, invalid(field, "must be a date-time like 2006-01-02 15:04:05 -0700 or RFC 3339")
+}
+
+// GET /documents: documents of one status (default unread) created within
+// [start, stop] (both inclusive, both optional), oldest first.
+func listDocuments(c *call) error {
+	limit, offset, err := c.paging(50, 200)
+	if err != nil {
+		return err
+	}
+	status := strings.ToLower(c.scalar("status"))
+	switch status {
+	case "":
+		status = DocumentUnread
+	case DocumentRead, DocumentUnread:
+	default:
+		return invalid("status", "must be read or unread")
+	}
+	var start, stop time.Time
+	if s := c.scalar("start"); s != "" {
+		if start, err = parseDateTime("start", s); err != nil {
+			return err
+		}
+	}
+	if s := c.scalar("stop"); s != "" {
+		if stop, err = parseDateTime("stop", s); err != nil {
+			return err
+		}
+	}
+	if !start.IsZero() && !stop.IsZero() && stop.Before(start) {
+		return invalid("stop", "must not be before start")
+	}
+	f := c.f
+	wf := f.wire(false)
+	out, _ := locked(f, func() ([]documentWire, error) {
+		var list []*Document
+		for _, d := range f.sortedDocuments() {
+			if d.Status != status ||
+				!start.IsZero() && d.CreatedAt.Before(start) ||
+				!stop.IsZero() && d.CreatedAt.After(stop) {
+				continue
+			}
+			list = append(list, d)
+		}
+		list = page(list, limit, offset)
+		out := make([]documentWire, len(list))
+		for i, d := range list {
+			out[i] = f.documentWire(wf, d, true)
+		}
+		return out, nil
+	})
+	return c.ok(out, answer{stringSuccess: true})
+}
+
+// lookupDocument finds the document of the :id path parameter.
+func (c *call) lookupDocument() (Document, error) {
+	id, err := c.pathID("document")
+	if err != nil {
+		return Document{}, err
+	}
+	d, ok := c.f.Document(id)
+	if !ok {
+		return Document{}, notFound("document")
+	}
+	return d, nil
+}
+
+// GET /documents/:id
+func getDocument(c *call) error {
+	id, err := c.pathID("document")
+	if err != nil {
+		return err
+	}
+	f := c.f
+	wf := f.wire(false)
+	out, err := locked(f, func() (documentWire, error) {
+		d := f.documentByID(id)
+		if d == nil {
+			return documentWire{}, notFound("document")
+		}
+		return f.documentWire(wf, d, false), nil
+	})
+	if err != nil {
+		return err
+	}
+	return c.ok(out, answer{})
+}
+
+// GET /documents/:id/page/:page_number
+func documentPage(c *call) error {
+	d, err := c.lookupDocument()
+	if err != nil {
+		return err
+	}
+	return c.servePage(d.Pages)
+}
+
+// GET /documents/:id/download: the PDF; an unread document becomes read
+// before the file is sent.
+func downloadDocument(c *call) error {
+	id, err := c.pathID("document")
+	if err != nil {
+		return err
+	}
+	f := c.f
+	d, err := locked(f, func() (Document, error) {
+		d := f.documentByID(id)
+		if d == nil {
+			return Document{}, notFound("document")
+		}
+		if d.Status != DocumentRead {
+			d.Status = DocumentRead
+			d.UpdatedAt = f.now()
+		}
+		return *d, nil
+	})
+	if err != nil {
+		return err
+	}
+	return c.serveFile(d.Title, d.Pages, d.PDFSize)
+}

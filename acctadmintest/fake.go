@@ -1,0 +1,328 @@
+package acctadmintest
+
+import (
+	"context"
+	crand "crypto/rand"
+	"encoding/binary"
+	"encoding/hex"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Fake is the in-memory Account Administration API. It is an http.Handler:
+// serve it with any http.Server (as cmd/acctadmin-fake does) or use
+// NewServer, which serves it on loopback with net/http/httptest.
+//
+// All methods are safe for concurrent use, also while requests are served.
+type Fake struct {
+	// AccessKey is the access key that every request token must carry in
+	// its header field access_key. It also goes into the header of the
+	// callback events the fake signs.
+	AccessKey string
+	// SecretKey is the secret that signs request tokens (HS256) and the
+	// callback events the fake sends.
+	SecretKey string
+
+	cfg    config
+	ctx    context.Context // cancelled by Close: ends waits, streams and deliveries
+	cancel context.CancelFunc
+
+	latency atomic.Int64 // time.Duration added to every request
+	conns   atomic.Int64 // TCP connections accepted, counted by ConnState
+	pngs    pngCache
+	client  *http.Client // delivers callback events
+	wg      sync.WaitGroup
+
+	mu          sync.Mutex // guards everything below
+	closed      bool
+	rng         *rand.Rand
+	st          state
+	faults      []*activeFault
+	faultsFired int
+	requests    []Request
+	reqBase     int // requests dropped from the log by ResetRequests
+	counts      map[routeKey]int
+	writes      []Write
+	deliveries  []Delivery
+	finished    int           // deliveries that reached their final attempt
+	changed     chan struct{} // closed and replaced whenever deliveries change
+}
+
+// state is the account's data. Slices keep insertion order; listings sort.
+type state struct {
+	companies  []*Company
+	services   []*Service
+	documents  []*Document
+	resources  []*Resource
+	websites   []*Website
+	products   []*FilingProduct
+	raProducts []*RegisteredAgentProduct
+	events     []*ComplianceEvent
+	callbacks  []*Callback
+	invoices   []*Invoice
+}
+
+// Option configures a Fake or a Server.
+type Option func(*config)
+
+type config struct {
+	accessKey, secretKey string
+	clock                func() time.Time
+	loc                  *time.Location
+	seed                 uint64
+	seeded               bool
+	demo                 bool
+	quirks               bool
+	latency              time.Duration
+	deliveryAttempts     int
+	deliveryBackoff      time.Duration
+	deliveryTimeout      time.Duration
+	deliveryClient       *http.Client
+}
+
+// DefaultLocation is the zone in which the fake writes times unless
+// WithLocation says otherwise: a fixed offset of -07:00, so that a client
+// that ignores offsets is caught.
+var DefaultLocation = time.FixedZone("-0700", -7*60*60)
+
+// WithKeys fixes the access key and secret key instead of random ones.
+func WithKeys(accessKey, secretKey string) Option {
+	return func(c *config) { c.accessKey, c.secretKey = accessKey, secretKey }
+}
+
+// WithClock makes the fake read the time from now instead of time.Now: it
+// stamps new records, response timestamps and delivery records with it.
+// Seeding helpers given no creation time use it too.
+func WithClock(now func() time.Time) Option {
+	return func(c *config) { c.clock = now }
+}
+
+// WithLocation sets the zone in which times are written on the wire
+// (DefaultLocation otherwise). Dates (due_date) are written as given,
+// without conversion.
+func WithLocation(loc *time.Location) Option {
+	return func(c *config) { c.loc = loc }
+}
+
+// WithSeed seeds the random source of the fake, from which record IDs and
+// the Probability of faults are drawn, so that a run can be repeated.
+// Without it the seed is random. Keys are random unless WithKeys is given.
+func WithSeed(seed int64) Option {
+	return func(c *config) { c.seed, c.seeded = uint64(seed), true }
+}
+
+// WithDemoData fills the fake with the demo account of SeedDemo when it is
+// created.
+func WithDemoData() Option {
+	return func(c *config) { c.demo = true }
+}
+
+// WithoutQuirks turns off the wire inconsistencies of the real API that the
+// fake reproduces by default (see the package documentation): success is
+// always a JSON boolean, every time uses the documented
+// "2006-01-02 15:04:05 -0700" form, documents always carry jurisdiction,
+// compliance-event jurisdictions are plain strings, filed_in and docs_in are
+// always objects, empty arrays are [] and records carry no undocumented
+// fields.
+func WithoutQuirks() Option {
+	return func(c *config) { c.quirks = false }
+}
+
+// WithLatency delays every request by d before it is handled. SetLatency
+// changes it later.
+func WithLatency(d time.Duration) Option {
+	return func(c *config) { c.latency = d }
+}
+
+// WithDeliveryRetry sets how callback events are retried: at most attempts
+// attempts in all (default 4) for each callback URL, waiting backoff
+// (default 50ms) before the second attempt and twice as long before each
+// further one.
+func WithDeliveryRetry(attempts int, backoff time.Duration) Option {
+	return func(c *config) {
+		if attempts > 0 {
+			c.deliveryAttempts = attempts
+		}
+		if backoff >= 0 {
+			c.deliveryBackoff = backoff
+		}
+	}
+}
+
+// WithDeliveryTimeout bounds each delivery attempt of a callback event
+// (default 5s).
+func WithDeliveryTimeout(d time.Duration) Option {
+	return func(c *config) {
+		if d > 0 {
+			c.deliveryTimeout = d
+		}
+	}
+}
+
+// NewFake returns a Fake that is not served anywhere yet. Call Close when
+// done with it, to stop event deliveries.
+func NewFake(opts ...Option) *Fake {
+	cfg := config{
+		clock:            time.Now,
+		loc:              DefaultLocation,
+		quirks:           true,
+		deliveryAttempts: 4,
+		deliveryBackoff:  50 * time.Millisecond,
+		deliveryTimeout:  5 * time.Second,
+	}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	if cfg.accessKey == "" {
+		cfg.accessKey = uuid.NewString()
+	}
+	if cfg.secretKey == "" {
+		cfg.secretKey = randomHex(32)
+	}
+	if !cfg.seeded {
+		cfg.seed = binary.LittleEndian.Uint64(randomBytes(8))
+	}
+	if cfg.loc == nil {
+		cfg.loc = DefaultLocation
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	f := &Fake{
+		AccessKey: cfg.accessKey,
+		SecretKey: cfg.secretKey,
+		cfg:       cfg,
+		ctx:       ctx,
+		cancel:    cancel,
+		rng:       rand.New(rand.NewPCG(cfg.seed, cfg.seed^0x9e3779b97f4a7c15)),
+		counts:    make(map[routeKey]int),
+		changed:   make(chan struct{}),
+		client:    cfg.deliveryClient,
+	}
+	if f.client == nil {
+		f.client = newDeliveryClient(cfg.deliveryTimeout)
+	}
+	f.latency.Store(int64(cfg.latency))
+	if cfg.demo {
+		f.SeedDemo()
+	}
+	return f
+}
+
+// Close stops the fake's background work: deliveries in progress are
+// cancelled and waited for, and no new ones start. Requests are still
+// served afterwards, but without latency. Close is idempotent.
+func (f *Fake) Close() {
+	f.mu.Lock()
+	f.closed = true
+	f.mu.Unlock()
+	f.cancel()
+	f.wg.Wait()
+	f.client.CloseIdleConnections()
+}
+
+// SetLatency changes the delay added to every request (see WithLatency).
+func (f *Fake) SetLatency(d time.Duration) { f.latency.Store(int64(d)) }
+
+// ConnState counts the TCP connections the serving http.Server accepts; set
+// it as that server's ConnState hook (NewServer does) to make
+// ConnectionsOpened meaningful.
+func (f *Fake) ConnState(_ net.Conn, s http.ConnState) {
+	if s == http.StateNew {
+		f.conns.Add(1)
+	}
+}
+
+// ConnectionsOpened reports how many TCP connections the server has
+// accepted so far.
+func (f *Fake) ConnectionsOpened() int { return int(f.conns.Load()) }
+
+// now reads the configured clock.
+func (f *Fake) now() time.Time { return f.cfg.clock() }
+
+// newID draws a version 4 UUID from the seeded random source. f.mu must be
+// held.
+func (f *Fake) newID() uuid.UUID {
+	var id uuid.UUID
+	for i := 0; i < len(id); i += 8 {
+		v := f.rng.Uint64()
+		for j := 0; j < 8; j++ {
+			id[i+j] = byte(v >> (8 * j))
+		}
+	}
+	id[6] = id[6]&0x0f | 0x40
+	id[8] = id[8]&0x3f | 0x80
+	return id
+}
+
+// idOr returns id, or a new one when id is zero. f.mu must be held.
+func (f *Fake) idOr(id uuid.UUID) uuid.UUID {
+	if id == uuid.Nil {
+		return f.newID()
+	}
+	return id
+}
+
+// timeOr returns t, or the current time when t is zero.
+func (f *Fake) timeOr(t time.Time) time.Time {
+	if t.IsZero() {
+		return f.now()
+	}
+	return t
+}
+
+func randomBytes(n int) []byte {
+	b := make([]byte, n)
+	if _, err := crand.Read(b); err != nil {
+		panic("acctadmintest: no randomness: " + err.Error())
+	}
+	return b
+}
+
+func randomHex(n int) string { return hex.EncodeToString(randomBytes(n)) }
+
+// Server is a Fake served on a loopback address by an httptest.Server.
+type Server struct {
+	*Fake
+	// URL is the base URL of the server, http://127.0.0.1:port, with no
+	// trailing slash. Paths of the API go right after it.
+	URL string
+
+	ts *httptest.Server
+}
+
+// NewServer starts a Fake on a loopback port and returns it. Call Close
+// when done.
+func NewServer(opts ...Option) *Server {
+	f := NewFake(opts...)
+	ts := httptest.NewUnstartedServer(f)
+	ts.Config.ConnState = f.ConnState
+	ts.Start()
+	return &Server{Fake: f, URL: ts.URL, ts: ts}
+}
+
+// Client returns an *http.Client that connects to the server; it is the
+// httptest server's client and is cleaned up by Close.
+func (s *Server) Client() *http.Client { return s.ts.Client() }
+
+// CloseClientConnections closes every open connection to the server, the
+// way a restarting server or a load balancer would.
+func (s *Server) CloseClientConnections() { s.ts.CloseClientConnections() }
+
+// Close shuts the server down: requests waiting on latency and file
+// downloads in progress are ended, the server waits for its handlers, and
+// then the Fake is closed. No goroutine of the server outlives Close.
+func (s *Server) Close() {
+	s.Fake.cancel()
+	// A handler blocked writing to a client that does not read would hold
+	// httptest's Close forever; cut such connections after a grace period.
+	t := time.AfterFunc(time.Second, s.ts.CloseClientConnections)
+	s.ts.Close()
+	t.Stop()
+	s.Fake.Close()
+}

@@ -1,0 +1,230 @@
+package acctadmintest
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Fault describes a failure the fake injects into the requests it matches.
+// Faults are checked before the request's token; the first matching fault
+// whose Probability draw succeeds fires.
+//
+// A fault acts in this order: it waits Latency; then, unless AfterApply or
+// TruncateBody is set, it drops the connection (DropConnection) or answers
+// Status, and the request is never applied. With AfterApply the request is
+// handled first (a POST creates its records) and its answer is replaced:
+// the connection is dropped, or Status is answered. TruncateBody always
+// handles the request and sends only the first half of the answer's body
+// after announcing the full Content-Length, then closes the connection.
+// A fault with only Latency delays the request and lets it through.
+type Fault struct {
+	// Method matches the request method; "" matches any.
+	Method string
+	// Path matches a route pattern as Routes lists them, such as
+	// "/documents/:id/download", or any request path that starts with it,
+	// such as "/documents"; "" matches every path.
+	Path string
+	// Count is how many times the fault fires before it is removed; 0
+	// means until ClearFaults.
+	Count int
+	// Probability is the chance, from 0 to 1, that a matching request
+	// fires the fault, drawn from the fake's seeded source (see WithSeed).
+	// 0 means always.
+	Probability float64
+	// Status is the status code to answer, such as 429 or 503, with the
+	// API's error body.
+	Status int
+	// RetryAfter is the value of the Retry-After header sent with Status
+	// ("" sends none).
+	RetryAfter string
+	// Message is the message of the error body; "" uses the status text.
+	Message string
+	// Latency is waited before anything else.
+	Latency time.Duration
+	// DropConnection closes the connection without an answer.
+	DropConnection bool
+	// TruncateBody announces the full Content-Length of the answer, sends
+	// half of the body and closes the connection.
+	TruncateBody bool
+	// AfterApply makes DropConnection and Status act after the request was
+	// applied, so a client cannot tell whether its write happened.
+	AfterApply bool
+}
+
+type activeFault struct {
+	Fault
+	left int // fires left when Count > 0
+}
+
+// InjectFault adds a fault. Faults stay until they have fired Count times
+// or ClearFaults is called.
+func (f *Fake) InjectFault(ft Fault) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.faults = append(f.faults, &activeFault{Fault: ft, left: ft.Count})
+}
+
+// ClearFaults removes every fault.
+func (f *Fake) ClearFaults() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.faults = nil
+}
+
+// FaultsFired reports how many times faults have fired in all.
+func (f *Fake) FaultsFired() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.faultsFired
+}
+
+// pickFault finds the fault that fires for a request, if any.
+func (f *Fake) pickFault(method, pattern, path string) (Fault, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for i, ft := range f.faults {
+		if ft.Method != "" && !strings.EqualFold(ft.Method, method) {
+			continue
+		}
+		if ft.Path != "" && ft.Path != pattern && !strings.HasPrefix(path, ft.Path) {
+			continue
+		}
+		if ft.Probability > 0 && ft.Probability < 1 && f.rng.Float64() >= ft.Probability {
+			continue
+		}
+		f.faultsFired++
+		if ft.Count > 0 {
+			ft.left--
+			if ft.left == 0 {
+				f.faults = append(f.faults[:i], f.faults[i+1:]...)
+			}
+		}
+		return ft.Fault, true
+	}
+	return Fault{}, false
+}
+
+// sleep waits d, or less when the request is cancelled or the fake closed;
+// it reports whether the whole wait passed.
+func (f *Fake) sleep(r *http.Request, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-r.Context().Done():
+		return false
+	case <-f.ctx.Done():
+		return false
+	}
+}
+
+// writeFaultStatus answers the status of a fault with the error shape.
+func writeFaultStatus(w http.ResponseWriter, ft Fault, timestamp string) {
+	if ft.RetryAfter != "" {
+		w.Header().Set("Retry-After", ft.RetryAfter)
+	}
+	msg := ft.Message
+	if msg == "" {
+		msg = strings.ToLower(http.StatusText(ft.Status))
+		if msg == "" {
+			msg = "status " + strconv.Itoa(ft.Status)
+		}
+	}
+	writeJSON(w, ft.Status, errorEnvelope{Timestamp: timestamp, Message: msg})
+}
+
+// dropConnection closes the request's connection without a (further)
+// answer.
+func dropConnection(w http.ResponseWriter) {
+	conn, _, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		// A server that cannot hijack (HTTP/2) gets an aborted handler.
+		panic(http.ErrAbortHandler)
+	}
+	_ = conn.Close()
+}
+
+// statusWriter records the status of the answer in the request log as
+// soon as it is written, before the client can see it.
+type statusWriter struct {
+	http.ResponseWriter
+	f     *Fake
+	idx   int
+	wrote bool
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if !w.wrote {
+		w.wrote = true
+		w.f.logStatus(w.idx, code)
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(p []byte) (int, error) {
+	if !w.wrote {
+		w.WriteHeader(http.StatusOK)
+	}
+	return w.ResponseWriter.Write(p)
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// errTruncated stops a handler that writes past a truncated body.
+var errTruncated = errors.New("acctadmintest: body truncated by a fault")
+
+// truncatingWriter passes the header through and only the first half of
+// the body that its Content-Length announces.
+type truncatingWriter struct {
+	http.ResponseWriter
+	limit   int64 // -1 until the header is written
+	written int64
+}
+
+func (w *truncatingWriter) WriteHeader(code int) {
+	if w.limit < 0 {
+		n, err := strconv.ParseInt(w.Header().Get("Content-Length"), 10, 64)
+		if err != nil {
+			n = 0
+		}
+		w.limit = n / 2
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *truncatingWriter) Write(p []byte) (int, error) {
+	if w.limit < 0 {
+		w.WriteHeader(http.StatusOK)
+	}
+	room := w.limit - w.written
+	if room <= 0 {
+		return 0, errTruncated
+	}
+	if int64(len(p)) > room {
+		n, err := w.ResponseWriter.Write(p[:room])
+		w.written += int64(n)
+		if err == nil {
+			err = errTruncated
+		}
+		return n, err
+	}
+	n, err := w.ResponseWriter.Write(p)
+	w.written += int64(n)
+	return n, err
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (w *truncatingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// discardWriter swallows the answer of a request whose answer a fault
+// replaces.
+type discardWriter struct{ header http.Header }
+
+func (w *discardWriter) Header() http.Header         { return w.header }
+func (w *discardWriter) WriteHeader(int)             {}
+func (w *discardWriter) Write(p []byte) (int, error) { return len(p), nil }

@@ -1,0 +1,235 @@
+package acctadmintest
+
+import (
+	"encoding/json"
+	"sort"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Invoice statuses.
+const (
+	InvoiceUnpaid    = "unpaid"
+	InvoicePaid      = "paid"
+	InvoiceCancelled = "cancelled"
+)
+
+// InvoiceItem is one line of an invoice.
+type InvoiceItem struct {
+	// Price is decimal text such as "149.00", written on the wire as that
+	// exact JSON number.
+	Price       string
+	Description string
+	Quantity    int
+}
+
+// Invoice is an invoice of a company.
+type Invoice struct {
+	ID        uuid.UUID
+	Status    string
+	CompanyID uuid.UUID
+	Company   string // the company's current name
+	CreatedAt time.Time
+	UpdatedAt time.Time
+	DueDate   time.Time // only the calendar date counts
+	Items     []InvoiceItem
+}
+
+// InvoiceInput describes an invoice for AddInvoice. Zero fields get
+// defaults: a new ID, status unpaid, the current time, a due date 30 days
+// after creation, Quantity 1.
+type InvoiceInput struct {
+	ID        uuid.UUID
+	CompanyID uuid.UUID // required: an existing company
+	Status    string
+	CreatedAt time.Time
+	DueDate   time.Time
+	Items     []InvoiceItem
+}
+
+// AddInvoice adds an invoice and sends the event new-invoice to every
+// registered callback. It panics on an unknown company or a price that is
+// not decimal text.
+func (f *Fake) AddInvoice(in InvoiceInput) Invoice {
+	items := make([]InvoiceItem, len(in.Items))
+	for i, it := range in.Items {
+		it.Price = mustPrice("AddInvoice", it.Price)
+		if it.Quantity == 0 {
+			it.Quantity = 1
+		}
+		items[i] = it
+	}
+	f.mu.Lock()
+	co := f.mustCompany("AddInvoice", in.CompanyID)
+	at := f.timeOr(in.CreatedAt)
+	due := in.DueDate
+	if due.IsZero() {
+		due = at.AddDate(0, 0, 30)
+	}
+	inv := &Invoice{
+		ID:        f.idOr(in.ID),
+		Status:    orDefault(in.Status, InvoiceUnpaid),
+		CompanyID: co.ID,
+		CreatedAt: at,
+		UpdatedAt: at,
+		DueDate:   due,
+		Items:     items,
+	}
+	f.st.invoices = append(f.st.invoices, inv)
+	out := f.invoiceCopy(inv)
+	f.mu.Unlock()
+
+	f.emit(map[string]any{
+		"event":        "new-invoice",
+		"invoice_id":   out.ID.String(),
+		"company_id":   co.ID.String(),
+		"company_name": out.Company,
+	})
+	return out
+}
+
+// Invoices returns every invoice, oldest first.
+func (f *Fake) Invoices() []Invoice {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	list := f.sortedInvoices()
+	out := make([]Invoice, len(list))
+	for i, inv := range list {
+		out[i] = f.invoiceCopy(inv)
+	}
+	return out
+}
+
+// Invoice returns the invoice with the given ID.
+func (f *Fake) Invoice(id uuid.UUID) (Invoice, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, inv := range f.st.invoices {
+		if inv.ID == id {
+			return f.invoiceCopy(inv), true
+		}
+	}
+	return Invoice{}, false
+}
+
+// SetInvoiceStatus changes the status of an invoice (to pay or cancel it,
+// say) and reports whether the invoice exists.
+func (f *Fake) SetInvoiceStatus(id uuid.UUID, status string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, inv := range f.st.invoices {
+		if inv.ID == id {
+			inv.Status = status
+			inv.UpdatedAt = f.now()
+			return true
+		}
+	}
+	return false
+}
+
+func (f *Fake) invoiceCopy(inv *Invoice) Invoice {
+	out := *inv
+	out.Company = f.companyName(inv.CompanyID)
+	out.Items = append([]InvoiceItem(nil), inv.Items...)
+	return out
+}
+
+func (f *Fake) sortedInvoices() []*Invoice {
+	list := append([]*Invoice(nil), f.st.invoices...)
+	sort.Slice(list, func(i, j int) bool {
+		return byCreated(list[i].CreatedAt, list[j].CreatedAt, list[i].ID, list[j].ID)
+	})
+	return list
+}
+
+type invoiceItemWire struct {
+	Price       json.Number `json:"price"`
+	Description string      `json:"description"`
+	Quantity    int         `json:"quantity"`
+}
+
+type invoiceWire struct {
+	ID        uuid.UUID         `json:"id"`
+	Status    string            `json:"status"`
+	Company   string            `json:"company"`
+	CompanyID uuid.UUID         `json:"company_id"`
+	CreatedAt string            `json:"created_at"`
+	UpdatedAt string            `json:"updated_at"`
+	DueDate   string            `json:"due_date"`
+	Items     []invoiceItemWire `json:"items"`
+}
+
+// invoiceWire writes an invoice; f.mu must be held.
+func (f *Fake) invoiceWire(wf wireFormat, inv *Invoice) invoiceWire {
+	items := make([]invoiceItemWire, len(inv.Items))
+	for i, it := range inv.Items {
+		items[i] = invoiceItemWire{Price: json.Number(it.Price), Description: it.Description, Quantity: it.Quantity}
+	}
+	return invoiceWire{
+		ID:        inv.ID,
+		Status:    inv.Status,
+		Company:   f.companyName(inv.CompanyID),
+		CompanyID: inv.CompanyID,
+		CreatedAt: wf.time(inv.CreatedAt),
+		UpdatedAt: wf.time(inv.UpdatedAt),
+		DueDate:   date(inv.DueDate),
+		Items:     items,
+	}
+}
+
+// GET /invoices: the invoices of the companies named by company_ids[] or
+// companies[] (names), not both; every invoice when neither is given.
+// limit (at most 100) and offset are optional; without a limit every
+// invoice from offset on is answered.
+func listInvoices(c *call) error {
+	limit, offset, err := c.paging(0, 100)
+	if err != nil {
+		return err
+	}
+	names, ids := c.list("companies"), c.list("company_ids")
+	if len(names) > 0 && len(ids) > 0 {
+		return invalidf([]FieldError{
+			{Field: "companies", Message: "must not be given with company_ids"},
+			{Field: "company_ids", Message: "must not be given with companies"},
+		}, "companies and company_ids must not both be given")
+	}
+	f := c.f
+	wf := f.wire(false)
+	out, err := locked(f, func() ([]invoiceWire, error) {
+		want := map[uuid.UUID]bool{}
+		for _, n := range names {
+			co := f.companyByName(n)
+			if co == nil {
+				return nil, notFound("company " + n)
+			}
+			want[co.ID] = true
+		}
+		for _, s := range ids {
+			id, err := parseUUID("company_ids", s)
+			if err != nil {
+				return nil, err
+			}
+			if f.companyByID(id) == nil {
+				return nil, notFound("company " + s)
+			}
+			want[id] = true
+		}
+		var list []*Invoice
+		for _, inv := range f.sortedInvoices() {
+			if len(want) == 0 || want[inv.CompanyID] {
+				list = append(list, inv)
+			}
+		}
+		list = page(list, limit, offset)
+		out := make([]invoiceWire, len(list))
+		for i, inv := range list {
+			out[i] = f.invoiceWire(wf, inv)
+		}
+		return out, nil
+	})
+	if err != nil {
+		return err
+	}
+	return c.ok(out, answer{})
+}

@@ -1,0 +1,284 @@
+package acctadmintest
+
+import (
+	"encoding/json"
+
+	"github.com/google/uuid"
+)
+
+// Filing method types.
+const (
+	FilingMail   = "mail"
+	FilingOnline = "online"
+	FilingFax    = "fax"
+)
+
+// Turnaround is a duration in days and hours, as filed_in and docs_in
+// carry it.
+type Turnaround struct {
+	Days  int
+	Hours int
+}
+
+// FilingMethod is a way of making a filing in a jurisdiction. As input to
+// AddFilingProduct a zero ID gets a new one and an empty Cost is "0.00".
+type FilingMethod struct {
+	ID   uuid.UUID
+	Name string
+	Type string // mail, online or fax
+	// Cost is decimal text such as "25.00", written on the wire as that
+	// exact JSON number.
+	Cost              string
+	FiledIn           Turnaround
+	DocsIn            Turnaround
+	AgencyName        string
+	FilingDescription string
+	Jurisdiction      string // a jurisdiction name
+}
+
+// FilingProduct is a filing sold on a website.
+type FilingProduct struct {
+	ID         uuid.UUID
+	WebsiteURL string
+	Name       string
+	FilingName string
+	// Price is decimal text such as "149.00", written on the wire as that
+	// exact JSON number.
+	Price   string
+	Methods []FilingMethod
+}
+
+// FilingProductInput describes a filing product for AddFilingProduct.
+// Zero fields get defaults: a new ID, a price of "0.00".
+type FilingProductInput struct {
+	ID         uuid.UUID
+	WebsiteURL string // required: the URL of a website added before
+	Name       string
+	FilingName string
+	Price      string
+	Methods    []FilingMethod
+}
+
+// AddFilingProduct adds a filing product to a website and returns it. It
+// panics on an unknown website or jurisdiction, or an amount that is not
+// decimal text.
+func (f *Fake) AddFilingProduct(in FilingProductInput) FilingProduct {
+	methods := make([]FilingMethod, len(in.Methods))
+	for i, m := range in.Methods {
+		m.Jurisdiction = mustJurisdiction("AddFilingProduct", m.Jurisdiction).Name
+		m.Cost = mustPrice("AddFilingProduct", m.Cost)
+		methods[i] = m
+	}
+	price := mustPrice("AddFilingProduct", in.Price)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	w := f.websiteByURL(in.WebsiteURL)
+	if w == nil {
+		panic("acctadmintest: AddFilingProduct: unknown website " + in.WebsiteURL)
+	}
+	for i := range methods {
+		methods[i].ID = f.idOr(methods[i].ID)
+	}
+	p := &FilingProduct{
+		ID:         f.idOr(in.ID),
+		WebsiteURL: w.URL,
+		Name:       in.Name,
+		FilingName: in.FilingName,
+		Price:      price,
+		Methods:    methods,
+	}
+	f.st.products = append(f.st.products, p)
+	return filingProductCopy(p)
+}
+
+// FilingProducts returns every filing product of every website, in the
+// order they were added.
+func (f *Fake) FilingProducts() []FilingProduct {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := make([]FilingProduct, len(f.st.products))
+	for i, p := range f.st.products {
+		out[i] = filingProductCopy(p)
+	}
+	return out
+}
+
+func filingProductCopy(p *FilingProduct) FilingProduct {
+	out := *p
+	out.Methods = append([]FilingMethod(nil), p.Methods...)
+	return out
+}
+
+type turnaroundWire struct {
+	Days  int `json:"days"`
+	Hours int `json:"hours"`
+}
+
+type filingMethodWire struct {
+	ID                uuid.UUID   `json:"id"`
+	Name              string      `json:"name"`
+	Type              string      `json:"type"`
+	Cost              json.Number `json:"cost"`
+	FiledIn           any         `json:"filed_in"`
+	DocsIn            any         `json:"docs_in"`
+	AgencyName        string      `json:"agency_name"`
+	FilingDescription string      `json:"filing_description"`
+	Jurisdiction      string      `json:"jurisdiction"`
+}
+
+type filingProductWire struct {
+	ID            uuid.UUID           `json:"id"`
+	Name          string              `json:"name"`
+	FilingName    string              `json:"filing_name"`
+	Price         json.Number         `json:"price"`
+	FilingMethods *[]filingMethodWire `json:"filing_methods,omitempty"`
+}
+
+// turnaround writes filed_in or docs_in. With quirks, mail and fax methods
+// carry an array holding the object, online methods the bare object.
+func (wf wireFormat) turnaround(methodType string, t Turnaround) any {
+	obj := turnaroundWire(t)
+	if wf.quirks && methodType != FilingOnline {
+		return []turnaroundWire{obj}
+	}
+	return obj
+}
+
+func (wf wireFormat) filingMethod(m FilingMethod) filingMethodWire {
+	return filingMethodWire{
+		ID:                m.ID,
+		Name:              m.Name,
+		Type:              m.Type,
+		Cost:              json.Number(m.Cost),
+		FiledIn:           wf.turnaround(m.Type, m.FiledIn),
+		DocsIn:            wf.turnaround(m.Type, m.DocsIn),
+		AgencyName:        m.AgencyName,
+		FilingDescription: m.FilingDescription,
+		Jurisdiction:      m.Jurisdiction,
+	}
+}
+
+// GET /filing-products?url=&jurisdiction=: the products of a website (url
+// required: 400; unknown website: 404). With a jurisdiction (which must be
+// valid: 400), every product carries filing_methods, the methods of that
+// jurisdiction (possibly []); without one the field is absent.
+func listFilingProducts(c *call) error {
+	var jurisdiction string
+	if s := c.scalar("jurisdiction"); s != "" {
+		j, ok := LookupJurisdiction(s)
+		if !ok {
+			return invalid("jurisdiction", "must be a valid jurisdiction name")
+		}
+		jurisdiction = j.Name
+	}
+	f := c.f
+	wf := f.wire(false)
+	out, err := locked(f, func() ([]filingProductWire, error) {
+		w, err := f.websiteParam(c)
+		if err != nil {
+			return nil, err
+		}
+		out := []filingProductWire{}
+		for _, p := range f.st.products {
+			if p.WebsiteURL != w.URL {
+				continue
+			}
+			pw := filingProductWire{ID: p.ID, Name: p.Name, FilingName: p.FilingName, Price: json.Number(p.Price)}
+			if jurisdiction != "" {
+				methods := []filingMethodWire{}
+				for _, m := range p.Methods {
+					if m.Jurisdiction == jurisdiction {
+						methods = append(methods, wf.filingMethod(m))
+					}
+				}
+				pw.FilingMethods = &methods
+			}
+			out = append(out, pw)
+		}
+		return out, nil
+	})
+	if err != nil {
+		return err
+	}
+	return c.ok(out, answer{})
+}
+
+// RegisteredAgentProduct is a registered-agent service sold on a website
+// for a jurisdiction.
+type RegisteredAgentProduct struct {
+	ID           uuid.UUID
+	WebsiteURL   string
+	Name         string
+	Jurisdiction string
+	// Price is decimal text such as "99.00", written on the wire as that
+	// exact JSON number.
+	Price string
+	URL   string
+}
+
+// RegisteredAgentProductInput describes a product for
+// AddRegisteredAgentProduct. Zero fields get defaults: a new ID, a price
+// of "0.00".
+type RegisteredAgentProductInput struct {
+	ID           uuid.UUID
+	WebsiteURL   string // required: the URL of a website added before
+	Name         string
+	Jurisdiction string // a jurisdiction name
+	Price        string
+	URL          string
+}
+
+// AddRegisteredAgentProduct adds a registered-agent product to a website
+// and returns it. It panics on an unknown website or jurisdiction, or a
+// price that is not decimal text.
+func (f *Fake) AddRegisteredAgentProduct(in RegisteredAgentProductInput) RegisteredAgentProduct {
+	j := mustJurisdiction("AddRegisteredAgentProduct", in.Jurisdiction)
+	price := mustPrice("AddRegisteredAgentProduct", in.Price)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	w := f.websiteByURL(in.WebsiteURL)
+	if w == nil {
+		panic("acctadmintest: AddRegisteredAgentProduct: unknown website " + in.WebsiteURL)
+	}
+	p := &RegisteredAgentProduct{
+		ID:           f.idOr(in.ID),
+		WebsiteURL:   w.URL,
+		Name:         in.Name,
+		Jurisdiction: j.Name,
+		Price:        price,
+		URL:          in.URL,
+	}
+	f.st.raProducts = append(f.st.raProducts, p)
+	return *p
+}
+
+type registeredAgentProductWire struct {
+	ID           uuid.UUID   `json:"id"`
+	Name         string      `json:"name"`
+	Jurisdiction string      `json:"jurisdiction"`
+	Price        json.Number `json:"price"`
+	URL          string      `json:"url"`
+}
+
+// GET /registered-agent-products?url=: the registered-agent products of a
+// website (url required: 400; unknown website: 404).
+func listRegisteredAgentProducts(c *call) error {
+	f := c.f
+	out, err := locked(f, func() ([]registeredAgentProductWire, error) {
+		w, err := f.websiteParam(c)
+		if err != nil {
+			return nil, err
+		}
+		out := []registeredAgentProductWire{}
+		for _, p := range f.st.raProducts {
+			if p.WebsiteURL == w.URL {
+				out = append(out, registeredAgentProductWire{ID: p.ID, Name: p.Name, Jurisdiction: p.Jurisdiction, Price: json.Number(p.Price), URL: p.URL})
+			}
+		}
+		return out, nil
+	})
+	if err != nil {
+		return err
+	}
+	return c.ok(out, answer{})
+}

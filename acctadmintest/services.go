@@ -1,0 +1,327 @@
+package acctadmintest
+
+import (
+	"net/http"
+	"sort"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Service statuses.
+const (
+	ServiceActive              = "active"
+	ServiceCancelled           = "cancelled"
+	ServiceAwaitingClientInput = "awaiting-client-input"
+	ServiceCancelRequested     = "cancel-requested"
+)
+
+// DefaultServiceType is the type of services created through POST
+// /services and of seeded services given no type.
+const DefaultServiceType = "registered-agent"
+
+// Service is a subscription of a company in a jurisdiction.
+type Service struct {
+	ID             uuid.UUID
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+	Status         string
+	Type           string
+	Jurisdiction   string
+	JurisdictionID uuid.UUID
+	Company        string // the company's current name
+	CompanyID      uuid.UUID
+
+	seq int // the legacy_id quirk
+}
+
+// ServiceInput describes a service for AddService. Zero fields get
+// defaults: a new ID, DefaultServiceType, status active, the current time.
+type ServiceInput struct {
+	ID           uuid.UUID
+	CompanyID    uuid.UUID // required: an existing company
+	Jurisdiction string    // required: a jurisdiction name
+	Type         string
+	Status       string
+	CreatedAt    time.Time
+}
+
+// AddService adds a service and returns it. It panics on an unknown company
+// or jurisdiction.
+func (f *Fake) AddService(in ServiceInput) Service {
+	j := mustJurisdiction("AddService", in.Jurisdiction)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.mustCompany("AddService", in.CompanyID)
+	at := f.timeOr(in.CreatedAt)
+	s := f.insertService(f.idOr(in.ID), in.CompanyID, j, orDefault(in.Type, DefaultServiceType), orDefault(in.Status, ServiceActive), at)
+	return f.serviceCopy(s)
+}
+
+// insertService stores a new service; f.mu must be held.
+func (f *Fake) insertService(id, companyID uuid.UUID, j Jurisdiction, typ, status string, at time.Time) *Service {
+	s := &Service{
+		ID:             id,
+		CreatedAt:      at,
+		UpdatedAt:      at,
+		Status:         status,
+		Type:           typ,
+		Jurisdiction:   j.Name,
+		JurisdictionID: j.ID,
+		CompanyID:      companyID,
+		seq:            len(f.st.services) + 1,
+	}
+	f.st.services = append(f.st.services, s)
+	return s
+}
+
+// Services returns every service, oldest first.
+func (f *Fake) Services() []Service {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	list := f.sortedServices()
+	out := make([]Service, len(list))
+	for i, s := range list {
+		out[i] = f.serviceCopy(s)
+	}
+	return out
+}
+
+// Service returns the service with the given ID.
+func (f *Fake) Service(id uuid.UUID) (Service, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if s := f.serviceByID(id); s != nil {
+		return f.serviceCopy(s), true
+	}
+	return Service{}, false
+}
+
+// SetServiceStatus changes the status of a service, as the provider's staff
+// would, and reports whether the service exists.
+func (f *Fake) SetServiceStatus(id uuid.UUID, status string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	s := f.serviceByID(id)
+	if s == nil {
+		return false
+	}
+	s.Status = status
+	s.UpdatedAt = f.now()
+	return true
+}
+
+func (f *Fake) serviceByID(id uuid.UUID) *Service {
+	for _, s := range f.st.services {
+		if s.ID == id {
+			return s
+		}
+	}
+	return nil
+}
+
+func (f *Fake) serviceCopy(s *Service) Service {
+	out := *s
+	out.Company = f.companyName(s.CompanyID)
+	return out
+}
+
+func (f *Fake) sortedServices() []*Service {
+	list := append([]*Service(nil), f.st.services...)
+	sort.Slice(list, func(i, j int) bool {
+		return byCreated(list[i].CreatedAt, list[j].CreatedAt, list[i].ID, list[j].ID)
+	})
+	return list
+}
+
+type serviceWire struct {
+	ID             uuid.UUID `json:"id"`
+	CreatedAt      string    `json:"created_at"`
+	UpdatedAt      string    `json:"updated_at"`
+	Status         string    `json:"status"`
+	Type           string    `json:"type"`
+	Jurisdiction   string    `json:"jurisdiction"`
+	JurisdictionID uuid.UUID `json:"jurisdiction_id"`
+	Company        string    `json:"company"`
+	CompanyID      uuid.UUID `json:"company_id"`
+	LegacyID       int       `json:"legacy_id,omitempty"` // an undocumented field (quirk)
+}
+
+// service writes a service; f.mu must be held.
+func (f *Fake) serviceWire(wf wireFormat, s *Service) serviceWire {
+	w := serviceWire{
+		ID:             s.ID,
+		CreatedAt:      wf.time(s.CreatedAt),
+		UpdatedAt:      wf.time(s.UpdatedAt),
+		Status:         s.Status,
+		Type:           s.Type,
+		Jurisdiction:   s.Jurisdiction,
+		JurisdictionID: s.JurisdictionID,
+		Company:        f.companyName(s.CompanyID),
+		CompanyID:      s.CompanyID,
+	}
+	if wf.quirks {
+		w.LegacyID = s.seq
+	}
+	return w
+}
+
+// GET /services
+func listServices(c *call) error {
+	limit, offset, err := c.paging(50, 100)
+	if err != nil {
+		return err
+	}
+	f := c.f
+	wf := f.wire(false)
+	out, err := locked(f, func() ([]serviceWire, error) {
+		co, filter, err := f.companyParam(c.scalar("company"), c.scalar("company_id"))
+		if err != nil {
+			return nil, err
+		}
+		var list []*Service
+		for _, s := range f.sortedServices() {
+			if !filter || s.CompanyID == co.ID {
+				list = append(list, s)
+			}
+		}
+		list = page(list, limit, offset)
+		out := make([]serviceWire, len(list))
+		for i, s := range list {
+			out[i] = f.serviceWire(wf, s)
+		}
+		return out, nil
+	})
+	if err != nil {
+		return err
+	}
+	return c.ok(out, answer{})
+}
+
+type serviceCreateBody struct {
+	Company         *string  `json:"company"`
+	CompanyID       *string  `json:"company_id"`
+	Jurisdictions   []string `json:"jurisdictions"`
+	JurisdictionIDs []string `json:"jurisdiction_ids"`
+}
+
+// POST /services: creates a service of DefaultServiceType for the company
+// in each jurisdiction where it has none that is still open (anything but
+// cancelled), and answers only the services it created. They are active
+// when the company has a home_state and awaiting-client-input when it has
+// none.
+func createServices(c *call) error {
+	var body serviceCreateBody
+	if err := c.decodeBody(&body); err != nil {
+		return err
+	}
+	name, id := deref(body.Company), deref(body.CompanyID)
+	if name == "" && id == "" {
+		return invalidf([]FieldError{
+			{Field: "company", Message: "one of company or company_id is required"},
+			{Field: "company_id", Message: "one of company or company_id is required"},
+		}, "one of company or company_id is required")
+	}
+	js, ok, err := jurisdictionsParam(nonEmpty(body.Jurisdictions), nonEmpty(body.JurisdictionIDs))
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return invalidf([]FieldError{
+			{Field: "jurisdictions", Message: "one of jurisdictions or jurisdiction_ids is required"},
+			{Field: "jurisdiction_ids", Message: "one of jurisdictions or jurisdiction_ids is required"},
+		}, "one of jurisdictions or jurisdiction_ids is required")
+	}
+	f := c.f
+	wf := f.wire(false)
+	out, err := locked(f, func() ([]serviceWire, error) {
+		co, _, err := f.companyParam(name, id)
+		if err != nil {
+			return nil, err
+		}
+		status := ServiceActive
+		if co.HomeState == "" {
+			status = ServiceAwaitingClientInput
+		}
+		now := f.now()
+		out := []serviceWire{}
+		var created []uuid.UUID
+		for _, j := range js {
+			if f.openService(co.ID, j.ID, DefaultServiceType) {
+				continue
+			}
+			s := f.insertService(f.newID(), co.ID, j, DefaultServiceType, status, now)
+			created = append(created, s.ID)
+			out = append(out, f.serviceWire(wf, s))
+		}
+		f.recordWrite(c, created)
+		return out, nil
+	})
+	if err != nil {
+		return err
+	}
+	return c.ok(out, answer{})
+}
+
+// openService reports whether the company has a service of that type in
+// that jurisdiction that is not cancelled; f.mu must be held.
+func (f *Fake) openService(companyID, jurisdictionID uuid.UUID, typ string) bool {
+	for _, s := range f.st.services {
+		if s.CompanyID == companyID && s.JurisdictionID == jurisdictionID && s.Type == typ && s.Status != ServiceCancelled {
+			return true
+		}
+	}
+	return false
+}
+
+// POST /services/:id/cancel-request: refused with 400 and the unpaid
+// invoices while the service's company has any; otherwise the service
+// becomes cancel-requested. Both answers use the ISO time form (a quirk).
+func requestCancellation(c *call) error {
+	id, err := c.pathID("service")
+	if err != nil {
+		return err
+	}
+	f := c.f
+	wf := f.wire(true)
+	out, err := locked(f, func() (serviceWire, error) {
+		s := f.serviceByID(id)
+		if s == nil {
+			return serviceWire{}, notFound("service")
+		}
+		var unpaid []invoiceWire
+		for _, inv := range f.sortedInvoices() {
+			if inv.CompanyID == s.CompanyID && inv.Status == InvoiceUnpaid {
+				unpaid = append(unpaid, f.invoiceWire(wf, inv))
+			}
+		}
+		if len(unpaid) > 0 {
+			return serviceWire{}, &apiError{status: http.StatusBadRequest, msg: "service has unpaid invoices", result: unpaid, iso: true}
+		}
+		s.Status = ServiceCancelRequested
+		s.UpdatedAt = f.now()
+		f.recordWrite(c, nil)
+		return f.serviceWire(wf, s), nil
+	})
+	if err != nil {
+		return err
+	}
+	return c.ok(out, answer{iso: true})
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+func nonEmpty(list []string) []string {
+	var out []string
+	for _, s := range list {
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}

@@ -1,0 +1,194 @@
+package acctadmintest
+
+import (
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Address is a postal address of a website.
+type Address struct {
+	Line1   string
+	Line2   string
+	City    string
+	State   string
+	ZipCode string
+	Country string
+}
+
+// Website is a website associated with the account: its contact and
+// billing information. Filing products and registered-agent products are
+// sold on a website and found by its URL.
+type Website struct {
+	ID           uuid.UUID
+	Name         string
+	URL          string
+	BillingName  string
+	LoginURL     string
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+	Emails       []string
+	PhoneNumbers []string
+	Addresses    []Address
+}
+
+// WebsiteInput describes a website for AddWebsite. Zero fields get
+// defaults: a new ID, the current time.
+type WebsiteInput struct {
+	ID           uuid.UUID
+	Name         string
+	URL          string // required: the full URL, such as https://www.example.com
+	BillingName  string
+	LoginURL     string
+	CreatedAt    time.Time
+	Emails       []string
+	PhoneNumbers []string
+	Addresses    []Address
+}
+
+// AddWebsite adds a website and returns it. It panics when the URL is
+// empty or another website has the same URL.
+func (f *Fake) AddWebsite(in WebsiteInput) Website {
+	if strings.TrimSpace(in.URL) == "" {
+		panic("acctadmintest: AddWebsite: empty URL")
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.websiteByURL(in.URL) != nil {
+		panic("acctadmintest: AddWebsite: a website with URL " + in.URL + " exists")
+	}
+	at := f.timeOr(in.CreatedAt)
+	w := &Website{
+		ID:           f.idOr(in.ID),
+		Name:         in.Name,
+		URL:          in.URL,
+		BillingName:  in.BillingName,
+		LoginURL:     in.LoginURL,
+		CreatedAt:    at,
+		UpdatedAt:    at,
+		Emails:       append([]string(nil), in.Emails...),
+		PhoneNumbers: append([]string(nil), in.PhoneNumbers...),
+		Addresses:    append([]Address(nil), in.Addresses...),
+	}
+	f.st.websites = append(f.st.websites, w)
+	return websiteCopy(w)
+}
+
+// Websites returns every website in the order they were added.
+func (f *Fake) Websites() []Website {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := make([]Website, len(f.st.websites))
+	for i, w := range f.st.websites {
+		out[i] = websiteCopy(w)
+	}
+	return out
+}
+
+func websiteCopy(w *Website) Website {
+	out := *w
+	out.Emails = append([]string(nil), w.Emails...)
+	out.PhoneNumbers = append([]string(nil), w.PhoneNumbers...)
+	out.Addresses = append([]Address(nil), w.Addresses...)
+	return out
+}
+
+// websiteByURL finds a website by URL; f.mu must be held.
+func (f *Fake) websiteByURL(u string) *Website {
+	key := normalizeURL(u)
+	for _, w := range f.st.websites {
+		if normalizeURL(w.URL) == key {
+			return w
+		}
+	}
+	return nil
+}
+
+// normalizeURL makes the form in which website URLs are compared: scheme
+// and host ignore case, and a trailing slash does not count.
+func normalizeURL(s string) string {
+	s = strings.TrimSpace(s)
+	u, err := url.Parse(s)
+	if err != nil || u.Host == "" {
+		return strings.TrimRight(strings.ToLower(s), "/")
+	}
+	out := strings.ToLower(u.Scheme) + "://" + strings.ToLower(u.Host) + strings.TrimRight(u.EscapedPath(), "/")
+	if u.RawQuery != "" {
+		out += "?" + u.RawQuery
+	}
+	return out
+}
+
+// websiteParam resolves the required url parameter of the website
+// endpoints: missing is 400, unknown is 404. f.mu must be held.
+func (f *Fake) websiteParam(c *call) (*Website, error) {
+	u := c.scalar("url")
+	if u == "" {
+		return nil, invalid("url", "is required")
+	}
+	w := f.websiteByURL(u)
+	if w == nil {
+		return nil, notFound("website " + u)
+	}
+	return w, nil
+}
+
+type addressWire struct {
+	Line1   string `json:"line_1"`
+	Line2   string `json:"line_2"`
+	City    string `json:"city"`
+	State   string `json:"state"`
+	ZipCode string `json:"zip_code"`
+	Country string `json:"country"`
+}
+
+type websiteWire struct {
+	ID           uuid.UUID     `json:"id"`
+	Name         string        `json:"name"`
+	URL          string        `json:"url"`
+	BillingName  string        `json:"billing_name"`
+	LoginURL     string        `json:"login_url"`
+	CreatedAt    string        `json:"created_at"`
+	UpdatedAt    string        `json:"updated_at"`
+	Emails       []string      `json:"emails"`
+	PhoneNumbers []string      `json:"phone_numbers"`
+	Addresses    []addressWire `json:"addresses"`
+}
+
+func (wf wireFormat) website(w *Website) websiteWire {
+	var addrs []addressWire
+	for _, a := range w.Addresses {
+		addrs = append(addrs, addressWire(a))
+	}
+	return websiteWire{
+		ID:           w.ID,
+		Name:         w.Name,
+		URL:          w.URL,
+		BillingName:  w.BillingName,
+		LoginURL:     w.LoginURL,
+		CreatedAt:    wf.time(w.CreatedAt),
+		UpdatedAt:    wf.time(w.UpdatedAt),
+		Emails:       emptyAsNull(wf, w.Emails),
+		PhoneNumbers: emptyAsNull(wf, w.PhoneNumbers),
+		Addresses:    emptyAsNull(wf, addrs),
+	}
+}
+
+// GET /websites?url=: one website, as an object.
+func getWebsite(c *call) error {
+	f := c.f
+	wf := f.wire(false)
+	out, err := locked(f, func() (websiteWire, error) {
+		w, err := f.websiteParam(c)
+		if err != nil {
+			return websiteWire{}, err
+		}
+		return wf.website(w), nil
+	})
+	if err != nil {
+		return err
+	}
+	return c.ok(out, answer{})
+}
