@@ -1,4 +1,140 @@
 package acctadmin
 
-// ComplianceEventsClient is a placeholder.
+import (
+	"context"
+	"iter"
+	"net/http"
+
+	"github.com/google/uuid"
+)
+
+// ComplianceEventsClient reads compliance events: the due dates of filings
+// per company and jurisdiction.
 type ComplianceEventsClient service
+
+// ComplianceEventStatus is the state of a compliance event. Values the API
+// adds later are kept as they come.
+type ComplianceEventStatus string
+
+// The compliance event states the API documents.
+const (
+	// ComplianceEventActive is a filing that is due.
+	ComplianceEventActive ComplianceEventStatus = "active"
+	// ComplianceEventNoneRequired is a due date that needs no filing.
+	ComplianceEventNoneRequired ComplianceEventStatus = "none_required"
+)
+
+// ComplianceEvent is the due date of a filing of a company.
+// GET /compliance-events.
+type ComplianceEvent struct {
+	ID        uuid.UUID             `json:"id"`
+	CreatedAt Time                  `json:"created_at"`
+	UpdatedAt Time                  `json:"updated_at"`
+	Status    ComplianceEventStatus `json:"status"`
+	DueDate   Date                  `json:"due_date"`
+	// Jurisdictions are the names of the jurisdictions of the event.
+	Jurisdictions []string  `json:"jurisdictions"`
+	Company       string    `json:"company"`
+	CompanyID     uuid.UUID `json:"company_id"`
+	// Filing is the name of the filing that is due.
+	Filing string `json:"filing"`
+}
+
+// complianceEventWire is a compliance event as the API writes it: its
+// jurisdictions come as names or as {"jurisdiction": name} objects.
+type complianceEventWire struct {
+	ComplianceEvent
+	Jurisdictions jurisdictionNames `json:"jurisdictions"`
+}
+
+// maxComplianceEventsLimit is the largest page of GET /compliance-events.
+const maxComplianceEventsLimit = 100
+
+// ComplianceEventListParams filters GET /compliance-events. StartDate and
+// EndDate are required; other zero values are not sent.
+type ComplianceEventListParams struct {
+	// Limit is the page size (API default 50, at most 100).
+	Limit int
+	// Offset is the number of events to skip.
+	Offset int
+	// Company filters by company name; give it or CompanyID, not both.
+	Company string
+	// CompanyID filters by company id.
+	CompanyID uuid.UUID
+	// StartDate and EndDate bound the due dates; both are required and
+	// EndDate must not be before StartDate.
+	StartDate Date
+	EndDate   Date
+	// Jurisdictions filters by jurisdiction names; give it or
+	// JurisdictionIDs, not both.
+	Jurisdictions []string
+	// JurisdictionIDs filters by jurisdiction ids.
+	JurisdictionIDs []uuid.UUID
+}
+
+func (p *ComplianceEventListParams) validate() error {
+	err := firstErr(
+		checkPage(p.Limit, maxComplianceEventsLimit, p.Offset),
+		checkNotBoth("company", p.Company != "", "company_id", p.CompanyID != uuid.Nil),
+		checkDate("start_date", p.StartDate),
+		checkDate("end_date", p.EndDate),
+		checkNotBoth("jurisdictions", len(p.Jurisdictions) > 0, "jurisdiction_ids", len(p.JurisdictionIDs) > 0),
+		checkIDs("jurisdiction_ids", p.JurisdictionIDs),
+	)
+	if err == nil && p.EndDate.Before(p.StartDate) {
+		err = invalid("end_date", "%s is before start_date %s", p.EndDate, p.StartDate)
+	}
+	return err
+}
+
+func (p *ComplianceEventListParams) query() *query {
+	q := &query{}
+	q.int("limit", p.Limit)
+	q.int("offset", p.Offset)
+	q.str("company", p.Company)
+	q.id("company_id", p.CompanyID)
+	q.date("start_date", p.StartDate)
+	q.date("end_date", p.EndDate)
+	q.strs("jurisdictions", p.Jurisdictions)
+	q.ids("jurisdiction_ids", p.JurisdictionIDs)
+	return q
+}
+
+// List returns one page of the compliance events due between p.StartDate
+// and p.EndDate. GET /compliance-events.
+func (s *ComplianceEventsClient) List(ctx context.Context, p *ComplianceEventListParams) ([]ComplianceEvent, error) {
+	if p == nil {
+		p = &ComplianceEventListParams{}
+	}
+	if err := p.validate(); err != nil {
+		return nil, err
+	}
+	wire, err := request[[]complianceEventWire](ctx, s.c, http.MethodGet, "/compliance-events", p.query(), nil)
+	if err != nil || wire == nil {
+		return nil, err
+	}
+	events := make([]ComplianceEvent, len(wire))
+	for i := range wire {
+		events[i] = wire[i].ComplianceEvent
+		events[i].Jurisdictions = wire[i].Jurisdictions
+	}
+	return events, nil
+}
+
+// All returns every compliance event due between p.StartDate and
+// p.EndDate, page after page (100 a page unless p.Limit says otherwise),
+// reading the next page while the loop works on the current one.
+// GET /compliance-events.
+func (s *ComplianceEventsClient) All(ctx context.Context, p *ComplianceEventListParams) iter.Seq2[ComplianceEvent, error] {
+	if p == nil {
+		p = &ComplianceEventListParams{}
+	}
+	return paginate(ctx, listing[ComplianceEvent]{
+		invalid: p.validate(), limit: p.Limit, max: maxComplianceEventsLimit, offset: p.Offset,
+		fetch: func(ctx context.Context, limit, offset int) ([]ComplianceEvent, error) {
+			q := *p
+			q.Limit, q.Offset = limit, offset
+			return s.List(ctx, &q)
+		},
+	})
+}

@@ -148,3 +148,24 @@ func optID(id uuid.UUID) *uuid.UUID {
 	}
 	return &id
 }
+
+// checkDate requires d, a real calendar date.
+func checkDate(field string, d Date) error {
+	if d.IsZero() {
+		return invalid(field, "is required")
+	}
+	if _, err := ParseDate(d.String()); err != nil {
+		return invalid(field, "%04d-%02d-%02d is not a calendar date", d.Year, int(d.Month), d.Day)
+	}
+	return nil
+}
+
+// checkIDs refuses the nil UUID in a list of ids.
+func checkIDs(field string, ids []uuid.UUID) error {
+	for i, id := range ids {
+		if id == uuid.Nil {
+			return invalid(field, "item %d is the nil UUID", i)
+		}
+	}
+	return nil
+}
