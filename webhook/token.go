@@ -220,8 +220,8 @@ func checkObject(b []byte) error {
 }
 
 // numericDate converts a registered time claim, decoded as json.Number,
-// into a time. It refuses other JSON types, and values outside the years 1
-// to 9999 that cannot be compared sensibly.
+// into a time. It refuses other JSON types, and values further from the
+// epoch than maxNumericDate, which cannot be compared sensibly.
 func numericDate(v any) (time.Time, error) {
 	n, ok := v.(json.Number)
 	if !ok {
