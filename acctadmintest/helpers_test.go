@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -209,3 +210,5 @@ func requireFieldError(t testing.TB, r response, field string) {
 	}
 	require.Contains(t, fields, field, "body: %s", r.Body)
 }
+
+func itoa(n int) string { return strconv.Itoa(n) }

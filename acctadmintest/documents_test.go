@@ -1,0 +1,208 @@
+package acctadmintest_test
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
+
+	"github.com/acctadmin/acctadmin-go/acctadmintest"
+)
+
+// seedDocuments adds n documents, one a minute from fixedNow - n minutes;
+// every third one is read.
+func seedDocuments(t *testing.T, srv *acctadmintest.Server, n int) []acctadmintest.Document {
+	t.Helper()
+	co := srv.AddCompany(acctadmintest.CompanyInput{Name: "Acme LLC", HomeState: "Utah"})
+	var docs []acctadmintest.Document
+	for i := 0; i < n; i++ {
+		status := acctadmintest.DocumentUnread
+		if i%3 == 2 {
+			status = acctadmintest.DocumentRead
+		}
+		docs = append(docs, srv.AddDocument(acctadmintest.DocumentInput{
+			CompanyID: co.ID,
+			Title:     "Letter " + itoa(i),
+			Pages:     1 + i%5,
+			Status:    status,
+			CreatedAt: fixedNow.Add(time.Duration(i-n) * time.Minute),
+		}))
+	}
+	return docs
+}
+
+func TestDocumentsListShape(t *testing.T) {
+	srv := newServer(t)
+	docs := seedDocuments(t, srv, 3)
+	r := do(t, srv, http.MethodGet, "/documents", nil)
+	requireOK(t, r, `"true"`)
+	items := r.Items(t)
+	require.Len(t, items, 2, "unread by default")
+	d := items[0]
+	require.Equal(t, docs[0].ID.String(), d["id"])
+	require.Equal(t, "Letter 0", d["title"])
+	require.Equal(t, "unread", d["status"])
+	require.Equal(t, "Regular Mail", d["type"])
+	require.Equal(t, "mail", d["source"])
+	require.EqualValues(t, 1, d["pages"])
+	require.Equal(t, false, d["payment_locked"])
+	require.Equal(t, "Utah", d["state"], "listings carry state")
+	require.NotContains(t, d, "jurisdiction")
+	require.Equal(t, "Acme LLC", d["company_name"])
+	require.Equal(t, docs[0].CompanyID.String(), d["company_id"])
+	require.Equal(t, "2025-03-14 08:06:26 -0700", d["created_at"])
+	require.Contains(t, d, "_links", "undocumented fields ride along")
+	require.Contains(t, string(r.Body), `"state":"Utah"`)
+
+	r = do(t, srv, http.MethodGet, "/documents?status=read", nil)
+	requireOK(t, r, `"true"`)
+	items = r.Items(t)
+	require.Len(t, items, 1)
+	require.Equal(t, docs[2].ID.String(), items[0]["id"])
+}
+
+func TestDocumentGetCarriesJurisdiction(t *testing.T) {
+	srv := newServer(t)
+	docs := seedDocuments(t, srv, 1)
+	r := do(t, srv, http.MethodGet, "/documents/"+docs[0].ID.String(), nil)
+	requireOK(t, r, "true")
+	var d map[string]any
+	r.Result(t, &d)
+	require.Equal(t, "Utah", d["jurisdiction"])
+	require.NotContains(t, d, "state")
+	require.Equal(t, docs[0].ID.String(), d["id"])
+	require.Equal(t, "unread", d["status"], "reading the record does not mark it read")
+
+	requireError(t, do(t, srv, http.MethodGet, "/documents/"+uuid.NewString(), nil), http.StatusNotFound, "document not found")
+	requireError(t, do(t, srv, http.MethodGet, "/documents/xyz", nil), http.StatusNotFound, "document not found")
+}
+
+func TestDocumentsPaging(t *testing.T) {
+	srv := newServer(t)
+	seedDocuments(t, srv, 330) // 220 unread
+	r := do(t, srv, http.MethodGet, "/documents", nil)
+	require.Len(t, r.Items(t), 50)
+	r = do(t, srv, http.MethodGet, "/documents?limit=200", nil)
+	require.Len(t, r.Items(t), 200)
+	r = do(t, srv, http.MethodGet, "/documents?limit=200&offset=200", nil)
+	require.Len(t, r.Items(t), 20, "short last page")
+	requireFieldError(t, do(t, srv, http.MethodGet, "/documents?limit=201", nil), "limit")
+	requireFieldError(t, do(t, srv, http.MethodGet, "/documents?offset=-5", nil), "offset")
+
+	// Stable order: created_at, then id.
+	var prev string
+	for off := 0; off < 220; off += 70 {
+		for _, it := range do(t, srv, http.MethodGet, "/documents?limit=70&offset="+itoa(off), nil).Items(t) {
+			require.GreaterOrEqual(t, it["created_at"].(string), prev)
+			prev = it["created_at"].(string)
+		}
+	}
+}
+
+func TestDocumentsSameTimeOrderedByID(t *testing.T) {
+	srv := newServer(t)
+	co := srv.AddCompany(acctadmintest.CompanyInput{Name: "Acme LLC", HomeState: "Utah"})
+	for i := 0; i < 20; i++ {
+		srv.AddDocument(acctadmintest.DocumentInput{CompanyID: co.ID})
+	}
+	items := do(t, srv, http.MethodGet, "/documents", nil).Items(t)
+	require.Len(t, items, 20)
+	for i := 1; i < len(items); i++ {
+		a, b := uuid.MustParse(items[i-1]["id"].(string)), uuid.MustParse(items[i]["id"].(string))
+		require.Negative(t, strings.Compare(string(a[:]), string(b[:])))
+	}
+}
+
+func TestDocumentsStartStop(t *testing.T) {
+	srv := newServer(t)
+	docs := seedDocuments(t, srv, 10) // created fixedNow-10m .. fixedNow-1m
+	q := url.Values{}
+	q.Set("status", "unread")
+	q.Set("start", docs[3].CreatedAt.In(time.FixedZone("", 2*3600)).Format("2006-01-02 15:04:05 -0700"))
+	q.Set("stop", docs[7].CreatedAt.Format(time.RFC3339))
+	items := do(t, srv, http.MethodGet, "/documents?"+q.Encode(), nil).Items(t)
+	var ids []string
+	for _, it := range items {
+		ids = append(ids, it["id"].(string))
+	}
+	// 3..7 inclusive, without the read ones (5).
+	require.Equal(t, []string{docs[3].ID.String(), docs[4].ID.String(), docs[6].ID.String(), docs[7].ID.String()}, ids)
+
+	for _, tc := range []struct{ q, field string }{
+		{"start=yesterday", "start"},
+		{"stop=2025-03-14", "stop"},
+		// An unescaped + in the offset arrives as a space.
+		{"start=2025-03-14 08:00:00 +0000", "start"},
+		{"start=2025-03-14T10:00:00Z&stop=2025-03-14T09:00:00Z", "stop"},
+		{"status=all", "status"},
+	} {
+		requireFieldError(t, do(t, srv, http.MethodGet, "/documents?"+strings.ReplaceAll(tc.q, " ", "%20"), nil), tc.field)
+	}
+}
+
+func TestDocumentDownloadMarksRead(t *testing.T) {
+	srv := newServer(t)
+	docs := seedDocuments(t, srv, 2)
+	target := docs[1]
+	require.Len(t, do(t, srv, http.MethodGet, "/documents", nil).Items(t), 2)
+
+	r := do(t, srv, http.MethodGet, "/documents/"+target.ID.String()+"/download", nil)
+	require.Equal(t, http.StatusOK, r.Status)
+	require.Equal(t, "application/pdf", r.Header.Get("Content-Type"))
+	require.Equal(t, `attachment; filename="Letter 1.pdf"`, r.Header.Get("Content-Disposition"))
+	require.Equal(t, itoa(len(r.Body)), r.Header.Get("Content-Length"))
+	requirePDF(t, r.Body, target.Pages)
+
+	got, _ := srv.Document(target.ID)
+	require.Equal(t, acctadmintest.DocumentRead, got.Status)
+	items := do(t, srv, http.MethodGet, "/documents", nil).Items(t)
+	require.Len(t, items, 1, "the downloaded document left the unread listing")
+	require.Equal(t, docs[0].ID.String(), items[0]["id"])
+	items = do(t, srv, http.MethodGet, "/documents?status=read", nil).Items(t)
+	require.Len(t, items, 1)
+	require.Equal(t, target.ID.String(), items[0]["id"])
+	require.Equal(t, "read", items[0]["status"])
+
+	requireError(t, do(t, srv, http.MethodGet, "/documents/"+uuid.NewString()+"/download", nil), http.StatusNotFound, "document not found")
+}
+
+func TestDocumentPages(t *testing.T) {
+	srv := newServer(t)
+	co := srv.AddCompany(acctadmintest.CompanyInput{Name: "Acme LLC", HomeState: "Utah"})
+	doc := srv.AddDocument(acctadmintest.DocumentInput{CompanyID: co.ID, Pages: 3})
+	base := "/documents/" + doc.ID.String() + "/page/"
+
+	for _, tc := range []struct {
+		query string
+		w, h  int
+	}{{"", 1275, 1650}, {"?dpi=72", 612, 792}, {"?dpi=150", 1275, 1650}, {"?dpi=300", 2550, 3300}} {
+		r := do(t, srv, http.MethodGet, base+"2"+tc.query, nil)
+		requirePNG(t, r, tc.w, tc.h)
+	}
+	requireFieldError(t, do(t, srv, http.MethodGet, base+"0?dpi=100", nil), "dpi")
+	requireFieldError(t, do(t, srv, http.MethodGet, base+"0?dpi=high", nil), "dpi")
+	requireFieldError(t, do(t, srv, http.MethodGet, base+"one", nil), "page_number")
+	requireError(t, do(t, srv, http.MethodGet, base+"3", nil), http.StatusNotFound, "page 3")
+	requireError(t, do(t, srv, http.MethodGet, base+"-1", nil), http.StatusNotFound, "page -1")
+	requireError(t, do(t, srv, http.MethodGet, "/documents/"+uuid.NewString()+"/page/0", nil), http.StatusNotFound, "document not found")
+	got, _ := srv.Document(doc.ID)
+	require.Equal(t, acctadmintest.DocumentUnread, got.Status, "page images do not mark read")
+}
+
+func TestDocumentAttachmentNames(t *testing.T) {
+	srv := newServer(t)
+	co := srv.AddCompany(acctadmintest.CompanyInput{Name: "Acme LLC", HomeState: "Utah"})
+	for title, want := range map[string]string{
+		`Say "hi"`: `attachment; filename="Say \"hi\".pdf"`,
+		"Résumé":   `attachment; filename="R_sum_.pdf"; filename*=UTF-8''R%C3%A9sum%C3%A9.pdf`,
+	} {
+		doc := srv.AddDocument(acctadmintest.DocumentInput{CompanyID: co.ID, Title: title})
+		r := do(t, srv, http.MethodGet, "/documents/"+doc.ID.String()+"/download", nil)
+		require.Equal(t, want, r.Header.Get("Content-Disposition"))
+		requirePDF(t, r.Body, 1)
+	}
+}

@@ -1,0 +1,118 @@
+package acctadmintest_test
+
+import (
+	"net/http"
+	"net/url"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/acctadmin/acctadmin-go/acctadmintest"
+)
+
+var demoURL = url.QueryEscape(acctadmintest.DemoWebsiteURL)
+
+func TestFilingProductsWithoutJurisdiction(t *testing.T) {
+	srv := newDemo(t)
+	r := do(t, srv, http.MethodGet, "/filing-products?url="+demoURL, nil)
+	requireOK(t, r, "true")
+	items := r.Items(t)
+	require.Len(t, items, 4)
+	for _, it := range items {
+		require.NotContains(t, it, "filing_methods")
+		require.ElementsMatch(t, []string{"id", "name", "filing_name", "price"}, keys(it))
+	}
+	require.Contains(t, string(r.Body), `"name":"Annual Report","filing_name":"annual report","price":149.00}`)
+	require.Contains(t, string(r.Body), `"price":49.50}`)
+}
+
+func TestFilingProductsWithJurisdiction(t *testing.T) {
+	srv := newDemo(t)
+	r := do(t, srv, http.MethodGet, "/filing-products?url="+demoURL+"&jurisdiction=utah", nil)
+	requireOK(t, r, "true")
+	items := r.Items(t)
+	require.Len(t, items, 4)
+	var methods []any
+	for _, it := range items {
+		ms, ok := it["filing_methods"].([]any)
+		require.True(t, ok, "filing_methods on every item: %v", it)
+		methods = append(methods, ms...)
+	}
+	require.Len(t, methods, 5)
+	for _, m := range methods {
+		mm := m.(map[string]any)
+		require.Equal(t, "Utah", mm["jurisdiction"])
+		require.ElementsMatch(t, []string{"id", "name", "type", "cost", "filed_in", "docs_in", "agency_name", "filing_description", "jurisdiction"}, keys(mm))
+	}
+	body := string(r.Body)
+	// Online: objects; mail: an array holding one object.
+	require.Contains(t, body, `"type":"online","cost":20.00,"filed_in":{"days":1,"hours":0},"docs_in":{"days":0,"hours":4}`)
+	require.Contains(t, body, `"type":"mail","cost":20.00,"filed_in":[{"days":10,"hours":0}],"docs_in":[{"days":2,"hours":0}]`)
+
+	// A jurisdiction without methods: every item has an empty list.
+	r = do(t, srv, http.MethodGet, "/filing-products?url="+demoURL+"&jurisdiction=Maine", nil)
+	for _, it := range r.Items(t) {
+		require.Equal(t, []any{}, it["filing_methods"])
+	}
+}
+
+func TestFilingProductsValidation(t *testing.T) {
+	srv := newDemo(t)
+	requireFieldError(t, do(t, srv, http.MethodGet, "/filing-products", nil), "url")
+	requireFieldError(t, do(t, srv, http.MethodGet, "/filing-products?jurisdiction=Utah", nil), "url")
+	requireFieldError(t, do(t, srv, http.MethodGet, "/filing-products?url="+demoURL+"&jurisdiction=Gondor", nil), "jurisdiction")
+	requireError(t, do(t, srv, http.MethodGet, "/filing-products?url=https://unknown.example", nil), http.StatusNotFound, "website")
+	// The URL is matched without regard to the case of the host or a
+	// trailing slash.
+	r := do(t, srv, http.MethodGet, "/filing-products?url="+url.QueryEscape("https://WWW.Example-Agent.com/"), nil)
+	requireOK(t, r, "true")
+	require.Len(t, r.Items(t), 4)
+	// The other website sells nothing.
+	r = do(t, srv, http.MethodGet, "/filing-products?url="+url.QueryEscape(acctadmintest.DemoBareWebsiteURL), nil)
+	requireOK(t, r, "true")
+	require.Equal(t, "[]", string(mustRaw(t, r)))
+}
+
+func TestRegisteredAgentProducts(t *testing.T) {
+	srv := newDemo(t)
+	r := do(t, srv, http.MethodGet, "/registered-agent-products?url="+demoURL, nil)
+	requireOK(t, r, "true")
+	items := r.Items(t)
+	require.Len(t, items, 7)
+	require.ElementsMatch(t, []string{"id", "name", "jurisdiction", "price", "url"}, keys(items[0]))
+	require.Contains(t, string(r.Body), `"name":"Registered Agent Service - Utah","jurisdiction":"Utah","price":119.00,"url":"https://www.example-agent.com/registered-agent/ut"}`)
+	requireFieldError(t, do(t, srv, http.MethodGet, "/registered-agent-products", nil), "url")
+	requireError(t, do(t, srv, http.MethodGet, "/registered-agent-products?url=https://x.example", nil), http.StatusNotFound, "website")
+}
+
+func TestWebsites(t *testing.T) {
+	srv := newDemo(t)
+	r := do(t, srv, http.MethodGet, "/websites?url="+demoURL, nil)
+	requireOK(t, r, "true")
+	var w map[string]any
+	r.Result(t, &w)
+	require.Equal(t, "Example Agent Services", w["name"])
+	require.Equal(t, acctadmintest.DemoWebsiteURL, w["url"])
+	require.Equal(t, "Example Agent Services LLC", w["billing_name"])
+	require.Equal(t, acctadmintest.DemoWebsiteURL+"/login", w["login_url"])
+	require.Regexp(t, timestampRE, w["created_at"])
+	require.Regexp(t, timestampRE, w["updated_at"])
+	require.Equal(t, []any{"support@example-agent.com", "billing@example-agent.com"}, w["emails"])
+	require.Equal(t, []any{"+1 208-555-0100"}, w["phone_numbers"])
+	require.Equal(t, []any{map[string]any{"line_1": "100 Main Street", "line_2": "Suite 200", "city": "Boise", "state": "ID", "zip_code": "83702", "country": "US"}}, w["addresses"])
+
+	r = do(t, srv, http.MethodGet, "/websites?url="+url.QueryEscape(acctadmintest.DemoBareWebsiteURL), nil)
+	requireOK(t, r, "true")
+	require.Contains(t, string(r.Body), `"emails":null,"phone_numbers":null,"addresses":null}`)
+
+	requireFieldError(t, do(t, srv, http.MethodGet, "/websites", nil), "url")
+	requireError(t, do(t, srv, http.MethodGet, "/websites?url=https://nope.example", nil), http.StatusNotFound, "website https://nope.example not found")
+}
+
+func keys(m map[string]any) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
