@@ -46,7 +46,9 @@ func TestAuthAcceptsPOSTBodyHash(t *testing.T) {
 
 func TestAuthRejects(t *testing.T) {
 	srv := newServer(t)
-	header := func() map[string]any { return map[string]any{"alg": "HS256", "typ": "JWT", "access_key": srv.AccessKey} }
+	header := func() map[string]any {
+		return map[string]any{"alg": "HS256", "typ": "JWT", "access_key": srv.AccessKey}
+	}
 	claims := func() map[string]any { return map[string]any{"path": "/callbacks", "content": emptyHash} }
 	with := func(m map[string]any, k string, v any) map[string]any {
 		if v == nil {

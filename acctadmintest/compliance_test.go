@@ -23,11 +23,11 @@ func seedCompliance(srv *acctadmintest.Server) complianceFixture {
 	f.beta = srv.AddCompany(acctadmintest.CompanyInput{Name: "Beta Inc", HomeState: "Idaho"})
 	day := func(m time.Month, d int) time.Time { return time.Date(2025, m, d, 0, 0, 0, 0, time.UTC) }
 	for _, in := range []acctadmintest.ComplianceEventInput{
-		{CompanyID: f.acme.ID, DueDate: day(4, 1), Filing: "Annual Report"},                                                     // 0 Utah
-		{CompanyID: f.acme.ID, DueDate: day(5, 15), Filing: "Franchise Tax", Jurisdictions: []string{"Utah", "Nevada"}},          // 1
-		{CompanyID: f.beta.ID, DueDate: day(4, 30), Filing: "Annual Report"},                                                     // 2 Idaho
-		{CompanyID: f.beta.ID, DueDate: day(9, 1), Filing: "Annual Report", Status: acctadmintest.ComplianceNoneRequired},        // 3 Idaho
-		{CompanyID: f.beta.ID, DueDate: day(3, 31), Filing: "Statement of Information", Jurisdictions: []string{"Washington"}},   // 4
+		{CompanyID: f.acme.ID, DueDate: day(4, 1), Filing: "Annual Report"},                                                    // 0 Utah
+		{CompanyID: f.acme.ID, DueDate: day(5, 15), Filing: "Franchise Tax", Jurisdictions: []string{"Utah", "Nevada"}},        // 1
+		{CompanyID: f.beta.ID, DueDate: day(4, 30), Filing: "Annual Report"},                                                   // 2 Idaho
+		{CompanyID: f.beta.ID, DueDate: day(9, 1), Filing: "Annual Report", Status: acctadmintest.ComplianceNoneRequired},      // 3 Idaho
+		{CompanyID: f.beta.ID, DueDate: day(3, 31), Filing: "Statement of Information", Jurisdictions: []string{"Washington"}}, // 4
 	} {
 		f.events = append(f.events, srv.AddComplianceEvent(in))
 	}
