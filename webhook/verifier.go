@@ -3,7 +3,6 @@ package webhook
 import (
 	"bytes"
 	"crypto/subtle"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -163,8 +162,9 @@ func blank(secret []byte) bool {
 // The token is taken exactly as given: surrounding whitespace is refused
 // like any other byte outside the base64url alphabet.
 //
-// Verify checks, in this order: the token's form (ErrMalformed), its
-// header (ErrAlgorithm), its signature against each secret
+// Verify checks, in this order: the token's form and header (ErrMalformed,
+// ErrAlgorithm, and ErrInvalidSignature for a signature segment of the
+// wrong length or encoding), its signature against each secret
 // (ErrInvalidSignature), the exp, nbf and iat claims when present
 // (ErrExpired, ErrNotYetValid), the header's access_key (ErrAccessKey),
 // and last the replay cache (ErrReplayed). The event is recorded in the
@@ -295,12 +295,9 @@ func (v *Verifier) tokenFromRequest(r *http.Request) (string, error) {
 
 // tokenFromJSON returns the token field of a JSON object body.
 func tokenFromJSON(body []byte) (string, error) {
-	if err := checkObject(body); err != nil {
+	m, err := decodeObject(body)
+	if err != nil {
 		return "", malformed("body: %v", err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(body, &m); err != nil {
-		return "", malformed("body: %v", errNotJSON)
 	}
 	token, n := "", 0
 	for k, val := range m {
