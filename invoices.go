@@ -2,7 +2,11 @@ package acctadmin
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"iter"
+	"math"
+	"net/http"
 
 	"github.com/google/uuid"
 )
@@ -40,13 +44,80 @@ type InvoiceItem struct {
 // UnmarshalJSON decodes the known fields and keeps the whole record in Raw.
 func (inv *Invoice) UnmarshalJSON(data []byte) error {
 	type plain Invoice
-	var p plain
-	if err := json.Unmarshal(data, &p); err != nil {
-		return err
+	return decodeRecord(data, (*plain)(inv), &inv.Raw)
+}
+
+// invoicesPageSize is the page size of InvoicesClient.All. The API does not
+// document paging for invoices; 100 is the largest page that its other
+// listings of account records (services, compliance events) allow.
+const invoicesPageSize = 100
+
+// InvoiceListParams filters GET /invoices. Zero values are not sent.
+//
+// The API does not document paging for invoices: Limit and Offset are sent
+// as limit and offset when given, as on the other listings.
+type InvoiceListParams struct {
+	// Limit is the page size; zero leaves it to the API.
+	Limit int
+	// Offset is the number of invoices to skip.
+	Offset int
+	// CompanyIDs keeps the invoices of these companies; give it or
+	// Companies, not both.
+	CompanyIDs []uuid.UUID
+	// Companies keeps the invoices of the companies of these names.
+	Companies []string
+}
+
+func (p *InvoiceListParams) validate() error {
+	return firstErr(
+		checkPage(p.Limit, math.MaxInt, p.Offset),
+		checkNotBoth("company_ids", len(p.CompanyIDs) > 0, "companies", len(p.Companies) > 0),
+		checkIDs("company_ids", p.CompanyIDs),
+	)
+}
+
+func (p *InvoiceListParams) query() *query {
+	q := &query{}
+	q.int("limit", p.Limit)
+	q.int("offset", p.Offset)
+	q.ids("company_ids", p.CompanyIDs)
+	q.strs("companies", p.Companies)
+	return q
+}
+
+// List returns the account's invoices (one page of them when p.Limit is
+// given). GET /invoices.
+func (s *InvoicesClient) List(ctx context.Context, p *InvoiceListParams) ([]Invoice, error) {
+	if p == nil {
+		p = &InvoiceListParams{}
 	}
-	*inv = Invoice(p)
-	inv.Raw = append(json.RawMessage(nil), data...)
-	return nil
+	if err := p.validate(); err != nil {
+		return nil, err
+	}
+	return request[[]Invoice](ctx, s.c, http.MethodGet, "/invoices", p.query(), nil)
+}
+
+// All returns every invoice, page after page (100 a page unless p.Limit
+// says otherwise), reading the next page while the loop works on the
+// current one. Since the API does not document paging for invoices, a page
+// longer than the limit, or one that repeats the page before, is taken to
+// mean that the API answered the whole listing at once, and All stops
+// there. GET /invoices.
+func (s *InvoicesClient) All(ctx context.Context, p *InvoiceListParams) iter.Seq2[Invoice, error] {
+	if p == nil {
+		p = &InvoiceListParams{}
+	}
+	fetch := func(ctx context.Context, limit, offset int) ([]Invoice, error) {
+		q := *p
+		q.Limit, q.Offset = limit, offset
+		return s.List(ctx, &q)
+	}
+	return func(yield func(Invoice, error) bool) {
+		paginate(ctx, listing[Invoice]{
+			invalid: p.validate(), limit: p.Limit, max: invoicesPageSize, offset: p.Offset,
+			fetch: stopIfUnpaged(fetch, func(inv Invoice) uuid.UUID { return inv.ID }),
+		})(yield)
+	}
 }
 
 // unpaidInvoices reads the invoices listed in a refused cancellation. The

@@ -1,6 +1,9 @@
 package acctadmin
 
 import (
+	"context"
+	"encoding/json"
+	"fmt"
 	"net/url"
 	"strconv"
 	"strings"
@@ -168,4 +171,50 @@ func checkIDs(field string, ids []uuid.UUID) error {
 		}
 	}
 	return nil
+}
+
+// decodeRecord is the UnmarshalJSON of a record that keeps its raw JSON:
+// it decodes data, an object or null, into *p (the record's type without
+// its own UnmarshalJSON) and keeps a copy of data in *raw.
+func decodeRecord[P any](data []byte, p *P, raw *json.RawMessage) error {
+	var fresh P
+	if string(data) == "null" {
+		*p, *raw = fresh, nil
+		return nil
+	}
+	if len(data) == 0 || data[0] != '{' {
+		return fmt.Errorf("want a JSON object, got %s", clip(data))
+	}
+	if err := json.Unmarshal(data, &fresh); err != nil {
+		return err
+	}
+	*p = fresh
+	*raw = append(json.RawMessage(nil), data...)
+	return nil
+}
+
+// stopIfUnpaged guards the pages of a listing whose paging the API does
+// not document: were it to ignore limit or offset, a page longer than the
+// limit, or one that starts with the same record as the page before,
+// shows that the whole listing already came, and the listing ends there
+// instead of asking for it again and again. The guard keeps state: make
+// one per iteration.
+func stopIfUnpaged[T any](fetch fetchPage[T], id func(T) uuid.UUID) fetchPage[T] {
+	var done bool
+	var first uuid.UUID
+	return func(ctx context.Context, limit, offset int) ([]T, error) {
+		if done {
+			return nil, nil
+		}
+		items, err := fetch(ctx, limit, offset)
+		if err != nil || len(items) == 0 {
+			return items, err
+		}
+		if first != uuid.Nil && id(items[0]) == first {
+			return nil, nil
+		}
+		first = id(items[0])
+		done = len(items) > limit
+		return items, nil
+	}
 }
