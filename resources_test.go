@@ -37,7 +37,7 @@ func offsetPager(total int, item func(i int) string) http.HandlerFunc {
 		for i := offset; i < total && i < offset+limit; i++ {
 			items = append(items, item(i))
 		}
-		ok("[" + strings.Join(items, ",") + "]")(w, r)
+		ok("["+strings.Join(items, ",")+"]")(w, r)
 	}
 }
 
