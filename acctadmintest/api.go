@@ -141,12 +141,14 @@ func (f *Fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	sw := &statusWriter{ResponseWriter: w, f: f, idx: idx}
 
 	if d := time.Duration(f.latency.Load()); d > 0 && !f.sleep(r, d) {
+		f.abandon(sw)
 		return
 	}
 	ft, faulted := f.pickFault(r.Method, pattern, r.URL.Path)
 	if faulted {
 		f.markFaulted(idx)
 		if ft.Latency > 0 && !f.sleep(r, ft.Latency) {
+			f.abandon(sw)
 			return
 		}
 		if !ft.AfterApply && !ft.TruncateBody {
@@ -186,6 +188,14 @@ func (f *Fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		case ft.AfterApply && ft.Status != 0:
 			writeFaultStatus(sw, ft, f.envelopeTime(false))
 		}
+	}
+}
+
+// abandon ends a request whose wait was cut short: the client has gone, or
+// the fake is closing, which it tells with a 503.
+func (f *Fake) abandon(w http.ResponseWriter) {
+	if f.ctx.Err() != nil {
+		writeJSON(w, http.StatusServiceUnavailable, errorEnvelope{Timestamp: f.envelopeTime(false), Message: "server is shutting down"})
 	}
 }
 

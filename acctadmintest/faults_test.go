@@ -1,0 +1,279 @@
+package acctadmintest_test
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/acctadmin/acctadmin-go/acctadmintest"
+)
+
+// send makes a signed request with client and returns the answer or the
+// transport error, reading the whole body.
+func send(t *testing.T, srv *acctadmintest.Server, client *http.Client, method, path string, body []byte) (*http.Response, []byte, error) {
+	t.Helper()
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequest(method, srv.URL+path, rd)
+	require.NoError(t, err)
+	req.Header.Set("Authorization", "Bearer "+signJWT(t, srv.AccessKey, srv.SecretKey, req.URL.Path, body))
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	return resp, data, err
+}
+
+// freshClient makes one connection per request, so a dropped connection
+// is never retried by the transport.
+func freshClient(t *testing.T) *http.Client {
+	tr := &http.Transport{DisableKeepAlives: true}
+	t.Cleanup(tr.CloseIdleConnections)
+	return &http.Client{Transport: tr}
+}
+
+func TestFaultStatusWithRetryAfter(t *testing.T) {
+	srv := newServer(t)
+	srv.InjectFault(acctadmintest.Fault{Method: http.MethodGet, Path: "/services", Count: 2, Status: 503, RetryAfter: "7"})
+	for i := 0; i < 2; i++ {
+		r := do(t, srv, http.MethodGet, "/services", nil)
+		requireError(t, r, http.StatusServiceUnavailable, "service unavailable")
+		require.Equal(t, "7", r.Header.Get("Retry-After"))
+	}
+	requireOK(t, do(t, srv, http.MethodGet, "/services", nil), "true")
+	require.Equal(t, 2, srv.FaultsFired())
+	log := srv.Requests()
+	require.Len(t, log, 3)
+	require.True(t, log[0].Faulted)
+	require.Equal(t, 503, log[0].Status)
+	require.False(t, log[2].Faulted)
+	require.Equal(t, 3, srv.RequestCount(http.MethodGet, "/services"))
+}
+
+func TestFault429UntilCleared(t *testing.T) {
+	srv := newServer(t)
+	srv.InjectFault(acctadmintest.Fault{Status: 429, RetryAfter: "Wed, 21 Oct 2025 07:28:00 GMT", Message: "slow down"})
+	for _, p := range []string{"/services", "/callbacks", "/no-such"} {
+		r := do(t, srv, http.MethodGet, p, nil)
+		requireError(t, r, http.StatusTooManyRequests, "slow down")
+		require.Equal(t, "Wed, 21 Oct 2025 07:28:00 GMT", r.Header.Get("Retry-After"))
+	}
+	// Faults come before authentication, like a gateway's.
+	requireError(t, doToken(t, srv, http.MethodGet, "/services", nil, ""), http.StatusTooManyRequests, "slow down")
+	srv.ClearFaults()
+	requireOK(t, do(t, srv, http.MethodGet, "/services", nil), "true")
+}
+
+func TestFaultMatching(t *testing.T) {
+	srv := newServer(t)
+	co := srv.AddCompany(acctadmintest.CompanyInput{Name: "Acme LLC", HomeState: "Utah"})
+	doc := srv.AddDocument(acctadmintest.DocumentInput{CompanyID: co.ID})
+	srv.InjectFault(acctadmintest.Fault{Path: "/documents/:id/download", Status: 500})
+	srv.InjectFault(acctadmintest.Fault{Method: http.MethodPost, Path: "/callbacks", Status: 502})
+	srv.InjectFault(acctadmintest.Fault{Path: "/resources", Status: 504})
+
+	requireError(t, do(t, srv, http.MethodGet, "/documents/"+doc.ID.String()+"/download", nil), 500, "internal server error")
+	requireOK(t, do(t, srv, http.MethodGet, "/documents/"+doc.ID.String(), nil), "true")
+	requireOK(t, do(t, srv, http.MethodGet, "/documents", nil), `"true"`)
+	requireError(t, do(t, srv, http.MethodPost, "/callbacks", map[string]string{"url": "http://127.0.0.1:1/"}), 502, "bad gateway")
+	requireOK(t, do(t, srv, http.MethodGet, "/callbacks", nil), "true")
+	requireError(t, do(t, srv, http.MethodGet, "/resources", nil), 504, "gateway timeout")
+	requireError(t, do(t, srv, http.MethodGet, "/resources/"+doc.ID.String()+"/page/0", nil), 504, "gateway timeout")
+	require.Empty(t, srv.Callbacks(), "a status fault comes before the write")
+	d, _ := srv.Document(doc.ID)
+	require.Equal(t, acctadmintest.DocumentUnread, d.Status)
+}
+
+func TestFaultLatency(t *testing.T) {
+	srv := newServer(t)
+	srv.InjectFault(acctadmintest.Fault{Path: "/services", Latency: 150 * time.Millisecond, Count: 1})
+	t0 := time.Now()
+	requireOK(t, do(t, srv, http.MethodGet, "/services", nil), "true")
+	require.GreaterOrEqual(t, time.Since(t0), 150*time.Millisecond)
+	t0 = time.Now()
+	requireOK(t, do(t, srv, http.MethodGet, "/services", nil), "true")
+	require.Less(t, time.Since(t0), 150*time.Millisecond)
+
+	srv.SetLatency(100 * time.Millisecond)
+	t0 = time.Now()
+	requireOK(t, do(t, srv, http.MethodGet, "/callbacks", nil), "true")
+	require.GreaterOrEqual(t, time.Since(t0), 100*time.Millisecond)
+	srv.SetLatency(0)
+}
+
+func TestWithLatency(t *testing.T) {
+	srv := newServer(t, acctadmintest.WithLatency(80*time.Millisecond))
+	t0 := time.Now()
+	requireOK(t, do(t, srv, http.MethodGet, "/callbacks", nil), "true")
+	require.GreaterOrEqual(t, time.Since(t0), 80*time.Millisecond)
+}
+
+func TestFaultDropConnectionBeforeApply(t *testing.T) {
+	srv := newServer(t)
+	srv.InjectFault(acctadmintest.Fault{Method: http.MethodPost, Path: "/callbacks", DropConnection: true, Count: 1})
+	client := freshClient(t)
+	body := []byte(`{"url":"http://127.0.0.1:1/hook"}`)
+	_, _, err := send(t, srv, client, http.MethodPost, "/callbacks", body)
+	require.Error(t, err)
+	require.Empty(t, srv.Callbacks(), "dropped before the write")
+	require.Empty(t, srv.Writes())
+	require.Equal(t, 0, srv.Requests()[0].Status)
+
+	resp, _, err := send(t, srv, client, http.MethodPost, "/callbacks", body)
+	require.NoError(t, err)
+	require.Equal(t, 200, resp.StatusCode)
+	require.Len(t, srv.Callbacks(), 1)
+}
+
+func TestFaultDropConnectionAfterApply(t *testing.T) {
+	srv := newServer(t)
+	srv.AddCompany(acctadmintest.CompanyInput{Name: "Acme LLC", HomeState: "Utah"})
+	srv.InjectFault(acctadmintest.Fault{Method: http.MethodPost, Path: "/services", DropConnection: true, AfterApply: true, Count: 1})
+	client := freshClient(t)
+	body := []byte(`{"company":"Acme LLC","jurisdictions":["Utah","Idaho"]}`)
+	_, _, err := send(t, srv, client, http.MethodPost, "/services", body)
+	require.Error(t, err)
+	require.Len(t, srv.Services(), 2, "applied before the drop")
+	w := srv.Writes()
+	require.Len(t, w, 1)
+	require.Len(t, w[0].Created, 2)
+	require.Equal(t, string(body), string(w[0].Body))
+
+	// A client that repeats the write shows up as a second write.
+	resp, data, err := send(t, srv, client, http.MethodPost, "/services", body)
+	require.NoError(t, err)
+	require.Equal(t, 200, resp.StatusCode)
+	require.Contains(t, string(data), `"result":[]`)
+	require.Len(t, srv.Writes(), 2)
+	require.Len(t, srv.Services(), 2)
+}
+
+func TestFaultStatusAfterApply(t *testing.T) {
+	srv := newServer(t)
+	srv.InjectFault(acctadmintest.Fault{Method: http.MethodPost, Status: 502, AfterApply: true, Count: 1})
+	r := do(t, srv, http.MethodPost, "/callbacks", map[string]string{"url": "http://127.0.0.1:1/a"})
+	requireError(t, r, http.StatusBadGateway, "bad gateway")
+	require.Len(t, srv.Callbacks(), 1)
+	require.Len(t, srv.Writes(), 1)
+}
+
+func TestFaultTruncateBody(t *testing.T) {
+	srv := newServer(t)
+	co := srv.AddCompany(acctadmintest.CompanyInput{Name: "Acme LLC", HomeState: "Utah"})
+	for i := 0; i < 20; i++ {
+		srv.AddDocument(acctadmintest.DocumentInput{CompanyID: co.ID})
+	}
+	big := srv.AddDocument(acctadmintest.DocumentInput{CompanyID: co.ID, PDFSize: 2 << 20})
+	srv.InjectFault(acctadmintest.Fault{Method: http.MethodGet, Path: "/documents", TruncateBody: true, Count: 1})
+	srv.InjectFault(acctadmintest.Fault{Path: "/documents/:id/download", TruncateBody: true, Count: 1})
+	client := freshClient(t)
+
+	resp, data, err := send(t, srv, client, http.MethodGet, "/documents", nil)
+	require.ErrorIs(t, err, io.ErrUnexpectedEOF)
+	require.Equal(t, 200, resp.StatusCode)
+	require.Equal(t, int(resp.ContentLength)/2, len(data))
+	require.True(t, strings.HasPrefix(string(data), `{"success":"true"`))
+
+	resp, data, err = send(t, srv, client, http.MethodGet, "/documents/"+big.ID.String()+"/download", nil)
+	require.ErrorIs(t, err, io.ErrUnexpectedEOF)
+	require.EqualValues(t, 2<<20, resp.ContentLength)
+	require.Equal(t, 1<<20, len(data))
+	require.True(t, bytes.HasPrefix(data, []byte("%PDF-1.4")))
+
+	resp, data, err = send(t, srv, client, http.MethodGet, "/documents", nil)
+	require.NoError(t, err)
+	require.Equal(t, int(resp.ContentLength), len(data))
+}
+
+func TestFaultProbabilityIsSeeded(t *testing.T) {
+	statuses := func() []int {
+		srv := newServer(t, acctadmintest.WithSeed(42))
+		srv.InjectFault(acctadmintest.Fault{Status: 500, Probability: 0.3})
+		var out []int
+		for i := 0; i < 100; i++ {
+			out = append(out, do(t, srv, http.MethodGet, "/callbacks", nil).Status)
+		}
+		return out
+	}
+	a, b := statuses(), statuses()
+	require.Equal(t, a, b, "the same seed fires the same requests")
+	fired := 0
+	for _, s := range a {
+		if s == 500 {
+			fired++
+		}
+	}
+	require.Greater(t, fired, 10)
+	require.Less(t, fired, 50)
+}
+
+func TestFaultCountWithProbability(t *testing.T) {
+	srv := newServer(t)
+	srv.InjectFault(acctadmintest.Fault{Status: 503, Probability: 0.5, Count: 3})
+	n := 0
+	for i := 0; i < 200; i++ {
+		if do(t, srv, http.MethodGet, "/callbacks", nil).Status == 503 {
+			n++
+		}
+	}
+	require.Equal(t, 3, n)
+	require.Equal(t, 3, srv.FaultsFired())
+}
+
+func TestConnectionsCounted(t *testing.T) {
+	srv := newServer(t)
+	fresh := freshClient(t)
+	for i := 0; i < 3; i++ {
+		resp, _, err := send(t, srv, fresh, http.MethodGet, "/callbacks", nil)
+		require.NoError(t, err)
+		require.Equal(t, 200, resp.StatusCode)
+	}
+	require.Equal(t, 3, srv.ConnectionsOpened())
+
+	reuse := srv.Client()
+	for i := 0; i < 5; i++ {
+		resp, _, err := send(t, srv, reuse, http.MethodGet, "/callbacks", nil)
+		require.NoError(t, err)
+		require.Equal(t, 200, resp.StatusCode)
+	}
+	require.Equal(t, 4, srv.ConnectionsOpened(), "keep-alive reuses one connection")
+
+	// A dropped connection costs the client a new one.
+	srv.InjectFault(acctadmintest.Fault{DropConnection: true, Count: 1, Method: http.MethodPost})
+	_, _, err := send(t, srv, reuse, http.MethodPost, "/callbacks", []byte(`{"url":"http://127.0.0.1:1/"}`))
+	require.Error(t, err)
+	resp, _, err := send(t, srv, reuse, http.MethodGet, "/callbacks", nil)
+	require.NoError(t, err)
+	require.Equal(t, 200, resp.StatusCode)
+	require.Equal(t, 5, srv.ConnectionsOpened())
+}
+
+func TestCloseEndsSlowRequests(t *testing.T) {
+	srv := acctadmintest.NewServer()
+	srv.InjectFault(acctadmintest.Fault{Latency: time.Minute})
+	done := make(chan int, 1)
+	go func() {
+		req, _ := http.NewRequest(http.MethodGet, srv.URL+"/callbacks", nil)
+		resp, err := srv.Client().Do(req)
+		if err != nil {
+			done <- 0
+			return
+		}
+		resp.Body.Close()
+		done <- resp.StatusCode
+	}()
+	require.Eventually(t, func() bool { return srv.TotalRequests() == 1 }, 5*time.Second, time.Millisecond)
+	t0 := time.Now()
+	srv.Close()
+	require.Less(t, time.Since(t0), 3*time.Second)
+	require.Equal(t, http.StatusServiceUnavailable, <-done)
+}
