@@ -136,5 +136,6 @@ func (s *ComplianceEventsClient) All(ctx context.Context, p *ComplianceEventList
 			q.Limit, q.Offset = limit, offset
 			return s.List(ctx, &q)
 		},
+		id: func(v ComplianceEvent) uuid.UUID { return v.ID },
 	})
 }

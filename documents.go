@@ -156,9 +156,8 @@ func (s *DocumentsClient) All(ctx context.Context, p *DocumentListParams) iter.S
 			q.Limit, q.Offset = limit, offset
 			return s.List(ctx, &q)
 		},
-	}
-	if p.Status == "" || p.Status == DocumentUnread {
-		l.id = func(d Document) uuid.UUID { return d.ID }
+		id:      func(d Document) uuid.UUID { return d.ID },
+		shrinks: p.Status == "" || p.Status == DocumentUnread,
 	}
 	return paginate(ctx, l)
 }

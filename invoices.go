@@ -107,17 +107,15 @@ func (s *InvoicesClient) All(ctx context.Context, p *InvoiceListParams) iter.Seq
 	if p == nil {
 		p = &InvoiceListParams{}
 	}
-	fetch := func(ctx context.Context, limit, offset int) ([]Invoice, error) {
-		q := *p
-		q.Limit, q.Offset = limit, offset
-		return s.List(ctx, &q)
-	}
-	return func(yield func(Invoice, error) bool) {
-		paginate(ctx, listing[Invoice]{
-			invalid: p.validate(), limit: p.Limit, max: invoicesPageSize, offset: p.Offset,
-			fetch: stopIfUnpaged(fetch, func(inv Invoice) uuid.UUID { return inv.ID }),
-		})(yield)
-	}
+	return paginate(ctx, listing[Invoice]{
+		invalid: p.validate(), limit: p.Limit, max: invoicesPageSize, offset: p.Offset,
+		fetch: func(ctx context.Context, limit, offset int) ([]Invoice, error) {
+			q := *p
+			q.Limit, q.Offset = limit, offset
+			return s.List(ctx, &q)
+		},
+		id: func(inv Invoice) uuid.UUID { return inv.ID },
+	})
 }
 
 // unpaidInvoices reads the invoices listed in a refused cancellation. The

@@ -39,8 +39,12 @@ type listing[T any] struct {
 	max     int   // the endpoint's maximum page size
 	offset  int   // where to start
 	fetch   fetchPage[T]
-	// id, when set, marks the listing as one the loop can shrink.
+	// id identifies an item. It lets the engine notice an API that ignores
+	// limit or offset (a page that repeats the one before ends the listing)
+	// and, for a shrinking listing, skip what was already yielded.
 	id func(T) uuid.UUID
+	// shrinks marks a listing that the loop's own calls can shrink.
+	shrinks bool
 }
 
 func paginate[T any](ctx context.Context, l listing[T]) iter.Seq2[T, error] {
@@ -56,7 +60,7 @@ func paginate[T any](ctx context.Context, l listing[T]) iter.Seq2[T, error] {
 		if l.limit == 0 {
 			l.limit = l.max
 		}
-		if l.id != nil {
+		if l.shrinks && l.id != nil {
 			l.shrinking(ctx, yield)
 		} else {
 			l.ahead(ctx, yield)
@@ -82,6 +86,7 @@ func (l *listing[T]) ahead(ctx context.Context, yield func(T, error) bool) {
 		return ch
 	}
 	var zero T
+	var prevFirst uuid.UUID
 	offset := l.offset
 	next := start(offset)
 	for next != nil {
@@ -91,8 +96,19 @@ func (l *listing[T]) ahead(ctx context.Context, yield func(T, error) bool) {
 			yield(zero, p.err)
 			return
 		}
+		if l.id != nil && len(p.items) > 0 {
+			// A page that starts where the previous one did means the API
+			// ignored the offset: everything was yielded already.
+			first := l.id(p.items[0])
+			if first == prevFirst {
+				return
+			}
+			prevFirst = first
+		}
 		offset += len(p.items)
-		if len(p.items) >= l.limit {
+		// A short page is the last one; so is a page longer than asked
+		// for, which means the API ignored the limit and sent everything.
+		if len(p.items) == l.limit {
 			next = start(offset)
 		}
 		for _, item := range p.items {

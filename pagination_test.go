@@ -255,7 +255,8 @@ func TestShrinkingListingCostsWhenNothingIsRemoved(t *testing.T) {
 		fetch: func(ctx context.Context, limit, offset int) ([]Service, error) {
 			return c.Services.List(ctx, &ServiceListParams{Limit: limit, Offset: offset})
 		},
-		id: func(s Service) uuid.UUID { return s.ID },
+		id:      func(s Service) uuid.UUID { return s.ID },
+		shrinks: true,
 	}
 	seen := map[uuid.UUID]int{}
 	for s, err := range paginate(context.Background(), l) {
@@ -275,5 +276,39 @@ func TestShrinkingListingCostsWhenNothingIsRemoved(t *testing.T) {
 	// Pages at offsets 0, 0, 50, 50, 100 (short): five requests for three pages.
 	if srv.count() != 5 {
 		t.Fatalf("%d requests, want 5", srv.count())
+	}
+}
+
+func TestAllStopsWhenTheAPIIgnoresPaging(t *testing.T) {
+	cases := map[string]int{
+		"ignores limit and offset": 150, // longer than the page asked for
+		"ignores offset only":      100, // the same full page again and again
+	}
+	for name, total := range cases {
+		t.Run(name, func(t *testing.T) {
+			srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
+				items := make([]string, total)
+				for i := range items {
+					items[i] = serviceJSON(i)
+				}
+				ok("["+strings.Join(items, ",")+"]")(w, r)
+			})
+			c := newTestClient(t, srv)
+			seen := map[uuid.UUID]int{}
+			for s, err := range c.Services.All(context.Background(), nil) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				seen[s.ID]++
+			}
+			if len(seen) != total || srv.count() > 2 {
+				t.Fatalf("saw %d distinct services in %d requests, want %d", len(seen), srv.count(), total)
+			}
+			for id, n := range seen {
+				if n != 1 {
+					t.Fatalf("%s yielded %d times", id, n)
+				}
+			}
+		})
 	}
 }

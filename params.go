@@ -1,7 +1,6 @@
 package acctadmin
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/url"
@@ -191,30 +190,4 @@ func decodeRecord[P any](data []byte, p *P, raw *json.RawMessage) error {
 	*p = fresh
 	*raw = append(json.RawMessage(nil), data...)
 	return nil
-}
-
-// stopIfUnpaged guards the pages of a listing whose paging the API does
-// not document: were it to ignore limit or offset, a page longer than the
-// limit, or one that starts with the same record as the page before,
-// shows that the whole listing already came, and the listing ends there
-// instead of asking for it again and again. The guard keeps state: make
-// one per iteration.
-func stopIfUnpaged[T any](fetch fetchPage[T], id func(T) uuid.UUID) fetchPage[T] {
-	var done bool
-	var first uuid.UUID
-	return func(ctx context.Context, limit, offset int) ([]T, error) {
-		if done {
-			return nil, nil
-		}
-		items, err := fetch(ctx, limit, offset)
-		if err != nil || len(items) == 0 {
-			return items, err
-		}
-		if first != uuid.Nil && id(items[0]) == first {
-			return nil, nil
-		}
-		first = id(items[0])
-		done = len(items) > limit
-		return items, nil
-	}
 }

@@ -98,6 +98,7 @@ func (s *ResourcesClient) All(ctx context.Context, p *ResourceListParams) iter.S
 			q.Limit, q.Offset = limit, offset
 			return s.List(ctx, &q)
 		},
+		id: func(v Resource) uuid.UUID { return v.ID },
 	})
 }
 

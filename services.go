@@ -94,6 +94,7 @@ func (s *ServicesClient) All(ctx context.Context, p *ServiceListParams) iter.Seq
 			q.Limit, q.Offset = limit, offset
 			return s.List(ctx, &q)
 		},
+		id: func(v Service) uuid.UUID { return v.ID },
 	})
 }
 
