@@ -733,3 +733,23 @@ func (j *jurisdictionNames) UnmarshalJSON(data []byte) error {
 	*j = out
 	return nil
 }
+
+// decodeRecord is the UnmarshalJSON of a record that keeps its raw JSON:
+// it decodes data, an object or null, into *p (the record's type without
+// its own UnmarshalJSON) and keeps a copy of data in *raw.
+func decodeRecord[P any](data []byte, p *P, raw *json.RawMessage) error {
+	var fresh P
+	if string(data) == "null" {
+		*p, *raw = fresh, nil
+		return nil
+	}
+	if len(data) == 0 || data[0] != '{' {
+		return fmt.Errorf("want a JSON object, got %s", clip(data))
+	}
+	if err := json.Unmarshal(data, &fresh); err != nil {
+		return err
+	}
+	*p = fresh
+	*raw = append(json.RawMessage(nil), data...)
+	return nil
+}

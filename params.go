@@ -1,8 +1,6 @@
 package acctadmin
 
 import (
-	"encoding/json"
-	"fmt"
 	"net/url"
 	"strconv"
 	"strings"
@@ -169,25 +167,5 @@ func checkIDs(field string, ids []uuid.UUID) error {
 			return invalid(field, "item %d is the nil UUID", i)
 		}
 	}
-	return nil
-}
-
-// decodeRecord is the UnmarshalJSON of a record that keeps its raw JSON:
-// it decodes data, an object or null, into *p (the record's type without
-// its own UnmarshalJSON) and keeps a copy of data in *raw.
-func decodeRecord[P any](data []byte, p *P, raw *json.RawMessage) error {
-	var fresh P
-	if string(data) == "null" {
-		*p, *raw = fresh, nil
-		return nil
-	}
-	if len(data) == 0 || data[0] != '{' {
-		return fmt.Errorf("want a JSON object, got %s", clip(data))
-	}
-	if err := json.Unmarshal(data, &fresh); err != nil {
-		return err
-	}
-	*p = fresh
-	*raw = append(json.RawMessage(nil), data...)
 	return nil
 }

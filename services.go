@@ -112,6 +112,7 @@ func (p *ServiceCreateParams) validate() error {
 	return firstErr(
 		checkOne("company", p.Company != "", "company_id", p.CompanyID != uuid.Nil),
 		checkOne("jurisdictions", len(p.Jurisdictions) > 0, "jurisdiction_ids", len(p.JurisdictionIDs) > 0),
+		checkIDs("jurisdiction_ids", p.JurisdictionIDs),
 	)
 }
 

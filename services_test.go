@@ -126,6 +126,10 @@ func TestServicesValidationSendsNothing(t *testing.T) {
 			_, err := c.Services.Create(ctx, &ServiceCreateParams{Company: "Acme", Jurisdictions: []string{"Utah"}, JurisdictionIDs: []uuid.UUID{utahID}})
 			return err
 		}},
+		{"create with a nil jurisdiction id", "jurisdiction_ids", func() error {
+			_, err := c.Services.Create(ctx, &ServiceCreateParams{Company: "Acme", JurisdictionIDs: []uuid.UUID{utahID, uuid.Nil}})
+			return err
+		}},
 		{"create nil params", "company", func() error { _, err := c.Services.Create(ctx, nil); return err }},
 		{"cancel nil id", "id", func() error { _, err := c.Services.RequestCancellation(ctx, uuid.Nil); return err }},
 		{"all with company and company_id", "company", func() error {
