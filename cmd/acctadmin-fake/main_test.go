@@ -1,0 +1,149 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+// token signs a request the way a curl user would script it: base64url
+// JSON segments and an HMAC-SHA256, no JWT library.
+func token(accessKey, secret, path string, body []byte) string {
+	enc := func(v any) string {
+		b, _ := json.Marshal(v)
+		return base64.RawURLEncoding.EncodeToString(b)
+	}
+	sum := sha256.Sum256(body)
+	input := enc(map[string]string{"alg": "HS256", "typ": "JWT", "access_key": accessKey}) + "." +
+		enc(map[string]string{"path": path, "content": hex.EncodeToString(sum[:])})
+	mac := hmac.New(sha256.New, []byte(secret))
+	mac.Write([]byte(input))
+	return input + "." + base64.RawURLEncoding.EncodeToString(mac.Sum(nil))
+}
+
+// start runs the command in the background and returns its banner
+// variables, a function that stops it and waits, and the rest of its
+// output.
+func start(t *testing.T, args ...string) (map[string]string, func() (string, error)) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		err := run(ctx, args, pw)
+		pw.Close()
+		done <- err
+	}()
+	vars := map[string]string{}
+	sc := bufio.NewScanner(pr)
+	for len(vars) < 3 && sc.Scan() {
+		if k, v, ok := strings.Cut(sc.Text(), "="); ok {
+			vars[k] = v
+		}
+	}
+	require.Len(t, vars, 3, "banner")
+	stop := func() (string, error) {
+		cancel()
+		var rest strings.Builder
+		for sc.Scan() {
+			rest.WriteString(sc.Text() + "\n")
+		}
+		return rest.String(), <-done
+	}
+	return vars, stop
+}
+
+func get(t *testing.T, client *http.Client, base, accessKey, secret, target string) (int, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, base+target, nil)
+	require.NoError(t, err)
+	req.Header.Set("Authorization", "Bearer "+token(accessKey, secret, req.URL.Path, nil))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := client.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	return resp.StatusCode, body
+}
+
+func TestServesSignedRequests(t *testing.T) {
+	vars, stop := start(t, "-addr", "127.0.0.1:0", "-access-key", "ak-test", "-secret-key", "sk-test", "-seed")
+	base := vars["ACCTADMIN_BASE_URL"]
+	require.True(t, strings.HasPrefix(base, "http://127.0.0.1:"), base)
+	require.Equal(t, "ak-test", vars["ACCTADMIN_ACCESS_KEY"])
+	require.Equal(t, "sk-test", vars["ACCTADMIN_SECRET_KEY"])
+
+	tr := &http.Transport{}
+	defer tr.CloseIdleConnections()
+	client := &http.Client{Transport: tr, Timeout: 10 * time.Second}
+
+	status, body := get(t, client, base, "ak-test", "sk-test", "/websites?url=https%3A%2F%2Fwww.example-agent.com")
+	require.Equal(t, http.StatusOK, status, "%s", body)
+	var env struct {
+		Success   bool   `json:"success"`
+		Timestamp string `json:"timestamp"`
+		Result    struct {
+			Name string `json:"name"`
+			URL  string `json:"url"`
+		} `json:"result"`
+	}
+	require.NoError(t, json.Unmarshal(body, &env))
+	require.True(t, env.Success)
+	require.Regexp(t, `^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} [+-]\d{4}$`, env.Timestamp)
+	require.Equal(t, "Example Agent Services", env.Result.Name)
+	require.Equal(t, "https://www.example-agent.com", env.Result.URL)
+
+	status, body = get(t, client, base, "ak-test", "sk-test", "/documents?limit=3")
+	require.Equal(t, http.StatusOK, status)
+	require.True(t, strings.HasPrefix(string(body), `{"success":"true",`), "%s", body)
+
+	status, body = get(t, client, base, "ak-test", "wrong-secret", "/documents")
+	require.Equal(t, http.StatusUnauthorized, status)
+	require.Contains(t, string(body), `"success":false`)
+
+	rest, err := stop()
+	require.NoError(t, err)
+	require.Contains(t, rest, "acctadmin-fake stopped")
+	_, err = client.Get(base + "/documents")
+	require.Error(t, err, "the server is gone")
+}
+
+func TestRandomKeysWithoutSeed(t *testing.T) {
+	vars, stop := start(t, "-addr", "127.0.0.1:0")
+	require.NotEmpty(t, vars["ACCTADMIN_ACCESS_KEY"])
+	require.Len(t, vars["ACCTADMIN_SECRET_KEY"], 64)
+	tr := &http.Transport{}
+	defer tr.CloseIdleConnections()
+	status, body := get(t, &http.Client{Transport: tr}, vars["ACCTADMIN_BASE_URL"], vars["ACCTADMIN_ACCESS_KEY"], vars["ACCTADMIN_SECRET_KEY"], "/companies")
+	require.Equal(t, http.StatusOK, status)
+	require.Contains(t, string(body), `"result":[]`, "no demo data without -seed")
+	_, err := stop()
+	require.NoError(t, err)
+}
+
+func TestBadArguments(t *testing.T) {
+	var out strings.Builder
+	err := run(context.Background(), []string{"-addr", "127.0.0.1:0", "extra"}, &out)
+	require.ErrorContains(t, err, "unexpected arguments")
+	err = run(context.Background(), []string{"-nope"}, &out)
+	require.ErrorContains(t, err, "flag provided but not defined")
+	err = run(context.Background(), []string{"-addr", "256.0.0.1:1"}, &out)
+	require.Error(t, err)
+}
