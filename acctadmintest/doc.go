@@ -1,0 +1,174 @@
+// Package acctadmintest is a stateful, in-memory fake of the Account
+// Administration API, for tests of clients of that API.
+//
+// NewServer starts it on a loopback port:
+//
+//	srv := acctadmintest.NewServer(acctadmintest.WithDemoData())
+//	defer srv.Close()
+//	// point the client at srv.URL with srv.AccessKey and srv.SecretKey
+//
+// A Fake is also a plain http.Handler (NewFake), so it can be served by
+// any http.Server; set (*Fake).ConnState as that server's ConnState hook
+// to count connections. The command cmd/acctadmin-fake does exactly that.
+//
+// The fake reads the API from its published description and the facts
+// known about the real service, and writes the wire with its own code,
+// independently of the SDK in the parent module.
+//
+// # Authentication
+//
+// Every request must carry "Authorization: Bearer <JWT>". The token must
+// be HS256 (alg none, other HMAC sizes and asymmetric algorithms are
+// refused), signed with SecretKey, carry AccessKey in its header field
+// access_key, and have exactly two claims: path, the request path without
+// the query string, and content, the lowercase hex SHA-256 of the exact
+// request body (of the empty string when there is none). A DELETE whose
+// body is {} may sign the empty content, as the provider's JavaScript
+// client does. Anything else is answered 401 with a message that says
+// what was wrong. Authentication comes before routing, so an unknown path
+// without a token is a 401, not a 404.
+//
+// # The wire
+//
+// GET parameters are read from the query string only; arrays are repeated
+// with a [] suffix (jurisdictions[]=Utah&jurisdictions[]=Idaho) or without
+// it. POST and PATCH bodies are JSON objects; unknown fields are ignored,
+// a field of the wrong JSON type is a 400. Empty parameters count as not
+// given. Every JSON answer has Content-Type application/json and a
+// Content-Length.
+//
+// Success is {"success": true, "timestamp": "...", "result": ...}, the
+// result an array for listings and an object otherwise. Every error is
+// {"success": false, "timestamp": "...", "message": "...", "errors":
+// [{"field": ..., "message": ...}]}, the errors array present when
+// parameters are at fault: 400 for invalid parameters, 401 for
+// authentication, 404 for unknown ids and paths, 405 (with Allow) for a
+// known path with another method, 413 for a body over 1 MiB, and whatever
+// an injected Fault says. The one error with a result is the 400 of
+// POST /services/:id/cancel-request, whose result lists the unpaid
+// invoices.
+//
+// Times are written as "2006-01-02 15:04:05 -0700" in DefaultLocation, a
+// fixed -07:00 offset, unless WithLocation says otherwise; dates
+// (due_date) as "2006-01-02", without zone conversion. Amounts (price,
+// cost) are JSON numbers written from decimal text exactly as given, so
+// "149.00" goes out as 149.00.
+//
+// # Quirks
+//
+// The real API is not consistent, and by default neither is the fake, so
+// that clients are tested against what they will meet:
+//
+//   - success is the string "true" in the listings of documents, resources
+//     and compliance events;
+//   - the cancel-request answer (both outcomes) writes its timestamp and
+//     every time in it as ISO 8601 with milliseconds and a colon offset
+//     ("2006-01-02T15:04:05.000-07:00");
+//   - document listings name the jurisdiction state, GET /documents/:id
+//     names it jurisdiction;
+//   - compliance-event jurisdictions are objects [{"jurisdiction": "Utah"}];
+//   - filed_in and docs_in are an object on online filing methods and an
+//     array holding one object on mail and fax methods;
+//   - records carry undocumented fields: legacy_id on services, _links on
+//     documents;
+//   - empty lists are null: a website's emails, phone_numbers and
+//     addresses, a resource's entity_types.
+//
+// WithoutQuirks turns all of them off: JSON booleans, the documented time
+// form everywhere, jurisdiction on documents, plain strings in
+// compliance-event jurisdictions, objects for filed_in and docs_in, no
+// undocumented fields and [] for empty lists. Amounts stay JSON numbers
+// in both modes.
+//
+// # Choices where the API description is silent
+//
+// Paging: limit must be an integer from 1 to the endpoint's maximum
+// (services and compliance events 100, documents and resources 200) and
+// defaults to 50; offset is an integer from 0. GET /companies and
+// GET /invoices also take limit (at most 100) and offset, and answer
+// everything from offset on when no limit is given. Listings are ordered
+// by created_at, then id (documents, services, companies, invoices,
+// callbacks), by due date, then created_at and id (compliance events), or
+// in the order the records were added (resources, products).
+//
+// Names: company names and jurisdiction names match regardless of case;
+// jurisdictions are the 50 states and the District of Columbia by full
+// name ("Utah", not "UT"), with the fixed IDs of Jurisdictions. A company
+// or company_id that names no company is a 404, also in listing filters;
+// an unknown jurisdiction is a 400 (the description asks for valid ones).
+// An id in a path that is not a UUID names nothing and is a 404; a UUID
+// parameter that is not one is a 400. Website URLs match ignoring the case
+// of scheme and host and a trailing slash.
+//
+// Services: POST /services creates a service of type "registered-agent"
+// in each jurisdiction where the company has none that is still open (not
+// cancelled) and answers only those it created, [] when there were none.
+// New services are active when the company has a home_state and
+// awaiting-client-input when it has none. A cancel-request is refused
+// while the service's company has any unpaid invoice (invoices belong to
+// companies, not services); otherwise the service, in any state, becomes
+// cancel-requested.
+//
+// Documents: status defaults to unread and must be read or unread; start
+// and stop bound created_at inclusively and take the API's time form or
+// RFC 3339 (a stop before start is a 400). Downloading marks the document
+// read before the file is sent. Reading a record or a page image changes
+// nothing.
+//
+// Files: page images are PNGs of a US-letter page at 72, 150 (the
+// default) or 300 dpi; a page number that is not an integer is a 400, one
+// outside the file a 404, another dpi a 400. Downloads are PDF 1.4 files
+// with one page per page of the record and a valid cross-reference table,
+// sent with Content-Length and Content-Disposition: attachment;
+// filename="<title>.pdf" (with an RFC 8187 filename* when the title is not
+// ASCII). DocumentInput.PDFSize and ResourceInput.PDFSize pad a file to a
+// given size inside a stream object generated while it is written, so
+// files of any size cost no memory. A resource of kind url is a link and
+// has no file (404).
+//
+// Resources: name matches a part of the name, agency and entity_type match
+// whole values, jurisdiction must be valid; all ignore case and combine.
+//
+// Filing products: url is required (400) and must name a known website
+// (404). With a valid jurisdiction every product carries filing_methods,
+// the methods of that jurisdiction, possibly []; without one the field is
+// absent.
+//
+// Compliance events: start_date and end_date are required dates, both
+// inclusive, end not before start; an event matches the jurisdictions
+// filter when any of its jurisdictions is one of those asked for.
+//
+// Companies: POST /companies adds the companies whose names are new and
+// answers only those; PATCH /companies names each company by company or
+// company_id (exactly one) and may set name, entity_type and home_state.
+// Both check the whole batch before changing anything. home_state is null
+// for a company without one. Records of a company follow its renames.
+//
+// Callbacks: url must be an absolute http or https URL; registering a URL
+// twice makes two callbacks. DELETE answers {"id": "<id>"}.
+//
+// # Events
+//
+// AddInvoice and AddDocument send the events new-invoice and new-document
+// to every registered callback: a POST of {"data": "<jwt>"} with
+// Content-Type application/json, the token signed like the API's with
+// webhook.Sign (HS256 with SecretKey, access_key in the header) and
+// claims exactly event, invoice_id or document_id, company_id and
+// company_name, without exp, iat or jti. Each delivery runs in its own
+// goroutine; an answer other than 2xx or a failure to connect is retried
+// (see WithDeliveryRetry). Deliveries records every attempt and
+// WaitDeliveries waits for them; Close cancels those in progress. Events
+// go only to the URLs registered with the fake, never through a proxy.
+//
+// # Faults, inspection and determinism
+//
+// InjectFault makes matching requests slow, fail with a status (with
+// Retry-After), lose their connection before or after they are applied,
+// or get a truncated body; see Fault. Requests, RequestCount, Writes and
+// ConnectionsOpened tell tests what a client did: how many attempts, how
+// many writes were applied (to catch duplicates), how many connections.
+//
+// WithSeed fixes the random source of record IDs and fault probabilities;
+// WithClock fixes the time. The demo account of SeedDemo has fixed IDs
+// (DemoID) and content; its times are relative to the clock.
+package acctadmintest
