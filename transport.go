@@ -370,15 +370,17 @@ func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if t.timeout <= 0 {
 		return t.base.RoundTrip(r)
 	}
-	ctx, cancel := context.WithCancel(r.Context())
-	timer := time.AfterFunc(t.timeout, cancel)
+	ctx, cancel := context.WithCancelCause(r.Context())
+	timer := time.AfterFunc(t.timeout, func() { cancel(t.timeoutError()) })
 	r = r.WithContext(ctx)
 	resp, err := t.base.RoundTrip(r)
 	if err != nil {
-		timer.Stop()
-		cancel()
-		if ctx.Err() != nil && req.Context().Err() == nil {
-			return nil, fmt.Errorf("%w: no answer within %s", errAttemptTimeout, t.timeout)
+		// Only a timer that already fired makes this a timeout: ctx is
+		// cancelled below in every case, so ctx.Err() cannot tell.
+		fired := !timer.Stop()
+		cancel(nil)
+		if fired && req.Context().Err() == nil {
+			return nil, t.timeoutError()
 		}
 		return nil, err
 	}
@@ -395,10 +397,14 @@ func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 
 var errAttemptTimeout = errors.New("attempt timed out")
 
+func (t *authTransport) timeoutError() error {
+	return fmt.Errorf("%w: no answer within %s", errAttemptTimeout, t.timeout)
+}
+
 // cancelBody releases an attempt's context when its body is closed.
 type cancelBody struct {
 	io.ReadCloser
-	cancel context.CancelFunc
+	cancel context.CancelCauseFunc
 	timer  *time.Timer
 	once   sync.Once
 }
@@ -409,7 +415,7 @@ func (b *cancelBody) Close() error {
 		if b.timer != nil {
 			b.timer.Stop()
 		}
-		b.cancel()
+		b.cancel(nil)
 	})
 	return err
 }
