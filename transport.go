@@ -93,7 +93,7 @@ func (c *Client) send(ctx context.Context, st *call, u *url.URL) (*http.Response
 		// bound only keeps the library from stopping earlier.
 		RetryMax:     c.maxRetries + 1,
 		CheckRetry:   checkRetry,
-		Backoff:      backoff,
+		Backoff:      st.retryWait,
 		ErrorHandler: st.giveUp,
 	}
 	if c.logger != nil {
@@ -191,14 +191,11 @@ func (c *Client) backoff(n int) time.Duration {
 	return half + rand.N(d-half+1)
 }
 
-// backoff hands the library the wait that checkRetry chose.
-func backoff(_, _ time.Duration, _ int, resp *http.Response) time.Duration {
-	if resp != nil && resp.Request != nil {
-		if st := callFrom(resp.Request.Context()); st != nil {
-			return st.wait
-		}
-	}
-	return 0
+// retryWait hands the library the wait that checkRetry chose. It reads it
+// from the call rather than from the response, which is nil after a
+// connection error.
+func (st *call) retryWait(_, _ time.Duration, _ int, _ *http.Response) time.Duration {
+	return st.wait
 }
 
 // connectFailed reports whether err says the connection could not be made,
