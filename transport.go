@@ -150,6 +150,10 @@ func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, erro
 // how long.
 func (st *call) policy(resp *http.Response, err error) (bool, time.Duration) {
 	if err != nil {
+		var ae *authError
+		if errors.As(err, &ae) {
+			return false, 0 // nothing was sent, and signing again fails again
+		}
 		if st.idempotent() || connectFailed(err) {
 			return true, st.c.backoff(st.attempt)
 		}
@@ -362,7 +366,7 @@ func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if req.Body != nil {
 			req.Body.Close()
 		}
-		return nil, fmt.Errorf("authenticate: %w", err)
+		return nil, &authError{err}
 	}
 	if t.timeout <= 0 {
 		return t.base.RoundTrip(r)
@@ -397,6 +401,12 @@ var errAttemptTimeout = errors.New("attempt timed out")
 func (t *authTransport) timeoutError() error {
 	return fmt.Errorf("%w: no answer within %s", errAttemptTimeout, t.timeout)
 }
+
+// authError is the failure of the Authenticator: no request was sent.
+type authError struct{ err error }
+
+func (e *authError) Error() string { return "authenticate: " + e.err.Error() }
+func (e *authError) Unwrap() error { return e.err }
 
 // cancelBody releases an attempt's context when its body is closed.
 type cancelBody struct {
