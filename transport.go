@@ -279,7 +279,28 @@ type TransportError struct {
 
 // Error implements error.
 func (e *TransportError) Error() string {
-	return fmt.Sprintf("acctadmin: %s %s: %v (after %d attempt(s))", e.Method, e.Path, e.Err, e.Attempts)
+	return fmt.Sprintf("acctadmin: %s %s: %s (after %d attempt(s))", e.Method, e.Path, causeText(e.Err), e.Attempts)
+}
+
+// causeText says what err says, less the addresses a *net.OpError names
+// (the API's host and port, the local port): the method and path already
+// say where the call went. Err itself keeps them for errors.As.
+func causeText(err error) string {
+	if err == nil {
+		return "request failed"
+	}
+	var op *net.OpError
+	if !errors.As(err, &op) {
+		return err.Error()
+	}
+	s := op.Op
+	if op.Net != "" {
+		s += " " + op.Net
+	}
+	if op.Err != nil {
+		s += ": " + op.Err.Error()
+	}
+	return s
 }
 
 // Unwrap returns the cause, so that errors.Is(err, context.Canceled) and
