@@ -116,13 +116,15 @@ var jsonContentType = []string{"application/json"}
 // Retry-After longer than the client allows ends the call at once.
 func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
 	st := callFrom(ctx)
+	if st != nil {
+		st.attempt++
+	}
 	if ctx.Err() != nil {
 		return false, ctx.Err()
 	}
 	if st == nil {
 		return false, nil
 	}
-	st.attempt++
 	retry, wait := st.policy(resp, err)
 	if !retry || st.attempt > st.c.maxRetries {
 		return false, nil
@@ -346,9 +348,11 @@ func logResponse(_ retryablehttp.Logger, resp *http.Response) {
 	if st == nil || st.c.logger == nil {
 		return
 	}
+	// The library calls this hook after CheckRetry, which has counted
+	// this attempt already.
 	st.c.logger.LogAttrs(resp.Request.Context(), slog.LevelDebug, "acctadmin: response",
 		slog.String("method", st.method), slog.String("path", st.path),
-		slog.Int("status", resp.StatusCode), slog.Int("attempt", st.attempt+1))
+		slog.Int("status", resp.StatusCode), slog.Int("attempt", st.attempt))
 }
 
 // authTransport signs every attempt that goes to the API's own host, and
