@@ -387,6 +387,11 @@ func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req.Body != nil && req.Body != http.NoBody {
 		body = st.body
 	}
+	if _, found := r.Header["Content-Type"]; !found {
+		// A redirect that drops the body drops its Content-Type too; the
+		// API wants it on every request.
+		r.Header["Content-Type"] = jsonContentType
+	}
 	if err := t.auth.Authenticate(r, body); err != nil {
 		if req.Body != nil {
 			req.Body.Close()
