@@ -1,0 +1,1129 @@
+package acctadmin
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Each test below states how go-retryablehttp v0.7.8 at its defaults would
+// make it fail: they pin down the ways the transport is configured rather
+// than left alone.
+
+// --- helpers ---------------------------------------------------------------
+
+// tpLog is a JSON slog handler's output, kept for the test to read back.
+type tpLog struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (l *tpLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+func (l *tpLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
+}
+
+// records returns the log records with the message msg ("" for all).
+func (l *tpLog) records(t *testing.T, msg string) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	for _, line := range strings.Split(strings.TrimSpace(l.String()), "\n") {
+		if line == "" {
+			continue
+		}
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("log line %q: %v", line, err)
+		}
+		if msg == "" || rec["msg"] == msg {
+			out = append(out, rec)
+		}
+	}
+	return out
+}
+
+// tpLogger returns a Debug-level JSON logger; whatever it writes is checked
+// for secrets when the test ends.
+func tpLogger(t *testing.T) (*slog.Logger, *tpLog) {
+	t.Helper()
+	l := &tpLog{}
+	t.Cleanup(func() { tpNoSecrets(t, "log", l.String()) })
+	return slog.New(slog.NewJSONHandler(l, &slog.HandlerOptions{Level: slog.LevelDebug})), l
+}
+
+var (
+	tpJWTLike = regexp.MustCompile(`eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+`)
+	// An HS256 signature is 43 base64url characters.
+	tpSignatureLike = regexp.MustCompile(`[A-Za-z0-9_-]{43}`)
+)
+
+// tpNoSecrets fails the test when text holds the secret key, a token, a
+// token's signature, a Bearer header, or any of extra (query strings and
+// the like).
+func tpNoSecrets(t *testing.T, where, text string, extra ...string) {
+	t.Helper()
+	for _, s := range append([]string{testSecretKey, "Bearer ", "Bearer", "Authorization"}, extra...) {
+		if s != "" && strings.Contains(text, s) {
+			t.Errorf("%s holds %q: %s", where, s, text)
+		}
+	}
+	if m := tpJWTLike.FindString(text); m != "" {
+		t.Errorf("%s holds a token %q", where, m)
+	}
+	if m := tpSignatureLike.FindString(text); m != "" {
+		t.Errorf("%s holds what looks like a signature %q", where, m)
+	}
+}
+
+// tpErr checks an error's text for secrets and returns it.
+func tpErr(t *testing.T, err error, extra ...string) error {
+	t.Helper()
+	if err != nil {
+		tpNoSecrets(t, "error", err.Error(), extra...)
+	}
+	return err
+}
+
+// tpStatuses answers the statuses in turn (the last one from then on);
+// status 200 answers the envelope around result.
+func tpStatuses(result string, statuses ...int) http.HandlerFunc {
+	var n atomic.Int32
+	return func(w http.ResponseWriter, r *http.Request) {
+		i := int(n.Add(1)) - 1
+		if i >= len(statuses) {
+			i = len(statuses) - 1
+		}
+		if statuses[i] == http.StatusOK {
+			ok(result)(w, r)
+			return
+		}
+		writeJSON(w, statuses[i], fmt.Sprintf(`{"success":false,"message":"failure %d"}`, i+1))
+	}
+}
+
+func tpAPIError(t *testing.T, err error) *APIError {
+	t.Helper()
+	var apiErr *APIError
+	if !errors.As(err, &apiErr) {
+		t.Fatalf("err = %v (%T), want an *APIError", err, err)
+	}
+	return apiErr
+}
+
+func tpTransportError(t *testing.T, err error) *TransportError {
+	t.Helper()
+	var te *TransportError
+	if !errors.As(err, &te) {
+		t.Fatalf("err = %v (%T), want a *TransportError", err, err)
+	}
+	return te
+}
+
+var tpCallbackID = uuid.MustParse("0b7e6d5c-4a3b-4c2d-8e1f-0a9b8c7d6e5f")
+
+// --- retries: which calls are sent again --------------------------------
+
+// Default config fails: DefaultRetryPolicy retries a POST on 503 (5 sends).
+func TestRetryPostNotRetriedOn503(t *testing.T) {
+	srv := newAPIServer(t, tpStatuses("", http.StatusServiceUnavailable))
+	c := newTestClient(t, srv)
+	_, err := c.Callbacks.Create(context.Background(), "https://example.com/hook")
+	apiErr := tpAPIError(t, tpErr(t, err))
+	if apiErr.StatusCode != http.StatusServiceUnavailable || !errors.Is(err, ErrServer) {
+		t.Errorf("err = %v, want a 503 that is ErrServer", err)
+	}
+	if apiErr.Method != http.MethodPost || apiErr.Path != "/callbacks" || apiErr.Message != "failure 1" {
+		t.Errorf("APIError = %+v", apiErr)
+	}
+	if n := srv.count(); n != 1 {
+		t.Errorf("POST sent %d times, want exactly once", n)
+	}
+}
+
+// Default config fails: a connection dropped after the request was sent is
+// retried for every method, so the POST would be sent 5 times.
+func TestRetryPostNotRetriedAfterDroppedConnection(t *testing.T) {
+	srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
+		conn, _, err := w.(http.Hijacker).Hijack()
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		conn.Close()
+	})
+	c := newTestClient(t, srv)
+	_, err := c.Callbacks.Create(context.Background(), "https://example.com/hook")
+	te := tpTransportError(t, tpErr(t, err))
+	if te.Method != http.MethodPost || te.Path != "/callbacks" || te.Attempts != 1 {
+		t.Errorf("TransportError = %+v", te)
+	}
+	if !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, syscall.ECONNRESET) {
+		t.Errorf("cause = %v, want the broken connection", te.Err)
+	}
+	if n := srv.count(); n != 1 {
+		t.Errorf("POST sent %d times, want exactly once", n)
+	}
+}
+
+// tpDialFailOnce fails its first round trip as a connection that could
+// not be made, then delegates.
+type tpDialFailOnce struct {
+	calls atomic.Int32
+	base  *http.Transport
+}
+
+func (d *tpDialFailOnce) RoundTrip(r *http.Request) (*http.Response, error) {
+	if d.calls.Add(1) == 1 {
+		if r.Body != nil {
+			r.Body.Close()
+		}
+		return nil, &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}
+	}
+	return d.base.RoundTrip(r)
+}
+
+func (d *tpDialFailOnce) CloseIdleConnections() { d.base.CloseIdleConnections() }
+
+// Default config passes this one (it retries every method after any
+// connection error). It is here so that the POST rules above do not go too
+// far: a request that never left is safe to send again.
+func TestRetryPostRetriedWhenConnectFails(t *testing.T) {
+	srv := newAPIServer(t, ok(authCallbackJSON))
+	rt := &tpDialFailOnce{base: &http.Transport{}}
+	c := newTestClient(t, srv, WithHTTPClient(&http.Client{Transport: rt}))
+	cb, err := c.Callbacks.Create(context.Background(), "https://example.com/hook")
+	if err != nil {
+		t.Fatalf("Create: %v", err)
+	}
+	if cb.URL != "https://example.com/hook" {
+		t.Errorf("callback = %+v", cb)
+	}
+	if n := rt.calls.Load(); n != 2 {
+		t.Errorf("%d attempts, want 2", n)
+	}
+	r := srv.last(t)
+	if srv.count() != 1 || !r.AuthOK || r.Body != `{"url":"https://example.com/hook"}` {
+		t.Errorf("server got %d requests, last %+v", srv.count(), r)
+	}
+}
+
+// Default config fails the POST rows: DefaultRetryPolicy retries a POST on
+// 429 and 5xx. (It agrees with the GET and DELETE rows, which pin down the
+// exact counts and sentinels.)
+func TestRetryGetAndDelete(t *testing.T) {
+	ctx := context.Background()
+	t.Run("503 503 200", func(t *testing.T) {
+		srv := newAPIServer(t, tpStatuses("["+authCallbackJSON+"]", 503, 503, 200))
+		c := newTestClient(t, srv)
+		cbs, err := c.Callbacks.List(ctx)
+		if err != nil || len(cbs) != 1 {
+			t.Fatalf("List = %v, %v", cbs, err)
+		}
+		if n := srv.count(); n != 3 {
+			t.Errorf("%d requests, want 3", n)
+		}
+	})
+	for _, status := range []int{500, 502, 504, 429} {
+		t.Run(strconv.Itoa(status), func(t *testing.T) {
+			srv := newAPIServer(t, tpStatuses("[]", status, 200))
+			c := newTestClient(t, srv)
+			if _, err := c.Callbacks.List(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if n := srv.count(); n != 2 {
+				t.Errorf("%d requests, want 2", n)
+			}
+		})
+	}
+	for _, tc := range []struct {
+		status   int
+		sentinel error
+	}{
+		{400, nil},
+		{401, ErrUnauthorized},
+		{403, ErrForbidden},
+		{404, ErrNotFound},
+	} {
+		t.Run(strconv.Itoa(tc.status), func(t *testing.T) {
+			srv := newAPIServer(t, tpStatuses("[]", tc.status, 200))
+			c := newTestClient(t, srv)
+			_, err := c.Callbacks.List(ctx)
+			apiErr := tpAPIError(t, tpErr(t, err))
+			if apiErr.StatusCode != tc.status || apiErr.Message != "failure 1" {
+				t.Errorf("APIError = %+v", apiErr)
+			}
+			if tc.sentinel != nil && !errors.Is(err, tc.sentinel) {
+				t.Errorf("errors.Is(err, %v) = false", tc.sentinel)
+			}
+			for _, other := range []error{ErrServer, ErrRateLimited} {
+				if errors.Is(err, other) {
+					t.Errorf("a %d is %v", tc.status, other)
+				}
+			}
+			if n := srv.count(); n != 1 {
+				t.Errorf("%d requests, want 1 (no retry of a %d)", n, tc.status)
+			}
+		})
+	}
+	for _, status := range []int{500, 502, 503, 504, 429} {
+		t.Run("post "+strconv.Itoa(status), func(t *testing.T) {
+			srv := newAPIServer(t, tpStatuses(authCallbackJSON, status, 200))
+			c := newTestClient(t, srv)
+			_, err := c.Callbacks.Create(ctx, "https://example.com/hook")
+			if apiErr := tpAPIError(t, tpErr(t, err)); apiErr.StatusCode != status {
+				t.Errorf("status = %d, want %d", apiErr.StatusCode, status)
+			}
+			if n := srv.count(); n != 1 {
+				t.Errorf("POST sent %d times, want once", n)
+			}
+		})
+	}
+	t.Run("delete 503 503 200", func(t *testing.T) {
+		srv := newAPIServer(t, tpStatuses("null", 503, 503, 200))
+		c := newTestClient(t, srv)
+		if err := c.Callbacks.Delete(ctx, tpCallbackID); err != nil {
+			t.Fatal(err)
+		}
+		reqs := srv.requests()
+		if len(reqs) != 3 {
+			t.Fatalf("%d requests, want 3", len(reqs))
+		}
+		for _, r := range reqs {
+			if r.Method != http.MethodDelete || r.Path != "/callbacks/"+tpCallbackID.String() || !r.AuthOK {
+				t.Errorf("request %+v", r)
+			}
+		}
+	})
+}
+
+// Default config fails: it gives up with its own error ("giving up after 3
+// attempt(s)", with the URL) rather than the API's last answer.
+func TestRetryMaxRetries(t *testing.T) {
+	ctx := context.Background()
+	t.Run("zero", func(t *testing.T) {
+		srv := newAPIServer(t, tpStatuses("[]", 503, 200))
+		c := newTestClient(t, srv, WithMaxRetries(0))
+		_, err := c.Callbacks.List(ctx)
+		if apiErr := tpAPIError(t, tpErr(t, err)); apiErr.StatusCode != 503 {
+			t.Errorf("status = %d", apiErr.StatusCode)
+		}
+		if n := srv.count(); n != 1 {
+			t.Errorf("%d requests, want 1", n)
+		}
+	})
+	t.Run("two", func(t *testing.T) {
+		srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
+			writeJSON(w, http.StatusServiceUnavailable, `{"success":false,"message":"maintenance until noon"}`)
+		})
+		c := newTestClient(t, srv, WithMaxRetries(2))
+		_, err := c.Callbacks.List(ctx)
+		apiErr := tpAPIError(t, tpErr(t, err))
+		if apiErr.StatusCode != 503 || apiErr.Message != "maintenance until noon" || !errors.Is(err, ErrServer) {
+			t.Errorf("APIError = %+v, want the server's 503 and message", apiErr)
+		}
+		if !strings.Contains(string(apiErr.Body), "maintenance until noon") {
+			t.Errorf("Body = %q", apiErr.Body)
+		}
+		if n := srv.count(); n != 3 {
+			t.Errorf("%d requests, want 3", n)
+		}
+	})
+	if _, err := NewClient(testAccessKey, testSecretKey, WithMaxRetries(-1)); err == nil {
+		t.Error("WithMaxRetries(-1) accepted")
+	}
+}
+
+// Default config fails: retry waits go to the library's own logger, not
+// to a slog record with method, path, status, attempt and wait.
+func TestRetryAfterSecondsOn429(t *testing.T) {
+	t.Parallel()
+	var n atomic.Int32
+	srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if n.Add(1) == 1 {
+			w.Header().Set("Retry-After", "1")
+			writeJSON(w, http.StatusTooManyRequests, `{"success":false,"message":"slow down"}`)
+			return
+		}
+		ok("[]")(w, r)
+	})
+	logger, logs := tpLogger(t)
+	c := newTestClient(t, srv, WithLogger(logger))
+	start := time.Now()
+	if _, err := c.Callbacks.List(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if elapsed := time.Since(start); elapsed < time.Second {
+		t.Errorf("returned after %s, want at least the 1s Retry-After", elapsed)
+	}
+	warns := logs.records(t, "acctadmin: retrying")
+	if len(warns) != 1 {
+		t.Fatalf("%d retry records, want 1: %s", len(warns), logs)
+	}
+	w := warns[0]
+	want := map[string]any{"level": "WARN", "wait": float64(time.Second), "status": float64(429), "attempt": float64(1), "method": "GET", "path": "/callbacks"}
+	for k, v := range want {
+		if w[k] != v {
+			t.Errorf("retry record %s = %v, want %v", k, w[k], v)
+		}
+	}
+	if n := srv.count(); n != 2 {
+		t.Errorf("%d requests, want 2", n)
+	}
+}
+
+// Default config fails: Retry-After is only read on 429 and 503.
+func TestRetryAfterOn500(t *testing.T) {
+	t.Parallel()
+	var n atomic.Int32
+	srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if n.Add(1) == 1 {
+			w.Header().Set("Retry-After", "1")
+			writeJSON(w, http.StatusInternalServerError, `{"success":false}`)
+			return
+		}
+		ok("[]")(w, r)
+	})
+	logger, logs := tpLogger(t)
+	c := newTestClient(t, srv, WithLogger(logger))
+	start := time.Now()
+	if _, err := c.Callbacks.List(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if elapsed := time.Since(start); elapsed < time.Second {
+		t.Errorf("returned after %s, want at least the 1s Retry-After", elapsed)
+	}
+	warns := logs.records(t, "acctadmin: retrying")
+	if len(warns) != 1 || warns[0]["wait"] != float64(time.Second) || warns[0]["status"] != float64(500) {
+		t.Errorf("retry records = %v, want one with wait 1s and status 500", warns)
+	}
+}
+
+// Default config fails: an HTTP date is read, but only on 429 and 503; on
+// 502 the default backoff applies.
+func TestRetryAfterHTTPDate(t *testing.T) {
+	t.Parallel()
+	var n atomic.Int32
+	srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if n.Add(1) == 1 {
+			w.Header().Set("Retry-After", time.Now().Add(2*time.Second).UTC().Format(http.TimeFormat))
+			writeJSON(w, http.StatusBadGateway, `{"success":false}`)
+			return
+		}
+		ok("[]")(w, r)
+	})
+	logger, logs := tpLogger(t)
+	c := newTestClient(t, srv, WithLogger(logger))
+	start := time.Now()
+	if _, err := c.Callbacks.List(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	warns := logs.records(t, "acctadmin: retrying")
+	if len(warns) != 1 {
+		t.Fatalf("retry records = %v", warns)
+	}
+	// The date has whole seconds, so the wait is between 1s and 2s.
+	wait, _ := warns[0]["wait"].(float64)
+	if time.Duration(wait) < 900*time.Millisecond || time.Duration(wait) > 2*time.Second {
+		t.Errorf("wait = %s, want the 1-2s until the date", time.Duration(wait))
+	}
+	if elapsed := time.Since(start); elapsed < time.Duration(wait) {
+		t.Errorf("returned after %s, before the wait of %s", elapsed, time.Duration(wait))
+	}
+}
+
+func TestRetryAfterParse(t *testing.T) {
+	now := time.Date(2024, 5, 1, 10, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		in     string
+		want   time.Duration
+		wantOK bool
+	}{
+		{"1", time.Second, true},
+		{" 120 ", 2 * time.Minute, true},
+		{"0", 0, true},
+		{"3600", time.Hour, true},
+		{"99999999999", 24 * time.Hour, true},
+		{"Wed, 01 May 2024 10:00:02 GMT", 2 * time.Second, true},
+		{"Wed, 01 May 2024 10:05:00 GMT", 5 * time.Minute, true},
+		{"Wednesday, 01-May-24 10:00:30 GMT", 30 * time.Second, true},
+		{"Wed, 01 May 2024 09:59:00 GMT", 0, true},
+		{"-1", 0, false},
+		{"-3600", 0, false},
+		{"1.5", 0, false},
+		{"soon", 0, false},
+		{"Wed, 01 May 2024 25:00:00 GMT", 0, false},
+		{"", 0, false},
+		{"   ", 0, false},
+	} {
+		got, gotOK := retryAfter(tc.in, now)
+		if got != tc.want || gotOK != tc.wantOK {
+			t.Errorf("retryAfter(%q) = %s, %v; want %s, %v", tc.in, got, gotOK, tc.want, tc.wantOK)
+		}
+	}
+}
+
+// Default config fails: it sleeps for the whole hour (Retry-After is not
+// capped by RetryWaitMax).
+func TestRetryAfterOverCap(t *testing.T) {
+	srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Retry-After", "3600")
+		writeJSON(w, http.StatusTooManyRequests, `{"success":false,"message":"quota exhausted"}`)
+	})
+	c := newTestClient(t, srv)
+	start := time.Now()
+	_, err := c.Callbacks.List(context.Background())
+	apiErr := tpAPIError(t, tpErr(t, err))
+	if !errors.Is(err, ErrRateLimited) || apiErr.RetryAfter != time.Hour || apiErr.Message != "quota exhausted" {
+		t.Errorf("err = %v (RetryAfter %s), want ErrRateLimited with RetryAfter 1h", err, apiErr.RetryAfter)
+	}
+	if n := srv.count(); n != 1 {
+		t.Errorf("%d requests, want 1", n)
+	}
+	if elapsed := time.Since(start); elapsed > 10*time.Second {
+		t.Errorf("took %s: it waited", elapsed)
+	}
+}
+
+// Default config fails the 500 row: it reads Retry-After only on 429 and
+// 503, so it would retry the 500 at once instead of waiting.
+func TestRetryCancelEndsWait(t *testing.T) {
+	for _, status := range []int{http.StatusServiceUnavailable, http.StatusInternalServerError} {
+		t.Run(strconv.Itoa(status), func(t *testing.T) {
+			srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Retry-After", "30")
+				writeJSON(w, status, `{"success":false}`)
+			})
+			c := newTestClient(t, srv)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			var cancelled atomic.Int64
+			timer := time.AfterFunc(100*time.Millisecond, func() {
+				cancelled.Store(time.Now().UnixNano())
+				cancel()
+			})
+			defer timer.Stop()
+			_, err := c.Callbacks.List(ctx)
+			returned := time.Now()
+			if !errors.Is(tpErr(t, err), context.Canceled) {
+				t.Fatalf("err = %v, want context.Canceled", err)
+			}
+			at := cancelled.Load()
+			if at == 0 {
+				t.Fatal("the call returned before the cancel")
+			}
+			if d := returned.Sub(time.Unix(0, at)); d > 50*time.Millisecond {
+				t.Errorf("returned %s after the cancel, want within 50ms", d)
+			}
+			if n := srv.count(); n != 1 {
+				t.Errorf("%d requests, want 1", n)
+			}
+			if te := tpTransportError(t, err); te.Attempts != 1 || te.Path != "/callbacks" {
+				t.Errorf("TransportError = %+v", te)
+			}
+		})
+	}
+}
+
+// Default config fails: DefaultBackoff has no jitter (every draw equal).
+func TestRetryBackoffJitter(t *testing.T) {
+	c, err := NewClient(testAccessKey, testSecretKey, WithRetryWait(100*time.Millisecond, 2*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n := 1; n <= 8; n++ {
+		d := 100 * time.Millisecond << (n - 1)
+		if d > 2*time.Second {
+			d = 2 * time.Second
+		}
+		seen := map[time.Duration]bool{}
+		for range 200 {
+			got := c.backoff(n)
+			if got < d/2 || got > d {
+				t.Fatalf("backoff(%d) = %s, want within [%s, %s]", n, got, d/2, d)
+			}
+			seen[got] = true
+		}
+		if len(seen) < 2 {
+			t.Errorf("backoff(%d): 200 draws all %v, want jitter", n, seen)
+		}
+	}
+	// Degenerate bounds stay in range and do not loop.
+	c0, _ := NewClient(testAccessKey, testSecretKey, WithRetryWait(0, 0))
+	if got := c0.backoff(5); got != 0 {
+		t.Errorf("backoff with zero bounds = %s", got)
+	}
+	c1, _ := NewClient(testAccessKey, testSecretKey, WithRetryWait(time.Second, time.Second))
+	if got := c1.backoff(64); got < time.Second/2 || got > time.Second {
+		t.Errorf("backoff(64) = %s, want within [500ms, 1s]", got)
+	}
+}
+
+// Default config fails: it writes no slog retry record and its give-up
+// error hides the attempts. The test also holds the SDK's own hook to the
+// backoff after a connection error, when there is no response to carry
+// the chosen wait: the retries must not be instant.
+func TestRetryConnectErrorWaits(t *testing.T) {
+	dead := httptest.NewServer(http.NotFoundHandler())
+	base := dead.URL
+	dead.Close()
+	logger, logs := tpLogger(t)
+	c, err := NewClient(testAccessKey, testSecretKey, WithBaseURL(base), WithLogger(logger),
+		WithRetryWait(40*time.Millisecond, 40*time.Millisecond), WithMaxRetries(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, err = c.Callbacks.List(context.Background())
+	te := tpTransportError(t, tpErr(t, err))
+	if te.Attempts != 3 {
+		t.Errorf("Attempts = %d, want 3", te.Attempts)
+	}
+	// Two waits of at least 20ms each (40ms with jitter in its upper half).
+	if elapsed := time.Since(start); elapsed < 40*time.Millisecond {
+		t.Errorf("3 attempts took %s, want at least 40ms of backoff", elapsed)
+	}
+	warns := logs.records(t, "acctadmin: retrying")
+	if len(warns) != 2 {
+		t.Fatalf("%d retry records, want 2", len(warns))
+	}
+	for _, w := range warns {
+		if wait, _ := w["wait"].(float64); time.Duration(wait) < 20*time.Millisecond {
+			t.Errorf("retry record wait = %s, want the backoff", time.Duration(wait))
+		}
+		if e, _ := w["error"].(string); e == "" {
+			t.Errorf("retry record has no error: %v", w)
+		}
+	}
+}
+
+// --- connections ----------------------------------------------------------
+
+// Default config fails: it drains only 4 KiB of a discarded answer, so
+// each 200 KiB error body costs a new connection (3 in all).
+func TestTransportDrainsDiscardedBodies(t *testing.T) {
+	var conns atomic.Int32
+	var n atomic.Int32
+	big := `{"success":false,"message":"busy","padding":"` + strings.Repeat("x", 200<<10) + `"}`
+	hs := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if n.Add(1) <= 2 {
+			writeJSON(w, http.StatusServiceUnavailable, big)
+			return
+		}
+		ok("[]")(w, r)
+	}))
+	hs.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	hs.Start()
+	t.Cleanup(hs.Close)
+	c := newTestClient(t, &apiServer{Server: hs})
+	if _, err := c.Callbacks.List(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := n.Load(); got != 3 {
+		t.Errorf("%d requests, want 3", got)
+	}
+	if got := conns.Load(); got != 1 {
+		t.Errorf("%d connections, want 1 (discarded bodies drained)", got)
+	}
+}
+
+// --- what errors and logs may say ----------------------------------------
+
+// Default config fails: its give-up error is "GET http://127.0.0.1:PORT/
+// services?company=... giving up after 4 attempt(s)".
+func TestSecretNotInTransportError(t *testing.T) {
+	dead := httptest.NewServer(http.NotFoundHandler())
+	base := dead.URL
+	dead.Close()
+	u, _ := url.Parse(base)
+	logger, logs := tpLogger(t)
+	c, err := NewClient(testAccessKey, testSecretKey, WithBaseURL(base), WithLogger(logger),
+		WithRetryWait(time.Millisecond, 2*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Services.List(context.Background(), &ServiceListParams{Company: "Acme Secretive Co"})
+	te := tpTransportError(t, err)
+	msg := err.Error()
+	for _, bad := range []string{"?", "company=", "Acme", u.Port(), testSecretKey, testAccessKey, "Bearer"} {
+		if strings.Contains(msg, bad) {
+			t.Errorf("error %q holds %q", msg, bad)
+		}
+		if strings.Contains(logs.String(), bad) {
+			t.Errorf("log holds %q: %s", bad, logs)
+		}
+	}
+	tpNoSecrets(t, "error", msg)
+	if te.Method != http.MethodGet || te.Path != "/services" || te.Attempts != 4 {
+		t.Errorf("TransportError = %+v", te)
+	}
+	var op *net.OpError
+	if !errors.Is(err, syscall.ECONNREFUSED) && !errors.As(err, &op) {
+		t.Errorf("cause %v: neither ECONNREFUSED nor a *net.OpError is reachable", te.Err)
+	}
+	if !strings.Contains(msg, "GET /services") || !strings.Contains(msg, "refused") {
+		t.Errorf("error %q does not say what failed", msg)
+	}
+}
+
+// Default config fails: its default logger prints every request and retry
+// to stderr. That logger holds the os.Stderr of package start-up, so a
+// second process (this test binary again) runs the call with its stderr
+// captured; the swap of os.Stderr in this process catches anything that
+// looks os.Stderr up when it writes.
+func TestLogSilentByDefault(t *testing.T) {
+	if os.Getenv("ACCTADMIN_SILENT_CHILD") == "1" {
+		tpFailingCalls(t)
+		return
+	}
+
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr := os.Stderr
+	os.Stderr = w
+	log.SetOutput(w)
+	tpFailingCalls(t)
+	os.Stderr = stderr
+	log.SetOutput(stderr)
+	w.Close()
+	printed, _ := io.ReadAll(r)
+	r.Close()
+	if len(printed) != 0 {
+		t.Errorf("the client wrote to stderr: %q", printed)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestLogSilentByDefault$", "-test.count=1", "-test.v")
+	cmd.Env = append(os.Environ(), "ACCTADMIN_SILENT_CHILD=1")
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("child: %v\n%s%s", err, out.String(), errOut.String())
+	}
+	if !strings.Contains(out.String(), "--- PASS: TestLogSilentByDefault") {
+		t.Fatalf("child did not run the calls:\n%s", out.String())
+	}
+	if errOut.Len() != 0 {
+		t.Errorf("the client wrote to stderr: %q", errOut.String())
+	}
+}
+
+// tpFailingCalls makes calls that retry and fail, with no logger.
+func tpFailingCalls(t *testing.T) {
+	srv := newAPIServer(t, tpStatuses("", 503))
+	c := newTestClient(t, srv, WithMaxRetries(2))
+	if _, err := c.Callbacks.List(context.Background()); !errors.Is(err, ErrServer) {
+		t.Errorf("err = %v, want ErrServer", err)
+	}
+	dead := httptest.NewServer(http.NotFoundHandler())
+	dead.Close()
+	c2 := newTestClient(t, &apiServer{Server: dead}, WithMaxRetries(1))
+	_, err := c2.Services.List(context.Background(), &ServiceListParams{Company: "Acme"})
+	tpTransportError(t, err)
+	if n := srv.count(); n != 3 {
+		t.Errorf("%d requests, want 3", n)
+	}
+}
+
+// Default config fails: its logger is not slog and prints the URL.
+func TestLogRecords(t *testing.T) {
+	srv := newAPIServer(t, tpStatuses("[]", 503, 503, 200))
+	logger, logs := tpLogger(t)
+	c := newTestClient(t, srv, WithLogger(logger))
+	if _, err := c.Services.List(context.Background(), &ServiceListParams{Company: "Acme Secretive Co", Limit: 7}); err != nil {
+		t.Fatal(err)
+	}
+
+	reqs := logs.records(t, "acctadmin: request")
+	resps := logs.records(t, "acctadmin: response")
+	warns := logs.records(t, "acctadmin: retrying")
+	if len(reqs) != 3 || len(resps) != 3 || len(warns) != 2 {
+		t.Fatalf("%d request, %d response, %d retry records; want 3, 3, 2:\n%s", len(reqs), len(resps), len(warns), logs)
+	}
+	for i := range 3 {
+		for _, rec := range []map[string]any{reqs[i], resps[i]} {
+			if rec["level"] != "DEBUG" || rec["method"] != "GET" || rec["path"] != "/services" || rec["attempt"] != float64(i+1) {
+				t.Errorf("attempt %d: record %v", i+1, rec)
+			}
+		}
+		wantStatus := float64(503)
+		if i == 2 {
+			wantStatus = 200
+		}
+		if resps[i]["status"] != wantStatus {
+			t.Errorf("response %d status = %v, want %v", i+1, resps[i]["status"], wantStatus)
+		}
+	}
+	for i, w := range warns {
+		if w["level"] != "WARN" || w["attempt"] != float64(i+1) || w["status"] != float64(503) || w["wait"] == nil {
+			t.Errorf("retry record %d: %v", i+1, w)
+		}
+	}
+
+	// Nothing of the credentials or the query string is in any record.
+	var sigs []string
+	for _, r := range srv.requests() {
+		if r.RawQuery == "" {
+			t.Fatal("the request carried no query string")
+		}
+		tok := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+		sigs = append(sigs, tok, tok[strings.LastIndexByte(tok, '.')+1:])
+	}
+	tpNoSecrets(t, "log", logs.String(), append(sigs, "?", "company=", "Acme", "limit=", srv.requests()[0].RawQuery)...)
+}
+
+// --- reading answers ------------------------------------------------------
+
+// Not a setting of the retry library, which hands the body over unread:
+// reading it with io.ReadAll, as its users commonly do, fails this test by
+// holding all 33 MiB.
+func TestDecodeResponseTooLarge(t *testing.T) {
+	srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"success":true,"result":[`)
+		chunk := []byte(strings.Repeat(`"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",`, 1<<10)) // 33 KiB
+		for i := 0; i < 33<<20/len(chunk)+1; i++ {
+			if _, err := w.Write(chunk); err != nil {
+				return // the client stopped reading
+			}
+		}
+		_, _ = io.WriteString(w, `"x"]}`)
+	})
+	c := newTestClient(t, srv)
+	_, err := c.Callbacks.List(context.Background())
+	var de *DecodeError
+	if !errors.As(tpErr(t, err), &de) || !errors.Is(err, ErrResponseTooLarge) {
+		t.Fatalf("err = %v (%T), want a *DecodeError that is ErrResponseTooLarge", err, err)
+	}
+	if de.Endpoint != "GET /callbacks" {
+		t.Errorf("Endpoint = %q", de.Endpoint)
+	}
+	if n := srv.count(); n != 1 {
+		t.Errorf("%d requests, want 1", n)
+	}
+}
+
+// The retry library leaves redirects to the inner http.Client, and an
+// http.Client left at its defaults fails this: it follows the redirect to
+// the other server, and since that is the same host on another port, it
+// even keeps an Authorization header set on the request.
+func TestRedirectToOtherHostRefused(t *testing.T) {
+	other := newAPIServer(t, ok("[]"))
+	srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+"/callbacks?from=redirect", http.StatusFound)
+	})
+	c := newTestClient(t, srv)
+	_, err := c.Callbacks.List(context.Background())
+	apiErr := tpAPIError(t, tpErr(t, err, "from=redirect"))
+	if apiErr.StatusCode != http.StatusFound {
+		t.Errorf("StatusCode = %d, want 302", apiErr.StatusCode)
+	}
+	if n := other.count(); n != 0 {
+		t.Errorf("the other host got %d requests (headers %v)", n, other.last(t).Header)
+	}
+	if n := srv.count(); n != 1 {
+		t.Errorf("%d requests, want 1", n)
+	}
+}
+
+// Not a setting of the retry library: the redirected request must be
+// signed for its new path, which a header set once before sending is not.
+// Go 1.24 and later also drop Content-Type when a redirect drops the body;
+// the API wants it on every request.
+func TestRedirectSameHostResigned(t *testing.T) {
+	srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/callbacks":
+			status := http.StatusFound
+			if r.Method == http.MethodPost {
+				status = http.StatusTemporaryRedirect // keeps the method and body
+			}
+			http.Redirect(w, r, "/v2/callbacks", status)
+		case "/v2/callbacks":
+			if r.Method == http.MethodPost {
+				ok(authCallbackJSON)(w, r)
+				return
+			}
+			ok("["+authCallbackJSON+"]")(w, r)
+		default:
+			http.NotFound(w, r)
+		}
+	})
+	c := newTestClient(t, srv)
+	if cbs, err := c.Callbacks.List(context.Background()); err != nil || len(cbs) != 1 {
+		t.Fatalf("List = %v, %v", cbs, err)
+	}
+	if _, err := c.Callbacks.Create(context.Background(), "https://example.com/hook"); err != nil {
+		t.Fatalf("Create: %v", err)
+	}
+	reqs := srv.requests()
+	if len(reqs) != 4 {
+		t.Fatalf("%d requests, want 4", len(reqs))
+	}
+	for i, want := range []string{"GET /callbacks", "GET /v2/callbacks", "POST /callbacks", "POST /v2/callbacks"} {
+		r := reqs[i]
+		if r.Method+" "+r.Path != want || !r.AuthOK {
+			t.Errorf("request %d = %s %s (auth ok %v: %s), want %s signed", i, r.Method, r.Path, r.AuthOK, r.AuthErr, want)
+		}
+	}
+	if reqs[3].Body != `{"url":"https://example.com/hook"}` {
+		t.Errorf("redirected POST body = %q", reqs[3].Body)
+	}
+}
+
+// --- per-attempt timeout ----------------------------------------------------
+
+// tpSlowFirst sleeps up to 2s on its first request, then answers at once.
+func tpSlowFirst(answer http.HandlerFunc) http.HandlerFunc {
+	var n atomic.Int32
+	return func(w http.ResponseWriter, r *http.Request) {
+		if n.Add(1) == 1 {
+			select {
+			case <-time.After(2 * time.Second):
+			case <-r.Context().Done():
+				return
+			}
+		}
+		answer(w, r)
+	}
+}
+
+// Default config fails the POST row: it retries the POST after a timeout,
+// sending it a second time. (The library has no per-attempt timeout of its
+// own; the SDK's bounds an attempt without cutting a download short.)
+func TestTimeoutPerAttempt(t *testing.T) {
+	t.Run("get retried", func(t *testing.T) {
+		srv := newAPIServer(t, tpSlowFirst(ok("[]")))
+		c := newTestClient(t, srv, WithTimeout(100*time.Millisecond))
+		start := time.Now()
+		if _, err := c.Callbacks.List(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if n := srv.count(); n != 2 {
+			t.Errorf("%d requests, want 2", n)
+		}
+		if elapsed := time.Since(start); elapsed < 100*time.Millisecond {
+			t.Errorf("took %s, less than the timeout", elapsed)
+		}
+	})
+	t.Run("post not retried", func(t *testing.T) {
+		srv := newAPIServer(t, tpSlowFirst(ok(authCallbackJSON)))
+		c := newTestClient(t, srv, WithTimeout(100*time.Millisecond))
+		_, err := c.Callbacks.Create(context.Background(), "https://example.com/hook")
+		te := tpTransportError(t, tpErr(t, err))
+		if te.Attempts != 1 || errors.Is(err, context.Canceled) {
+			t.Errorf("TransportError = %+v", te)
+		}
+		if !errors.Is(err, errAttemptTimeout) {
+			t.Errorf("cause = %v, want the attempt timeout", te.Err)
+		}
+		if n := srv.count(); n != 1 {
+			t.Errorf("%d requests, want 1", n)
+		}
+	})
+	t.Run("slow json body", func(t *testing.T) {
+		// A JSON answer is bounded as a whole: a body that trickles past
+		// the timeout fails as a timeout, not as a cancelled call.
+		srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = io.WriteString(w, `{"success":true,"result":[`)
+			w.(http.Flusher).Flush()
+			select {
+			case <-time.After(2 * time.Second):
+			case <-r.Context().Done():
+				return
+			}
+			_, _ = io.WriteString(w, `]}`)
+		})
+		c := newTestClient(t, srv, WithTimeout(100*time.Millisecond), WithMaxRetries(0))
+		_, err := c.Callbacks.List(context.Background())
+		te := tpTransportError(t, tpErr(t, err))
+		if errors.Is(err, context.Canceled) || !errors.Is(err, errAttemptTimeout) {
+			t.Errorf("cause = %v, want the attempt timeout", te.Err)
+		}
+	})
+	t.Run("download trickles", func(t *testing.T) {
+		content := bytes.Repeat([]byte("%PDF-1.7 "), 600)
+		srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/pdf")
+			w.Header().Set("Content-Length", strconv.Itoa(len(content)))
+			w.WriteHeader(http.StatusOK)
+			for i := 0; i < len(content); i += 1000 {
+				_, _ = w.Write(content[i:min(i+1000, len(content))])
+				w.(http.Flusher).Flush()
+				time.Sleep(60 * time.Millisecond)
+			}
+		})
+		c := newTestClient(t, srv, WithTimeout(100*time.Millisecond))
+		start := time.Now()
+		f, err := download(context.Background(), c, "/documents/x/download", nil, "application/pdf")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		got, err := io.ReadAll(f)
+		if err != nil || !bytes.Equal(got, content) {
+			t.Fatalf("read %d bytes, %v; want %d", len(got), err, len(content))
+		}
+		if elapsed := time.Since(start); elapsed < 200*time.Millisecond {
+			t.Errorf("took %s: the body did not trickle past the timeout", elapsed)
+		}
+		if n := srv.count(); n != 1 {
+			t.Errorf("%d requests, want 1", n)
+		}
+	})
+}
+
+// --- binary answers -----------------------------------------------------------
+
+// Not a setting of the retry library, which passes any answer on: the SDK
+// tells a file from a JSON failure or an HTML page by its content type.
+func TestDownload(t *testing.T) {
+	ctx := context.Background()
+	t.Run("json failure", func(t *testing.T) {
+		srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
+			writeJSON(w, http.StatusOK, `{"success":false,"message":"document is being scanned"}`)
+		})
+		c := newTestClient(t, srv)
+		f, err := download(ctx, c, "/documents/x/download", nil, "application/pdf")
+		apiErr := tpAPIError(t, tpErr(t, err))
+		if f != nil || apiErr.Message != "document is being scanned" || apiErr.Path != "/documents/x/download" {
+			t.Errorf("APIError = %+v", apiErr)
+		}
+	})
+	t.Run("json 404", func(t *testing.T) {
+		srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
+			writeJSON(w, http.StatusNotFound, `{"success":false,"message":"no such document"}`)
+		})
+		c := newTestClient(t, srv)
+		_, err := download(ctx, c, "/documents/x/download", nil, "application/pdf")
+		if !errors.Is(tpErr(t, err), ErrNotFound) || tpAPIError(t, err).Message != "no such document" {
+			t.Errorf("err = %v, want ErrNotFound with the message", err)
+		}
+	})
+	t.Run("html", func(t *testing.T) {
+		srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			_, _ = io.WriteString(w, "<html>login</html>")
+		})
+		c := newTestClient(t, srv)
+		f, err := download(ctx, c, "/documents/x/download", nil, "application/pdf")
+		var de *DecodeError
+		if f != nil || !errors.As(tpErr(t, err), &de) {
+			t.Fatalf("err = %v (%T), want a *DecodeError", err, err)
+		}
+		if de.Endpoint != "GET /documents/x/download" || !strings.Contains(de.Error(), "text/html") {
+			t.Errorf("DecodeError = %v", de)
+		}
+	})
+	t.Run("pdf", func(t *testing.T) {
+		content := []byte("%PDF-1.7\n%binary\x00\xff\n%%EOF\n")
+		srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/pdf")
+			w.Header().Set("Content-Length", strconv.Itoa(len(content)))
+			w.Header().Set("Content-Disposition", `attachment; filename="../../etc/x.pdf"`)
+			_, _ = w.Write(content)
+		})
+		c := newTestClient(t, srv)
+		f, err := download(ctx, c, "/documents/x/download", nil, "application/pdf")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := io.ReadAll(f)
+		if err != nil || !bytes.Equal(got, content) {
+			t.Errorf("body = %q, %v", got, err)
+		}
+		if err := f.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+		if f.ContentType != "application/pdf" || f.ContentLength != int64(len(content)) || f.Filename != "x.pdf" {
+			t.Errorf("File = type %q, length %d, name %q", f.ContentType, f.ContentLength, f.Filename)
+		}
+		if r := srv.last(t); !r.AuthOK || r.Method != http.MethodGet {
+			t.Errorf("request = %+v", r)
+		}
+	})
+}
+
+// --- decoding ---------------------------------------------------------------
+
+// Not a setting of the retry library: a bad answer is read into a
+// *DecodeError that names the endpoint and the field, is never retried and
+// never panics.
+func TestDecodeErrors(t *testing.T) {
+	good := `{"id":"7d4a1f3e-8b2c-4e5f-9a6b-1c2d3e4f5a6b","created_at":"2024-05-01 10:00:00 -0600","url":"https://example.com/a"}`
+	for _, tc := range []struct {
+		name, contentType, body string
+		wantPath                string
+	}{
+		{"html", "text/html", "<html><body>Bad gateway</body></html>", ""},
+		{"truncated", "application/json", `{"success":true,"result":[` + good, ""},
+		{"empty", "application/json", "", ""},
+		{"array", "application/json", `[` + good + `]`, ""},
+		{"no success", "application/json", `{"result":[` + good + `]}`, ""},
+		{"null", "application/json", `null`, ""},
+		{"string", "application/json", `"ok"`, ""},
+		{"bad time", "application/json", `{"success":true,"result":[` + good + `,{"id":"7d4a1f3e-8b2c-4e5f-9a6b-1c2d3e4f5a6c","created_at":"yesterday"}]}`, "result[1].created_at"},
+		{"time as number", "application/json", `{"success":true,"result":[` + good + `,{"created_at":12}]}`, "result[1].created_at"},
+		{"bad id", "application/json", `{"success":true,"result":[{"id":42}]}`, "result[0].id"},
+		{"url as object", "application/json", `{"success":true,"result":[` + good + `,` + good + `,{"url":{"href":"x"}}]}`, "result[2].url"},
+		{"result not a list", "application/json", `{"success":true,"result":{"id":"x"}}`, "result"},
+		{"bad success", "application/json", `{"success":"maybe","result":[]}`, "success"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", tc.contentType)
+				_, _ = io.WriteString(w, tc.body)
+			})
+			c := newTestClient(t, srv)
+			cbs, err := c.Callbacks.List(context.Background())
+			var de *DecodeError
+			if !errors.As(tpErr(t, err), &de) {
+				t.Fatalf("List = %v, %v (%T); want a *DecodeError", cbs, err, err)
+			}
+			if de.Endpoint != "GET /callbacks" || de.Path != tc.wantPath {
+				t.Errorf("DecodeError endpoint %q path %q, want GET /callbacks and %q (%v)", de.Endpoint, de.Path, tc.wantPath, de)
+			}
+			if !strings.Contains(de.Error(), "GET /callbacks") {
+				t.Errorf("Error() = %q does not name the endpoint", de.Error())
+			}
+			if n := srv.count(); n != 1 {
+				t.Errorf("%d requests, want 1 (a bad answer is not retried)", n)
+			}
+		})
+	}
+}
