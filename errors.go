@@ -71,7 +71,9 @@ func (e *APIError) Is(target error) bool {
 	case ErrForbidden:
 		return e.StatusCode == http.StatusForbidden
 	case ErrRateLimited:
-		return e.StatusCode == http.StatusTooManyRequests
+		// A 429, or any answer whose Retry-After asked for a longer wait
+		// than the client allows (it gave up at once rather than sleep).
+		return e.StatusCode == http.StatusTooManyRequests || e.RetryAfter > maxRetryAfter
 	case ErrServer:
 		return e.StatusCode >= 500
 	}

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestAPIErrorSentinels(t *testing.T) {
@@ -33,6 +34,15 @@ func TestAPIErrorSentinels(t *testing.T) {
 		if !errors.As(err, &apiErr) || apiErr.StatusCode != tc.status {
 			t.Errorf("status %d: errors.As gave %v", tc.status, apiErr)
 		}
+	}
+	overCap := newAPIError(http.StatusServiceUnavailable, "GET", "/x", nil)
+	overCap.RetryAfter = time.Hour
+	if !errors.Is(overCap, ErrRateLimited) || !errors.Is(overCap, ErrServer) {
+		t.Fatal("a 503 with a Retry-After over the cap is both ErrServer and ErrRateLimited")
+	}
+	overCap.RetryAfter = 30 * time.Second
+	if errors.Is(overCap, ErrRateLimited) {
+		t.Fatal("a 503 with a Retry-After under the cap is not ErrRateLimited")
 	}
 	if errors.Is(newAPIError(400, "GET", "/x", nil), ErrNotFound) {
 		t.Fatal("a 400 is not ErrNotFound")

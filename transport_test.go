@@ -493,22 +493,26 @@ func TestRetryAfterParse(t *testing.T) {
 // Default config fails: it sleeps for the whole hour (Retry-After is not
 // capped by RetryWaitMax).
 func TestRetryAfterOverCap(t *testing.T) {
-	srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Retry-After", "3600")
-		writeJSON(w, http.StatusTooManyRequests, `{"success":false,"message":"quota exhausted"}`)
-	})
-	c := newTestClient(t, srv)
-	start := time.Now()
-	_, err := c.Callbacks.List(context.Background())
-	apiErr := tpAPIError(t, tpErr(t, err))
-	if !errors.Is(err, ErrRateLimited) || apiErr.RetryAfter != time.Hour || apiErr.Message != "quota exhausted" {
-		t.Errorf("err = %v (RetryAfter %s), want ErrRateLimited with RetryAfter 1h", err, apiErr.RetryAfter)
-	}
-	if n := srv.count(); n != 1 {
-		t.Errorf("%d requests, want 1", n)
-	}
-	if elapsed := time.Since(start); elapsed > 10*time.Second {
-		t.Errorf("took %s: it waited", elapsed)
+	for _, status := range []int{http.StatusTooManyRequests, http.StatusServiceUnavailable} {
+		t.Run(strconv.Itoa(status), func(t *testing.T) {
+			srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Retry-After", "3600")
+				writeJSON(w, status, `{"success":false,"message":"quota exhausted"}`)
+			})
+			c := newTestClient(t, srv)
+			start := time.Now()
+			_, err := c.Callbacks.List(context.Background())
+			apiErr := tpAPIError(t, tpErr(t, err))
+			if !errors.Is(err, ErrRateLimited) || apiErr.StatusCode != status || apiErr.RetryAfter != time.Hour || apiErr.Message != "quota exhausted" {
+				t.Errorf("err = %v (RetryAfter %s), want ErrRateLimited with RetryAfter 1h", err, apiErr.RetryAfter)
+			}
+			if n := srv.count(); n != 1 {
+				t.Errorf("%d requests, want 1", n)
+			}
+			if elapsed := time.Since(start); elapsed > 10*time.Second {
+				t.Errorf("took %s: it waited", elapsed)
+			}
+		})
 	}
 }
 
