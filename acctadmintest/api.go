@@ -532,8 +532,11 @@ func page[T any](list []T, limit, offset int) []T {
 // parseUUID reads a UUID parameter.
 func parseUUID(field, s string) (uuid.UUID, error) {
 	id, err := uuid.Parse(s)
-	if err != nil || id == uuid.Nil {
+	if err != nil {
 		return uuid.Nil, invalid(field, "must be a UUID")
+	}
+	if id == uuid.Nil {
+		return uuid.Nil, invalid(field, "must not be the nil UUID")
 	}
 	return id, nil
 }
@@ -611,8 +614,7 @@ func (f *Fake) companyParam(name, id string) (co *Company, ok bool, err error) {
 
 // jurisdictionsParam resolves the jurisdictions / jurisdiction_ids pair:
 // at most one may be given, every entry must be valid (400 otherwise).
-// field prefixes the field names of errors. ok is false when neither was
-// given.
+// Duplicates are dropped. ok is false when neither was given.
 func jurisdictionsParam(names, ids []string) (out []Jurisdiction, ok bool, err error) {
 	switch {
 	case len(names) > 0 && len(ids) > 0:

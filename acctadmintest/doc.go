@@ -34,7 +34,8 @@
 // with a [] suffix (jurisdictions[]=Utah&jurisdictions[]=Idaho) or without
 // it. POST and PATCH bodies are JSON objects; unknown fields are ignored,
 // a field of the wrong JSON type is a 400. Empty parameters count as not
-// given. Every JSON answer has Content-Type application/json and a
+// given, unknown ones are ignored, and the Content-Type of requests is not
+// checked. Every JSON answer has Content-Type application/json and a
 // Content-Length.
 //
 // Success is {"success": true, "timestamp": "...", "result": ...}, the

@@ -62,7 +62,20 @@ func (f *Fake) AddDocument(in DocumentInput) Document {
 	if in.Jurisdiction != "" {
 		in.Jurisdiction = mustJurisdiction("AddDocument", in.Jurisdiction).Name
 	}
-	f.mu.Lock()
+	out, _ := locked(f, func() (Document, error) {
+		return f.insertDocument(in), nil
+	})
+	f.emit(map[string]any{
+		"event":        "new-document",
+		"document_id":  out.ID.String(),
+		"company_id":   out.CompanyID.String(),
+		"company_name": out.CompanyName,
+	})
+	return out
+}
+
+// insertDocument stores a new document; f.mu must be held.
+func (f *Fake) insertDocument(in DocumentInput) Document {
 	co := f.mustCompany("AddDocument", in.CompanyID)
 	at := f.timeOr(in.CreatedAt)
 	d := &Document{
@@ -80,16 +93,7 @@ func (f *Fake) AddDocument(in DocumentInput) Document {
 		PDFSize:       in.PDFSize,
 	}
 	f.st.documents = append(f.st.documents, d)
-	out := f.documentCopy(d)
-	f.mu.Unlock()
-
-	f.emit(map[string]any{
-		"event":        "new-document",
-		"document_id":  out.ID.String(),
-		"company_id":   out.CompanyID.String(),
-		"company_name": out.CompanyName,
-	})
-	return out
+	return f.documentCopy(d)
 }
 
 // Documents returns every document, read or not, in the order of the

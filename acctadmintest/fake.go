@@ -216,7 +216,8 @@ func NewFake(opts ...Option) *Fake {
 
 // Close stops the fake's background work: deliveries in progress are
 // cancelled and waited for, and no new ones start. Requests are still
-// served afterwards, but without latency. Close is idempotent.
+// served afterwards, except that a request that would wait on latency is
+// answered 503 at once, and file downloads stop. Close is idempotent.
 func (f *Fake) Close() {
 	f.mu.Lock()
 	f.closed = true

@@ -23,9 +23,9 @@ import (
 type Fault struct {
 	// Method matches the request method; "" matches any.
 	Method string
-	// Path matches a route pattern as Routes lists them, such as
-	// "/documents/:id/download", or any request path that starts with it,
-	// such as "/documents"; "" matches every path.
+	// Path matches a route pattern as Routes lists them (without the
+	// method), such as "/documents/:id/download", or any request path that
+	// starts with it, such as "/documents"; "" matches every path.
 	Path string
 	// Count is how many times the fault fires before it is removed; 0
 	// means until ClearFaults.

@@ -60,7 +60,20 @@ func (f *Fake) AddInvoice(in InvoiceInput) Invoice {
 		}
 		items[i] = it
 	}
-	f.mu.Lock()
+	out, _ := locked(f, func() (Invoice, error) {
+		return f.insertInvoice(in, items), nil
+	})
+	f.emit(map[string]any{
+		"event":        "new-invoice",
+		"invoice_id":   out.ID.String(),
+		"company_id":   out.CompanyID.String(),
+		"company_name": out.Company,
+	})
+	return out
+}
+
+// insertInvoice stores a new invoice; f.mu must be held.
+func (f *Fake) insertInvoice(in InvoiceInput, items []InvoiceItem) Invoice {
 	co := f.mustCompany("AddInvoice", in.CompanyID)
 	at := f.timeOr(in.CreatedAt)
 	due := in.DueDate
@@ -77,16 +90,7 @@ func (f *Fake) AddInvoice(in InvoiceInput) Invoice {
 		Items:     items,
 	}
 	f.st.invoices = append(f.st.invoices, inv)
-	out := f.invoiceCopy(inv)
-	f.mu.Unlock()
-
-	f.emit(map[string]any{
-		"event":        "new-invoice",
-		"invoice_id":   out.ID.String(),
-		"company_id":   co.ID.String(),
-		"company_name": out.Company,
-	})
-	return out
+	return f.invoiceCopy(inv)
 }
 
 // Invoices returns every invoice, oldest first.
