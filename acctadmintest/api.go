@@ -313,9 +313,9 @@ type call struct {
 	idx    int // number of the request in the log
 }
 
-// FieldError is one entry of the errors array of a validation error: the
+// fieldError is one entry of the errors array of a validation error: the
 // parameter at fault and what is wrong with it.
-type FieldError struct {
+type fieldError struct {
 	Field   string `json:"field"`
 	Message string `json:"message"`
 }
@@ -324,7 +324,7 @@ type FieldError struct {
 type apiError struct {
 	status int
 	msg    string
-	fields []FieldError
+	fields []fieldError
 	result any  // the cancel-request 400 carries the unpaid invoices
 	iso    bool // timestamp in the ISO form
 }
@@ -336,12 +336,12 @@ func invalid(field, problem string) *apiError {
 	return &apiError{
 		status: http.StatusBadRequest,
 		msg:    field + " " + problem,
-		fields: []FieldError{{Field: field, Message: problem}},
+		fields: []fieldError{{Field: field, Message: problem}},
 	}
 }
 
 // invalidf is a 400 about a rule between parameters.
-func invalidf(fields []FieldError, format string, args ...any) *apiError {
+func invalidf(fields []fieldError, format string, args ...any) *apiError {
 	return &apiError{status: http.StatusBadRequest, msg: fmt.Sprintf(format, args...), fields: fields}
 }
 
@@ -361,7 +361,7 @@ type errorEnvelope struct {
 	Success   bool         `json:"success"`
 	Timestamp string       `json:"timestamp"`
 	Message   string       `json:"message"`
-	Errors    []FieldError `json:"errors,omitempty"`
+	Errors    []fieldError `json:"errors,omitempty"`
 	Result    any          `json:"result,omitempty"`
 }
 
@@ -588,7 +588,7 @@ func jsonType(kind string) string {
 func (f *Fake) companyParam(name, id string) (co *Company, ok bool, err error) {
 	switch {
 	case name != "" && id != "":
-		return nil, false, invalidf([]FieldError{
+		return nil, false, invalidf([]fieldError{
 			{Field: "company", Message: "must not be given with company_id"},
 			{Field: "company_id", Message: "must not be given with company"},
 		}, "company and company_id must not both be given")
@@ -618,7 +618,7 @@ func (f *Fake) companyParam(name, id string) (co *Company, ok bool, err error) {
 func jurisdictionsParam(names, ids []string) (out []Jurisdiction, ok bool, err error) {
 	switch {
 	case len(names) > 0 && len(ids) > 0:
-		return nil, false, invalidf([]FieldError{
+		return nil, false, invalidf([]fieldError{
 			{Field: "jurisdictions", Message: "must not be given with jurisdiction_ids"},
 			{Field: "jurisdiction_ids", Message: "must not be given with jurisdictions"},
 		}, "jurisdictions and jurisdiction_ids must not both be given")

@@ -271,7 +271,7 @@ func (f *Fake) applyCompanyUpdates(c *call, wf wireFormat, body *companyUpdateBo
 		field := fmt.Sprintf("companies[%d].", i)
 		name, id := deref(in.Company), deref(in.CompanyID)
 		if name == "" && id == "" {
-			return nil, invalidf([]FieldError{{Field: field + "company", Message: "one of company or company_id is required"}},
+			return nil, invalidf([]fieldError{{Field: field + "company", Message: "one of company or company_id is required"}},
 				"%scompany or %scompany_id is required", field, field)
 		}
 		co, _, err := f.companyParam(name, id)

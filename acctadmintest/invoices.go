@@ -193,7 +193,7 @@ func listInvoices(c *call) error {
 	}
 	names, ids := c.list("companies"), c.list("company_ids")
 	if len(names) > 0 && len(ids) > 0 {
-		return invalidf([]FieldError{
+		return invalidf([]fieldError{
 			{Field: "companies", Message: "must not be given with company_ids"},
 			{Field: "company_ids", Message: "must not be given with companies"},
 		}, "companies and company_ids must not both be given")

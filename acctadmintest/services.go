@@ -217,7 +217,7 @@ func createServices(c *call) error {
 	}
 	name, id := deref(body.Company), deref(body.CompanyID)
 	if name == "" && id == "" {
-		return invalidf([]FieldError{
+		return invalidf([]fieldError{
 			{Field: "company", Message: "one of company or company_id is required"},
 			{Field: "company_id", Message: "one of company or company_id is required"},
 		}, "one of company or company_id is required")
@@ -227,7 +227,7 @@ func createServices(c *call) error {
 		return err
 	}
 	if !ok {
-		return invalidf([]FieldError{
+		return invalidf([]fieldError{
 			{Field: "jurisdictions", Message: "one of jurisdictions or jurisdiction_ids is required"},
 			{Field: "jurisdiction_ids", Message: "one of jurisdictions or jurisdiction_ids is required"},
 		}, "one of jurisdictions or jurisdiction_ids is required")
