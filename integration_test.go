@@ -1,0 +1,521 @@
+package acctadmin_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"image/png"
+	"io"
+	"net"
+	"net/http"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	acctadmin "github.com/acctadmin/acctadmin-go"
+	"github.com/acctadmin/acctadmin-go/acctadmintest"
+	"github.com/acctadmin/acctadmin-go/webhook"
+	"github.com/google/uuid"
+)
+
+// These tests drive the SDK against the fake API end to end: the fake reads
+// and writes the wire with its own code, so a misreading of the API in the
+// SDK cannot hide behind the same misreading in a hand-written test server.
+
+// fakeClient starts a fake with the demo account and a client for it.
+func fakeClient(t *testing.T, opts ...acctadmintest.Option) (*acctadmintest.Server, *acctadmin.Client) {
+	t.Helper()
+	srv := acctadmintest.NewServer(append([]acctadmintest.Option{acctadmintest.WithDemoData()}, opts...)...)
+	t.Cleanup(srv.Close)
+	c, err := acctadmin.NewClient(srv.AccessKey, srv.SecretKey,
+		acctadmin.WithBaseURL(srv.URL), acctadmin.WithRetryWait(time.Millisecond, 10*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.CloseIdleConnections)
+	return srv, c
+}
+
+func companyNamed(t *testing.T, srv *acctadmintest.Server, name string) acctadmintest.Company {
+	t.Helper()
+	for _, co := range srv.Companies() {
+		if co.Name == name {
+			return co
+		}
+	}
+	t.Fatalf("no company %q in the fake", name)
+	return acctadmintest.Company{}
+}
+
+func TestFakeEndToEndEveryEndpoint(t *testing.T) {
+	srv, c := fakeClient(t)
+	ctx := context.Background()
+
+	t.Run("services", func(t *testing.T) {
+		page, err := c.Services.List(ctx, &acctadmin.ServiceListParams{Limit: 3})
+		if err != nil || len(page) != 3 {
+			t.Fatalf("List: %d, %v", len(page), err)
+		}
+		n := 0
+		for s, err := range c.Services.All(ctx, &acctadmin.ServiceListParams{Limit: 2}) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.ID == uuid.Nil || s.Company == "" || s.CreatedAt.IsZero() {
+				t.Fatalf("service %+v", s)
+			}
+			n++
+		}
+		if n != len(srv.Services()) {
+			t.Fatalf("All gave %d services, the fake has %d", n, len(srv.Services()))
+		}
+		acme := srv.Companies()[0]
+		byID, err := c.Services.List(ctx, &acctadmin.ServiceListParams{CompanyID: acme.ID})
+		if err != nil || len(byID) == 0 {
+			t.Fatalf("by company id: %d, %v", len(byID), err)
+		}
+		for _, s := range byID {
+			if s.CompanyID != acme.ID || s.Company != acme.Name {
+				t.Fatalf("filter by company id gave %+v", s)
+			}
+		}
+
+		created, err := c.Services.Create(ctx, &acctadmin.ServiceCreateParams{Company: acme.Name, Jurisdictions: []string{"Oregon"}})
+		if err != nil || len(created) != 1 || created[0].Jurisdiction != "Oregon" || created[0].Status != acctadmin.ServiceActive {
+			t.Fatalf("Create by name: %+v, %v", created, err)
+		}
+		foxglove := companyNamed(t, srv, acctadmintest.DemoNoHomeStateCompany)
+		oregonID, _ := acctadmintest.LookupJurisdiction("Oregon")
+		created, err = c.Services.Create(ctx, &acctadmin.ServiceCreateParams{CompanyID: foxglove.ID, JurisdictionIDs: []uuid.UUID{oregonID.ID}})
+		if err != nil || len(created) != 1 || created[0].Status != acctadmin.ServiceAwaitingClientInput || created[0].CompanyID != foxglove.ID {
+			t.Fatalf("Create by id: %+v, %v", created, err)
+		}
+
+		cancelled, err := c.Services.RequestCancellation(ctx, created[0].ID)
+		if err != nil || cancelled.Status != acctadmin.ServiceCancelRequested || cancelled.ID != created[0].ID || cancelled.UpdatedAt.IsZero() {
+			t.Fatalf("RequestCancellation: %+v, %v", cancelled, err)
+		}
+		if got, _ := srv.Service(created[0].ID); got.Status != "cancel-requested" {
+			t.Fatalf("the fake holds status %q", got.Status)
+		}
+
+		bluebird := companyNamed(t, srv, acctadmintest.DemoUnpaidCompany)
+		var unpaidSvc uuid.UUID
+		for _, s := range srv.Services() {
+			if s.CompanyID == bluebird.ID {
+				unpaidSvc = s.ID
+			}
+		}
+		_, err = c.Services.RequestCancellation(ctx, unpaidSvc)
+		var unpaid *acctadmin.UnpaidInvoicesError
+		if !errors.As(err, &unpaid) || len(unpaid.Invoices) == 0 {
+			t.Fatalf("cancel with unpaid invoices: %v", err)
+		}
+		for _, inv := range unpaid.Invoices {
+			held, ok := srv.Invoice(inv.ID)
+			if !ok || held.Status != "unpaid" || inv.Status != "unpaid" || inv.CompanyID != bluebird.ID || len(inv.Items) == 0 {
+				t.Fatalf("unpaid invoice %+v (fake: %+v)", inv, held)
+			}
+			if _, err := inv.Items[0].Price.Cents(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got, _ := srv.Service(unpaidSvc); got.Status == "cancel-requested" {
+			t.Fatal("a refused cancellation changed the service")
+		}
+	})
+
+	t.Run("documents", func(t *testing.T) {
+		unread, err := c.Documents.List(ctx, nil)
+		if err != nil || len(unread) == 0 {
+			t.Fatalf("List: %d, %v", len(unread), err)
+		}
+		for _, d := range unread {
+			if d.Status != acctadmin.DocumentUnread || d.Jurisdiction == "" || d.CompanyName == "" {
+				t.Fatalf("unread listing gave %+v", d)
+			}
+		}
+		d := unread[0]
+		got, err := c.Documents.Get(ctx, d.ID)
+		if err != nil || got.ID != d.ID || got.Title != d.Title || got.Jurisdiction != d.Jurisdiction || got.Pages != d.Pages {
+			t.Fatalf("Get: %+v, %v (listing had %+v)", got, err, d)
+		}
+
+		for _, dpi := range []int{72, 150, 300} {
+			f, err := c.Documents.Page(ctx, d.ID, d.Pages-1, &acctadmin.PageParams{DPI: dpi})
+			if err != nil {
+				t.Fatal(err)
+			}
+			img, err := png.Decode(f)
+			f.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			w, h := acctadmintest.PagePixels(dpi)
+			if b := img.Bounds(); b.Dx() != w || b.Dy() != h || f.ContentType != "image/png" {
+				t.Fatalf("page at %d dpi is %v, want %dx%d", dpi, b, w, h)
+			}
+		}
+		if _, err := c.Documents.Page(ctx, d.ID, d.Pages, nil); !errors.Is(err, acctadmin.ErrNotFound) {
+			t.Fatalf("page past the end: %v", err)
+		}
+
+		f, err := c.Documents.Download(ctx, d.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pdf, err := io.ReadAll(f)
+		f.Close()
+		if err != nil || !bytes.HasPrefix(pdf, []byte("%PDF-")) || f.ContentType != "application/pdf" || int64(len(pdf)) != f.ContentLength || f.Filename == "" {
+			t.Fatalf("Download: %d bytes, %+v, %v", len(pdf), f, err)
+		}
+		if pages := len(regexp.MustCompile(`/Type\s*/Page\b`).FindAll(pdf, -1)); pages != d.Pages {
+			t.Fatalf("the PDF has %d pages, the document %d", pages, d.Pages)
+		}
+		// The download marked it read: it left the unread listing.
+		after, err := c.Documents.List(ctx, &acctadmin.DocumentListParams{Limit: 200})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, x := range after {
+			if x.ID == d.ID {
+				t.Fatal("a downloaded document is still in the unread listing")
+			}
+		}
+		read := 0
+		for x, err := range c.Documents.All(ctx, &acctadmin.DocumentListParams{Status: acctadmin.DocumentRead, Limit: 25}) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if x.Status != acctadmin.DocumentRead {
+				t.Fatalf("read listing gave %+v", x)
+			}
+			read++
+		}
+		total := 0
+		for _, x := range srv.Documents() {
+			if x.Status == "read" {
+				total++
+			}
+		}
+		if read != total {
+			t.Fatalf("read listing gave %d, the fake has %d read", read, total)
+		}
+	})
+
+	t.Run("resources", func(t *testing.T) {
+		all := srv.Resources()
+		var doc acctadmintest.Resource
+		for _, r := range all {
+			if r.Kind == "document" && len(r.EntityTypes) > 0 {
+				doc = r
+				break
+			}
+		}
+		list, err := c.Resources.List(ctx, &acctadmin.ResourceListParams{Jurisdiction: doc.Jurisdiction, Agency: doc.Agency, EntityType: doc.EntityTypes[0], Name: doc.Name})
+		if err != nil || len(list) != 1 || list[0].ID != doc.ID || list[0].Kind != acctadmin.ResourceKindDocument {
+			t.Fatalf("List with every filter: %+v, %v", list, err)
+		}
+		n := 0
+		for _, err := range c.Resources.All(ctx, &acctadmin.ResourceListParams{Limit: 7}) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			n++
+		}
+		if n != len(all) {
+			t.Fatalf("All gave %d, the fake has %d", n, len(all))
+		}
+		got, err := c.Resources.Get(ctx, doc.ID)
+		if err != nil || got.Name != doc.Name || got.URL != doc.URL {
+			t.Fatalf("Get: %+v, %v", got, err)
+		}
+		f, err := c.Resources.Page(ctx, doc.ID, 0, &acctadmin.PageParams{DPI: 72})
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, err := png.Decode(f)
+		f.Close()
+		if err != nil || img.Bounds().Dx() != 612 {
+			t.Fatalf("resource page: %v, %v", img.Bounds(), err)
+		}
+		f, err = c.Resources.Download(ctx, doc.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pdf, _ := io.ReadAll(f)
+		f.Close()
+		if !bytes.HasPrefix(pdf, []byte("%PDF-")) {
+			t.Fatalf("resource download %q", pdf[:min(len(pdf), 16)])
+		}
+	})
+
+	t.Run("filing products", func(t *testing.T) {
+		bare, err := c.FilingProducts.List(ctx, &acctadmin.FilingProductListParams{URL: acctadmintest.DemoWebsiteURL})
+		if err != nil || len(bare) == 0 {
+			t.Fatalf("without jurisdiction: %d, %v", len(bare), err)
+		}
+		for _, p := range bare {
+			if p.FilingMethods != nil || p.Price.IsZero() {
+				t.Fatalf("without a jurisdiction a product has methods or no price: %+v", p)
+			}
+		}
+		withMethods, err := c.FilingProducts.List(ctx, &acctadmin.FilingProductListParams{URL: acctadmintest.DemoWebsiteURL, Jurisdiction: "Utah"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		methods := 0
+		for _, p := range withMethods {
+			for _, m := range p.FilingMethods {
+				methods++
+				if m.Jurisdiction != "Utah" || m.Type == "" || (m.FiledIn.IsZero() && m.DocsIn.IsZero()) {
+					t.Fatalf("method %+v", m)
+				}
+				if _, err := m.Cost.Cents(); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if methods == 0 {
+			t.Fatal("no filing method for Utah")
+		}
+	})
+
+	t.Run("compliance events", func(t *testing.T) {
+		today := acctadmin.DateOf(time.Now().In(acctadmintest.DefaultLocation))
+		p := &acctadmin.ComplianceEventListParams{StartDate: today.AddDays(-1), EndDate: today.AddDays(366), Limit: 3}
+		n := 0
+		for e, err := range c.ComplianceEvents.All(ctx, p) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if e.DueDate.Before(p.StartDate) || e.DueDate.After(p.EndDate) || len(e.Jurisdictions) == 0 || e.Company == "" {
+				t.Fatalf("event %+v", e)
+			}
+			n++
+		}
+		if n != len(srv.ComplianceEvents()) {
+			t.Fatalf("All gave %d, the fake has %d", n, len(srv.ComplianceEvents()))
+		}
+		utah, err := c.ComplianceEvents.List(ctx, &acctadmin.ComplianceEventListParams{StartDate: p.StartDate, EndDate: p.EndDate, Jurisdictions: []string{"Utah"}})
+		if err != nil || len(utah) == 0 {
+			t.Fatalf("Utah: %d, %v", len(utah), err)
+		}
+		for _, e := range utah {
+			if !contains(e.Jurisdictions, "Utah") {
+				t.Fatalf("jurisdiction filter gave %+v", e)
+			}
+		}
+	})
+
+	t.Run("websites and registered-agent products", func(t *testing.T) {
+		w, err := c.Websites.Get(ctx, acctadmintest.DemoWebsiteURL)
+		if err != nil || w.URL != acctadmintest.DemoWebsiteURL || len(w.Emails) == 0 || len(w.Addresses) == 0 || w.Addresses[0].City == "" {
+			t.Fatalf("Get: %+v, %v", w, err)
+		}
+		bare, err := c.Websites.Get(ctx, acctadmintest.DemoBareWebsiteURL)
+		if err != nil || bare.Addresses != nil || bare.Emails != nil {
+			t.Fatalf("bare website: %+v, %v", bare, err)
+		}
+		if _, err := c.Websites.Get(ctx, "https://unknown.example.com"); !errors.Is(err, acctadmin.ErrNotFound) {
+			t.Fatalf("unknown website: %v", err)
+		}
+		products, err := c.RegisteredAgentProducts.List(ctx, &acctadmin.RegisteredAgentProductListParams{URL: acctadmintest.DemoWebsiteURL})
+		if err != nil || len(products) == 0 || products[0].Name == "" || products[0].Price.IsZero() || len(products[0].Raw) == 0 {
+			t.Fatalf("registered-agent products: %+v, %v", products, err)
+		}
+	})
+
+	t.Run("companies and invoices", func(t *testing.T) {
+		before, err := c.Companies.List(ctx)
+		if err != nil || len(before) != len(srv.Companies()) {
+			t.Fatalf("List: %d, %v", len(before), err)
+		}
+		added, err := c.Companies.Create(ctx,
+			acctadmin.CompanyCreateParams{Name: "Juniper Labs LLC", HomeState: "Oregon", EntityType: "LLC"},
+			acctadmin.CompanyCreateParams{Name: "Kestrel Freight Inc", EntityType: "Corporation"})
+		if err != nil || len(added) != 2 || added[0].Name != "Juniper Labs LLC" || added[0].HomeState != "Oregon" || added[1].HomeState != "" {
+			t.Fatalf("Create: %+v, %v", added, err)
+		}
+		updated, err := c.Companies.Update(ctx,
+			acctadmin.CompanyUpdateParams{Company: "Juniper Labs LLC", Name: "Juniper Labs Holdings LLC"},
+			acctadmin.CompanyUpdateParams{CompanyID: added[1].ID, HomeState: "Idaho", EntityType: "LLC"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if held, _ := srv.Company(added[0].ID); held.Name != "Juniper Labs Holdings LLC" {
+			t.Fatalf("rename by name: the fake holds %+v (answer %+v)", held, updated)
+		}
+		if held, _ := srv.Company(added[1].ID); held.HomeState != "Idaho" || held.EntityType != "LLC" {
+			t.Fatalf("update by id: the fake holds %+v", held)
+		}
+
+		bluebird := companyNamed(t, srv, acctadmintest.DemoUnpaidCompany)
+		byID, err := c.Invoices.List(ctx, &acctadmin.InvoiceListParams{CompanyIDs: []uuid.UUID{bluebird.ID}})
+		if err != nil || len(byID) == 0 {
+			t.Fatalf("by company id: %d, %v", len(byID), err)
+		}
+		byName, err := c.Invoices.List(ctx, &acctadmin.InvoiceListParams{Companies: []string{bluebird.Name}})
+		if err != nil || len(byName) != len(byID) {
+			t.Fatalf("by company name: %d (by id %d), %v", len(byName), len(byID), err)
+		}
+		n := 0
+		for inv, err := range c.Invoices.All(ctx, &acctadmin.InvoiceListParams{Limit: 2}) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if inv.ID == uuid.Nil || inv.DueDate.IsZero() || len(inv.Raw) == 0 {
+				t.Fatalf("invoice %+v", inv)
+			}
+			n++
+		}
+		if n != len(srv.Invoices()) {
+			t.Fatalf("All gave %d invoices, the fake has %d", n, len(srv.Invoices()))
+		}
+	})
+
+	t.Run("callbacks and events", func(t *testing.T) {
+		verifier, err := webhook.NewVerifier([]byte(srv.SecretKey), webhook.WithAccessKey(srv.AccessKey))
+		if err != nil {
+			t.Fatal(err)
+		}
+		events := make(chan *webhook.Event, 4)
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		hs := &http.Server{Handler: verifier.Handler(func(_ context.Context, ev *webhook.Event) error {
+			events <- ev
+			return nil
+		})}
+		go hs.Serve(ln)
+		defer hs.Close()
+
+		cb, err := c.Callbacks.Create(ctx, "http://"+ln.Addr().String()+"/hooks")
+		if err != nil || cb.ID == uuid.Nil || cb.CreatedAt.IsZero() {
+			t.Fatalf("Create: %+v, %v", cb, err)
+		}
+		list, err := c.Callbacks.List(ctx)
+		if err != nil || len(list) != 1 || list[0].ID != cb.ID {
+			t.Fatalf("List: %+v, %v", list, err)
+		}
+
+		acme := srv.Companies()[0]
+		doc := srv.AddDocument(acctadmintest.DocumentInput{CompanyID: acme.ID, Title: "Statement of information", Pages: 1})
+		inv := srv.AddInvoice(acctadmintest.InvoiceInput{CompanyID: acme.ID, Items: []acctadmintest.InvoiceItem{{Price: "49.00", Description: "Filing", Quantity: 1}}})
+		got := map[string]*webhook.Event{}
+		for len(got) < 2 {
+			select {
+			case ev := <-events:
+				got[ev.Name] = ev
+			case <-time.After(10 * time.Second):
+				t.Fatalf("events received: %v", got)
+			}
+		}
+		if ev := got[webhook.EventNewDocument]; ev == nil || ev.DocumentID != doc.ID || ev.CompanyID != acme.ID || ev.CompanyName != acme.Name {
+			t.Fatalf("new-document event %+v", ev)
+		}
+		if ev := got[webhook.EventNewInvoice]; ev == nil || ev.InvoiceID != inv.ID || ev.CompanyID != acme.ID {
+			t.Fatalf("new-invoice event %+v", ev)
+		}
+
+		if err := c.Callbacks.Delete(ctx, cb.ID); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Callbacks.Delete(ctx, cb.ID); !errors.Is(err, acctadmin.ErrNotFound) {
+			t.Fatalf("second delete: %v", err)
+		}
+		if list, err := c.Callbacks.List(ctx); err != nil || len(list) != 0 {
+			t.Fatalf("after delete: %+v, %v", list, err)
+		}
+	})
+
+	// Every route of the API was answered with success at least once.
+	hit := map[string]bool{}
+	for _, r := range srv.Requests() {
+		if r.Status >= 200 && r.Status < 300 {
+			hit[r.Method+" "+r.Route] = true
+		}
+	}
+	var missed []string
+	for _, route := range acctadmintest.Routes() {
+		if !hit[route] {
+			missed = append(missed, route)
+		}
+	}
+	sort.Strings(missed)
+	if len(missed) > 0 {
+		t.Fatalf("no successful call reached: %s", strings.Join(missed, ", "))
+	}
+}
+
+func TestFakeRefusesAWrongSecret(t *testing.T) {
+	srv, _ := fakeClient(t)
+	c, err := acctadmin.NewClient(srv.AccessKey, "not-the-secret", acctadmin.WithBaseURL(srv.URL))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.CloseIdleConnections()
+	_, err = c.Services.List(context.Background(), nil)
+	var apiErr *acctadmin.APIError
+	if !errors.Is(err, acctadmin.ErrUnauthorized) || !errors.As(err, &apiErr) || srv.TotalRequests() != 1 {
+		t.Fatalf("got %v after %d requests", err, srv.TotalRequests())
+	}
+	if strings.Contains(err.Error(), "not-the-secret") {
+		t.Fatal("the error shows the secret")
+	}
+}
+
+func TestFakeUnreadMailDrainedExactlyOnce(t *testing.T) {
+	srv, c := fakeClient(t)
+	acme := srv.Companies()[0]
+	for i := 0; i < 400; i++ {
+		srv.AddDocument(acctadmintest.DocumentInput{CompanyID: acme.ID, Title: "letter", Pages: 1})
+	}
+	var unread int
+	for _, d := range srv.Documents() {
+		if d.Status == "unread" {
+			unread++
+		}
+	}
+	ctx := context.Background()
+	seen := map[uuid.UUID]int{}
+	for d, err := range c.Documents.All(ctx, &acctadmin.DocumentListParams{Limit: 50}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen[d.ID]++
+		f, err := c.Documents.Download(ctx, d.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.Copy(io.Discard, f); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+	}
+	if len(seen) != unread {
+		t.Fatalf("visited %d documents, %d were unread", len(seen), unread)
+	}
+	for id, n := range seen {
+		if n != 1 {
+			t.Fatalf("%s visited %d times", id, n)
+		}
+	}
+	for _, d := range srv.Documents() {
+		if d.Status != "read" {
+			t.Fatalf("%s is still %s", d.ID, d.Status)
+		}
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
