@@ -1,11 +1,13 @@
 package acctadmin
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -315,5 +317,57 @@ func TestDocumentsAllReadListingIsPrefetched(t *testing.T) {
 	}
 	if strings.Join(queries, " ") != "limit=200&status=read limit=200&offset=200&status=read" {
 		t.Fatalf("queries %q", queries)
+	}
+}
+
+// heapSampler is an io.Writer that discards what it gets and records the
+// highest live heap it sees along the way.
+type heapSampler struct {
+	written, next int64
+	peak          uint64
+}
+
+func (h *heapSampler) Write(p []byte) (int, error) {
+	h.written += int64(len(p))
+	if h.written >= h.next {
+		h.next = h.written + 8<<20
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		h.peak = max(h.peak, ms.HeapInuse)
+	}
+	return len(p), nil
+}
+
+func TestDownloadStreamsInConstantMemory(t *testing.T) {
+	const size = 256 << 20
+	chunk := bytes.Repeat([]byte("0123456789abcdef"), 4096) // 64 KiB
+	srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/pdf")
+		w.Header().Set("Content-Length", strconv.Itoa(size))
+		for sent := 0; sent < size; sent += len(chunk) {
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
+		}
+	})
+	c := newTestClient(t, srv)
+	runtime.GC()
+	var before runtime.MemStats
+	runtime.ReadMemStats(&before)
+
+	f, err := c.Documents.Download(context.Background(), uuid.New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sampler := &heapSampler{}
+	n, err := io.Copy(sampler, f)
+	f.Close()
+	if err != nil || n != size || f.ContentLength != size {
+		t.Fatalf("copied %d of %d bytes: %v", n, size, err)
+	}
+	growth := int64(sampler.peak) - int64(before.HeapInuse)
+	t.Logf("heap grew by at most %d KiB while streaming %d MiB", growth>>10, size>>20)
+	if growth > 8<<20 {
+		t.Fatalf("heap grew by %d MiB while streaming a %d MiB file", growth>>20, size>>20)
 	}
 }
