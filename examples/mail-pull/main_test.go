@@ -1,0 +1,307 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	acctadmin "github.com/acctadmin/acctadmin-go"
+	"github.com/acctadmin/acctadmin-go/acctadmintest"
+	"github.com/google/uuid"
+)
+
+// account starts a fake API with unread and read documents, and points the
+// environment at it, as a user with keys would.
+func account(t *testing.T, unread, read int) (*acctadmintest.Server, []acctadmintest.Document) {
+	t.Helper()
+	srv := acctadmintest.NewServer()
+	t.Cleanup(srv.Close)
+	co := srv.AddCompany(acctadmintest.CompanyInput{Name: "Acme Widgets LLC", HomeState: "Utah"})
+	start := time.Date(2026, time.March, 2, 9, 0, 0, 0, time.UTC)
+	var docs []acctadmintest.Document
+	for i := range unread + read {
+		status := acctadmintest.DocumentUnread
+		if i >= unread {
+			status = acctadmintest.DocumentRead
+		}
+		d := srv.AddDocument(acctadmintest.DocumentInput{
+			CompanyID: co.ID,
+			Title:     fmt.Sprintf("Letter %02d", i+1),
+			Pages:     1 + i%3,
+			Status:    status,
+			CreatedAt: start.Add(time.Duration(i) * time.Minute),
+		})
+		if status == acctadmintest.DocumentUnread {
+			docs = append(docs, d)
+		}
+	}
+	t.Setenv(acctadmin.EnvAccessKey, srv.AccessKey)
+	t.Setenv(acctadmin.EnvSecretKey, srv.SecretKey)
+	t.Setenv(acctadmin.EnvBaseURL, srv.URL)
+	return srv, docs
+}
+
+func testContext(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// folder lists the names in dir, sorted.
+func folder(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	sort.Strings(names)
+	return names
+}
+
+// checkSaved checks that dir holds exactly one whole PDF per document and
+// nothing else.
+func checkSaved(t *testing.T, dir string, docs []acctadmintest.Document) {
+	t.Helper()
+	var want []string
+	for _, d := range docs {
+		want = append(want, d.ID.String()+".pdf")
+	}
+	sort.Strings(want)
+	if got := folder(t, dir); strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("folder holds\n%v\nwant\n%v", got, want)
+	}
+	for _, name := range want {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.HasPrefix(b, []byte("%PDF-")) || !bytes.HasSuffix(b, []byte("%%EOF\n")) {
+			t.Errorf("%s is not a whole PDF (%d bytes)", name, len(b))
+		}
+	}
+}
+
+// checkAllRead checks that the fake has no unread document left.
+func checkAllRead(t *testing.T, srv *acctadmintest.Server) {
+	t.Helper()
+	for _, d := range srv.Documents() {
+		if d.Status != acctadmintest.DocumentRead {
+			t.Errorf("%s is still %s on the server", d.Title, d.Status)
+		}
+	}
+}
+
+// downloads counts the download requests the fake received, per document.
+func downloads(srv *acctadmintest.Server) map[uuid.UUID]int {
+	out := map[uuid.UUID]int{}
+	for _, r := range srv.Requests() {
+		if r.Route == "/documents/:id/download" {
+			id, _ := uuid.Parse(strings.Split(r.Path, "/")[2])
+			out[id]++
+		}
+	}
+	return out
+}
+
+var progressLine = regexp.MustCompile(`^\[(\d+)\] (.+) -> (.+\.pdf) \((\d+) bytes\)$`)
+
+func TestPullsEveryUnreadDocumentExactlyOnce(t *testing.T) {
+	srv, docs := account(t, 7, 3)
+	dir := t.TempDir()
+	var out bytes.Buffer
+	if err := run(testContext(t), []string{"-dir", dir}, &out); err != nil {
+		t.Fatalf("run: %v\n%s", err, out.String())
+	}
+	checkSaved(t, dir, docs)
+	checkAllRead(t, srv)
+	for _, d := range docs {
+		if n := downloads(srv)[d.ID]; n != 1 {
+			t.Errorf("%s downloaded %d times", d.Title, n)
+		}
+	}
+
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != len(docs)+1 {
+		t.Fatalf("want a line per document and a summary, got:\n%s", out.String())
+	}
+	for i, l := range lines[:len(docs)] {
+		m := progressLine.FindStringSubmatch(l)
+		if m == nil || m[1] != fmt.Sprint(i+1) || m[3] != filepath.Join(dir, docs[i].ID.String()+".pdf") {
+			t.Errorf("progress line %d reads %q", i+1, l)
+		}
+	}
+	if !strings.HasPrefix(lines[len(lines)-1], "7 document(s) downloaded (") {
+		t.Errorf("summary reads %q", lines[len(lines)-1])
+	}
+
+	// A second run finds nothing to do.
+	out.Reset()
+	if err := run(testContext(t), []string{"-dir", dir}, &out); err != nil {
+		t.Fatalf("second run: %v", err)
+	}
+	if !strings.HasPrefix(out.String(), "0 document(s) downloaded") {
+		t.Errorf("second run:\n%s", out.String())
+	}
+	checkSaved(t, dir, docs)
+}
+
+// cancelAfter cancels a context once n progress lines went through it, as
+// a crash or a Ctrl-C would stop the program between two documents.
+type cancelAfter struct {
+	w      io.Writer
+	n      int
+	cancel context.CancelFunc
+}
+
+func (c *cancelAfter) Write(p []byte) (int, error) {
+	if bytes.HasPrefix(p, []byte("[")) {
+		if c.n--; c.n == 0 {
+			c.cancel()
+		}
+	}
+	return c.w.Write(p)
+}
+
+func TestResumesAfterBeingStopped(t *testing.T) {
+	srv, docs := account(t, 7, 0)
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(testContext(t))
+	var out bytes.Buffer
+	err := run(ctx, []string{"-dir", dir}, &cancelAfter{w: &out, n: 3, cancel: cancel})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("stopped run = %v, want context.Canceled\n%s", err, out.String())
+	}
+	// Three whole files, and the fourth one begun.
+	got := folder(t, dir)
+	if len(got) != 4 {
+		t.Fatalf("after the stop the folder holds %v", got)
+	}
+	parts := 0
+	for _, name := range got {
+		if strings.HasSuffix(name, ".pdf.part") {
+			parts++
+		}
+	}
+	if parts != 1 {
+		t.Fatalf("want one .part file after the stop, got %v", got)
+	}
+
+	out.Reset()
+	if err := run(testContext(t), []string{"-dir", dir}, &out); err != nil {
+		t.Fatalf("second run: %v\n%s", err, out.String())
+	}
+	checkSaved(t, dir, docs)
+	checkAllRead(t, srv)
+	for _, d := range docs {
+		if n := downloads(srv)[d.ID]; n != 1 {
+			t.Errorf("%s downloaded %d times over both runs", d.Title, n)
+		}
+	}
+	if !strings.Contains(out.String(), "4 document(s) downloaded") {
+		t.Errorf("second run:\n%s", out.String())
+	}
+}
+
+func TestResumesADownloadCutShort(t *testing.T) {
+	srv, docs := account(t, 5, 0)
+	// The connection breaks halfway through the first file, after the
+	// server has marked the document read: it is no longer in the unread
+	// listing, and only the .part file remembers it.
+	srv.InjectFault(acctadmintest.Fault{Method: "GET", Path: "/documents/:id/download", Count: 1, TruncateBody: true})
+	dir := t.TempDir()
+	var out bytes.Buffer
+	if err := run(testContext(t), []string{"-dir", dir}, &out); err == nil {
+		t.Fatalf("run on a broken download succeeded:\n%s", out.String())
+	}
+	if got, want := folder(t, dir), []string{docs[0].ID.String() + ".pdf.part"}; strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("after the failure the folder holds %v, want %v", got, want)
+	}
+	if d, _ := srv.Document(docs[0].ID); d.Status != acctadmintest.DocumentRead {
+		t.Fatalf("the cut download left the document %s; the test means to cover a document already marked read", d.Status)
+	}
+
+	out.Reset()
+	if err := run(testContext(t), []string{"-dir", dir}, &out); err != nil {
+		t.Fatalf("second run: %v\n%s", err, out.String())
+	}
+	checkSaved(t, dir, docs)
+	checkAllRead(t, srv)
+	if !strings.Contains(out.String(), "5 document(s) downloaded") || !strings.Contains(out.String(), "1 of them left unfinished by an earlier run") {
+		t.Errorf("second run:\n%s", out.String())
+	}
+}
+
+func TestSkipsDocumentsAlreadySaved(t *testing.T) {
+	srv, docs := account(t, 3, 0)
+	dir := t.TempDir()
+	kept := filepath.Join(dir, docs[1].ID.String()+".pdf")
+	if err := os.WriteFile(kept, []byte("%PDF-1.4 saved earlier\n%%EOF\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := run(testContext(t), []string{"-dir", dir}, &out); err != nil {
+		t.Fatalf("run: %v\n%s", err, out.String())
+	}
+	checkSaved(t, dir, docs)
+	if n := downloads(srv)[docs[1].ID]; n != 0 {
+		t.Errorf("a document already saved was downloaded %d times", n)
+	}
+	if b, _ := os.ReadFile(kept); !bytes.Contains(b, []byte("saved earlier")) {
+		t.Error("a file already saved was overwritten")
+	}
+	if !strings.Contains(out.String(), "2 document(s) downloaded") || !strings.Contains(out.String(), "; 1 already there") {
+		t.Errorf("output:\n%s", out.String())
+	}
+}
+
+func TestDemoAccountWithNoSetup(t *testing.T) {
+	t.Setenv(acctadmin.EnvAccessKey, "")
+	t.Setenv(acctadmin.EnvSecretKey, "")
+	t.Setenv(acctadmin.EnvBaseURL, "")
+	demo := acctadmintest.NewFake(acctadmintest.WithDemoData())
+	unread := 0
+	for _, d := range demo.Documents() {
+		if d.Status == acctadmintest.DocumentUnread {
+			unread++
+		}
+	}
+	demo.Close()
+
+	var out bytes.Buffer
+	if err := run(testContext(t), nil, &out); err != nil {
+		t.Fatalf("run: %v\n%s", err, out.String())
+	}
+	m := regexp.MustCompile(`(?m)^(\d+) document\(s\) downloaded \(\d+ bytes\) into (.+)$`).FindStringSubmatch(out.String())
+	if m == nil {
+		t.Fatalf("no summary in:\n%s", out.String())
+	}
+	dir := m[2]
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if !strings.HasPrefix(dir, os.TempDir()) {
+		t.Errorf("with no keys and no -dir the demo mail went to %s, not a temporary folder", dir)
+	}
+	if m[1] != fmt.Sprint(unread) || len(folder(t, dir)) != unread {
+		t.Errorf("downloaded %s, folder holds %d, the demo account has %d unread", m[1], len(folder(t, dir)), unread)
+	}
+}
+
+func TestBadArguments(t *testing.T) {
+	for _, args := range [][]string{{"-nope"}, {"extra"}} {
+		if err := run(testContext(t), args, &bytes.Buffer{}); err == nil {
+			t.Errorf("run(%q) = nil, want an error", args)
+		}
+	}
+}
