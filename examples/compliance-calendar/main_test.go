@@ -1,0 +1,132 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	acctadmin "github.com/acctadmin/acctadmin-go"
+	"github.com/acctadmin/acctadmin-go/acctadmintest"
+)
+
+func testContext(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func TestTableGroupedByCompany(t *testing.T) {
+	srv := acctadmintest.NewServer()
+	t.Cleanup(srv.Close)
+	t.Setenv(acctadmin.EnvAccessKey, srv.AccessKey)
+	t.Setenv(acctadmin.EnvSecretKey, srv.SecretKey)
+	t.Setenv(acctadmin.EnvBaseURL, srv.URL)
+
+	today := acctadmin.DateOf(time.Now())
+	zebra := srv.AddCompany(acctadmintest.CompanyInput{Name: "Zebra Labs LLC", HomeState: "Texas"})
+	acme := srv.AddCompany(acctadmintest.CompanyInput{Name: "Acme Widgets LLC", HomeState: "Utah"})
+	for _, e := range []struct {
+		company acctadmintest.Company
+		days    int
+		filing  string
+		js      []string
+	}{
+		{zebra, 10, "Franchise Tax Report", nil},
+		{acme, 45, "Annual Report", []string{"Utah"}},
+		{acme, 0, "Beneficial Ownership Update", []string{"Utah", "Idaho"}},
+		{zebra, 90, "Annual Report", nil},
+		{acme, 91, "Annual Report", []string{"Idaho"}}, // one day too late
+		{acme, -1, "Annual Report", []string{"Idaho"}}, // yesterday
+	} {
+		srv.AddComplianceEvent(acctadmintest.ComplianceEventInput{
+			CompanyID:     e.company.ID,
+			Filing:        e.filing,
+			DueDate:       today.AddDays(e.days).In(time.UTC),
+			Jurisdictions: e.js,
+		})
+	}
+
+	var out bytes.Buffer
+	if err := run(testContext(t), nil, &out); err != nil {
+		t.Fatalf("run: %v\n%s", err, out.String())
+	}
+	d := func(n int) string { return today.AddDays(n).String() }
+	want := "Due dates from " + d(0) + " to " + d(90) + "\n" +
+		"\n" +
+		"COMPANY           DUE         FILING                       STATUS  JURISDICTIONS\n" +
+		"Acme Widgets LLC  " + d(0) + "  Beneficial Ownership Update  active  Utah, Idaho\n" +
+		"                  " + d(45) + "  Annual Report                active  Utah\n" +
+		"Zebra Labs LLC    " + d(10) + "  Franchise Tax Report         active  Texas\n" +
+		"                  " + d(90) + "  Annual Report                active  Texas\n" +
+		"\n" +
+		"4 due date(s) for 2 company(ies)\n"
+	if out.String() != want {
+		t.Errorf("got:\n%s\nwant:\n%s", out.String(), want)
+	}
+
+	out.Reset()
+	if err := run(testContext(t), []string{"-days", "9"}, &out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(out.String(), "1 due date(s) for 1 company(ies)\n") {
+		t.Errorf("-days 9:\n%s", out.String())
+	}
+}
+
+func TestNothingDue(t *testing.T) {
+	srv := acctadmintest.NewServer()
+	t.Cleanup(srv.Close)
+	t.Setenv(acctadmin.EnvAccessKey, srv.AccessKey)
+	t.Setenv(acctadmin.EnvSecretKey, srv.SecretKey)
+	t.Setenv(acctadmin.EnvBaseURL, srv.URL)
+	var out bytes.Buffer
+	if err := run(testContext(t), []string{"-days", "0"}, &out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(out.String(), "\n\nNothing is due.\n") {
+		t.Errorf("got:\n%s", out.String())
+	}
+}
+
+func TestDemoAccountWithNoSetup(t *testing.T) {
+	t.Setenv(acctadmin.EnvAccessKey, "")
+	t.Setenv(acctadmin.EnvSecretKey, "")
+	t.Setenv(acctadmin.EnvBaseURL, "")
+	count := func(args ...string) (int, string) {
+		t.Helper()
+		var out bytes.Buffer
+		if err := run(testContext(t), args, &out); err != nil {
+			t.Fatalf("run(%q): %v\n%s", args, err, out.String())
+		}
+		m := regexp.MustCompile(`(?m)^(\d+) due date\(s\) for \d+ company\(ies\)$`).FindStringSubmatch(out.String())
+		if m == nil {
+			t.Fatalf("no summary in:\n%s", out.String())
+		}
+		n, _ := strconv.Atoi(m[1])
+		return n, out.String()
+	}
+	quarter, out := count()
+	year, _ := count("-days", "365")
+	if quarter == 0 || year <= quarter {
+		t.Errorf("%d due in 90 days, %d in 365: want some, and more in a year", quarter, year)
+	}
+	today := acctadmin.DateOf(time.Now())
+	for _, date := range regexp.MustCompile(`\d{4}-\d\d-\d\d`).FindAllString(out, -1) {
+		d, err := acctadmin.ParseDate(date)
+		if err != nil || d.Before(today) || d.After(today.AddDays(90)) {
+			t.Errorf("date %s outside the next 90 days", date)
+		}
+	}
+}
+
+func TestBadArguments(t *testing.T) {
+	for _, args := range [][]string{{"-days", "-1"}, {"-days", "x"}, {"extra"}} {
+		if err := run(testContext(t), args, &bytes.Buffer{}); err == nil {
+			t.Errorf("run(%q) = nil, want an error", args)
+		}
+	}
+}
