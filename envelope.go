@@ -544,6 +544,10 @@ func canonicalDecimal(s string) (string, bool) {
 	if ip == "" {
 		ip = "0"
 	}
+	if len(ip)+len(fp) > maxMoneyDigits {
+		// The expanded text must itself be an amount ParseMoney accepts.
+		return "", false
+	}
 	out := ip
 	if fp != "" {
 		out += "." + fp
