@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 )
@@ -96,6 +97,33 @@ func normalize(key string) string {
 	}, strings.ToLower(key))
 }
 
+// normalizesTo reports whether normalize(key) == want, where want is
+// already normalised. It allocates nothing for an ASCII key, which is
+// compared byte by byte; any other key goes through normalize, since
+// case folding can turn a non-ASCII letter into an ASCII one.
+func normalizesTo(key, want string) bool {
+	for i := 0; i < len(key); i++ {
+		if key[i] >= utf8.RuneSelf {
+			return normalize(key) == want
+		}
+	}
+	j := 0
+	for i := 0; i < len(key); i++ {
+		c := key[i]
+		switch {
+		case c == '_' || c == '-':
+			continue
+		case 'A' <= c && c <= 'Z':
+			c += 'a' - 'A'
+		}
+		if j == len(want) || want[j] != c {
+			return false
+		}
+		j++
+	}
+	return j == len(want)
+}
+
 // newEvent maps verified claims onto an Event. The registered claims have
 // been type-checked by inspect.
 func newEvent(claims map[string]any) *Event {
@@ -131,7 +159,7 @@ func objectsUnder(ms []map[string]any, name string) []map[string]any {
 	var out []map[string]any
 	for _, m := range ms {
 		for k, v := range m {
-			if obj, ok := v.(map[string]any); ok && normalize(k) == name {
+			if obj, ok := v.(map[string]any); ok && normalizesTo(k, name) {
 				out = append(out, obj)
 			}
 		}
@@ -167,7 +195,7 @@ func lookup(ms []map[string]any, key string) (string, bool) {
 	for _, m := range ms {
 		for k, v := range m {
 			s, ok := v.(string)
-			if !ok || s == "" || normalize(k) != key {
+			if !ok || s == "" || !normalizesTo(k, key) {
 				continue
 			}
 			if found && s != value {

@@ -9,6 +9,8 @@ import (
 	"math"
 	"strings"
 	"time"
+
+	"github.com/golang-jwt/jwt/v5"
 )
 
 // maxTokenSize caps the length of a token before any decoding is done.
@@ -30,11 +32,13 @@ const maxNumericDate = 253402300799
 // accepted spelling.
 var segmentEncoding = base64.RawURLEncoding.Strict()
 
-// hmacSizes maps the accepted algorithms to the length of their MAC.
-var hmacSizes = map[string]int{"HS256": 32, "HS384": 48, "HS512": 64}
-
-// acceptedAlgorithms lists the keys of hmacSizes for jwt.WithValidMethods.
-var acceptedAlgorithms = []string{"HS256", "HS384", "HS512"}
+// hmacMethods maps the accepted algorithms to golang-jwt's methods, which
+// check the signature.
+var hmacMethods = map[string]*jwt.SigningMethodHMAC{
+	"HS256": jwt.SigningMethodHS256,
+	"HS384": jwt.SigningMethodHS384,
+	"HS512": jwt.SigningMethodHS512,
+}
 
 // refusedHeaders are header parameters that would add critical extensions
 // (crit) or carry or point at a verification key (jku, jwk, x5u, x5c). The
@@ -43,69 +47,89 @@ var acceptedAlgorithms = []string{"HS256", "HS384", "HS512"}
 // kid, x5t and x5t#S256 only name a key; they are ignored.
 var refusedHeaders = []string{"crit", "jku", "jwk", "x5u", "x5c"}
 
-// inspect does the structural checks that golang-jwt leaves out, before the
-// library sees the token: length, alphabet, segment count, canonical
-// base64url, JSON objects without duplicate keys, the header's alg and
-// refused parameters, the types of the registered claims, and the length
-// of the signature. It returns the decoded header.
-func inspect(token string) (map[string]any, error) {
+// parsedToken is a token that passed inspect, decoded once: Verify checks
+// its signature and claims with golang-jwt from these parts rather than
+// having the library parse the token a second time.
+type parsedToken struct {
+	header map[string]any
+	claims map[string]any
+	method jwt.SigningMethod
+	// signed is the part of the token the signature covers:
+	// header "." payload, as sent.
+	signed    string
+	signature []byte
+}
+
+// inspect does the structural checks that golang-jwt leaves out: length,
+// alphabet, segment count, canonical base64url, JSON objects without
+// duplicate keys, the header's alg and refused parameters, the types of
+// the registered claims, and the length of the signature. It returns the
+// decoded token.
+func inspect(token string) (parsedToken, error) {
+	var pt parsedToken
 	if token == "" {
-		return nil, malformed("empty token")
+		return pt, malformed("empty token")
 	}
 	if len(token) > maxTokenSize {
-		return nil, malformed("token longer than %d bytes", maxTokenSize)
+		return pt, malformed("token longer than %d bytes", maxTokenSize)
 	}
 	for i := 0; i < len(token); i++ {
 		if !isTokenByte(token[i]) {
-			return nil, malformed("token contains a byte outside the base64url alphabet at offset %d", i)
+			return pt, malformed("token contains a byte outside the base64url alphabet at offset %d", i)
 		}
 	}
 	if n := strings.Count(token, "."); n != 2 {
-		return nil, malformed("token has %d segments, want 3", n+1)
+		return pt, malformed("token has %d segments, want 3", n+1)
 	}
 	h, rest, _ := strings.Cut(token, ".")
 	p, sig, _ := strings.Cut(rest, ".")
 
 	header, err := decodeSegment(h, "header")
 	if err != nil {
-		return nil, err
+		return pt, err
 	}
 	alg, ok := header["alg"].(string)
 	if !ok {
-		return nil, malformed("header has no alg string")
+		return pt, malformed("header has no alg string")
 	}
-	size, ok := hmacSizes[alg]
+	method, ok := hmacMethods[alg]
 	if !ok {
-		return nil, errorf(ErrAlgorithm, "alg is not HS256, HS384 or HS512")
+		return pt, errorf(ErrAlgorithm, "alg is not HS256, HS384 or HS512")
 	}
 	for _, name := range refusedHeaders {
 		if _, ok := header[name]; ok {
-			return nil, errorf(ErrAlgorithm, "header parameter %s is not supported", name)
+			return pt, errorf(ErrAlgorithm, "header parameter %s is not supported", name)
 		}
 	}
 
 	claims, err := decodeSegment(p, "payload")
 	if err != nil {
-		return nil, err
+		return pt, err
 	}
-	for _, name := range []string{"exp", "nbf", "iat"} {
+	for _, name := range [...]string{"exp", "nbf", "iat"} {
 		if v, ok := claims[name]; ok {
 			if _, err := numericDate(v); err != nil {
-				return nil, malformed("claim %s: %v", name, err)
+				return pt, malformed("claim %s: %v", name, err)
 			}
 		}
 	}
 	if v, ok := claims["jti"]; ok {
 		if _, ok := v.(string); !ok {
-			return nil, malformed("claim jti is not a string")
+			return pt, malformed("claim jti is not a string")
 		}
 	}
 
 	mac, err := segmentEncoding.DecodeString(sig)
-	if err != nil || len(mac) != size {
-		return nil, errorf(ErrInvalidSignature, "signature segment is not a canonical %s signature", alg)
+	if err != nil || len(mac) != method.Hash.Size() {
+		return pt, errorf(ErrInvalidSignature, "signature segment is not a canonical %s signature", alg)
 	}
-	return header, nil
+	return parsedToken{
+		header:    header,
+		claims:    claims,
+		method:    method,
+		signed:    token[:len(h)+1+len(p)],
+		signature: mac,
+	}, nil
 }
 
 // isTokenByte reports whether c may appear in a compact JWT: the base64url
@@ -134,6 +158,9 @@ func decodeSegment(seg, what string) (map[string]any, error) {
 // objects (at every depth) have unique keys. Numbers are kept as
 // json.Number. The errors it returns never quote b.
 func decodeObject(b []byte) (map[string]any, error) {
+	if m, ok := decodePlainObject(b); ok {
+		return m, nil
+	}
 	if err := checkObject(b); err != nil {
 		return nil, err
 	}
