@@ -123,6 +123,12 @@ func inspect(token string) (parsedToken, error) {
 	if err != nil || len(mac) != method.Hash.Size() {
 		return pt, errorf(ErrInvalidSignature, "signature segment is not a canonical %s signature", alg)
 	}
+	if !floatsOnly(header) {
+		// golang-jwt decodes the header with float64 numbers and refuses
+		// one that does not fit; so does this package, which once had the
+		// library parse every token.
+		return pt, malformed("token refused by the JWT parser")
+	}
 	return parsedToken{
 		header:    header,
 		claims:    claims,
@@ -130,6 +136,29 @@ func inspect(token string) (parsedToken, error) {
 		signed:    token[:len(h)+1+len(p)],
 		signature: mac,
 	}, nil
+}
+
+// floatsOnly reports whether every number in v, a decoded JSON value, fits
+// a float64, as encoding/json requires when it decodes numbers as float64.
+func floatsOnly(v any) bool {
+	switch v := v.(type) {
+	case json.Number:
+		_, err := v.Float64()
+		return err == nil
+	case map[string]any:
+		for _, e := range v {
+			if !floatsOnly(e) {
+				return false
+			}
+		}
+	case []any:
+		for _, e := range v {
+			if !floatsOnly(e) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // isTokenByte reports whether c may appear in a compact JWT: the base64url
