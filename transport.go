@@ -481,20 +481,50 @@ var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // readJSON reads a JSON answer through the size cap into a pooled buffer.
 // The caller must put the buffer back with releaseBuf.
+//
+// The buffer grows by doubling, as bytes.Buffer's own reads would, but
+// never past one byte over the cap: bytes.Buffer doubles a full buffer
+// before every read, so reading an oversized answer with it allocates
+// four times the cap (a 64 MiB buffer to find the byte after 32 MiB).
 func readJSON(resp *http.Response) (*bytes.Buffer, error) {
+	if resp.ContentLength > maxJSONBody {
+		return nil, ErrResponseTooLarge // said so up front: not worth reading
+	}
 	buf := bufPool.Get().(*bytes.Buffer)
 	buf.Reset()
-	if n := resp.ContentLength; n > 0 && n <= maxJSONBody {
-		buf.Grow(int(n))
+	b := buf.AvailableBuffer() // empty, with the buffer's whole capacity
+	if n := resp.ContentLength; n >= 0 && int64(cap(b)) <= n {
+		b = make([]byte, 0, n+1) // +1: the read that finds the end needs no room
 	}
-	_, err := buf.ReadFrom(io.LimitReader(resp.Body, maxJSONBody+1))
-	if err == nil && buf.Len() > maxJSONBody {
-		err = ErrResponseTooLarge
+	for {
+		if len(b) == cap(b) {
+			if len(b) > maxJSONBody {
+				releaseBuf(buf)
+				return nil, ErrResponseTooLarge
+			}
+			size := max(2*cap(b), bytes.MinRead)
+			if size >= maxJSONBody {
+				size = maxJSONBody + 1 // room to tell the cap from more
+			}
+			nb := make([]byte, len(b), size)
+			copy(nb, b)
+			b = nb
+		}
+		n, err := resp.Body.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			releaseBuf(buf)
+			return nil, err
+		}
 	}
-	if err != nil {
+	if len(b) > maxJSONBody {
 		releaseBuf(buf)
-		return nil, err
+		return nil, ErrResponseTooLarge
 	}
+	*buf = *bytes.NewBuffer(b)
 	return buf, nil
 }
 
