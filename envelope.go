@@ -663,6 +663,11 @@ func (t *Turnaround) UnmarshalJSON(data []byte) error {
 			*t = Turnaround{}
 			return nil
 		case 1:
+			// One level only: reading nested arrays level by level would
+			// read the inner levels again at each one.
+			if item := bytes.TrimSpace(items[0]); len(item) > 0 && item[0] == '[' {
+				return errors.New("want one turnaround, got an array inside an array")
+			}
 			return t.UnmarshalJSON(items[0])
 		default:
 			return fmt.Errorf("want one turnaround, got an array of %d", len(items))
