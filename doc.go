@@ -25,8 +25,10 @@
 //
 // Every request is signed as the API requires (an HS256 JWT over the path
 // and the body's hash, see [NewSigner]). GET and DELETE are retried on
-// connection errors, 429 and 5xx answers, with jittered exponential backoff
-// and the API's Retry-After (up to 60 s); POST and PATCH are retried only
+// connection errors and on 429, 500, 502, 503 and 504 answers, with
+// jittered exponential backoff and the API's Retry-After (up to 60 s); a
+// longer Retry-After ends the call at once with [ErrRateLimited]. POST and
+// PATCH are retried only
 // when the connection could not be made, so a write is never sent twice.
 // The client is silent unless given a logger ([WithLogger]), and no error
 // or log line holds a key, a token or a query string.

@@ -175,14 +175,14 @@ func (s *DocumentsClient) Get(ctx context.Context, id uuid.UUID) (*Document, err
 	return &d, nil
 }
 
-// Page returns page n (counted from 0) of the document id as a PNG image.
-// GET /documents/:id/page/:n.
+// Page returns page n (counted from 0) of the document id as a PNG image,
+// streamed; the caller closes it. GET /documents/:id/page/:page_number.
 func (s *DocumentsClient) Page(ctx context.Context, id uuid.UUID, n int, p *PageParams) (*File, error) {
 	return pageImage(ctx, s.c, "/documents", id, n, p)
 }
 
-// Download returns the document id as a PDF file, streamed. The API marks
-// an unread document read when it is downloaded.
+// Download returns the document id as a PDF file, streamed; the caller
+// closes it. The API marks an unread document read when it is downloaded.
 // GET /documents/:id/download.
 func (s *DocumentsClient) Download(ctx context.Context, id uuid.UUID) (*File, error) {
 	return pdfFile(ctx, s.c, "/documents", id)

@@ -11,8 +11,8 @@ import (
 )
 
 // Sentinel errors. Test for them with errors.Is; the concrete error behind
-// them is an *APIError (for the status sentinels) or a *ValidationError
-// (for ErrInvalidParams).
+// them is an *APIError (for the status sentinels), a *ValidationError (for
+// ErrInvalidParams) or a *DecodeError (for ErrResponseTooLarge).
 var (
 	// ErrNotFound reports a 404 answer: the id or the route is unknown.
 	ErrNotFound = errors.New("acctadmin: not found")

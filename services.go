@@ -82,7 +82,7 @@ func (s *ServicesClient) List(ctx context.Context, p *ServiceListParams) ([]Serv
 
 // All returns every service, page after page (100 a page unless p.Limit
 // says otherwise), reading the next page while the loop works on the
-// current one.
+// current one. GET /services.
 func (s *ServicesClient) All(ctx context.Context, p *ServiceListParams) iter.Seq2[Service, error] {
 	if p == nil {
 		p = &ServiceListParams{}
@@ -102,8 +102,11 @@ func (s *ServicesClient) All(ctx context.Context, p *ServiceListParams) iter.Seq
 // Company and CompanyID, and exactly one of Jurisdictions and
 // JurisdictionIDs.
 type ServiceCreateParams struct {
-	Company         string
-	CompanyID       uuid.UUID
+	// Company names the company; CompanyID identifies it instead.
+	Company   string
+	CompanyID uuid.UUID
+	// Jurisdictions names the jurisdictions to order the service in;
+	// JurisdictionIDs identifies them instead.
 	Jurisdictions   []string
 	JurisdictionIDs []uuid.UUID
 }

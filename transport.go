@@ -273,10 +273,14 @@ func (st *call) giveUp(resp *http.Response, err error, _ int) (*http.Response, e
 // connection failed, timed out or broke, after any retries. It names the
 // request by method and path only.
 type TransportError struct {
-	Method   string
-	Path     string
+	// Method and Path name the request; Path never holds the query string.
+	Method string
+	Path   string
+	// Attempts is how many times the request was tried.
 	Attempts int
-	Err      error
+	// Err is the cause of the last attempt's failure, for errors.Is and
+	// errors.As (for example context.Canceled, or a *net.OpError).
+	Err error
 }
 
 // Error implements error.
