@@ -516,7 +516,9 @@ func TestHostileBinaryEndpoints(t *testing.T) {
 				w.Header().Set("Content-Type", "text/html")
 				s.stream(w, r, bytes.Repeat([]byte("<p>login</p>"), 4<<10), -1)
 			},
-			call: func(ctx context.Context, c *Client) (*File, error) { return c.Documents.Page(ctx, id, 2, &PageParams{DPI: 72}) },
+			call: func(ctx context.Context, c *Client) (*File, error) {
+				return c.Documents.Page(ctx, id, 2, &PageParams{DPI: 72})
+			},
 			check: func(t *testing.T, err error) {
 				if de := hsWantDecodeError(t, err); !strings.Contains(de.Error(), "text/html") {
 					t.Errorf("DecodeError = %v", de)
