@@ -248,6 +248,13 @@ func (t *Time) UnmarshalJSON(data []byte) error {
 		t.Time = time.Time{}
 		return nil
 	}
+	// The API's usual shape is read in place, without a copy of its text.
+	if n := len(data); n == len(`""`)+len(apiTimeLayout) && data[0] == '"' && data[n-1] == '"' {
+		if v, ok := parseAPITime(data[1 : n-1]); ok {
+			t.Time = v
+			return nil
+		}
+	}
 	s, ok := unquote(data)
 	if !ok {
 		return fmt.Errorf("want a time string, got %s", clip(data))
@@ -287,8 +294,9 @@ func ParseTime(s string) (time.Time, error) {
 
 // parseAPITime is the fast path for "2006-01-02 15:04:05 -0700", the shape
 // of nearly every time the API sends; the offsets' locations are cached so
-// a decode allocates nothing per time.
-func parseAPITime(s string) (time.Time, bool) {
+// a decode allocates nothing per time. It reads the text as a string or,
+// straight from the JSON, as bytes.
+func parseAPITime[S string | []byte](s S) (time.Time, bool) {
 	if len(s) != 25 || s[4] != '-' || s[7] != '-' || s[10] != ' ' || s[13] != ':' || s[16] != ':' || s[19] != ' ' || (s[20] != '+' && s[20] != '-') {
 		return time.Time{}, false
 	}
@@ -312,7 +320,7 @@ func parseAPITime(s string) (time.Time, bool) {
 	return time.Date(year, time.Month(month), day, hour, min, sec, 0, fixedZone(offset)), true
 }
 
-func digits(s string) (int, bool) {
+func digits[S string | []byte](s S) (int, bool) {
 	n := 0
 	for i := 0; i < len(s); i++ {
 		c := s[i]

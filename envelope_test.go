@@ -381,3 +381,21 @@ func TestAPITimeFastPathAgreesWithTimeParse(t *testing.T) {
 		}
 	}
 }
+
+func TestTimeReadsAPIShapeInPlace(t *testing.T) {
+	var got Time
+	if err := got.UnmarshalJSON([]byte(`"2024-05-01 10:00:00 -0600"`)); err != nil {
+		t.Fatal(err)
+	}
+	want, _ := time.Parse(apiTimeLayout, "2024-05-01 10:00:00 -0600")
+	if !got.Equal(want) {
+		t.Errorf("got %v, want %v", got.Time, want)
+	}
+	// The same length as a quoted API time, without the closing quote, or
+	// with an escape: not a JSON string of that time.
+	for _, in := range []string{`"2024-05-01 10:00:00 -06000`, `"2024-05-01 10:00:00 -0600\`, `"2024-05-01\u002010:00:00 -06"`} {
+		if err := got.UnmarshalJSON([]byte(in)); err == nil {
+			t.Errorf("UnmarshalJSON(%s) = %v, want an error", in, got.Time)
+		}
+	}
+}
