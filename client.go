@@ -329,7 +329,7 @@ func (c *Client) do(ctx context.Context, method, path string, q *query, in any, 
 	if ctx == nil {
 		return nil, nil, errors.New("acctadmin: nil context")
 	}
-	st := &call{c: c, method: method, path: c.baseURL.Path + path, stream: stream}
+	st := &call{c: c, method: method, path: c.baseURL.Path + path, stream: stream, query: q.encode()}
 	if in != nil {
 		b, err := json.Marshal(in)
 		if err != nil {
@@ -337,7 +337,7 @@ func (c *Client) do(ctx context.Context, method, path string, q *query, in any, 
 		}
 		st.body = b
 	}
-	resp, err := c.send(ctx, st, c.url(path, q.encode()))
+	resp, err := c.send(ctx, st, c.url(path, st.query))
 	if err != nil {
 		return nil, st, err
 	}
@@ -351,7 +351,7 @@ func (c *Client) do(ctx context.Context, method, path string, q *query, in any, 
 func (st *call) apiError(resp *http.Response) *APIError {
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 	drainAndClose(resp.Body)
-	e := newAPIError(resp.StatusCode, st.method, st.path, body)
+	e := st.failure(resp.StatusCode, body)
 	if d, ok := retryAfter(resp.Header.Get("Retry-After"), time.Now()); ok {
 		e.RetryAfter = d
 	}
@@ -359,6 +359,21 @@ func (st *call) apiError(resp *http.Response) *APIError {
 		e.Message = "redirect not followed"
 		if loc, err := resp.Location(); err == nil {
 			e.Message = "redirect to " + loc.Scheme + "://" + loc.Host + " not followed"
+		}
+	}
+	return e
+}
+
+// failure builds the *APIError of an answer that reports a failure. A
+// server that echoes the request may have put the query string in its
+// message; it is taken out, as it is of every error (Body keeps what the
+// server sent).
+func (st *call) failure(status int, body []byte) *APIError {
+	e := newAPIError(status, st.method, st.path, body)
+	if st.query != "" {
+		e.Message = strings.ReplaceAll(e.Message, st.query, "[query]")
+		if dec, err := url.QueryUnescape(st.query); err == nil && dec != st.query {
+			e.Message = strings.ReplaceAll(e.Message, dec, "[query]")
 		}
 	}
 	return e
@@ -391,7 +406,7 @@ func request[T any](ctx context.Context, c *Client, method, path string, q *quer
 		return out, err
 	}
 	if !ok {
-		return out, newAPIError(resp.StatusCode, st.method, st.path, append([]byte(nil), body...))
+		return out, st.failure(resp.StatusCode, append([]byte(nil), body...))
 	}
 	return out, nil
 }
@@ -441,7 +456,7 @@ func download(ctx context.Context, c *Client, path string, q *query, want string
 				defer releaseBuf(buf)
 				var raw json.RawMessage
 				if ok, derr := decodeEnvelope(st.endpoint(), buf.Bytes(), &raw); derr == nil && !ok {
-					return nil, newAPIError(resp.StatusCode, st.method, st.path, append([]byte(nil), buf.Bytes()...))
+					return nil, st.failure(resp.StatusCode, append([]byte(nil), buf.Bytes()...))
 				}
 			}
 		}

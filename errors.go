@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"regexp"
 	"strings"
 	"time"
 )
@@ -86,7 +87,7 @@ func newAPIError(status int, method, path string, body []byte) *APIError {
 	if len(body) > maxErrorBody {
 		body = body[:maxErrorBody]
 	}
-	msg := errorMessage(body)
+	msg := tokenLike.ReplaceAllString(errorMessage(body), "[redacted]")
 	if msg == "" {
 		msg = strings.ToLower(http.StatusText(status))
 		if msg == "" {
@@ -95,6 +96,11 @@ func newAPIError(status int, method, path string, body []byte) *APIError {
 	}
 	return &APIError{StatusCode: status, Method: method, Path: path, Message: msg, Body: body}
 }
+
+// tokenLike matches a bearer token as a server may echo it into a message
+// ("invalid token eyJ…"): a JWT, whole or cut short, with or without the
+// Bearer scheme. Messages are shown by Error, and so end up in logs.
+var tokenLike = regexp.MustCompile(`(?i:bearer\s+)?eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]*)?`)
 
 // errorMessage finds a human message in the shapes an error body takes:
 // {"message": …}, {"error": …}, {"error": {"message": …}}, {"errors": […]}.

@@ -41,6 +41,7 @@ type call struct {
 	c       *Client
 	method  string
 	path    string // never with the query string
+	query   string // the query string, only to keep it out of messages
 	body    []byte // the exact bytes every attempt sends; nil for none
 	stream  bool   // a binary answer: the timeout stops at the headers
 	attempt int    // attempts made so far
