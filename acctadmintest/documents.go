@@ -92,7 +92,15 @@ func (f *Fake) insertDocument(in DocumentInput) Document {
 		CompanyID:     co.ID,
 		PDFSize:       in.PDFSize,
 	}
-	f.st.documents = append(f.st.documents, d)
+	// Keep the documents in listing order, so that a listing of thousands
+	// of them costs a copy rather than a sort on every request.
+	i := sort.Search(len(f.st.documents), func(i int) bool {
+		o := f.st.documents[i]
+		return byCreated(d.CreatedAt, o.CreatedAt, d.ID, o.ID)
+	})
+	f.st.documents = append(f.st.documents, nil)
+	copy(f.st.documents[i+1:], f.st.documents[i:])
+	f.st.documents[i] = d
 	return f.documentCopy(d)
 }
 
@@ -148,12 +156,10 @@ func (f *Fake) documentCopy(d *Document) Document {
 	return out
 }
 
+// sortedDocuments returns the documents in listing order (AddDocument
+// keeps them so).
 func (f *Fake) sortedDocuments() []*Document {
-	list := append([]*Document(nil), f.st.documents...)
-	sort.Slice(list, func(i, j int) bool {
-		return byCreated(list[i].CreatedAt, list[j].CreatedAt, list[i].ID, list[j].ID)
-	})
-	return list
+	return append([]*Document(nil), f.st.documents...)
 }
 
 type documentLinks struct {

@@ -55,7 +55,9 @@ type Fake struct {
 	changed     chan struct{} // closed and replaced whenever deliveries change
 }
 
-// state is the account's data. Slices keep insertion order; listings sort.
+// state is the account's data. Slices keep insertion order and listings
+// sort, except documents, which are kept in listing order (the largest
+// listing, read page after page by benchmarks).
 type state struct {
 	companies  []*Company
 	services   []*Service
