@@ -391,11 +391,7 @@ func request[T any](ctx context.Context, c *Client, method, path string, q *quer
 	if err != nil {
 		return out, err
 	}
-	buf, err := readJSON(resp)
-	drainAndClose(resp.Body)
-	if err != nil {
-		return out, st.readError(err)
-	}
+	buf := st.buf // read by the retry loop, see readAnswer
 	defer releaseBuf(buf)
 	body := buf.Bytes()
 	if len(bytes.TrimSpace(body)) == 0 && (method == http.MethodDelete || resp.StatusCode == http.StatusNoContent) {

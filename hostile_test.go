@@ -197,7 +197,8 @@ func TestHostileEndlessBody(t *testing.T) {
 }
 
 // A body that trickles forever, one byte at a time: the per-attempt
-// timeout ends it, and the answer is not retried once it has begun.
+// timeout ends each attempt, and a GET is tried again like any attempt
+// whose connection broke, up to the retry limit.
 func TestHostileTricklingBody(t *testing.T) {
 	srv := newHostileServer(t, func(s *hsServer, w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
@@ -224,8 +225,8 @@ func TestHostileTricklingBody(t *testing.T) {
 		t.Errorf("ended after %s, before the 200ms timeout", res.elapsed)
 	}
 	srv.settled(t)
-	if n := srv.count(); n != 1 {
-		t.Errorf("%d requests, want 1", n)
+	if n := srv.count(); n != 1+defaultMaxRetries || te.Attempts != n {
+		t.Errorf("%d requests, %d attempts reported, want %d", n, te.Attempts, 1+defaultMaxRetries)
 	}
 }
 
@@ -412,8 +413,9 @@ func TestHostileContentLength(t *testing.T) {
 		if !errors.Is(res.err, io.ErrUnexpectedEOF) {
 			t.Errorf("cause = %v, want the unexpected end of the body", te.Err)
 		}
-		if n := srv.count(); n != 1 {
-			t.Errorf("%d requests, want 1", n)
+		// A GET whose answer broke off is tried again, up to the limit.
+		if n := srv.count(); n != 1+defaultMaxRetries || te.Attempts != n {
+			t.Errorf("%d requests, %d attempts reported, want %d", n, te.Attempts, 1+defaultMaxRetries)
 		}
 	})
 

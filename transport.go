@@ -46,6 +46,12 @@ type call struct {
 	stream  bool   // a binary answer: the timeout stops at the headers
 	attempt int    // attempts made so far
 	wait    time.Duration
+	// buf is a successful JSON answer, read inside the retry loop so that
+	// an answer cut off halfway is retried like any broken connection.
+	buf *bytes.Buffer
+	// readDone marks that readAnswer ran for the current attempt: the
+	// library then asks the retry policy a second time about that attempt.
+	readDone bool
 }
 
 type callKey struct{}
@@ -86,6 +92,9 @@ func (c *Client) send(ctx context.Context, st *call, u *url.URL) (*http.Response
 			return nil, err
 		}
 	}
+	if !st.stream {
+		req.SetResponseHandler(st.readAnswer)
+	}
 	rc := &retryablehttp.Client{
 		HTTPClient:   c.httpClient,
 		RetryWaitMin: c.retryWaitMin,
@@ -118,7 +127,11 @@ var jsonContentType = []string{"application/json"}
 func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
 	st := callFrom(ctx)
 	if st != nil {
-		st.attempt++
+		if st.readDone {
+			st.readDone = false // the same attempt, asked about again once its body was read
+		} else {
+			st.attempt++
+		}
 	}
 	if ctx.Err() != nil {
 		return false, ctx.Err()
@@ -141,8 +154,9 @@ func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, erro
 		}
 		if resp != nil {
 			attrs = append(attrs, slog.Int("status", resp.StatusCode))
-		} else {
-			attrs = append(attrs, slog.String("error", st.redact(err).Error()))
+		}
+		if err != nil {
+			attrs = append(attrs, slog.String("error", causeText(stripURL(err))))
 		}
 		l.LogAttrs(ctx, slog.LevelWarn, "acctadmin: retrying", attrs...)
 	}
@@ -156,6 +170,9 @@ func (st *call) policy(resp *http.Response, err error) (bool, time.Duration) {
 		var ae *authError
 		if errors.As(err, &ae) {
 			return false, 0 // nothing was sent, and signing again fails again
+		}
+		if errors.Is(err, ErrResponseTooLarge) {
+			return false, 0 // the same answer would come again
 		}
 		if st.idempotent() || connectFailed(err) {
 			return true, st.c.backoff(st.attempt)
@@ -254,6 +271,24 @@ func keepAndDrain(resp *http.Response) {
 	resp.Body = io.NopCloser(bytes.NewReader(kept))
 }
 
+// readAnswer reads a successful JSON answer while the retry loop still
+// holds the attempt: a body that breaks off halfway is then an error of
+// the attempt, which the policy retries for GET and DELETE. Failed answers
+// are left for the caller, who reads their start into an *APIError.
+func (st *call) readAnswer(resp *http.Response) error {
+	st.readDone = true
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return nil
+	}
+	buf, err := readJSON(resp)
+	drainAndClose(resp.Body)
+	if err != nil {
+		return err
+	}
+	st.buf = buf
+	return nil
+}
+
 // giveUp is called when the library stops retrying. It hands back the last
 // answer so that the caller reads the API's own error, or else an error
 // that says what failed without the URL's query string.
@@ -266,6 +301,9 @@ func (st *call) giveUp(resp *http.Response, err error, _ int) (*http.Response, e
 	}
 	if err == nil {
 		err = errors.New("request failed")
+	}
+	if errors.Is(err, ErrResponseTooLarge) {
+		return nil, st.readError(err)
 	}
 	return nil, st.redact(err)
 }
@@ -318,14 +356,21 @@ func (e *TransportError) Unwrap() error { return e.Err }
 // cause.
 func (st *call) redact(err error) error {
 	var te *TransportError
-	if errors.As(err, &te) {
+	var de *DecodeError
+	if errors.As(err, &te) || errors.As(err, &de) {
 		return err
 	}
+	return &TransportError{Method: st.method, Path: st.path, Attempts: max(st.attempt, 1), Err: stripURL(err)}
+}
+
+// stripURL drops the *url.Error wrappers of err, whose text repeats the
+// whole URL with its query string, keeping their causes.
+func stripURL(err error) error {
 	var ue *url.Error
 	for errors.As(err, &ue) {
 		err = ue.Err
 	}
-	return &TransportError{Method: st.method, Path: st.path, Attempts: max(st.attempt, 1), Err: err}
+	return err
 }
 
 func drainAndClose(body io.ReadCloser) {

@@ -1131,3 +1131,36 @@ func TestDecodeErrors(t *testing.T) {
 		})
 	}
 }
+
+// An answer that breaks off after its headers is a broken connection like
+// any other: a GET is tried again and succeeds, a POST is not (the write
+// may have been applied).
+func TestTruncatedAnswerRetriedForGETOnly(t *testing.T) {
+	const full = `{"success":true,"result":[{"id":"0b8f3f4e-6c1a-4a51-9a53-3f2d1c0b9a01","url":"https://a.example.com/"}]}`
+	var n atomic.Int32
+	srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if n.Add(1) == 1 || r.Method == http.MethodPost {
+			conn, buf, err := http.NewResponseController(w).Hijack()
+			if err != nil {
+				return
+			}
+			defer conn.Close()
+			buf.WriteString("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " + strconv.Itoa(len(full)) + "\r\n\r\n" + full[:20])
+			buf.Flush()
+			return
+		}
+		writeJSON(w, http.StatusOK, full)
+	})
+	c := newTestClient(t, srv)
+	cbs, err := c.Callbacks.List(context.Background())
+	if err != nil || len(cbs) != 1 || cbs[0].URL != "https://a.example.com/" || srv.count() != 2 {
+		t.Fatalf("GET: %+v, %v after %d requests", cbs, err, srv.count())
+	}
+
+	before := srv.count()
+	_, err = c.Callbacks.Create(context.Background(), "https://b.example.com/")
+	var te *TransportError
+	if !errors.As(err, &te) || !errors.Is(err, io.ErrUnexpectedEOF) || srv.count()-before != 1 {
+		t.Fatalf("POST: %v after %d requests", err, srv.count()-before)
+	}
+}
