@@ -392,6 +392,10 @@ func request[T any](ctx context.Context, c *Client, method, path string, q *quer
 		return out, err
 	}
 	buf := st.buf // read by the retry loop, see readAnswer
+	if buf == nil {
+		drainAndClose(resp.Body)
+		return out, st.redact(errors.New("the answer was not read"))
+	}
 	defer releaseBuf(buf)
 	body := buf.Bytes()
 	if len(bytes.TrimSpace(body)) == 0 && (method == http.MethodDelete || resp.StatusCode == http.StatusNoContent) {
