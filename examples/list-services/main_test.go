@@ -8,7 +8,13 @@ import (
 	"time"
 
 	acctadmin "github.com/acctadmin/acctadmin-go"
+	"go.uber.org/goleak"
 )
+
+// TestMain checks that the program leaves no goroutine behind.
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
 
 // onTheFake clears the environment so that run uses the built-in fake.
 func onTheFake(t *testing.T) context.Context {

@@ -17,7 +17,13 @@ import (
 	acctadmin "github.com/acctadmin/acctadmin-go"
 	"github.com/acctadmin/acctadmin-go/acctadmintest"
 	"github.com/google/uuid"
+	"go.uber.org/goleak"
 )
+
+// TestMain checks that the program leaves no goroutine behind.
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
 
 // account starts a fake API with unread and read documents, and points the
 // environment at it, as a user with keys would.

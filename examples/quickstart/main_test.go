@@ -8,7 +8,13 @@ import (
 	"time"
 
 	acctadmin "github.com/acctadmin/acctadmin-go"
+	"go.uber.org/goleak"
 )
+
+// TestMain checks that the program leaves no goroutine behind.
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
 
 func TestTourOnTheFake(t *testing.T) {
 	t.Setenv(acctadmin.EnvAccessKey, "")

@@ -18,7 +18,13 @@ import (
 	"github.com/acctadmin/acctadmin-go/acctadmintest"
 	"github.com/acctadmin/acctadmin-go/webhook"
 	"github.com/google/uuid"
+	"go.uber.org/goleak"
 )
+
+// TestMain checks that the program leaves no goroutine behind.
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
 
 func testContext(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

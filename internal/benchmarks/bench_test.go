@@ -19,6 +19,7 @@ import (
 	"github.com/acctadmin/acctadmin-go/webhook"
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/google/uuid"
+	"go.uber.org/goleak"
 )
 
 // Fixed keys of the canned servers, which check only that a token is sent.
@@ -525,4 +526,9 @@ func BenchmarkWebhookVerify(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestMain checks that the benchmarks leave no goroutine behind.
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
 }
