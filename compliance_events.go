@@ -87,6 +87,8 @@ func (p *ComplianceEventListParams) validate() error {
 	return err
 }
 
+func (p *ComplianceEventListParams) paging() (limit, offset *int) { return &p.Limit, &p.Offset }
+
 func (p *ComplianceEventListParams) query() *query {
 	q := &query{}
 	q.int("limit", p.Limit)
@@ -126,16 +128,5 @@ func (s *ComplianceEventsClient) List(ctx context.Context, p *ComplianceEventLis
 // reading the next page while the loop works on the current one.
 // GET /compliance-events.
 func (s *ComplianceEventsClient) All(ctx context.Context, p *ComplianceEventListParams) iter.Seq2[ComplianceEvent, error] {
-	if p == nil {
-		p = &ComplianceEventListParams{}
-	}
-	return paginate(ctx, listing[ComplianceEvent]{
-		invalid: p.validate(), limit: p.Limit, max: maxComplianceEventsLimit, offset: p.Offset,
-		fetch: func(ctx context.Context, limit, offset int) ([]ComplianceEvent, error) {
-			q := *p
-			q.Limit, q.Offset = limit, offset
-			return s.List(ctx, &q)
-		},
-		id: func(v ComplianceEvent) uuid.UUID { return v.ID },
-	})
+	return paginate(ctx, listingOf(p, maxComplianceEventsLimit, s.List, func(v ComplianceEvent) uuid.UUID { return v.ID }))
 }

@@ -97,6 +97,8 @@ func (p *DocumentListParams) validate() error {
 	return nil
 }
 
+func (p *DocumentListParams) paging() (limit, offset *int) { return &p.Limit, &p.Offset }
+
 func (p *DocumentListParams) query() *query {
 	q := &query{}
 	q.int("limit", p.Limit)
@@ -146,19 +148,8 @@ func (s *DocumentsClient) List(ctx context.Context, p *DocumentListParams) ([]Do
 // The read listing cannot shrink this way; it is read one page ahead of
 // the loop.
 func (s *DocumentsClient) All(ctx context.Context, p *DocumentListParams) iter.Seq2[Document, error] {
-	if p == nil {
-		p = &DocumentListParams{}
-	}
-	l := listing[Document]{
-		invalid: p.validate(), limit: p.Limit, max: maxDocumentsLimit, offset: p.Offset,
-		fetch: func(ctx context.Context, limit, offset int) ([]Document, error) {
-			q := *p
-			q.Limit, q.Offset = limit, offset
-			return s.List(ctx, &q)
-		},
-		id:      func(d Document) uuid.UUID { return d.ID },
-		shrinks: p.Status == "" || p.Status == DocumentUnread,
-	}
+	l := listingOf(p, maxDocumentsLimit, s.List, func(d Document) uuid.UUID { return d.ID })
+	l.shrinks = p == nil || p.Status == "" || p.Status == DocumentUnread
 	return paginate(ctx, l)
 }
 

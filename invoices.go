@@ -76,6 +76,8 @@ func (p *InvoiceListParams) validate() error {
 	)
 }
 
+func (p *InvoiceListParams) paging() (limit, offset *int) { return &p.Limit, &p.Offset }
+
 func (p *InvoiceListParams) query() *query {
 	q := &query{}
 	q.int("limit", p.Limit)
@@ -104,18 +106,7 @@ func (s *InvoicesClient) List(ctx context.Context, p *InvoiceListParams) ([]Invo
 // mean that the API answered the whole listing at once, and All stops
 // there. GET /invoices.
 func (s *InvoicesClient) All(ctx context.Context, p *InvoiceListParams) iter.Seq2[Invoice, error] {
-	if p == nil {
-		p = &InvoiceListParams{}
-	}
-	return paginate(ctx, listing[Invoice]{
-		invalid: p.validate(), limit: p.Limit, max: invoicesPageSize, offset: p.Offset,
-		fetch: func(ctx context.Context, limit, offset int) ([]Invoice, error) {
-			q := *p
-			q.Limit, q.Offset = limit, offset
-			return s.List(ctx, &q)
-		},
-		id: func(inv Invoice) uuid.UUID { return inv.ID },
-	})
+	return paginate(ctx, listingOf(p, invoicesPageSize, s.List, func(v Invoice) uuid.UUID { return v.ID }))
 }
 
 // unpaidInvoices reads the invoices listed in a refused cancellation. The

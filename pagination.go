@@ -47,6 +47,33 @@ type listing[T any] struct {
 	shrinks bool
 }
 
+// pageParams is the params struct of a listing: it checks itself and hands
+// out its paging fields, so that a copy of it can ask for any page.
+type pageParams[P any] interface {
+	*P
+	validate() error
+	paging() (limit, offset *int)
+}
+
+// listingOf describes the All of a listing whose pages come from list,
+// called with a copy of p (nil is the zero params) at each page's limit and
+// offset; max is the endpoint's largest page and id tells records apart.
+func listingOf[T, P any, PP pageParams[P]](p PP, max int, list func(context.Context, PP) ([]T, error), id func(T) uuid.UUID) listing[T] {
+	if p == nil {
+		p = new(P)
+	}
+	limit, offset := p.paging()
+	return listing[T]{
+		invalid: p.validate(), limit: *limit, max: max, offset: *offset, id: id,
+		fetch: func(ctx context.Context, limit, offset int) ([]T, error) {
+			q := *p
+			ql, qo := PP(&q).paging()
+			*ql, *qo = limit, offset
+			return list(ctx, &q)
+		},
+	}
+}
+
 func paginate[T any](ctx context.Context, l listing[T]) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
 		var zero T

@@ -62,6 +62,8 @@ func (p *ResourceListParams) validate() error {
 	return checkPage(p.Limit, maxResourcesLimit, p.Offset)
 }
 
+func (p *ResourceListParams) paging() (limit, offset *int) { return &p.Limit, &p.Offset }
+
 func (p *ResourceListParams) query() *query {
 	q := &query{}
 	q.int("limit", p.Limit)
@@ -88,18 +90,7 @@ func (s *ResourcesClient) List(ctx context.Context, p *ResourceListParams) ([]Re
 // says otherwise), reading the next page while the loop works on the
 // current one. GET /resources.
 func (s *ResourcesClient) All(ctx context.Context, p *ResourceListParams) iter.Seq2[Resource, error] {
-	if p == nil {
-		p = &ResourceListParams{}
-	}
-	return paginate(ctx, listing[Resource]{
-		invalid: p.validate(), limit: p.Limit, max: maxResourcesLimit, offset: p.Offset,
-		fetch: func(ctx context.Context, limit, offset int) ([]Resource, error) {
-			q := *p
-			q.Limit, q.Offset = limit, offset
-			return s.List(ctx, &q)
-		},
-		id: func(v Resource) uuid.UUID { return v.ID },
-	})
+	return paginate(ctx, listingOf(p, maxResourcesLimit, s.List, func(v Resource) uuid.UUID { return v.ID }))
 }
 
 // Get returns the resource id. The API does not document this answer; it

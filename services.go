@@ -60,6 +60,8 @@ func (p *ServiceListParams) validate() error {
 	)
 }
 
+func (p *ServiceListParams) paging() (limit, offset *int) { return &p.Limit, &p.Offset }
+
 func (p *ServiceListParams) query() *query {
 	q := &query{}
 	q.int("limit", p.Limit)
@@ -84,18 +86,7 @@ func (s *ServicesClient) List(ctx context.Context, p *ServiceListParams) ([]Serv
 // says otherwise), reading the next page while the loop works on the
 // current one. GET /services.
 func (s *ServicesClient) All(ctx context.Context, p *ServiceListParams) iter.Seq2[Service, error] {
-	if p == nil {
-		p = &ServiceListParams{}
-	}
-	return paginate(ctx, listing[Service]{
-		invalid: p.validate(), limit: p.Limit, max: maxServicesLimit, offset: p.Offset,
-		fetch: func(ctx context.Context, limit, offset int) ([]Service, error) {
-			q := *p
-			q.Limit, q.Offset = limit, offset
-			return s.List(ctx, &q)
-		},
-		id: func(v Service) uuid.UUID { return v.ID },
-	})
+	return paginate(ctx, listingOf(p, maxServicesLimit, s.List, func(v Service) uuid.UUID { return v.ID }))
 }
 
 // ServiceCreateParams orders services for a company: exactly one of
