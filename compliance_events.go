@@ -2,6 +2,8 @@ package acctadmin
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"iter"
 	"net/http"
 
@@ -129,4 +131,40 @@ func (s *ComplianceEventsClient) List(ctx context.Context, p *ComplianceEventLis
 // GET /compliance-events.
 func (s *ComplianceEventsClient) All(ctx context.Context, p *ComplianceEventListParams) iter.Seq2[ComplianceEvent, error] {
 	return paginate(ctx, listingOf(p, maxComplianceEventsLimit, s.List, func(v ComplianceEvent) uuid.UUID { return v.ID }))
+}
+
+// jurisdictionNames is a list of jurisdictions written as plain strings or
+// as objects {"jurisdiction": name} (compliance-event listings do that).
+type jurisdictionNames []string
+
+func (j *jurisdictionNames) UnmarshalJSON(data []byte) error {
+	if string(data) == "null" {
+		*j = nil
+		return nil
+	}
+	var items []json.RawMessage
+	if err := json.Unmarshal(data, &items); err != nil {
+		return fmt.Errorf("want an array of jurisdictions, got %s", clip(data))
+	}
+	out := make([]string, 0, len(items))
+	for i, raw := range items {
+		if s, ok := unquote(raw); ok {
+			out = append(out, s)
+			continue
+		}
+		var obj struct {
+			Jurisdiction *string `json:"jurisdiction"`
+			Name         *string `json:"name"`
+		}
+		if err := json.Unmarshal(raw, &obj); err != nil || (obj.Jurisdiction == nil && obj.Name == nil) {
+			return fmt.Errorf("item %d: want a jurisdiction name or {\"jurisdiction\": name}, got %s", i, clip(raw))
+		}
+		if obj.Jurisdiction != nil {
+			out = append(out, *obj.Jurisdiction)
+		} else {
+			out = append(out, *obj.Name)
+		}
+	}
+	*j = out
+	return nil
 }

@@ -2,9 +2,11 @@ package acctadmin
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -222,5 +224,23 @@ func TestComplianceEventsAllValidation(t *testing.T) {
 func TestComplianceEventStatusConstants(t *testing.T) {
 	if ComplianceEventActive != "active" || ComplianceEventNoneRequired != "none_required" {
 		t.Fatalf("constants %q %q", ComplianceEventActive, ComplianceEventNoneRequired)
+	}
+}
+
+func TestJurisdictionNames(t *testing.T) {
+	var j jurisdictionNames
+	if err := json.Unmarshal([]byte(`["Utah", {"jurisdiction": "Idaho"}, {"name": "Ohio", "id": 3}]`), &j); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(j, ",") != "Utah,Idaho,Ohio" {
+		t.Fatalf("got %q", []string(j))
+	}
+	if err := json.Unmarshal([]byte(`null`), &j); err != nil || j != nil {
+		t.Fatalf("null gave %v, %v", j, err)
+	}
+	for _, in := range []string{`[{"state": "Utah"}]`, `"Utah"`, `[5]`, `{}`} {
+		if err := json.Unmarshal([]byte(in), &j); err == nil {
+			t.Errorf("Unmarshal(%s) = %v, want an error", in, j)
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"regexp"
 	"strings"
@@ -166,25 +167,6 @@ func truncate(s string, n int) string {
 	return s[:n] + "…"
 }
 
-// UnpaidInvoicesError is the answer to a cancellation request for a service
-// whose company has unpaid invoices: the API refuses it with status 400 and
-// lists the invoices, which must be paid or cancelled first. It unwraps to
-// its *APIError.
-type UnpaidInvoicesError struct {
-	// Invoices are the unpaid invoices the API listed.
-	Invoices []Invoice
-	// Err is the underlying API answer.
-	Err *APIError
-}
-
-// Error implements error.
-func (e *UnpaidInvoicesError) Error() string {
-	return fmt.Sprintf("acctadmin: %s %s: service has %d unpaid invoice(s)", e.Err.Method, e.Err.Path, len(e.Invoices))
-}
-
-// Unwrap returns the underlying *APIError.
-func (e *UnpaidInvoicesError) Unwrap() error { return e.Err }
-
 // ValidationError reports a call refused before anything was sent, because
 // its parameters break a rule of the API. errors.Is(err, ErrInvalidParams)
 // is true for it.
@@ -231,3 +213,47 @@ func (e *DecodeError) Error() string {
 
 // Unwrap returns the cause.
 func (e *DecodeError) Unwrap() error { return e.Err }
+
+// TransportError reports a call that got no answer from the API: the
+// connection failed, timed out or broke, after any retries. It names the
+// request by method and path only.
+type TransportError struct {
+	// Method and Path name the request; Path never holds the query string.
+	Method string
+	Path   string
+	// Attempts is how many times the request was tried.
+	Attempts int
+	// Err is the cause of the last attempt's failure, for errors.Is and
+	// errors.As (for example context.Canceled, or a *net.OpError).
+	Err error
+}
+
+// Error implements error.
+func (e *TransportError) Error() string {
+	return fmt.Sprintf("acctadmin: %s %s: %s (after %d attempt(s))", e.Method, e.Path, causeText(e.Err), e.Attempts)
+}
+
+// causeText says what err says, less the addresses a *net.OpError names
+// (the API's host and port, the local port): the method and path already
+// say where the call went. Err itself keeps them for errors.As.
+func causeText(err error) string {
+	if err == nil {
+		return "request failed"
+	}
+	var op *net.OpError
+	if !errors.As(err, &op) {
+		return err.Error()
+	}
+	s := op.Op
+	if op.Net != "" {
+		s += " " + op.Net
+	}
+	if op.Err != nil {
+		s += ": " + op.Err.Error()
+	}
+	return s
+}
+
+// Unwrap returns the cause, so that errors.Is(err, context.Canceled) and
+// net.Error checks work.
+func (e *TransportError) Unwrap() error { return e.Err }

@@ -79,23 +79,6 @@ func TestAPIErrorBodyIsCapped(t *testing.T) {
 	}
 }
 
-func TestUnpaidInvoicesErrorUnwraps(t *testing.T) {
-	apiErr := newAPIError(400, "POST", "/services/x/cancel-request", []byte(`{"message":"unpaid"}`))
-	var err error = &UnpaidInvoicesError{Invoices: make([]Invoice, 2), Err: apiErr}
-	err = fmt.Errorf("cancel: %w", err)
-	var unpaid *UnpaidInvoicesError
-	if !errors.As(err, &unpaid) || len(unpaid.Invoices) != 2 {
-		t.Fatalf("errors.As: %v", unpaid)
-	}
-	var got *APIError
-	if !errors.As(err, &got) || got != apiErr {
-		t.Fatal("it does not unwrap to its *APIError")
-	}
-	if !strings.Contains(err.Error(), "2 unpaid invoice(s)") {
-		t.Fatalf("message %q", err)
-	}
-}
-
 func TestValidationErrorIsInvalidParams(t *testing.T) {
 	err := fmt.Errorf("call: %w", invalid("limit", "must be at most %d, got %d", 100, 101))
 	var ve *ValidationError

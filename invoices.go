@@ -1,7 +1,6 @@
 package acctadmin
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"iter"
@@ -107,29 +106,4 @@ func (s *InvoicesClient) List(ctx context.Context, p *InvoiceListParams) ([]Invo
 // there. GET /invoices.
 func (s *InvoicesClient) All(ctx context.Context, p *InvoiceListParams) iter.Seq2[Invoice, error] {
 	return paginate(ctx, listingOf(p, invoicesPageSize, s.List, func(v Invoice) uuid.UUID { return v.ID }))
-}
-
-// unpaidInvoices reads the invoices listed in a refused cancellation. The
-// shape of that answer is not documented, so the list is looked for under
-// "result", "invoices", "unpaid_invoices" and "data", or as the whole body.
-func unpaidInvoices(body []byte) ([]Invoice, bool) {
-	body = bytes.TrimSpace(body)
-	var list []Invoice
-	if len(body) > 0 && body[0] == '[' {
-		if json.Unmarshal(body, &list) == nil {
-			return list, true
-		}
-		return nil, false
-	}
-	var m map[string]json.RawMessage
-	if json.Unmarshal(body, &m) != nil {
-		return nil, false
-	}
-	for _, k := range []string{"result", "invoices", "unpaid_invoices", "data"} {
-		raw := bytes.TrimSpace(m[k])
-		if len(raw) > 0 && raw[0] == '[' && json.Unmarshal(raw, &list) == nil {
-			return list, true
-		}
-	}
-	return nil, false
 }

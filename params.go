@@ -17,9 +17,6 @@ type query struct {
 	b []byte
 }
 
-// apiTimeLayout is how the API writes times, and so how they are sent.
-const apiTimeLayout = "2006-01-02 15:04:05 -0700"
-
 func (q *query) add(key, value string) {
 	if len(q.b) > 0 {
 		q.b = append(q.b, '&')

@@ -1,8 +1,11 @@
 package acctadmin
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"iter"
 	"net/http"
 
@@ -149,4 +152,48 @@ func (s *ServicesClient) RequestCancellation(ctx context.Context, id uuid.UUID) 
 		return nil, err
 	}
 	return &svc, nil
+}
+
+// UnpaidInvoicesError is the answer to a cancellation request for a service
+// whose company has unpaid invoices: the API refuses it with status 400 and
+// lists the invoices, which must be paid or cancelled first. It unwraps to
+// its *APIError.
+type UnpaidInvoicesError struct {
+	// Invoices are the unpaid invoices the API listed.
+	Invoices []Invoice
+	// Err is the underlying API answer.
+	Err *APIError
+}
+
+// Error implements error.
+func (e *UnpaidInvoicesError) Error() string {
+	return fmt.Sprintf("acctadmin: %s %s: service has %d unpaid invoice(s)", e.Err.Method, e.Err.Path, len(e.Invoices))
+}
+
+// Unwrap returns the underlying *APIError.
+func (e *UnpaidInvoicesError) Unwrap() error { return e.Err }
+
+// unpaidInvoices reads the invoices listed in a refused cancellation. The
+// shape of that answer is not documented, so the list is looked for under
+// "result", "invoices", "unpaid_invoices" and "data", or as the whole body.
+func unpaidInvoices(body []byte) ([]Invoice, bool) {
+	body = bytes.TrimSpace(body)
+	var list []Invoice
+	if len(body) > 0 && body[0] == '[' {
+		if json.Unmarshal(body, &list) == nil {
+			return list, true
+		}
+		return nil, false
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(body, &m) != nil {
+		return nil, false
+	}
+	for _, k := range []string{"result", "invoices", "unpaid_invoices", "data"} {
+		raw := bytes.TrimSpace(m[k])
+		if len(raw) > 0 && raw[0] == '[' && json.Unmarshal(raw, &list) == nil {
+			return list, true
+		}
+	}
+	return nil, false
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -222,5 +223,22 @@ func TestServicesRequestCancellationOtherBadRequest(t *testing.T) {
 	var apiErr *APIError
 	if errors.As(err, &unpaid) || !errors.As(err, &apiErr) || apiErr.Message != "service already cancelled" {
 		t.Fatalf("got %v", err)
+	}
+}
+
+func TestUnpaidInvoicesErrorUnwraps(t *testing.T) {
+	apiErr := newAPIError(400, "POST", "/services/x/cancel-request", []byte(`{"message":"unpaid"}`))
+	var err error = &UnpaidInvoicesError{Invoices: make([]Invoice, 2), Err: apiErr}
+	err = fmt.Errorf("cancel: %w", err)
+	var unpaid *UnpaidInvoicesError
+	if !errors.As(err, &unpaid) || len(unpaid.Invoices) != 2 {
+		t.Fatalf("errors.As: %v", unpaid)
+	}
+	var got *APIError
+	if !errors.As(err, &got) || got != apiErr {
+		t.Fatal("it does not unwrap to its *APIError")
+	}
+	if !strings.Contains(err.Error(), "2 unpaid invoice(s)") {
+		t.Fatalf("message %q", err)
 	}
 }

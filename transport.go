@@ -308,50 +308,6 @@ func (st *call) giveUp(resp *http.Response, err error, _ int) (*http.Response, e
 	return nil, st.redact(err)
 }
 
-// TransportError reports a call that got no answer from the API: the
-// connection failed, timed out or broke, after any retries. It names the
-// request by method and path only.
-type TransportError struct {
-	// Method and Path name the request; Path never holds the query string.
-	Method string
-	Path   string
-	// Attempts is how many times the request was tried.
-	Attempts int
-	// Err is the cause of the last attempt's failure, for errors.Is and
-	// errors.As (for example context.Canceled, or a *net.OpError).
-	Err error
-}
-
-// Error implements error.
-func (e *TransportError) Error() string {
-	return fmt.Sprintf("acctadmin: %s %s: %s (after %d attempt(s))", e.Method, e.Path, causeText(e.Err), e.Attempts)
-}
-
-// causeText says what err says, less the addresses a *net.OpError names
-// (the API's host and port, the local port): the method and path already
-// say where the call went. Err itself keeps them for errors.As.
-func causeText(err error) string {
-	if err == nil {
-		return "request failed"
-	}
-	var op *net.OpError
-	if !errors.As(err, &op) {
-		return err.Error()
-	}
-	s := op.Op
-	if op.Net != "" {
-		s += " " + op.Net
-	}
-	if op.Err != nil {
-		s += ": " + op.Err.Error()
-	}
-	return s
-}
-
-// Unwrap returns the cause, so that errors.Is(err, context.Canceled) and
-// net.Error checks work.
-func (e *TransportError) Unwrap() error { return e.Err }
-
 // redact strips the URL (with its query string) out of err, keeping the
 // cause.
 func (st *call) redact(err error) error {

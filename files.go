@@ -1,0 +1,120 @@
+package acctadmin
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/google/uuid"
+)
+
+// Binary answers: the streamed *File, the page-image and PDF endpoints that
+// documents and resources share, and the PageParams of a page image.
+
+// File is a binary answer of the API (a PDF document, a PNG page), read as
+// it arrives: nothing holds the whole file in memory. Read it, then Close
+// it; closing early abandons the rest of the transfer.
+type File struct {
+	// Body is the file's content as it arrives.
+	Body io.ReadCloser
+	// ContentType is the media type of the file, as "application/pdf".
+	ContentType string
+	// ContentLength is the size in bytes, or -1 when the API did not say.
+	ContentLength int64
+	// Filename is the name the API gave the file (Content-Disposition),
+	// or "" when it gave none.
+	Filename string
+}
+
+// Read reads from the file's body, so a *File is an io.Reader.
+func (f *File) Read(p []byte) (int, error) { return f.Body.Read(p) }
+
+// Close closes the file's body, releasing its connection.
+func (f *File) Close() error { return f.Body.Close() }
+
+// download sends one call whose answer is a file of the media type want
+// ("application/pdf" or "image/png"). A JSON answer is read as the API's
+// error; any other type is a *DecodeError rather than a corrupt file.
+func download(ctx context.Context, c *Client, path string, q *query, want string) (*File, error) {
+	resp, st, err := c.do(ctx, http.MethodGet, path, q, nil, true)
+	if err != nil {
+		return nil, err
+	}
+	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	if mt != want {
+		defer drainAndClose(resp.Body)
+		if mt == "application/json" {
+			if buf, err := readJSON(resp); err == nil {
+				defer releaseBuf(buf)
+				var raw json.RawMessage
+				if ok, derr := decodeEnvelope(st.endpoint(), buf.Bytes(), &raw); derr == nil && !ok {
+					return nil, st.failure(resp.StatusCode, append([]byte(nil), buf.Bytes()...))
+				}
+			}
+		}
+		return nil, &DecodeError{Endpoint: st.endpoint(), Err: fmt.Errorf("unexpected content type %q (want %s)", mt, want)}
+	}
+	f := &File{Body: resp.Body, ContentType: mt, ContentLength: resp.ContentLength}
+	if _, params, err := mime.ParseMediaType(resp.Header.Get("Content-Disposition")); err == nil {
+		f.Filename = safeFilename(params["filename"])
+	}
+	return f, nil
+}
+
+// safeFilename keeps only the last element of a name the server gave, so
+// that it cannot point outside the folder a caller saves into.
+func safeFilename(name string) string {
+	name = strings.ReplaceAll(name, "\\", "/")
+	if i := strings.LastIndexByte(name, '/'); i >= 0 {
+		name = name[i+1:]
+	}
+	if name == "." || name == ".." {
+		return ""
+	}
+	return name
+}
+
+// PageParams chooses how a page image is rendered.
+type PageParams struct {
+	// DPI is the resolution: 72, 150 or 300. Zero leaves the choice to the
+	// API.
+	DPI int
+}
+
+func (p *PageParams) validate() error {
+	switch p.DPI {
+	case 0, 72, 150, 300:
+		return nil
+	}
+	return invalid("dpi", "must be 72, 150 or 300, got %d", p.DPI)
+}
+
+// pageImage reads page n (from 0) of the file id under collection
+// ("/documents" or "/resources") as a PNG image.
+func pageImage(ctx context.Context, c *Client, collection string, id uuid.UUID, n int, p *PageParams) (*File, error) {
+	if p == nil {
+		p = &PageParams{}
+	}
+	if err := firstErr(checkID("id", id), p.validate()); err != nil {
+		return nil, err
+	}
+	if n < 0 {
+		return nil, invalid("page_number", "must not be negative, got %d", n)
+	}
+	q := &query{}
+	q.int("dpi", p.DPI)
+	return download(ctx, c, collection+"/"+id.String()+"/page/"+strconv.Itoa(n), q, "image/png")
+}
+
+// pdfFile reads the file id under collection as a PDF.
+func pdfFile(ctx context.Context, c *Client, collection string, id uuid.UUID) (*File, error) {
+	if err := checkID("id", id); err != nil {
+		return nil, err
+	}
+	return download(ctx, c, collection+"/"+id.String()+"/download", nil, "application/pdf")
+}

@@ -1,0 +1,525 @@
+package acctadmin
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// The value types of the API's records, and their tolerant parsers. The
+// wire writes the same kind of value in several shapes depending on the
+// endpoint; every shape is absorbed here, once, so that the rest of the
+// client and its callers see one Go type per value.
+
+// apiTimeLayout is how the API writes times, and so how they are sent.
+const apiTimeLayout = "2006-01-02 15:04:05 -0700"
+
+// clip shortens a JSON value for an error message.
+func clip(data []byte) string {
+	const n = 40
+	if len(data) <= n {
+		return string(data)
+	}
+	return string(data[:n]) + "…"
+}
+
+// unquote returns the content of a JSON string, or ok=false when data is
+// not a JSON string.
+func unquote(data []byte) (s string, ok bool) {
+	if len(data) < 2 || data[0] != '"' || data[len(data)-1] != '"' {
+		return "", false
+	}
+	inner := data[1 : len(data)-1]
+	if bytes.IndexByte(inner, '\\') < 0 {
+		return string(inner), true
+	}
+	if err := json.Unmarshal(data, &s); err != nil {
+		return "", false
+	}
+	return s, true
+}
+
+// Time is a point in time as the API writes it. It accepts
+// "2006-01-02 15:04:05 -0700" (the API's usual shape), RFC 3339 / ISO 8601
+// with or without fractional seconds and with a "Z", "+07:00" or "+0700"
+// offset (the cancel-request shape), and JSON null or "" for the zero
+// time. It marshals as RFC 3339 with nanoseconds, or null when zero.
+type Time struct{ time.Time }
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (t *Time) UnmarshalJSON(data []byte) error {
+	if string(data) == "null" {
+		t.Time = time.Time{}
+		return nil
+	}
+	// The API's usual shape is read in place, without a copy of its text.
+	if n := len(data); n == len(`""`)+len(apiTimeLayout) && data[0] == '"' && data[n-1] == '"' {
+		if v, ok := parseAPITime(data[1 : n-1]); ok {
+			t.Time = v
+			return nil
+		}
+	}
+	s, ok := unquote(data)
+	if !ok {
+		return fmt.Errorf("want a time string, got %s", clip(data))
+	}
+	v, err := ParseTime(s)
+	if err != nil {
+		return err
+	}
+	t.Time = v
+	return nil
+}
+
+// MarshalJSON implements json.Marshaler.
+func (t Time) MarshalJSON() ([]byte, error) {
+	if t.IsZero() {
+		return []byte("null"), nil
+	}
+	return []byte(`"` + t.Format(time.RFC3339Nano) + `"`), nil
+}
+
+// ParseTime reads a time in any of the shapes Time accepts. The empty
+// string is the zero time.
+func ParseTime(s string) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	if t, ok := parseAPITime(s); ok {
+		return t, nil
+	}
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999Z0700", "2006-01-02 15:04:05.999999999 -0700", "2006-01-02 15:04:05.999999999Z07:00"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("unrecognised time %q", clip([]byte(s)))
+}
+
+// parseAPITime is the fast path for "2006-01-02 15:04:05 -0700", the shape
+// of nearly every time the API sends; the offsets' locations are cached so
+// a decode allocates nothing per time. It reads the text as a string or,
+// straight from the JSON, as bytes.
+func parseAPITime[S string | []byte](s S) (time.Time, bool) {
+	if len(s) != 25 || s[4] != '-' || s[7] != '-' || s[10] != ' ' || s[13] != ':' || s[16] != ':' || s[19] != ' ' || (s[20] != '+' && s[20] != '-') {
+		return time.Time{}, false
+	}
+	year, ok1 := digits(s[0:4])
+	month, ok2 := digits(s[5:7])
+	day, ok3 := digits(s[8:10])
+	hour, ok4 := digits(s[11:13])
+	min, ok5 := digits(s[14:16])
+	sec, ok6 := digits(s[17:19])
+	oh, ok7 := digits(s[21:23])
+	om, ok8 := digits(s[23:25])
+	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6 && ok7 && ok8) ||
+		month < 1 || month > 12 || day < 1 || day > daysIn(time.Month(month), year) ||
+		hour > 23 || min > 59 || sec > 59 || oh > 23 || om > 59 {
+		return time.Time{}, false
+	}
+	offset := oh*3600 + om*60
+	if s[20] == '-' {
+		offset = -offset
+	}
+	return time.Date(year, time.Month(month), day, hour, min, sec, 0, fixedZone(offset)), true
+}
+
+func digits[S string | []byte](s S) (int, bool) {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, true
+}
+
+func daysIn(m time.Month, year int) int {
+	return time.Date(year, m+1, 0, 0, 0, 0, 0, time.UTC).Day()
+}
+
+var zones sync.Map // offset seconds -> *time.Location
+
+func fixedZone(offset int) *time.Location {
+	if offset == 0 {
+		return time.UTC
+	}
+	if loc, ok := zones.Load(offset); ok {
+		return loc.(*time.Location)
+	}
+	loc, _ := zones.LoadOrStore(offset, time.FixedZone("", offset))
+	return loc.(*time.Location)
+}
+
+// Date is a civil date with no time zone, as the API writes due dates:
+// "YYYY-MM-DD". JSON null and "" decode to the zero Date.
+type Date struct {
+	Year  int
+	Month time.Month
+	Day   int
+}
+
+// DateOf returns the civil date of t in t's location.
+func DateOf(t time.Time) Date {
+	y, m, d := t.Date()
+	return Date{Year: y, Month: m, Day: d}
+}
+
+// ParseDate reads a date written "YYYY-MM-DD".
+func ParseDate(s string) (Date, error) {
+	if len(s) != 10 || s[4] != '-' || s[7] != '-' {
+		return Date{}, fmt.Errorf("unrecognised date %q (want YYYY-MM-DD)", clip([]byte(s)))
+	}
+	y, ok1 := digits(s[0:4])
+	m, ok2 := digits(s[5:7])
+	d, ok3 := digits(s[8:10])
+	if !(ok1 && ok2 && ok3) || m < 1 || m > 12 || d < 1 || d > daysIn(time.Month(m), y) {
+		return Date{}, fmt.Errorf("unrecognised date %q (want YYYY-MM-DD)", s)
+	}
+	return Date{Year: y, Month: time.Month(m), Day: d}, nil
+}
+
+// String returns the date as "YYYY-MM-DD", or "" for the zero Date.
+func (d Date) String() string {
+	if d.IsZero() {
+		return ""
+	}
+	return fmt.Sprintf("%04d-%02d-%02d", d.Year, int(d.Month), d.Day)
+}
+
+// IsZero reports whether d is the zero Date.
+func (d Date) IsZero() bool { return d == Date{} }
+
+// In returns the time at midnight starting d in loc.
+func (d Date) In(loc *time.Location) time.Time {
+	return time.Date(d.Year, d.Month, d.Day, 0, 0, 0, 0, loc)
+}
+
+// AddDays returns d moved by n days (n may be negative).
+func (d Date) AddDays(n int) Date {
+	return DateOf(d.In(time.UTC).AddDate(0, 0, n))
+}
+
+// Before reports whether d is before e.
+func (d Date) Before(e Date) bool {
+	if d.Year != e.Year {
+		return d.Year < e.Year
+	}
+	if d.Month != e.Month {
+		return d.Month < e.Month
+	}
+	return d.Day < e.Day
+}
+
+// After reports whether d is after e.
+func (d Date) After(e Date) bool { return e.Before(d) }
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (d *Date) UnmarshalJSON(data []byte) error {
+	if string(data) == "null" || string(data) == `""` {
+		*d = Date{}
+		return nil
+	}
+	s, ok := unquote(data)
+	if !ok {
+		return fmt.Errorf("want a date string, got %s", clip(data))
+	}
+	v, err := ParseDate(s)
+	if err != nil {
+		return err
+	}
+	*d = v
+	return nil
+}
+
+// MarshalJSON implements json.Marshaler.
+func (d Date) MarshalJSON() ([]byte, error) {
+	if d.IsZero() {
+		return []byte("null"), nil
+	}
+	return []byte(`"` + d.String() + `"`), nil
+}
+
+// Money is an amount of money kept exactly as the API wrote it, never
+// rounded through a float64. The API writes amounts as JSON numbers
+// (149.00, 1e2) or as numeric strings ("0.10"); both decode, and JSON null
+// or "" decode to the zero Money. String gives the decimal text, Cents the
+// amount in minor units. Money marshals as a JSON number with the same
+// text.
+type Money struct {
+	// text is the canonical decimal text: an optional "-", digits, and an
+	// optional "." with digits. Empty means zero.
+	text string
+}
+
+// maxMoneyDigits bounds the digits a Money may hold, so that an exponent
+// cannot make a small input expand into a huge one.
+const maxMoneyDigits = 64
+
+// ParseMoney reads a decimal amount: an optional sign, digits, an optional
+// fraction and an optional exponent ("19.99", "-5", "1e2", "0.10").
+func ParseMoney(s string) (Money, error) {
+	if s == "" {
+		return Money{}, nil
+	}
+	text, ok := canonicalDecimal(s)
+	if !ok {
+		return Money{}, fmt.Errorf("unrecognised amount %q", clip([]byte(s)))
+	}
+	return Money{text: text}, nil
+}
+
+// MoneyFromCents returns the amount of cents minor units, with two
+// decimals ("12.34" for 1234).
+func MoneyFromCents(cents int64) Money {
+	neg := cents < 0
+	u := uint64(cents)
+	if neg {
+		u = -u
+	}
+	s := strconv.FormatUint(u, 10)
+	for len(s) < 3 {
+		s = "0" + s
+	}
+	s = s[:len(s)-2] + "." + s[len(s)-2:]
+	if neg {
+		s = "-" + s
+	}
+	return Money{text: s}
+}
+
+// canonicalDecimal rewrites a decimal number, possibly with an exponent,
+// as plain decimal text, keeping every digit (trailing zeros included).
+func canonicalDecimal(s string) (string, bool) {
+	i := 0
+	neg := false
+	if i < len(s) && (s[i] == '-' || s[i] == '+') {
+		neg = s[i] == '-'
+		i++
+	}
+	start := i
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	intPart := s[start:i]
+	frac := ""
+	if i < len(s) && s[i] == '.' {
+		i++
+		fs := i
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+		frac = s[fs:i]
+	}
+	if intPart == "" && frac == "" {
+		return "", false
+	}
+	exp := 0
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		eneg := false
+		if i < len(s) && (s[i] == '-' || s[i] == '+') {
+			eneg = s[i] == '-'
+			i++
+		}
+		es := i
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			if exp > maxMoneyDigits {
+				return "", false
+			}
+			exp = exp*10 + int(s[i]-'0')
+			i++
+		}
+		if i == es {
+			return "", false
+		}
+		if eneg {
+			exp = -exp
+		}
+	}
+	if i != len(s) || len(intPart)+len(frac) > maxMoneyDigits || exp > maxMoneyDigits || exp < -maxMoneyDigits {
+		return "", false
+	}
+	// Move the decimal point by exp places.
+	all := intPart + frac
+	point := len(intPart) + exp
+	for point < 0 {
+		all = "0" + all
+		point++
+	}
+	for point > len(all) {
+		all += "0"
+	}
+	ip, fp := strings.TrimLeft(all[:point], "0"), all[point:]
+	if ip == "" {
+		ip = "0"
+	}
+	if len(ip)+len(fp) > maxMoneyDigits {
+		// The expanded text must itself be an amount ParseMoney accepts.
+		return "", false
+	}
+	out := ip
+	if fp != "" {
+		out += "." + fp
+	}
+	if neg && strings.Trim(out, "0.") != "" {
+		out = "-" + out
+	}
+	return out, true
+}
+
+// String returns the amount as decimal text, exactly as the API wrote it
+// once any exponent is expanded ("0.10", "19.99", "100"); "0" for the zero
+// Money.
+func (m Money) String() string {
+	if m.text == "" {
+		return "0"
+	}
+	return m.text
+}
+
+// IsZero reports whether the amount is zero.
+func (m Money) IsZero() bool { return strings.Trim(m.text, "-0.") == "" }
+
+// Cents returns the amount in minor units (hundredths). It is an error for
+// an amount with a fraction of a cent ("1.005") or one too large for an
+// int64; the computation is exact, never through a float64.
+func (m Money) Cents() (int64, error) {
+	s := m.text
+	if s == "" {
+		return 0, nil
+	}
+	neg := s[0] == '-'
+	if neg {
+		s = s[1:]
+	}
+	ip, fp, _ := strings.Cut(s, ".")
+	fp = strings.TrimRight(fp, "0")
+	if len(fp) > 2 {
+		return 0, fmt.Errorf("acctadmin: amount %s has a fraction of a cent", m.text)
+	}
+	for len(fp) < 2 {
+		fp += "0"
+	}
+	var n uint64
+	for _, c := range ip + fp {
+		d := uint64(c - '0')
+		if n > (1<<63-1-d)/10 {
+			return 0, fmt.Errorf("acctadmin: amount %s is too large for int64 cents", m.text)
+		}
+		n = n*10 + d
+	}
+	if neg {
+		return -int64(n), nil
+	}
+	return int64(n), nil
+}
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (m *Money) UnmarshalJSON(data []byte) error {
+	if string(data) == "null" {
+		*m = Money{}
+		return nil
+	}
+	s := string(data)
+	if u, ok := unquote(data); ok {
+		s = strings.TrimSpace(u)
+	} else if len(data) == 0 || !(data[0] == '-' || data[0] >= '0' && data[0] <= '9') {
+		return fmt.Errorf("want an amount, got %s", clip(data))
+	}
+	v, err := ParseMoney(s)
+	if err != nil {
+		return err
+	}
+	*m = v
+	return nil
+}
+
+// MarshalJSON implements json.Marshaler.
+func (m Money) MarshalJSON() ([]byte, error) { return []byte(m.String()), nil }
+
+// Turnaround is how long a filing method takes: Days and Hours. The API
+// writes it as an object {"days", "hours"}, as an array holding one such
+// object, or as null (the zero Turnaround); the numbers may also come as
+// numeric strings. An array of more than one object is an error, since it
+// cannot be told which one holds.
+type Turnaround struct {
+	Days  int `json:"days"`
+	Hours int `json:"hours"`
+}
+
+// Duration returns the turnaround as a time.Duration (a day is 24 hours).
+func (t Turnaround) Duration() time.Duration {
+	return time.Duration(t.Days)*24*time.Hour + time.Duration(t.Hours)*time.Hour
+}
+
+// IsZero reports whether t is the zero Turnaround.
+func (t Turnaround) IsZero() bool { return t == Turnaround{} }
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (t *Turnaround) UnmarshalJSON(data []byte) error {
+	data = bytes.TrimSpace(data)
+	if string(data) == "null" {
+		*t = Turnaround{}
+		return nil
+	}
+	if len(data) > 0 && data[0] == '[' {
+		var items []json.RawMessage
+		if err := json.Unmarshal(data, &items); err != nil {
+			return err
+		}
+		switch len(items) {
+		case 0:
+			*t = Turnaround{}
+			return nil
+		case 1:
+			// One level only: reading nested arrays level by level would
+			// read the inner levels again at each one.
+			if item := bytes.TrimSpace(items[0]); len(item) > 0 && item[0] == '[' {
+				return errors.New("want one turnaround, got an array inside an array")
+			}
+			return t.UnmarshalJSON(items[0])
+		default:
+			return fmt.Errorf("want one turnaround, got an array of %d", len(items))
+		}
+	}
+	if len(data) == 0 || data[0] != '{' {
+		return fmt.Errorf("want a turnaround object, got %s", clip(data))
+	}
+	var w struct {
+		Days  flexInt `json:"days"`
+		Hours flexInt `json:"hours"`
+	}
+	if err := json.Unmarshal(data, &w); err != nil {
+		return err
+	}
+	*t = Turnaround{Days: int(w.Days), Hours: int(w.Hours)}
+	return nil
+}
+
+// flexInt is an integer carried as a JSON number or a numeric string.
+type flexInt int
+
+func (n *flexInt) UnmarshalJSON(data []byte) error {
+	if string(data) == "null" {
+		*n = 0
+		return nil
+	}
+	s := string(data)
+	if u, ok := unquote(data); ok {
+		s = strings.TrimSpace(u)
+	}
+	v, err := strconv.Atoi(s)
+	if err != nil {
+		return fmt.Errorf("want an integer, got %s", clip(data))
+	}
+	*n = flexInt(v)
+	return nil
+}

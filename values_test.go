@@ -1,0 +1,286 @@
+package acctadmin
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+)
+
+func TestTimeAcceptsEveryWireForm(t *testing.T) {
+	mdt := time.FixedZone("", -6*3600)
+	cases := []struct {
+		name string
+		in   string
+		want time.Time
+	}{
+		{"api shape", `"2024-05-01 10:00:00 -0600"`, time.Date(2024, 5, 1, 10, 0, 0, 0, mdt)},
+		{"api shape utc", `"2024-05-01 16:00:00 +0000"`, time.Date(2024, 5, 1, 16, 0, 0, 0, time.UTC)},
+		{"api shape positive offset", `"2024-05-02 01:30:00 +0930"`, time.Date(2024, 5, 1, 16, 0, 0, 0, time.UTC)},
+		{"api shape with fraction", `"2024-05-01 10:00:00.250 -0600"`, time.Date(2024, 5, 1, 10, 0, 0, 250e6, mdt)},
+		{"iso milliseconds colon offset", `"2024-05-01T10:00:00.123-06:00"`, time.Date(2024, 5, 1, 10, 0, 0, 123e6, mdt)},
+		{"rfc3339 no fraction", `"2024-05-01T10:00:00-06:00"`, time.Date(2024, 5, 1, 10, 0, 0, 0, mdt)},
+		{"rfc3339 zulu", `"2024-05-01T16:00:00Z"`, time.Date(2024, 5, 1, 16, 0, 0, 0, time.UTC)},
+		{"rfc3339 nanoseconds", `"2024-05-01T16:00:00.123456789Z"`, time.Date(2024, 5, 1, 16, 0, 0, 123456789, time.UTC)},
+		{"iso offset without colon", `"2024-05-01T10:00:00-0600"`, time.Date(2024, 5, 1, 10, 0, 0, 0, mdt)},
+		{"null", `null`, time.Time{}},
+		{"empty string", `""`, time.Time{}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var got Time
+			if err := json.Unmarshal([]byte(tc.in), &got); err != nil {
+				t.Fatalf("Unmarshal(%s): %v", tc.in, err)
+			}
+			if !got.Equal(tc.want) || got.IsZero() != tc.want.IsZero() {
+				t.Fatalf("Unmarshal(%s) = %v, want %v", tc.in, got.Time, tc.want)
+			}
+		})
+	}
+}
+
+func TestTimeRefusesOtherForms(t *testing.T) {
+	for _, in := range []string{
+		`"2024-13-01 10:00:00 -0600"`, `"2024-02-30 10:00:00 +0000"`, `"2024-05-01 25:00:00 +0000"`,
+		`"yesterday"`, `"2024-05-01"`, `12345`, `true`, `{}`, `[]`, `"2024-05-01 10:00:00"`,
+	} {
+		var got Time
+		err := json.Unmarshal([]byte(in), &got)
+		if err == nil {
+			t.Errorf("Unmarshal(%s) = %v, want an error", in, got.Time)
+		}
+	}
+}
+
+func TestTimeMarshalRoundTrip(t *testing.T) {
+	in := Time{time.Date(2024, 5, 1, 10, 0, 0, 123e6, time.FixedZone("", -6*3600))}
+	b, err := json.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(b) != `"2024-05-01T10:00:00.123-06:00"` {
+		t.Fatalf("Marshal = %s", b)
+	}
+	var back Time
+	if err := json.Unmarshal(b, &back); err != nil || !back.Equal(in.Time) {
+		t.Fatalf("round trip = %v, %v", back, err)
+	}
+	if b, _ := json.Marshal(Time{}); string(b) != "null" {
+		t.Fatalf("zero Time marshals as %s, want null", b)
+	}
+}
+
+func TestDateForms(t *testing.T) {
+	var d Date
+	if err := json.Unmarshal([]byte(`"2024-02-29"`), &d); err != nil {
+		t.Fatal(err)
+	}
+	if d != (Date{2024, time.February, 29}) || d.String() != "2024-02-29" {
+		t.Fatalf("got %#v (%s)", d, d)
+	}
+	for _, in := range []string{`null`, `""`} {
+		d := Date{2020, 1, 1}
+		if err := json.Unmarshal([]byte(in), &d); err != nil || !d.IsZero() {
+			t.Fatalf("Unmarshal(%s) = %v, %v; want the zero Date", in, d, err)
+		}
+	}
+	for _, in := range []string{`"2023-02-29"`, `"2024-1-5"`, `"2024-05-01T00:00:00Z"`, `"2024/05/01"`, `20240501`, `"2024-00-10"`, `true`} {
+		var d Date
+		if err := json.Unmarshal([]byte(in), &d); err == nil {
+			t.Errorf("Unmarshal(%s) = %v, want an error", in, d)
+		}
+	}
+	b, _ := json.Marshal(Date{2024, time.March, 7})
+	if string(b) != `"2024-03-07"` {
+		t.Fatalf("Marshal = %s", b)
+	}
+	if b, _ := json.Marshal(Date{}); string(b) != "null" {
+		t.Fatalf("zero Date marshals as %s", b)
+	}
+}
+
+func TestDateArithmetic(t *testing.T) {
+	d := Date{2024, time.December, 30}
+	if got := d.AddDays(3); got != (Date{2025, time.January, 2}) {
+		t.Fatalf("AddDays(3) = %v", got)
+	}
+	if got := d.AddDays(-365); got != (Date{2023, time.December, 31}) {
+		t.Fatalf("AddDays(-365) = %v", got)
+	}
+	if !d.Before(Date{2024, time.December, 31}) || d.Before(d) || !d.After(Date{2024, time.January, 31}) {
+		t.Fatal("Before/After disagree with the calendar")
+	}
+	if got := DateOf(time.Date(2024, 7, 4, 23, 59, 0, 0, time.UTC)); got != (Date{2024, time.July, 4}) {
+		t.Fatalf("DateOf = %v", got)
+	}
+	if got := d.In(time.UTC); !got.Equal(time.Date(2024, 12, 30, 0, 0, 0, 0, time.UTC)) {
+		t.Fatalf("In = %v", got)
+	}
+}
+
+func TestMoneyKeepsAmountsExactly(t *testing.T) {
+	cases := []struct {
+		in    string
+		text  string
+		cents int64
+	}{
+		{`"0.10"`, "0.10", 10},
+		{`19.99`, "19.99", 1999},
+		{`1e2`, "100", 10000},
+		{`"1234567890.12"`, "1234567890.12", 123456789012},
+		{`149.00`, "149.00", 14900},
+		{`"-5"`, "-5", -500},
+		{`1.5e-1`, "0.15", 15},
+		{`2.5E+1`, "25", 2500},
+		{`0.1`, "0.1", 10},
+		{`"  7.50 "`, "7.50", 750},
+		{`"+3"`, "3", 300},
+		{`0.30000000000000004e0`, "0.30000000000000004", 0},
+		{`null`, "0", 0},
+		{`""`, "0", 0},
+		{`"1.000"`, "1.000", 100},
+	}
+	for _, tc := range cases {
+		t.Run(tc.in, func(t *testing.T) {
+			var m Money
+			if err := json.Unmarshal([]byte(tc.in), &m); err != nil {
+				t.Fatalf("Unmarshal(%s): %v", tc.in, err)
+			}
+			if m.String() != tc.text {
+				t.Fatalf("String() = %q, want %q", m.String(), tc.text)
+			}
+			cents, err := m.Cents()
+			if tc.text == "0.30000000000000004" {
+				if err == nil {
+					t.Fatalf("Cents() of %s = %d, want an error (fraction of a cent)", tc.text, cents)
+				}
+				return
+			}
+			if err != nil || cents != tc.cents {
+				t.Fatalf("Cents() = %d, %v; want %d", cents, err, tc.cents)
+			}
+			// Round trip: what Money writes reads back to the same amount.
+			b, err := json.Marshal(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var back Money
+			if err := json.Unmarshal(b, &back); err != nil || back.String() != m.String() {
+				t.Fatalf("round trip of %s gave %s (%v)", m, back, err)
+			}
+		})
+	}
+}
+
+func TestMoneyRefusesWhatIsNotAnAmount(t *testing.T) {
+	for _, in := range []string{`"abc"`, `true`, `{}`, `[]`, `"1.2.3"`, `"1e"`, `"--1"`, `"1e999"`, `"1,000.00"`, `"$5"`, `"."`, `"NaN"`, `"Infinity"`, `"0x10"`} {
+		var m Money
+		if err := json.Unmarshal([]byte(in), &m); err == nil {
+			t.Errorf("Unmarshal(%s) = %s, want an error", in, m)
+		}
+	}
+}
+
+func TestMoneyCentsErrors(t *testing.T) {
+	for _, s := range []string{"1.005", "0.001", "92233720368547758.08", "99999999999999999999"} {
+		m, err := ParseMoney(s)
+		if err != nil {
+			t.Fatalf("ParseMoney(%s): %v", s, err)
+		}
+		if c, err := m.Cents(); err == nil {
+			t.Errorf("Cents() of %s = %d, want an error", s, c)
+		}
+	}
+	m, _ := ParseMoney("92233720368547758.07")
+	if c, err := m.Cents(); err != nil || c != 9223372036854775807 {
+		t.Fatalf("largest amount: %d, %v", c, err)
+	}
+	m, _ = ParseMoney("-92233720368547758.07")
+	if c, err := m.Cents(); err != nil || c != -9223372036854775807 {
+		t.Fatalf("smallest amount: %d, %v", c, err)
+	}
+}
+
+func TestMoneyFromCents(t *testing.T) {
+	for cents, want := range map[int64]string{0: "0.00", 5: "0.05", 1999: "19.99", -250: "-2.50", 100000: "1000.00"} {
+		m := MoneyFromCents(cents)
+		if m.String() != want {
+			t.Errorf("MoneyFromCents(%d) = %s, want %s", cents, m, want)
+		}
+		if back, err := m.Cents(); err != nil || back != cents {
+			t.Errorf("Cents() of %s = %d, %v", m, back, err)
+		}
+	}
+	var zero Money
+	if zero.String() != "0" || !zero.IsZero() || MoneyFromCents(1).IsZero() {
+		t.Fatal("zero Money misreported")
+	}
+}
+
+func TestTurnaroundForms(t *testing.T) {
+	cases := []struct {
+		name, in string
+		want     Turnaround
+	}{
+		{"object", `{"days":3,"hours":4}`, Turnaround{3, 4}},
+		{"array of one", `[{"days":10,"hours":0}]`, Turnaround{10, 0}},
+		{"null", `null`, Turnaround{}},
+		{"empty array", `[]`, Turnaround{}},
+		{"numeric strings", `{"days":"2","hours":"12"}`, Turnaround{2, 12}},
+		{"missing hours", `{"days":1}`, Turnaround{1, 0}},
+		{"extra fields", `{"days":1,"hours":2,"business":true}`, Turnaround{1, 2}},
+		{"spaces", ` [ {"days":5} ] `, Turnaround{5, 0}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got := Turnaround{9, 9}
+			if err := json.Unmarshal([]byte(tc.in), &got); err != nil {
+				t.Fatalf("Unmarshal(%s): %v", tc.in, err)
+			}
+			if got != tc.want {
+				t.Fatalf("Unmarshal(%s) = %+v, want %+v", tc.in, got, tc.want)
+			}
+		})
+	}
+	for _, in := range []string{`[{"days":1},{"days":2}]`, `"3 days"`, `5`, `{"days":"three"}`, `{"days":1.5}`, `[5]`, `true`} {
+		var got Turnaround
+		if err := json.Unmarshal([]byte(in), &got); err == nil {
+			t.Errorf("Unmarshal(%s) = %+v, want an error", in, got)
+		}
+	}
+	if d := (Turnaround{Days: 2, Hours: 3}).Duration(); d != 51*time.Hour {
+		t.Fatalf("Duration = %v", d)
+	}
+}
+
+func TestAPITimeFastPathAgreesWithTimeParse(t *testing.T) {
+	for _, s := range []string{"2024-05-01 10:00:00 -0600", "1999-12-31 23:59:59 +1400", "2024-02-29 00:00:00 -1200", "2000-01-01 00:00:00 +0000"} {
+		fast, ok := parseAPITime(s)
+		slow, err := time.Parse(apiTimeLayout, s)
+		if !ok || err != nil || !fast.Equal(slow) {
+			t.Errorf("%s: fast %v (%v), time.Parse %v (%v)", s, fast, ok, slow, err)
+		}
+		_, fo := fast.Zone()
+		_, so := slow.Zone()
+		if fo != so {
+			t.Errorf("%s: offsets %d and %d", s, fo, so)
+		}
+	}
+}
+
+func TestTimeReadsAPIShapeInPlace(t *testing.T) {
+	var got Time
+	if err := got.UnmarshalJSON([]byte(`"2024-05-01 10:00:00 -0600"`)); err != nil {
+		t.Fatal(err)
+	}
+	want, _ := time.Parse(apiTimeLayout, "2024-05-01 10:00:00 -0600")
+	if !got.Equal(want) {
+		t.Errorf("got %v, want %v", got.Time, want)
+	}
+	// The same length as a quoted API time, without the closing quote, or
+	// with an escape: not a JSON string of that time.
+	for _, in := range []string{`"2024-05-01 10:00:00 -06000`, `"2024-05-01 10:00:00 -0600\`, `"2024-05-01\u002010:00:00 -06"`} {
+		if err := got.UnmarshalJSON([]byte(in)); err == nil {
+			t.Errorf("UnmarshalJSON(%s) = %v, want an error", in, got.Time)
+		}
+	}
+}
