@@ -2,7 +2,6 @@ package acctadmintest
 
 import (
 	"net/url"
-	"sort"
 	"strings"
 	"time"
 
@@ -30,7 +29,7 @@ func (f *Fake) AddCallback(rawURL string) Callback {
 // insertCallback stores a callback; f.mu must be held.
 func (f *Fake) insertCallback(rawURL string) *Callback {
 	cb := &Callback{ID: f.newID(), CreatedAt: f.now(), URL: rawURL}
-	f.st.callbacks = append(f.st.callbacks, cb)
+	f.st.callbacks.insert(cb)
 	return cb
 }
 
@@ -38,19 +37,7 @@ func (f *Fake) insertCallback(rawURL string) *Callback {
 func (f *Fake) Callbacks() []Callback {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	out := make([]Callback, 0, len(f.st.callbacks))
-	for _, cb := range f.sortedCallbacks() {
-		out = append(out, *cb)
-	}
-	return out
-}
-
-func (f *Fake) sortedCallbacks() []*Callback {
-	list := append([]*Callback(nil), f.st.callbacks...)
-	sort.Slice(list, func(i, j int) bool {
-		return byCreated(list[i].CreatedAt, list[j].CreatedAt, list[i].ID, list[j].ID)
-	})
-	return list
+	return f.st.callbacks.copies()
 }
 
 func validCallbackURL(s string) bool {
@@ -77,11 +64,7 @@ func listCallbacks(c *call) error {
 	f := c.f
 	wf := f.wire(false)
 	out, _ := locked(f, func() ([]callbackWire, error) {
-		out := []callbackWire{}
-		for _, cb := range f.sortedCallbacks() {
-			out = append(out, wf.callback(cb))
-		}
-		return out, nil
+		return mapRows(f.st.callbacks.rows, wf.callback), nil
 	})
 	return c.ok(out, answer{})
 }
@@ -123,14 +106,11 @@ func deleteCallback(c *call) error {
 	}
 	f := c.f
 	_, err = locked(f, func() (struct{}, error) {
-		for i, cb := range f.st.callbacks {
-			if cb.ID == id {
-				f.st.callbacks = append(f.st.callbacks[:i], f.st.callbacks[i+1:]...)
-				f.recordWrite(c, nil)
-				return struct{}{}, nil
-			}
+		if !f.st.callbacks.remove(id) {
+			return struct{}{}, notFound("callback")
 		}
-		return struct{}{}, notFound("callback")
+		f.recordWrite(c, nil)
+		return struct{}{}, nil
 	})
 	if err != nil {
 		return err

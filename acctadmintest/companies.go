@@ -2,7 +2,6 @@ package acctadmintest
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
@@ -55,7 +54,7 @@ func (f *Fake) AddCompany(in CompanyInput) Company {
 		CreatedAt:  at,
 		UpdatedAt:  at,
 	}
-	f.st.companies = append(f.st.companies, co)
+	f.st.companies.insert(co)
 	return *co
 }
 
@@ -63,48 +62,26 @@ func (f *Fake) AddCompany(in CompanyInput) Company {
 func (f *Fake) Companies() []Company {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	out := make([]Company, 0, len(f.st.companies))
-	for _, c := range f.sortedCompanies() {
-		out = append(out, *c)
-	}
-	return out
+	return f.st.companies.copies()
 }
 
 // Company returns the company with the given ID.
 func (f *Fake) Company(id uuid.UUID) (Company, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if c := f.companyByID(id); c != nil {
-		return *c, true
-	}
-	return Company{}, false
-}
-
-// companyByID finds a company; f.mu must be held.
-func (f *Fake) companyByID(id uuid.UUID) *Company {
-	for _, c := range f.st.companies {
-		if c.ID == id {
-			return c
-		}
-	}
-	return nil
+	return f.st.companies.lookup(id)
 }
 
 // companyByName finds a company by name, ignoring case; f.mu must be held.
 func (f *Fake) companyByName(name string) *Company {
 	name = strings.TrimSpace(name)
-	for _, c := range f.st.companies {
-		if strings.EqualFold(c.Name, name) {
-			return c
-		}
-	}
-	return nil
+	return f.st.companies.find(func(c *Company) bool { return strings.EqualFold(c.Name, name) })
 }
 
 // companyName is the current name of a company ("" when unknown), so that
 // records follow a rename; f.mu must be held.
 func (f *Fake) companyName(id uuid.UUID) string {
-	if c := f.companyByID(id); c != nil {
+	if c := f.st.companies.get(id); c != nil {
 		return c.Name
 	}
 	return ""
@@ -112,19 +89,11 @@ func (f *Fake) companyName(id uuid.UUID) string {
 
 // mustCompany resolves the company of a seeding helper; f.mu must be held.
 func (f *Fake) mustCompany(helper string, id uuid.UUID) *Company {
-	c := f.companyByID(id)
+	c := f.st.companies.get(id)
 	if c == nil {
 		panic(fmt.Sprintf("acctadmintest: %s: unknown company %s", helper, id))
 	}
 	return c
-}
-
-func (f *Fake) sortedCompanies() []*Company {
-	list := append([]*Company(nil), f.st.companies...)
-	sort.Slice(list, func(i, j int) bool {
-		return byCreated(list[i].CreatedAt, list[j].CreatedAt, list[i].ID, list[j].ID)
-	})
-	return list
 }
 
 type companyWire struct {
@@ -157,12 +126,7 @@ func listCompanies(c *call) error {
 	f := c.f
 	wf := f.wire(false)
 	out, _ := locked(f, func() ([]companyWire, error) {
-		list := page(f.sortedCompanies(), limit, offset)
-		out := make([]companyWire, len(list))
-		for i, co := range list {
-			out[i] = wf.company(co)
-		}
-		return out, nil
+		return mapRows(page(f.st.companies.rows, limit, offset), wf.company), nil
 	})
 	return c.ok(out, answer{})
 }
@@ -196,7 +160,7 @@ func createCompanies(c *call) error {
 		if in.HomeState != nil && *in.HomeState != "" {
 			j, ok := LookupJurisdiction(*in.HomeState)
 			if !ok {
-				return invalid(field+"home_state", "must be a valid jurisdiction name")
+				return invalid(field+"home_state", "must be a valid jurisdiction name or abbreviation")
 			}
 			it.home = j.Name
 		}
@@ -217,7 +181,7 @@ func createCompanies(c *call) error {
 				continue
 			}
 			co := &Company{ID: f.newID(), Name: it.name, HomeState: it.home, EntityType: it.entity, CreatedAt: now, UpdatedAt: now}
-			f.st.companies = append(f.st.companies, co)
+			f.st.companies.insert(co)
 			created = append(created, co.ID)
 			out = append(out, wf.company(co))
 		}
@@ -294,7 +258,7 @@ func (f *Fake) applyCompanyUpdates(c *call, wf wireFormat, body *companyUpdateBo
 		if in.HomeState != nil && *in.HomeState != "" {
 			j, ok := LookupJurisdiction(*in.HomeState)
 			if !ok {
-				return nil, invalid(field+"home_state", "must be a valid jurisdiction name")
+				return nil, invalid(field+"home_state", "must be a valid jurisdiction name or abbreviation")
 			}
 			ch.home = &j.Name
 		}

@@ -1,7 +1,6 @@
 package acctadmintest
 
 import (
-	"sort"
 	"time"
 
 	"github.com/google/uuid"
@@ -67,8 +66,8 @@ func (f *Fake) AddComplianceEvent(in ComplianceEventInput) ComplianceEvent {
 		CompanyID:     co.ID,
 		Filing:        in.Filing,
 	}
-	f.st.events = append(f.st.events, ev)
-	return f.complianceCopy(ev)
+	f.st.events.insert(ev)
+	return f.st.events.copyOf(ev)
 }
 
 // ComplianceEvents returns every compliance event in the order of the
@@ -76,31 +75,7 @@ func (f *Fake) AddComplianceEvent(in ComplianceEventInput) ComplianceEvent {
 func (f *Fake) ComplianceEvents() []ComplianceEvent {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	list := f.sortedComplianceEvents()
-	out := make([]ComplianceEvent, len(list))
-	for i, ev := range list {
-		out[i] = f.complianceCopy(ev)
-	}
-	return out
-}
-
-func (f *Fake) complianceCopy(ev *ComplianceEvent) ComplianceEvent {
-	out := *ev
-	out.Company = f.companyName(ev.CompanyID)
-	out.Jurisdictions = append([]string(nil), ev.Jurisdictions...)
-	return out
-}
-
-func (f *Fake) sortedComplianceEvents() []*ComplianceEvent {
-	list := append([]*ComplianceEvent(nil), f.st.events...)
-	sort.Slice(list, func(i, j int) bool {
-		a, b := list[i], list[j]
-		if da, db := date(a.DueDate), date(b.DueDate); da != db {
-			return da < db
-		}
-		return byCreated(a.CreatedAt, b.CreatedAt, a.ID, b.ID)
-	})
-	return list
+	return f.st.events.copies()
 }
 
 type complianceJurisdictionWire struct {
@@ -190,23 +165,13 @@ func listComplianceEvents(c *call) error {
 		if err != nil {
 			return nil, err
 		}
-		var list []*ComplianceEvent
-		for _, ev := range f.sortedComplianceEvents() {
+		list := f.st.events.filter(func(ev *ComplianceEvent) bool {
 			due := date(ev.DueDate)
-			if due < start || due > end || byCompany && ev.CompanyID != co.ID {
-				continue
-			}
-			if byJurisdiction && !anyWanted(ev.Jurisdictions, want) {
-				continue
-			}
-			list = append(list, ev)
-		}
-		list = page(list, limit, offset)
-		out := make([]complianceEventWire, len(list))
-		for i, ev := range list {
-			out[i] = f.complianceWire(wf, ev)
-		}
-		return out, nil
+			return due >= start && due <= end &&
+				(!byCompany || ev.CompanyID == co.ID) &&
+				(!byJurisdiction || anyWanted(ev.Jurisdictions, want))
+		})
+		return mapRows(page(list, limit, offset), func(ev *ComplianceEvent) complianceEventWire { return f.complianceWire(wf, ev) }), nil
 	})
 	if err != nil {
 		return err

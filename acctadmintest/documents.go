@@ -1,7 +1,6 @@
 package acctadmintest
 
 import (
-	"sort"
 	"strings"
 	"time"
 
@@ -92,16 +91,8 @@ func (f *Fake) insertDocument(in DocumentInput) Document {
 		CompanyID:     co.ID,
 		PDFSize:       in.PDFSize,
 	}
-	// Keep the documents in listing order, so that a listing of thousands
-	// of them costs a copy rather than a sort on every request.
-	i := sort.Search(len(f.st.documents), func(i int) bool {
-		o := f.st.documents[i]
-		return byCreated(d.CreatedAt, o.CreatedAt, d.ID, o.ID)
-	})
-	f.st.documents = append(f.st.documents, nil)
-	copy(f.st.documents[i+1:], f.st.documents[i:])
-	f.st.documents[i] = d
-	return f.documentCopy(d)
+	f.st.documents.insert(d)
+	return f.st.documents.copyOf(d)
 }
 
 // Documents returns every document, read or not, in the order of the
@@ -109,22 +100,14 @@ func (f *Fake) insertDocument(in DocumentInput) Document {
 func (f *Fake) Documents() []Document {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	list := f.sortedDocuments()
-	out := make([]Document, len(list))
-	for i, d := range list {
-		out[i] = f.documentCopy(d)
-	}
-	return out
+	return f.st.documents.copies()
 }
 
 // Document returns the document with the given ID.
 func (f *Fake) Document(id uuid.UUID) (Document, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if d := f.documentByID(id); d != nil {
-		return f.documentCopy(d), true
-	}
-	return Document{}, false
+	return f.st.documents.lookup(id)
 }
 
 // SetDocumentStatus sets a document read or unread and reports whether the
@@ -132,34 +115,13 @@ func (f *Fake) Document(id uuid.UUID) (Document, bool) {
 func (f *Fake) SetDocumentStatus(id uuid.UUID, status string) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	d := f.documentByID(id)
+	d := f.st.documents.get(id)
 	if d == nil {
 		return false
 	}
 	d.Status = status
 	d.UpdatedAt = f.now()
 	return true
-}
-
-func (f *Fake) documentByID(id uuid.UUID) *Document {
-	for _, d := range f.st.documents {
-		if d.ID == id {
-			return d
-		}
-	}
-	return nil
-}
-
-func (f *Fake) documentCopy(d *Document) Document {
-	out := *d
-	out.CompanyName = f.companyName(d.CompanyID)
-	return out
-}
-
-// sortedDocuments returns the documents in listing order (AddDocument
-// keeps them so).
-func (f *Fake) sortedDocuments() []*Document {
-	return append([]*Document(nil), f.st.documents...)
 }
 
 type documentLinks struct {
@@ -257,21 +219,12 @@ func listDocuments(c *call) error {
 	f := c.f
 	wf := f.wire(false)
 	out, _ := locked(f, func() ([]documentWire, error) {
-		var list []*Document
-		for _, d := range f.sortedDocuments() {
-			if d.Status != status ||
-				!start.IsZero() && d.CreatedAt.Before(start) ||
-				!stop.IsZero() && d.CreatedAt.After(stop) {
-				continue
-			}
-			list = append(list, d)
-		}
-		list = page(list, limit, offset)
-		out := make([]documentWire, len(list))
-		for i, d := range list {
-			out[i] = f.documentWire(wf, d, true)
-		}
-		return out, nil
+		list := f.st.documents.filter(func(d *Document) bool {
+			return d.Status == status &&
+				(start.IsZero() || !d.CreatedAt.Before(start)) &&
+				(stop.IsZero() || !d.CreatedAt.After(stop))
+		})
+		return mapRows(page(list, limit, offset), func(d *Document) documentWire { return f.documentWire(wf, d, true) }), nil
 	})
 	return c.ok(out, answer{stringSuccess: true})
 }
@@ -298,7 +251,7 @@ func getDocument(c *call) error {
 	f := c.f
 	wf := f.wire(false)
 	out, err := locked(f, func() (documentWire, error) {
-		d := f.documentByID(id)
+		d := f.st.documents.get(id)
 		if d == nil {
 			return documentWire{}, notFound("document")
 		}
@@ -328,7 +281,7 @@ func downloadDocument(c *call) error {
 	}
 	f := c.f
 	d, err := locked(f, func() (Document, error) {
-		d := f.documentByID(id)
+		d := f.st.documents.get(id)
 		if d == nil {
 			return Document{}, notFound("document")
 		}

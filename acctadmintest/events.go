@@ -76,10 +76,7 @@ func (f *Fake) emit(claims map[string]any) {
 		f.mu.Unlock()
 		return
 	}
-	var urls []string
-	for _, cb := range f.sortedCallbacks() {
-		urls = append(urls, cb.URL)
-	}
+	urls := mapRows(f.st.callbacks.rows, func(cb *Callback) string { return cb.URL })
 	f.wg.Add(len(urls))
 	f.mu.Unlock()
 

@@ -30,9 +30,10 @@ type Fake struct {
 	// callback events the fake sends.
 	SecretKey string
 
-	cfg    config
-	ctx    context.Context // cancelled by Close: ends waits, streams and deliveries
-	cancel context.CancelFunc
+	cfg     config
+	handler http.Handler    // the layers that serve a request
+	ctx     context.Context // cancelled by Close: ends waits, streams and deliveries
+	cancel  context.CancelFunc
 
 	latency atomic.Int64 // time.Duration added to every request
 	conns   atomic.Int64 // TCP connections accepted, counted by ConnState
@@ -55,22 +56,6 @@ type Fake struct {
 	changed     chan struct{} // closed and replaced whenever deliveries change
 }
 
-// state is the account's data. Slices keep insertion order and listings
-// sort, except documents, which are kept in listing order (the largest
-// listing, read page after page by benchmarks).
-type state struct {
-	companies  []*Company
-	services   []*Service
-	documents  []*Document
-	resources  []*Resource
-	websites   []*Website
-	products   []*FilingProduct
-	raProducts []*RegisteredAgentProduct
-	events     []*ComplianceEvent
-	callbacks  []*Callback
-	invoices   []*Invoice
-}
-
 // Option configures a Fake or a Server.
 type Option func(*config)
 
@@ -87,6 +72,7 @@ type config struct {
 	deliveryBackoff      time.Duration
 	deliveryTimeout      time.Duration
 	deliveryClient       *http.Client
+	control              bool
 }
 
 // DefaultLocation is the zone in which the fake writes times unless
@@ -209,6 +195,8 @@ func NewFake(opts ...Option) *Fake {
 	if f.client == nil {
 		f.client = newDeliveryClient(cfg.deliveryTimeout)
 	}
+	f.st = newState(f)
+	f.handler = newHandler(f)
 	f.latency.Store(int64(cfg.latency))
 	if cfg.demo {
 		f.SeedDemo()

@@ -107,6 +107,55 @@ func (f *Fake) pickFault(method, pattern, path string) (Fault, bool) {
 	return Fault{}, false
 }
 
+// withFaults is the layer that injects faults: it picks the fault that
+// fires for a request, if any, and acts it out around the rest of the
+// handler (see Fault for the order).
+func (f *Fake) withFaults(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ex := exchangeOf(r)
+		ft, faulted := f.pickFault(r.Method, ex.route, r.URL.Path)
+		if !faulted {
+			next.ServeHTTP(w, r)
+			return
+		}
+		f.markFaulted(ex.idx)
+		if ft.Latency > 0 && !f.sleep(r, ft.Latency) {
+			f.abandon(w)
+			return
+		}
+		applied := ft.AfterApply || ft.TruncateBody
+		switch {
+		case !applied && ft.DropConnection:
+			dropConnection(w)
+			return
+		case !applied && ft.Status != 0:
+			writeFaultStatus(w, ft, f.envelopeTime(false))
+			return
+		}
+
+		// Where the real answer goes: to the client, or, for faults that
+		// act after the request was applied, through a filter.
+		out := w
+		switch {
+		case ft.TruncateBody:
+			out = &truncatingWriter{ResponseWriter: w, limit: -1}
+		case ft.AfterApply && (ft.DropConnection || ft.Status != 0):
+			out = &discardWriter{header: make(http.Header)}
+		}
+		next.ServeHTTP(out, r)
+
+		switch {
+		case ft.TruncateBody:
+			_ = http.NewResponseController(w).Flush()
+			dropConnection(w)
+		case ft.AfterApply && ft.DropConnection:
+			dropConnection(w)
+		case ft.AfterApply && ft.Status != 0:
+			writeFaultStatus(w, ft, f.envelopeTime(false))
+		}
+	})
+}
+
 // sleep waits d, or less when the request is cancelled or the fake closed;
 // it reports whether the whole wait passed.
 func (f *Fake) sleep(r *http.Request, d time.Duration) bool {

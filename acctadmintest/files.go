@@ -140,7 +140,7 @@ func encodeGray1(w, h int, bits []byte) []byte {
 // pages: the page number counts from 0 (not an integer: 400; outside the
 // file: 404); dpi is 72, 150 or 300 (default 150; anything else: 400).
 func (c *call) servePage(pages int) error {
-	n, err := strconv.Atoi(c.params["page_number"])
+	n, err := strconv.Atoi(c.r.PathValue("page_number"))
 	if err != nil {
 		return invalid("page_number", "must be an integer")
 	}

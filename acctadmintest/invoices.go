@@ -2,7 +2,6 @@ package acctadmintest
 
 import (
 	"encoding/json"
-	"sort"
 	"time"
 
 	"github.com/google/uuid"
@@ -89,32 +88,22 @@ func (f *Fake) insertInvoice(in InvoiceInput, items []InvoiceItem) Invoice {
 		DueDate:   due,
 		Items:     items,
 	}
-	f.st.invoices = append(f.st.invoices, inv)
-	return f.invoiceCopy(inv)
+	f.st.invoices.insert(inv)
+	return f.st.invoices.copyOf(inv)
 }
 
 // Invoices returns every invoice, oldest first.
 func (f *Fake) Invoices() []Invoice {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	list := f.sortedInvoices()
-	out := make([]Invoice, len(list))
-	for i, inv := range list {
-		out[i] = f.invoiceCopy(inv)
-	}
-	return out
+	return f.st.invoices.copies()
 }
 
 // Invoice returns the invoice with the given ID.
 func (f *Fake) Invoice(id uuid.UUID) (Invoice, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	for _, inv := range f.st.invoices {
-		if inv.ID == id {
-			return f.invoiceCopy(inv), true
-		}
-	}
-	return Invoice{}, false
+	return f.st.invoices.lookup(id)
 }
 
 // SetInvoiceStatus changes the status of an invoice (to pay or cancel it,
@@ -122,29 +111,13 @@ func (f *Fake) Invoice(id uuid.UUID) (Invoice, bool) {
 func (f *Fake) SetInvoiceStatus(id uuid.UUID, status string) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	for _, inv := range f.st.invoices {
-		if inv.ID == id {
-			inv.Status = status
-			inv.UpdatedAt = f.now()
-			return true
-		}
+	inv := f.st.invoices.get(id)
+	if inv == nil {
+		return false
 	}
-	return false
-}
-
-func (f *Fake) invoiceCopy(inv *Invoice) Invoice {
-	out := *inv
-	out.Company = f.companyName(inv.CompanyID)
-	out.Items = append([]InvoiceItem(nil), inv.Items...)
-	return out
-}
-
-func (f *Fake) sortedInvoices() []*Invoice {
-	list := append([]*Invoice(nil), f.st.invoices...)
-	sort.Slice(list, func(i, j int) bool {
-		return byCreated(list[i].CreatedAt, list[j].CreatedAt, list[i].ID, list[j].ID)
-	})
-	return list
+	inv.Status = status
+	inv.UpdatedAt = f.now()
+	return true
 }
 
 type invoiceItemWire struct {
@@ -214,23 +187,13 @@ func listInvoices(c *call) error {
 			if err != nil {
 				return nil, err
 			}
-			if f.companyByID(id) == nil {
+			if f.st.companies.get(id) == nil {
 				return nil, notFound("company " + s)
 			}
 			want[id] = true
 		}
-		var list []*Invoice
-		for _, inv := range f.sortedInvoices() {
-			if len(want) == 0 || want[inv.CompanyID] {
-				list = append(list, inv)
-			}
-		}
-		list = page(list, limit, offset)
-		out := make([]invoiceWire, len(list))
-		for i, inv := range list {
-			out[i] = f.invoiceWire(wf, inv)
-		}
-		return out, nil
+		list := f.st.invoices.filter(func(inv *Invoice) bool { return len(want) == 0 || want[inv.CompanyID] })
+		return mapRows(page(list, limit, offset), func(inv *Invoice) invoiceWire { return f.invoiceWire(wf, inv) }), nil
 	})
 	if err != nil {
 		return err

@@ -57,12 +57,14 @@ func Jurisdictions() []Jurisdiction {
 	return append([]Jurisdiction(nil), jurisdictionTable...)
 }
 
-// LookupJurisdiction finds a jurisdiction by its full name, ignoring case
-// and surrounding space. Abbreviations are not names: "UT" is not found.
+// LookupJurisdiction finds a jurisdiction by its full name ("Utah") or its
+// two-letter postal abbreviation ("UT"), ignoring case and surrounding
+// space. Every parameter and body field of the API that takes a
+// jurisdiction name goes through it, so both forms work everywhere.
 func LookupJurisdiction(name string) (Jurisdiction, bool) {
 	name = strings.TrimSpace(name)
 	for _, j := range jurisdictionTable {
-		if strings.EqualFold(j.Name, name) {
+		if strings.EqualFold(j.Name, name) || len(name) == 2 && strings.EqualFold(j.Abbreviation, name) {
 			return j, true
 		}
 	}

@@ -87,8 +87,8 @@ func (f *Fake) AddFilingProduct(in FilingProductInput) FilingProduct {
 		Price:      price,
 		Methods:    methods,
 	}
-	f.st.products = append(f.st.products, p)
-	return filingProductCopy(p)
+	f.st.products.insert(p)
+	return f.st.products.copyOf(p)
 }
 
 // FilingProducts returns every filing product of every website, in the
@@ -96,17 +96,7 @@ func (f *Fake) AddFilingProduct(in FilingProductInput) FilingProduct {
 func (f *Fake) FilingProducts() []FilingProduct {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	out := make([]FilingProduct, len(f.st.products))
-	for i, p := range f.st.products {
-		out[i] = filingProductCopy(p)
-	}
-	return out
-}
-
-func filingProductCopy(p *FilingProduct) FilingProduct {
-	out := *p
-	out.Methods = append([]FilingMethod(nil), p.Methods...)
-	return out
+	return f.st.products.copies()
 }
 
 type turnaroundWire struct {
@@ -167,7 +157,7 @@ func listFilingProducts(c *call) error {
 	if s := c.scalar("jurisdiction"); s != "" {
 		j, ok := LookupJurisdiction(s)
 		if !ok {
-			return invalid("jurisdiction", "must be a valid jurisdiction name")
+			return invalid("jurisdiction", "must be a valid jurisdiction name or abbreviation")
 		}
 		jurisdiction = j.Name
 	}
@@ -178,11 +168,8 @@ func listFilingProducts(c *call) error {
 		if err != nil {
 			return nil, err
 		}
-		out := []filingProductWire{}
-		for _, p := range f.st.products {
-			if p.WebsiteURL != w.URL {
-				continue
-			}
+		list := f.st.products.filter(func(p *FilingProduct) bool { return p.WebsiteURL == w.URL })
+		return mapRows(list, func(p *FilingProduct) filingProductWire {
 			pw := filingProductWire{ID: p.ID, Name: p.Name, FilingName: p.FilingName, Price: json.Number(p.Price)}
 			if jurisdiction != "" {
 				methods := []filingMethodWire{}
@@ -193,9 +180,8 @@ func listFilingProducts(c *call) error {
 				}
 				pw.FilingMethods = &methods
 			}
-			out = append(out, pw)
-		}
-		return out, nil
+			return pw
+		}), nil
 	})
 	if err != nil {
 		return err
@@ -248,7 +234,7 @@ func (f *Fake) AddRegisteredAgentProduct(in RegisteredAgentProductInput) Registe
 		Price:        price,
 		URL:          in.URL,
 	}
-	f.st.raProducts = append(f.st.raProducts, p)
+	f.st.raProducts.insert(p)
 	return *p
 }
 
@@ -269,13 +255,10 @@ func listRegisteredAgentProducts(c *call) error {
 		if err != nil {
 			return nil, err
 		}
-		out := []registeredAgentProductWire{}
-		for _, p := range f.st.raProducts {
-			if p.WebsiteURL == w.URL {
-				out = append(out, registeredAgentProductWire{ID: p.ID, Name: p.Name, Jurisdiction: p.Jurisdiction, Price: json.Number(p.Price), URL: p.URL})
-			}
-		}
-		return out, nil
+		list := f.st.raProducts.filter(func(p *RegisteredAgentProduct) bool { return p.WebsiteURL == w.URL })
+		return mapRows(list, func(p *RegisteredAgentProduct) registeredAgentProductWire {
+			return registeredAgentProductWire{ID: p.ID, Name: p.Name, Jurisdiction: p.Jurisdiction, Price: json.Number(p.Price), URL: p.URL}
+		}), nil
 	})
 	if err != nil {
 		return err

@@ -61,8 +61,8 @@ func (f *Fake) AddResource(in ResourceInput) Resource {
 		Pages:        max(in.Pages, 1),
 		PDFSize:      in.PDFSize,
 	}
-	f.st.resources = append(f.st.resources, r)
-	return resourceCopy(r)
+	f.st.resources.insert(r)
+	return f.st.resources.copyOf(r)
 }
 
 // Resources returns every resource in the order they were added, which is
@@ -70,36 +70,14 @@ func (f *Fake) AddResource(in ResourceInput) Resource {
 func (f *Fake) Resources() []Resource {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	out := make([]Resource, len(f.st.resources))
-	for i, r := range f.st.resources {
-		out[i] = resourceCopy(r)
-	}
-	return out
+	return f.st.resources.copies()
 }
 
 // Resource returns the resource with the given ID.
 func (f *Fake) Resource(id uuid.UUID) (Resource, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if r := f.resourceByID(id); r != nil {
-		return resourceCopy(r), true
-	}
-	return Resource{}, false
-}
-
-func (f *Fake) resourceByID(id uuid.UUID) *Resource {
-	for _, r := range f.st.resources {
-		if r.ID == id {
-			return r
-		}
-	}
-	return nil
-}
-
-func resourceCopy(r *Resource) Resource {
-	out := *r
-	out.EntityTypes = append([]string(nil), r.EntityTypes...)
-	return out
+	return f.st.resources.lookup(id)
 }
 
 type resourceWire struct {
@@ -138,29 +116,20 @@ func listResources(c *call) error {
 	if jurisdiction != "" {
 		j, ok := LookupJurisdiction(jurisdiction)
 		if !ok {
-			return invalid("jurisdiction", "must be a valid jurisdiction name")
+			return invalid("jurisdiction", "must be a valid jurisdiction name or abbreviation")
 		}
 		jurisdiction = j.Name
 	}
 	f := c.f
 	wf := f.wire(false)
 	out, _ := locked(f, func() ([]resourceWire, error) {
-		var list []*Resource
-		for _, r := range f.st.resources {
-			if name != "" && !strings.Contains(strings.ToLower(r.Name), strings.ToLower(name)) ||
-				agency != "" && !strings.EqualFold(r.Agency, agency) ||
-				jurisdiction != "" && r.Jurisdiction != jurisdiction ||
-				entityType != "" && !containsFold(r.EntityTypes, entityType) {
-				continue
-			}
-			list = append(list, r)
-		}
-		list = page(list, limit, offset)
-		out := make([]resourceWire, len(list))
-		for i, r := range list {
-			out[i] = wf.resource(r)
-		}
-		return out, nil
+		list := f.st.resources.filter(func(r *Resource) bool {
+			return (name == "" || strings.Contains(strings.ToLower(r.Name), strings.ToLower(name))) &&
+				(agency == "" || strings.EqualFold(r.Agency, agency)) &&
+				(jurisdiction == "" || r.Jurisdiction == jurisdiction) &&
+				(entityType == "" || containsFold(r.EntityTypes, entityType))
+		})
+		return mapRows(page(list, limit, offset), wf.resource), nil
 	})
 	return c.ok(out, answer{stringSuccess: true})
 }

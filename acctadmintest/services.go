@@ -2,7 +2,6 @@ package acctadmintest
 
 import (
 	"net/http"
-	"sort"
 	"time"
 
 	"github.com/google/uuid"
@@ -55,7 +54,7 @@ func (f *Fake) AddService(in ServiceInput) Service {
 	f.mustCompany("AddService", in.CompanyID)
 	at := f.timeOr(in.CreatedAt)
 	s := f.insertService(f.idOr(in.ID), in.CompanyID, j, orDefault(in.Type, DefaultServiceType), orDefault(in.Status, ServiceActive), at)
-	return f.serviceCopy(s)
+	return f.st.services.copyOf(s)
 }
 
 // insertService stores a new service; f.mu must be held.
@@ -69,9 +68,9 @@ func (f *Fake) insertService(id, companyID uuid.UUID, j Jurisdiction, typ, statu
 		Jurisdiction:   j.Name,
 		JurisdictionID: j.ID,
 		CompanyID:      companyID,
-		seq:            len(f.st.services) + 1,
+		seq:            f.st.services.len() + 1,
 	}
-	f.st.services = append(f.st.services, s)
+	f.st.services.insert(s)
 	return s
 }
 
@@ -79,22 +78,14 @@ func (f *Fake) insertService(id, companyID uuid.UUID, j Jurisdiction, typ, statu
 func (f *Fake) Services() []Service {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	list := f.sortedServices()
-	out := make([]Service, len(list))
-	for i, s := range list {
-		out[i] = f.serviceCopy(s)
-	}
-	return out
+	return f.st.services.copies()
 }
 
 // Service returns the service with the given ID.
 func (f *Fake) Service(id uuid.UUID) (Service, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if s := f.serviceByID(id); s != nil {
-		return f.serviceCopy(s), true
-	}
-	return Service{}, false
+	return f.st.services.lookup(id)
 }
 
 // SetServiceStatus changes the status of a service, as the provider's staff
@@ -102,36 +93,13 @@ func (f *Fake) Service(id uuid.UUID) (Service, bool) {
 func (f *Fake) SetServiceStatus(id uuid.UUID, status string) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	s := f.serviceByID(id)
+	s := f.st.services.get(id)
 	if s == nil {
 		return false
 	}
 	s.Status = status
 	s.UpdatedAt = f.now()
 	return true
-}
-
-func (f *Fake) serviceByID(id uuid.UUID) *Service {
-	for _, s := range f.st.services {
-		if s.ID == id {
-			return s
-		}
-	}
-	return nil
-}
-
-func (f *Fake) serviceCopy(s *Service) Service {
-	out := *s
-	out.Company = f.companyName(s.CompanyID)
-	return out
-}
-
-func (f *Fake) sortedServices() []*Service {
-	list := append([]*Service(nil), f.st.services...)
-	sort.Slice(list, func(i, j int) bool {
-		return byCreated(list[i].CreatedAt, list[j].CreatedAt, list[i].ID, list[j].ID)
-	})
-	return list
 }
 
 type serviceWire struct {
@@ -179,18 +147,8 @@ func listServices(c *call) error {
 		if err != nil {
 			return nil, err
 		}
-		var list []*Service
-		for _, s := range f.sortedServices() {
-			if !filter || s.CompanyID == co.ID {
-				list = append(list, s)
-			}
-		}
-		list = page(list, limit, offset)
-		out := make([]serviceWire, len(list))
-		for i, s := range list {
-			out[i] = f.serviceWire(wf, s)
-		}
-		return out, nil
+		list := f.st.services.filter(func(s *Service) bool { return !filter || s.CompanyID == co.ID })
+		return mapRows(page(list, limit, offset), func(s *Service) serviceWire { return f.serviceWire(wf, s) }), nil
 	})
 	if err != nil {
 		return err
@@ -266,12 +224,9 @@ func createServices(c *call) error {
 // openService reports whether the company has a service of that type in
 // that jurisdiction that is not cancelled; f.mu must be held.
 func (f *Fake) openService(companyID, jurisdictionID uuid.UUID, typ string) bool {
-	for _, s := range f.st.services {
-		if s.CompanyID == companyID && s.JurisdictionID == jurisdictionID && s.Type == typ && s.Status != ServiceCancelled {
-			return true
-		}
-	}
-	return false
+	return f.st.services.find(func(s *Service) bool {
+		return s.CompanyID == companyID && s.JurisdictionID == jurisdictionID && s.Type == typ && s.Status != ServiceCancelled
+	}) != nil
 }
 
 // POST /services/:id/cancel-request: refused with 400 and the unpaid
@@ -285,16 +240,12 @@ func requestCancellation(c *call) error {
 	f := c.f
 	wf := f.wire(true)
 	out, err := locked(f, func() (serviceWire, error) {
-		s := f.serviceByID(id)
+		s := f.st.services.get(id)
 		if s == nil {
 			return serviceWire{}, notFound("service")
 		}
-		var unpaid []invoiceWire
-		for _, inv := range f.sortedInvoices() {
-			if inv.CompanyID == s.CompanyID && inv.Status == InvoiceUnpaid {
-				unpaid = append(unpaid, f.invoiceWire(wf, inv))
-			}
-		}
+		list := f.st.invoices.filter(func(inv *Invoice) bool { return inv.CompanyID == s.CompanyID && inv.Status == InvoiceUnpaid })
+		unpaid := mapRows(list, func(inv *Invoice) invoiceWire { return f.invoiceWire(wf, inv) })
 		if len(unpaid) > 0 {
 			return serviceWire{}, &apiError{status: http.StatusBadRequest, msg: "service has unpaid invoices", result: unpaid, iso: true}
 		}

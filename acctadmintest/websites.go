@@ -72,38 +72,21 @@ func (f *Fake) AddWebsite(in WebsiteInput) Website {
 		PhoneNumbers: append([]string(nil), in.PhoneNumbers...),
 		Addresses:    append([]Address(nil), in.Addresses...),
 	}
-	f.st.websites = append(f.st.websites, w)
-	return websiteCopy(w)
+	f.st.websites.insert(w)
+	return f.st.websites.copyOf(w)
 }
 
 // Websites returns every website in the order they were added.
 func (f *Fake) Websites() []Website {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	out := make([]Website, len(f.st.websites))
-	for i, w := range f.st.websites {
-		out[i] = websiteCopy(w)
-	}
-	return out
-}
-
-func websiteCopy(w *Website) Website {
-	out := *w
-	out.Emails = append([]string(nil), w.Emails...)
-	out.PhoneNumbers = append([]string(nil), w.PhoneNumbers...)
-	out.Addresses = append([]Address(nil), w.Addresses...)
-	return out
+	return f.st.websites.copies()
 }
 
 // websiteByURL finds a website by URL; f.mu must be held.
 func (f *Fake) websiteByURL(u string) *Website {
 	key := normalizeURL(u)
-	for _, w := range f.st.websites {
-		if normalizeURL(w.URL) == key {
-			return w
-		}
-	}
-	return nil
+	return f.st.websites.find(func(w *Website) bool { return normalizeURL(w.URL) == key })
 }
 
 // normalizeURL makes the form in which website URLs are compared: scheme

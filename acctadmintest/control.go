@@ -1,0 +1,467 @@
+package acctadmintest
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// ControlPrefix is the path prefix of the control surface that WithControl
+// adds. The API has no path that starts with it: its paths are lowercase
+// words and ids, never an underscore.
+const ControlPrefix = "/_fake/"
+
+// WithControl adds the control surface: plain JSON endpoints under
+// ControlPrefix, on the same address as the API, with which programs that
+// are not written in Go (or curl) do what a Go test does with the Fake's
+// methods. See the package documentation for the endpoints.
+//
+// The control surface asks for no token, so it answers only requests that
+// come from a loopback address and name a loopback host, and refuses any
+// request a browser sends on behalf of a web page (one with an Origin
+// header): a page that a developer visits cannot drive it.
+func WithControl() Option {
+	return func(c *config) { c.control = true }
+}
+
+// Reset empties the account (every record and callback), removes every
+// fault and empties the request and write logs, as if the fake had just
+// been created without data. Deliveries already under way finish, and
+// the delivery log is kept, so that WaitDeliveries keeps counting.
+func (f *Fake) Reset() {
+	f.mu.Lock()
+	f.st = newState(f)
+	f.faults = nil
+	f.mu.Unlock()
+	f.ResetRequests()
+}
+
+// maxControlBody caps a control request's body.
+const maxControlBody = 1 << 20
+
+// controlError is an answer of the control surface other than success.
+type controlError struct {
+	status int
+	msg    string
+}
+
+func (e *controlError) Error() string { return e.msg }
+
+func badControl(format string, args ...any) error {
+	return &controlError{status: http.StatusBadRequest, msg: fmt.Sprintf(format, args...)}
+}
+
+// controlHandler is one endpoint of the control surface: it returns the
+// value to answer as JSON, or an error.
+type controlHandler func(r *http.Request, body []byte) (status int, result any, err error)
+
+// newControl builds the control surface.
+func newControl(f *Fake) http.Handler {
+	mux := http.NewServeMux()
+	handle := func(pattern string, h controlHandler) {
+		mux.Handle(pattern, f.controlEndpoint(h))
+	}
+	handle("GET "+ControlPrefix+"{$}", f.ctlIndex)
+	handle("POST "+ControlPrefix+"companies", f.ctlAddCompany)
+	handle("POST "+ControlPrefix+"services", f.ctlAddService)
+	handle("POST "+ControlPrefix+"documents", f.ctlAddDocument)
+	handle("POST "+ControlPrefix+"invoices", f.ctlAddInvoice)
+	handle("GET "+ControlPrefix+"requests", f.ctlRequests)
+	handle("DELETE "+ControlPrefix+"requests", f.ctlResetRequests)
+	handle("GET "+ControlPrefix+"deliveries", f.ctlDeliveries)
+	handle("GET "+ControlPrefix+"faults", f.ctlFaults)
+	handle("POST "+ControlPrefix+"faults", f.ctlInjectFault)
+	handle("DELETE "+ControlPrefix+"faults", f.ctlClearFaults)
+	handle("POST "+ControlPrefix+"reset", f.ctlReset)
+	handle(ControlPrefix, func(r *http.Request, _ []byte) (int, any, error) {
+		return 0, nil, &controlError{status: http.StatusNotFound, msg: "no such control endpoint: " + r.Method + " " + r.URL.Path}
+	})
+	return mux
+}
+
+// controlEndpoint checks where a control request comes from, reads its
+// body and writes the answer: the result as JSON, or {"error": "..."}.
+func (f *Fake) controlEndpoint(h controlHandler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		status, result, err := f.serveControl(h, r)
+		if err != nil {
+			var ce *controlError
+			if !errors.As(err, &ce) {
+				ce = &controlError{status: http.StatusInternalServerError, msg: err.Error()}
+			}
+			writeJSON(w, ce.status, map[string]string{"error": ce.msg})
+			return
+		}
+		writeJSON(w, status, result)
+	})
+}
+
+func (f *Fake) serveControl(h controlHandler, r *http.Request) (status int, result any, err error) {
+	if msg := controlRefusal(r); msg != "" {
+		return 0, nil, &controlError{status: http.StatusForbidden, msg: msg}
+	}
+	var body bytes.Buffer
+	if _, err := body.ReadFrom(http.MaxBytesReader(nil, r.Body, maxControlBody)); err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return 0, nil, &controlError{status: http.StatusRequestEntityTooLarge, msg: "request body is larger than 1 MiB"}
+		}
+		return 0, nil, badControl("request body could not be read")
+	}
+	// The seeding helpers panic on input a Go test could only get wrong
+	// by mistake; here the input comes from outside, so it is a 400.
+	defer func() {
+		if p := recover(); p != nil {
+			msg, ok := p.(string)
+			if !ok || !strings.HasPrefix(msg, "acctadmintest: ") {
+				panic(p)
+			}
+			status, result, err = 0, nil, badControl("%s", strings.TrimPrefix(msg, "acctadmintest: "))
+		}
+	}()
+	return h(r, body.Bytes())
+}
+
+// controlRefusal says why a control request is refused, "" when it is
+// not: it must come from loopback, name a loopback host, and not be sent
+// by a browser for a web page.
+func controlRefusal(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if ip := net.ParseIP(host); err != nil || ip == nil || !ip.IsLoopback() {
+		return "the control surface answers loopback clients only"
+	}
+	if !loopbackHost(r.Host) {
+		return "the control surface answers requests for a loopback host only"
+	}
+	if r.Header.Get("Origin") != "" {
+		return "the control surface does not answer requests from web pages"
+	}
+	return ""
+}
+
+// loopbackHost reports whether a Host header names this machine:
+// localhost or a loopback IP, with or without a port.
+func loopbackHost(h string) bool {
+	if host, _, err := net.SplitHostPort(h); err == nil {
+		h = host
+	}
+	h = strings.TrimSuffix(strings.TrimPrefix(h, "["), "]")
+	if strings.EqualFold(h, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
+}
+
+// decodeControl reads a JSON object body strictly: unknown fields are an
+// error, so that a misspelt field is not silently ignored.
+func decodeControl(body []byte, v any) error {
+	if len(bytes.TrimSpace(body)) == 0 {
+		body = []byte("{}")
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return badControl("request body: %v", err)
+	}
+	if dec.More() {
+		return badControl("request body: more than one JSON value")
+	}
+	return nil
+}
+
+func (f *Fake) ctlIndex(*http.Request, []byte) (int, any, error) {
+	return http.StatusOK, map[string]any{
+		"api":     Routes(),
+		"control": controlRoutes,
+	}, nil
+}
+
+// controlRoutes lists the control surface for its index.
+var controlRoutes = []string{
+	"GET " + ControlPrefix,
+	"POST " + ControlPrefix + "companies",
+	"POST " + ControlPrefix + "services",
+	"POST " + ControlPrefix + "documents",
+	"POST " + ControlPrefix + "invoices",
+	"GET " + ControlPrefix + "requests",
+	"DELETE " + ControlPrefix + "requests",
+	"GET " + ControlPrefix + "deliveries",
+	"GET " + ControlPrefix + "faults",
+	"POST " + ControlPrefix + "faults",
+	"DELETE " + ControlPrefix + "faults",
+	"POST " + ControlPrefix + "reset",
+}
+
+// companyRef resolves the company_id or company (name) of a control body.
+func (f *Fake) companyRef(id uuid.UUID, name string) (uuid.UUID, error) {
+	if id != uuid.Nil {
+		return id, nil
+	}
+	if name == "" {
+		return uuid.Nil, badControl("company_id or company is required")
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	co := f.companyByName(name)
+	if co == nil {
+		return uuid.Nil, &controlError{status: http.StatusNotFound, msg: "no company named " + name}
+	}
+	return co.ID, nil
+}
+
+// wired writes a stored record in the API's wire form.
+func wired[T, W any](f *Fake, t *table[T], id uuid.UUID, write func(*T) W) W {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return write(t.get(id))
+}
+
+func (f *Fake) ctlAddCompany(_ *http.Request, body []byte) (int, any, error) {
+	var in struct {
+		ID         uuid.UUID `json:"id"`
+		Name       string    `json:"name"`
+		HomeState  string    `json:"home_state"`
+		EntityType string    `json:"entity_type"`
+		CreatedAt  time.Time `json:"created_at"`
+	}
+	if err := decodeControl(body, &in); err != nil {
+		return 0, nil, err
+	}
+	f.mu.Lock()
+	taken := f.companyByName(in.Name) != nil || in.ID != uuid.Nil && f.st.companies.get(in.ID) != nil
+	f.mu.Unlock()
+	if taken {
+		return 0, nil, &controlError{status: http.StatusConflict, msg: "a company with that name or id exists"}
+	}
+	co := f.AddCompany(CompanyInput{ID: in.ID, Name: in.Name, HomeState: in.HomeState, EntityType: in.EntityType, CreatedAt: in.CreatedAt})
+	return http.StatusCreated, wired(f, &f.st.companies, co.ID, f.wire(false).company), nil
+}
+
+func (f *Fake) ctlAddService(_ *http.Request, body []byte) (int, any, error) {
+	var in struct {
+		ID           uuid.UUID `json:"id"`
+		CompanyID    uuid.UUID `json:"company_id"`
+		Company      string    `json:"company"`
+		Jurisdiction string    `json:"jurisdiction"`
+		Type         string    `json:"type"`
+		Status       string    `json:"status"`
+		CreatedAt    time.Time `json:"created_at"`
+	}
+	if err := decodeControl(body, &in); err != nil {
+		return 0, nil, err
+	}
+	cid, err := f.companyRef(in.CompanyID, in.Company)
+	if err != nil {
+		return 0, nil, err
+	}
+	s := f.AddService(ServiceInput{ID: in.ID, CompanyID: cid, Jurisdiction: in.Jurisdiction, Type: in.Type, Status: in.Status, CreatedAt: in.CreatedAt})
+	wf := f.wire(false)
+	return http.StatusCreated, wired(f, &f.st.services, s.ID, func(s *Service) serviceWire { return f.serviceWire(wf, s) }), nil
+}
+
+func (f *Fake) ctlAddDocument(_ *http.Request, body []byte) (int, any, error) {
+	var in struct {
+		ID            uuid.UUID `json:"id"`
+		CompanyID     uuid.UUID `json:"company_id"`
+		Company       string    `json:"company"`
+		Title         string    `json:"title"`
+		Pages         int       `json:"pages"`
+		Status        string    `json:"status"`
+		Type          string    `json:"type"`
+		Source        string    `json:"source"`
+		Jurisdiction  string    `json:"jurisdiction"`
+		PaymentLocked bool      `json:"payment_locked"`
+		CreatedAt     time.Time `json:"created_at"`
+		PDFSize       int64     `json:"pdf_size"`
+	}
+	if err := decodeControl(body, &in); err != nil {
+		return 0, nil, err
+	}
+	switch {
+	case in.Pages < 0 || in.Pages > 1000:
+		return 0, nil, badControl("pages must be from 1 to 1000")
+	case in.PDFSize < 0:
+		return 0, nil, badControl("pdf_size must not be negative")
+	case in.Status != "" && in.Status != DocumentRead && in.Status != DocumentUnread:
+		return 0, nil, badControl("status must be read or unread")
+	}
+	cid, err := f.companyRef(in.CompanyID, in.Company)
+	if err != nil {
+		return 0, nil, err
+	}
+	d := f.AddDocument(DocumentInput{
+		ID: in.ID, CompanyID: cid, Title: in.Title, Pages: in.Pages, Status: in.Status, Type: in.Type,
+		Source: in.Source, Jurisdiction: in.Jurisdiction, PaymentLocked: in.PaymentLocked,
+		CreatedAt: in.CreatedAt, PDFSize: in.PDFSize,
+	})
+	wf := f.wire(false)
+	return http.StatusCreated, wired(f, &f.st.documents, d.ID, func(d *Document) documentWire { return f.documentWire(wf, d, false) }), nil
+}
+
+func (f *Fake) ctlAddInvoice(_ *http.Request, body []byte) (int, any, error) {
+	var in struct {
+		ID        uuid.UUID `json:"id"`
+		CompanyID uuid.UUID `json:"company_id"`
+		Company   string    `json:"company"`
+		Status    string    `json:"status"`
+		CreatedAt time.Time `json:"created_at"`
+		DueDate   string    `json:"due_date"`
+		Items     []struct {
+			Price       json.Number `json:"price"`
+			Description string      `json:"description"`
+			Quantity    int         `json:"quantity"`
+		} `json:"items"`
+	}
+	if err := decodeControl(body, &in); err != nil {
+		return 0, nil, err
+	}
+	cid, err := f.companyRef(in.CompanyID, in.Company)
+	if err != nil {
+		return 0, nil, err
+	}
+	var due time.Time
+	if in.DueDate != "" {
+		if due, err = time.Parse(DateLayout, in.DueDate); err != nil {
+			return 0, nil, badControl("due_date must be a date like 2006-01-02")
+		}
+	}
+	items := make([]InvoiceItem, len(in.Items))
+	for i, it := range in.Items {
+		if it.Quantity < 0 {
+			return 0, nil, badControl("items[%d].quantity must not be negative", i)
+		}
+		items[i] = InvoiceItem{Price: it.Price.String(), Description: it.Description, Quantity: it.Quantity}
+	}
+	inv := f.AddInvoice(InvoiceInput{ID: in.ID, CompanyID: cid, Status: in.Status, CreatedAt: in.CreatedAt, DueDate: due, Items: items})
+	wf := f.wire(false)
+	return http.StatusCreated, wired(f, &f.st.invoices, inv.ID, func(i *Invoice) invoiceWire { return f.invoiceWire(wf, i) }), nil
+}
+
+// requestWire is a request of the log as the control surface writes it.
+type requestWire struct {
+	Method  string `json:"method"`
+	Path    string `json:"path"`
+	Query   string `json:"query"`
+	Route   string `json:"route"`
+	Body    string `json:"body"`
+	Status  int    `json:"status"`
+	Faulted bool   `json:"faulted"`
+	Time    string `json:"time"`
+}
+
+func (f *Fake) ctlRequests(*http.Request, []byte) (int, any, error) {
+	reqs := f.Requests()
+	out := make([]requestWire, len(reqs))
+	for i, r := range reqs {
+		out[i] = requestWire{Method: r.Method, Path: r.Path, Query: r.Query, Route: r.Route, Body: string(r.Body),
+			Status: r.Status, Faulted: r.Faulted, Time: r.Time.Format(time.RFC3339Nano)}
+	}
+	return http.StatusOK, out, nil
+}
+
+func (f *Fake) ctlResetRequests(*http.Request, []byte) (int, any, error) {
+	f.ResetRequests()
+	return http.StatusOK, map[string]bool{"reset": true}, nil
+}
+
+// deliveryWire is a delivery attempt as the control surface writes it.
+type deliveryWire struct {
+	URL        string         `json:"url"`
+	Event      string         `json:"event"`
+	Claims     map[string]any `json:"claims"`
+	Attempt    int            `json:"attempt"`
+	StatusCode int            `json:"status_code"`
+	Err        string         `json:"error,omitempty"`
+	Delivered  bool           `json:"delivered"`
+	Final      bool           `json:"final"`
+	Time       string         `json:"time"`
+}
+
+func (f *Fake) ctlDeliveries(*http.Request, []byte) (int, any, error) {
+	ds := f.Deliveries()
+	out := make([]deliveryWire, len(ds))
+	for i, d := range ds {
+		out[i] = deliveryWire{URL: d.URL, Event: d.Event, Claims: d.Claims, Attempt: d.Attempt, StatusCode: d.StatusCode,
+			Err: d.Err, Delivered: d.Delivered, Final: d.Final, Time: d.Time.Format(time.RFC3339Nano)}
+	}
+	return http.StatusOK, out, nil
+}
+
+func (f *Fake) ctlFaults(*http.Request, []byte) (int, any, error) {
+	f.mu.Lock()
+	active := len(f.faults)
+	f.mu.Unlock()
+	return http.StatusOK, map[string]int{"active": active, "fired": f.FaultsFired()}, nil
+}
+
+func (f *Fake) ctlInjectFault(_ *http.Request, body []byte) (int, any, error) {
+	var in struct {
+		Method         string  `json:"method"`
+		Path           string  `json:"path"`
+		Count          int     `json:"count"`
+		Probability    float64 `json:"probability"`
+		Status         int     `json:"status"`
+		RetryAfter     string  `json:"retry_after"`
+		Message        string  `json:"message"`
+		Latency        string  `json:"latency"`
+		DropConnection bool    `json:"drop_connection"`
+		TruncateBody   bool    `json:"truncate_body"`
+		AfterApply     bool    `json:"after_apply"`
+	}
+	if err := decodeControl(body, &in); err != nil {
+		return 0, nil, err
+	}
+	ft := Fault{
+		Method: strings.ToUpper(in.Method), Path: in.Path, Count: in.Count, Probability: in.Probability,
+		Status: in.Status, RetryAfter: in.RetryAfter, Message: in.Message,
+		DropConnection: in.DropConnection, TruncateBody: in.TruncateBody, AfterApply: in.AfterApply,
+	}
+	if in.Latency != "" {
+		d, err := time.ParseDuration(in.Latency)
+		if err != nil || d < 0 || d > time.Hour {
+			return 0, nil, badControl("latency must be a duration like 250ms, at most 1h")
+		}
+		ft.Latency = d
+	}
+	switch {
+	case ft.Count < 0:
+		return 0, nil, badControl("count must not be negative")
+	case ft.Probability < 0 || ft.Probability > 1:
+		return 0, nil, badControl("probability must be from 0 to 1")
+	case ft.Status != 0 && (ft.Status < 200 || ft.Status > 599):
+		return 0, nil, badControl("status must be an HTTP status from 200 to 599")
+	case ft.Path != "" && !strings.HasPrefix(ft.Path, "/"):
+		return 0, nil, badControl("path must start with /")
+	case ft.Status == 0 && ft.Latency == 0 && !ft.DropConnection && !ft.TruncateBody:
+		return 0, nil, badControl("a fault needs status, latency, drop_connection or truncate_body")
+	case strings.ContainsAny(ft.RetryAfter, "\r\n"):
+		return 0, nil, badControl("retry_after must be one line")
+	}
+	f.InjectFault(ft)
+	return http.StatusCreated, map[string]bool{"injected": true}, nil
+}
+
+func (f *Fake) ctlClearFaults(*http.Request, []byte) (int, any, error) {
+	f.ClearFaults()
+	return http.StatusOK, map[string]bool{"cleared": true}, nil
+}
+
+func (f *Fake) ctlReset(r *http.Request, _ []byte) (int, any, error) {
+	f.Reset()
+	demo := r.URL.Query().Get("demo")
+	if demo == "1" || strings.EqualFold(demo, "true") {
+		f.SeedDemo()
+	}
+	f.mu.Lock()
+	n := f.st.companies.len()
+	f.mu.Unlock()
+	return http.StatusOK, map[string]int{"companies": n}, nil
+}

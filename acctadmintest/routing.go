@@ -1,0 +1,246 @@
+package acctadmintest
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"path"
+	"slices"
+	"strings"
+	"time"
+)
+
+// route is one endpoint: a method, a path pattern whose segments that
+// start with ':' stand for any one segment, and its handler.
+type route struct {
+	method  string
+	pattern string
+	handle  func(*call) error
+}
+
+// routes is the API. Patterns name their parameters as the spec does.
+var routes = []route{
+	{http.MethodGet, "/services", listServices},
+	{http.MethodPost, "/services", createServices},
+	{http.MethodPost, "/services/:id/cancel-request", requestCancellation},
+	{http.MethodGet, "/documents", listDocuments},
+	{http.MethodGet, "/documents/:id", getDocument},
+	{http.MethodGet, "/documents/:id/page/:page_number", documentPage},
+	{http.MethodGet, "/documents/:id/download", downloadDocument},
+	{http.MethodGet, "/resources", listResources},
+	{http.MethodGet, "/resources/:id", getResource},
+	{http.MethodGet, "/resources/:id/page/:page_number", resourcePage},
+	{http.MethodGet, "/resources/:id/download", downloadResource},
+	{http.MethodGet, "/filing-products", listFilingProducts},
+	{http.MethodGet, "/compliance-events", listComplianceEvents},
+	{http.MethodGet, "/websites", getWebsite},
+	{http.MethodGet, "/callbacks", listCallbacks},
+	{http.MethodPost, "/callbacks", createCallback},
+	{http.MethodDelete, "/callbacks/:id", deleteCallback},
+	{http.MethodGet, "/companies", listCompanies},
+	{http.MethodPost, "/companies", createCompanies},
+	{http.MethodPatch, "/companies", updateCompanies},
+	{http.MethodGet, "/invoices", listInvoices},
+	{http.MethodGet, "/registered-agent-products", listRegisteredAgentProducts},
+}
+
+// unserved lists endpoints of the real API that the fake does not serve
+// and whose paths one of its patterns would otherwise take for an id:
+// they are answered 404 "no such endpoint", not "document not found".
+var unserved = []string{
+	"GET /documents/bulk-download",
+}
+
+// Routes lists the endpoints the fake serves as "METHOD /pattern" strings,
+// with path parameters written ":name" (for example
+// "GET /documents/:id/page/:page_number"). These patterns are what
+// Fault.Path, Request.Route and RequestCount take.
+func Routes() []string {
+	out := make([]string, len(routes))
+	for i, r := range routes {
+		out[i] = r.method + " " + r.pattern
+	}
+	return out
+}
+
+// muxPattern writes a route pattern as an http.ServeMux path pattern:
+// "/documents/:id" becomes "/documents/{id}".
+func muxPattern(p string) string {
+	segs := strings.Split(p, "/")
+	for i, s := range segs {
+		if name, ok := strings.CutPrefix(s, ":"); ok {
+			segs[i] = "{" + name + "}"
+		}
+	}
+	return strings.Join(segs, "/")
+}
+
+// router routes authenticated API requests with an http.ServeMux of
+// method-and-wildcard patterns. Besides the routes, it holds a method-less
+// pattern per path that answers 405 with Allow, the unserved endpoints and
+// a catch-all that answer 404.
+type router struct {
+	mux *http.ServeMux
+	// names maps each mux pattern to the route pattern it stands for, ""
+	// for those that answer "no such endpoint".
+	names map[string]string
+}
+
+func newRouter(f *Fake) *router {
+	rt := &router{mux: http.NewServeMux(), names: make(map[string]string)}
+	allowed := make(map[string][]string)
+	var paths []string
+	for _, r := range routes {
+		mp := r.method + " " + muxPattern(r.pattern)
+		rt.mux.Handle(mp, f.endpoint(r.handle))
+		rt.names[mp] = r.pattern
+		if _, ok := allowed[r.pattern]; !ok {
+			paths = append(paths, r.pattern)
+		}
+		allowed[r.pattern] = append(allowed[r.pattern], r.method)
+	}
+	for _, p := range paths {
+		methods := slices.Sorted(slices.Values(allowed[p]))
+		rt.mux.Handle(muxPattern(p), f.endpoint(methodNotAllowed(p, methods)))
+		rt.names[muxPattern(p)] = p
+	}
+	for _, u := range unserved {
+		rt.mux.Handle(u, f.endpoint(noSuchEndpoint))
+		rt.names[u] = ""
+	}
+	rt.mux.Handle("/", f.endpoint(noSuchEndpoint))
+	rt.names["/"] = ""
+	return rt
+}
+
+// cleanPath reports whether p is a path the router matches as it is:
+// ServeMux would redirect any other to its cleaned form, and an API does
+// not redirect.
+func cleanPath(p string) bool {
+	if p == "" || p[0] != '/' {
+		return false
+	}
+	c := path.Clean(p)
+	if strings.HasSuffix(p, "/") && c != "/" {
+		c += "/"
+	}
+	return c == p
+}
+
+// match returns the route pattern a request is for ("" for none) and
+// whether it is one of the API's routes with this method.
+func (rt *router) match(r *http.Request) string {
+	if !cleanPath(r.URL.Path) {
+		return ""
+	}
+	_, p := rt.mux.Handler(r)
+	return rt.names[p]
+}
+
+func (rt *router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !cleanPath(r.URL.Path) {
+		f := exchangeOf(r).f
+		f.endpoint(noSuchEndpoint).ServeHTTP(w, r)
+		return
+	}
+	rt.mux.ServeHTTP(w, r)
+}
+
+func noSuchEndpoint(c *call) error {
+	return &apiError{status: http.StatusNotFound, msg: "no such endpoint: " + c.r.Method + " " + c.r.URL.Path}
+}
+
+func methodNotAllowed(pattern string, methods []string) func(*call) error {
+	allow := strings.Join(methods, ", ")
+	return func(c *call) error {
+		c.w.Header().Set("Allow", allow)
+		return &apiError{status: http.StatusMethodNotAllowed, msg: fmt.Sprintf("method %s is not allowed on %s", c.r.Method, pattern)}
+	}
+}
+
+// exchange is what the layers of the handler learn about a request and
+// pass on in its context.
+type exchange struct {
+	f     *Fake
+	idx   int    // number of the request in the log
+	route string // route pattern, "" when none matched
+	body  []byte // read by the authentication layer
+}
+
+type exchangeKey struct{}
+
+func exchangeOf(r *http.Request) *exchange {
+	ex, _ := r.Context().Value(exchangeKey{}).(*exchange)
+	return ex
+}
+
+// newHandler assembles the fake: the control surface apart, every request
+// is logged, delayed, exposed to faults, authenticated and only then
+// routed.
+func newHandler(f *Fake) http.Handler {
+	rt := newRouter(f)
+	api := f.logged(rt, f.delayed(f.withFaults(f.authenticated(rt))))
+	if !f.cfg.control {
+		return api
+	}
+	ctl := newControl(f)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, ControlPrefix) {
+			ctl.ServeHTTP(w, r)
+			return
+		}
+		api.ServeHTTP(w, r)
+	})
+}
+
+// ServeHTTP serves the API (and, with WithControl, the control surface).
+func (f *Fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	f.handler.ServeHTTP(w, r)
+}
+
+// logged records the request in the log, under the route the router
+// finds for it, and its status as soon as it is written.
+func (f *Fake) logged(rt *router, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		route := rt.match(r)
+		idx := f.logRequest(r, route)
+		ex := &exchange{f: f, idx: idx, route: route}
+		sw := &statusWriter{ResponseWriter: w, f: f, idx: idx}
+		next.ServeHTTP(sw, r.WithContext(context.WithValue(r.Context(), exchangeKey{}, ex)))
+	})
+}
+
+// delayed waits the latency set by WithLatency or SetLatency.
+func (f *Fake) delayed(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if d := time.Duration(f.latency.Load()); d > 0 && !f.sleep(r, d) {
+			f.abandon(w)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// abandon ends a request whose wait was cut short: the client has gone, or
+// the fake is closing, which it tells with a 503.
+func (f *Fake) abandon(w http.ResponseWriter) {
+	if f.ctx.Err() != nil {
+		writeJSON(w, http.StatusServiceUnavailable, errorEnvelope{Timestamp: f.envelopeTime(false), Message: "server is shutting down"})
+	}
+}
+
+// endpoint adapts a handler of the API to http.Handler: it reads the
+// query and writes a returned error in the API's error shape.
+func (f *Fake) endpoint(h func(*call) error) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ex := exchangeOf(r)
+		c := &call{f: f, w: w, r: r, body: ex.body, route: ex.route, idx: ex.idx}
+		err := c.parseQuery()
+		if err == nil {
+			err = h(c)
+		}
+		if err != nil {
+			c.writeError(err)
+		}
+	})
+}
