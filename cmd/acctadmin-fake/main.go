@@ -4,7 +4,8 @@
 //
 // Usage:
 //
-//	acctadmin-fake [-addr 127.0.0.1:8089] [-access-key KEY] [-secret-key KEY] [-seed] [-no-quirks] [-latency 0s]
+//	acctadmin-fake [-addr 127.0.0.1:8089] [-access-key KEY] [-secret-key KEY] [-seed] [-no-quirks]
+//	               [-latency 0s] [-no-control] [-read-timeout 30s] [-write-timeout 2m] [-idle-timeout 2m]
 //
 // On startup it prints the base URL and the keys as environment
 // assignments (ACCTADMIN_BASE_URL, ACCTADMIN_ACCESS_KEY,
@@ -12,6 +13,27 @@
 // given are random. -seed fills the account with the demo data of
 // acctadmintest.SeedDemo. It serves until SIGINT or SIGTERM, then shuts
 // down gracefully.
+//
+// The server is a test double for clients in any language: it accepts
+// requests exactly as the provider's own example clients send them
+// (jurisdictions as names or two-letter abbreviations, {} bodies signed
+// as empty content). Unless -no-control is given it also serves the
+// control surface of acctadmintest.WithControl under /_fake/ on the same
+// address, for loopback clients only and without a token: seed records
+// (POST /_fake/companies, /_fake/services, /_fake/documents,
+// /_fake/invoices; a document or an invoice sends its event to the
+// registered callbacks), read the request log (GET /_fake/requests) and
+// the event deliveries (GET /_fake/deliveries), inject and clear faults
+// (POST and DELETE /_fake/faults) and reset (POST /_fake/reset). For
+// example:
+//
+//	curl -s -X POST localhost:8089/_fake/documents -d '{"company":"Acme Widgets LLC","title":"Annual report"}'
+//
+// The server bounds the time to read a request (-read-timeout, headers
+// within 10s), to write an answer (-write-timeout; a download or an
+// injected latency longer than that is cut off) and to keep an idle
+// connection (-idle-timeout), so that a slow or silent client cannot hold
+// a connection for ever.
 package main
 
 import (
@@ -56,11 +78,18 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	seed := fs.Bool("seed", false, "fill the account with demo data")
 	noQuirks := fs.Bool("no-quirks", false, "answer without the real API's wire inconsistencies")
 	latency := fs.Duration("latency", 0, "delay added to every request")
+	noControl := fs.Bool("no-control", false, "do not serve the control surface under /_fake/")
+	readTimeout := fs.Duration("read-timeout", 30*time.Second, "longest time to read a request, body included")
+	writeTimeout := fs.Duration("write-timeout", 2*time.Minute, "longest time to handle a request and write its answer")
+	idleTimeout := fs.Duration("idle-timeout", 2*time.Minute, "longest time a connection may wait idle for its next request")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments: %v", fs.Args())
+	}
+	if *readTimeout <= 0 || *writeTimeout <= 0 || *idleTimeout <= 0 {
+		return errors.New("-read-timeout, -write-timeout and -idle-timeout must be positive")
 	}
 
 	opts := []acctadmintest.Option{
@@ -73,6 +102,9 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	if *noQuirks {
 		opts = append(opts, acctadmintest.WithoutQuirks())
 	}
+	if !*noControl {
+		opts = append(opts, acctadmintest.WithControl())
+	}
 	fake := acctadmintest.NewFake(opts...)
 	defer fake.Close()
 
@@ -83,9 +115,15 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	srv := &http.Server{
 		Handler:           fake,
 		ConnState:         fake.ConnState,
-		ReadHeaderTimeout: 10 * time.Second,
+		ReadHeaderTimeout: min(10*time.Second, *readTimeout),
+		ReadTimeout:       *readTimeout,
+		WriteTimeout:      *writeTimeout,
+		IdleTimeout:       *idleTimeout,
 	}
 	fmt.Fprintf(stdout, "acctadmin-fake listening on http://%s\n", ln.Addr())
+	if !*noControl {
+		fmt.Fprintf(stdout, "control surface (loopback clients only) on http://%s%s\n", ln.Addr(), acctadmintest.ControlPrefix)
+	}
 	fmt.Fprintf(stdout, "ACCTADMIN_BASE_URL=http://%s\n", ln.Addr())
 	fmt.Fprintf(stdout, "ACCTADMIN_ACCESS_KEY=%s\n", fake.AccessKey)
 	fmt.Fprintf(stdout, "ACCTADMIN_SECRET_KEY=%s\n", fake.SecretKey)
