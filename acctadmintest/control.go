@@ -50,6 +50,7 @@ const maxControlBody = 1 << 20
 type controlError struct {
 	status int
 	msg    string
+	allow  string // the Allow header of a 405
 }
 
 func (e *controlError) Error() string { return e.msg }
@@ -80,10 +81,24 @@ func newControl(f *Fake) http.Handler {
 	handle("POST "+ControlPrefix+"faults", f.ctlInjectFault)
 	handle("DELETE "+ControlPrefix+"faults", f.ctlClearFaults)
 	handle("POST "+ControlPrefix+"reset", f.ctlReset)
-	handle(ControlPrefix, func(r *http.Request, _ []byte) (int, any, error) {
-		return 0, nil, &controlError{status: http.StatusNotFound, msg: "no such control endpoint: " + r.Method + " " + r.URL.Path}
-	})
+	handle(ControlPrefix, controlNotFound)
 	return mux
+}
+
+// controlNotFound answers a control request that no endpoint takes: 405
+// with Allow when the path has endpoints for other methods, 404 otherwise.
+func controlNotFound(r *http.Request, _ []byte) (int, any, error) {
+	var allowed []string
+	for _, rt := range controlRoutes {
+		if method, p, _ := strings.Cut(rt, " "); p == r.URL.Path {
+			allowed = append(allowed, method)
+		}
+	}
+	if len(allowed) > 0 {
+		return 0, nil, &controlError{status: http.StatusMethodNotAllowed, msg: "method " + r.Method + " is not allowed on " + r.URL.Path,
+			allow: strings.Join(allowed, ", ")}
+	}
+	return 0, nil, &controlError{status: http.StatusNotFound, msg: "no such control endpoint: " + r.Method + " " + r.URL.Path}
 }
 
 // controlEndpoint checks where a control request comes from, reads its
@@ -95,6 +110,9 @@ func (f *Fake) controlEndpoint(h controlHandler) http.Handler {
 			var ce *controlError
 			if !errors.As(err, &ce) {
 				ce = &controlError{status: http.StatusInternalServerError, msg: err.Error()}
+			}
+			if ce.allow != "" {
+				w.Header().Set("Allow", ce.allow)
 			}
 			writeJSON(w, ce.status, map[string]string{"error": ce.msg})
 			return
@@ -217,11 +235,16 @@ func (f *Fake) companyRef(id uuid.UUID, name string) (uuid.UUID, error) {
 	return co.ID, nil
 }
 
-// wired writes a stored record in the API's wire form.
-func wired[T, W any](f *Fake, t *table[T], id uuid.UUID, write func(*T) W) W {
+// created answers a record just added, in the API's wire form; a reset
+// may have removed it meanwhile.
+func created[T, W any](f *Fake, t *table[T], id uuid.UUID, write func(*T) W) (int, any, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return write(t.get(id))
+	r := t.get(id)
+	if r == nil {
+		return 0, nil, &controlError{status: http.StatusConflict, msg: "the record was removed by a reset meanwhile"}
+	}
+	return http.StatusCreated, write(r), nil
 }
 
 func (f *Fake) ctlAddCompany(_ *http.Request, body []byte) (int, any, error) {
@@ -242,7 +265,7 @@ func (f *Fake) ctlAddCompany(_ *http.Request, body []byte) (int, any, error) {
 		return 0, nil, &controlError{status: http.StatusConflict, msg: "a company with that name or id exists"}
 	}
 	co := f.AddCompany(CompanyInput{ID: in.ID, Name: in.Name, HomeState: in.HomeState, EntityType: in.EntityType, CreatedAt: in.CreatedAt})
-	return http.StatusCreated, wired(f, &f.st.companies, co.ID, f.wire(false).company), nil
+	return created(f, &f.st.companies, co.ID, f.wire(false).company)
 }
 
 func (f *Fake) ctlAddService(_ *http.Request, body []byte) (int, any, error) {
@@ -264,7 +287,7 @@ func (f *Fake) ctlAddService(_ *http.Request, body []byte) (int, any, error) {
 	}
 	s := f.AddService(ServiceInput{ID: in.ID, CompanyID: cid, Jurisdiction: in.Jurisdiction, Type: in.Type, Status: in.Status, CreatedAt: in.CreatedAt})
 	wf := f.wire(false)
-	return http.StatusCreated, wired(f, &f.st.services, s.ID, func(s *Service) serviceWire { return f.serviceWire(wf, s) }), nil
+	return created(f, &f.st.services, s.ID, func(s *Service) serviceWire { return f.serviceWire(wf, s) })
 }
 
 func (f *Fake) ctlAddDocument(_ *http.Request, body []byte) (int, any, error) {
@@ -303,7 +326,7 @@ func (f *Fake) ctlAddDocument(_ *http.Request, body []byte) (int, any, error) {
 		CreatedAt: in.CreatedAt, PDFSize: in.PDFSize,
 	})
 	wf := f.wire(false)
-	return http.StatusCreated, wired(f, &f.st.documents, d.ID, func(d *Document) documentWire { return f.documentWire(wf, d, false) }), nil
+	return created(f, &f.st.documents, d.ID, func(d *Document) documentWire { return f.documentWire(wf, d, false) })
 }
 
 func (f *Fake) ctlAddInvoice(_ *http.Request, body []byte) (int, any, error) {
@@ -342,7 +365,7 @@ func (f *Fake) ctlAddInvoice(_ *http.Request, body []byte) (int, any, error) {
 	}
 	inv := f.AddInvoice(InvoiceInput{ID: in.ID, CompanyID: cid, Status: in.Status, CreatedAt: in.CreatedAt, DueDate: due, Items: items})
 	wf := f.wire(false)
-	return http.StatusCreated, wired(f, &f.st.invoices, inv.ID, func(i *Invoice) invoiceWire { return f.invoiceWire(wf, i) }), nil
+	return created(f, &f.st.invoices, inv.ID, func(i *Invoice) invoiceWire { return f.invoiceWire(wf, i) })
 }
 
 // requestWire is a request of the log as the control surface writes it.

@@ -1,0 +1,269 @@
+package acctadmintest_test
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
+
+	"github.com/acctadmin/acctadmin-go/acctadmintest"
+)
+
+// ctl sends a control request as curl would: no token, a JSON body.
+func ctl(t *testing.T, srv *acctadmintest.Server, method, path, body string, header ...string) response {
+	t.Helper()
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, err := http.NewRequest(method, srv.URL+path, rd)
+	require.NoError(t, err)
+	for i := 0; i+1 < len(header); i += 2 {
+		if strings.EqualFold(header[i], "Host") {
+			req.Host = header[i+1]
+			continue
+		}
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := srv.Client().Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	return readResponse(t, resp)
+}
+
+func ctlJSON(t *testing.T, r response, status int) map[string]any {
+	t.Helper()
+	require.Equal(t, status, r.Status, "body: %s", r.Body)
+	require.Equal(t, "application/json", r.Header.Get("Content-Type"))
+	var m map[string]any
+	require.NoError(t, json.Unmarshal(r.Body, &m), "body: %s", r.Body)
+	return m
+}
+
+func TestControlIsOffUnlessAskedFor(t *testing.T) {
+	srv := newServer(t)
+	r := ctl(t, srv, http.MethodPost, "/_fake/companies", `{"name":"Nope LLC"}`)
+	requireError(t, r, http.StatusUnauthorized, "missing Authorization")
+	require.Empty(t, srv.Companies())
+}
+
+func TestControlSeedsRecordsTheAPIServes(t *testing.T) {
+	srv := newServer(t, acctadmintest.WithControl())
+	m := ctlJSON(t, ctl(t, srv, http.MethodPost, "/_fake/companies", `{"name":"Curl Co LLC","home_state":"ut","entity_type":"LLC"}`), http.StatusCreated)
+	require.Equal(t, "Curl Co LLC", m["name"])
+	require.Equal(t, "Utah", m["home_state"])
+	coID := m["id"].(string)
+
+	m = ctlJSON(t, ctl(t, srv, http.MethodPost, "/_fake/services", `{"company":"curl co llc","jurisdiction":"WY"}`), http.StatusCreated)
+	require.Equal(t, "Wyoming", m["jurisdiction"])
+	require.Equal(t, coID, m["company_id"])
+	m = ctlJSON(t, ctl(t, srv, http.MethodPost, "/_fake/documents", `{"company_id":"`+coID+`","title":"Annual report","pages":3}`), http.StatusCreated)
+	require.Equal(t, "Annual report", m["title"])
+	require.EqualValues(t, 3, m["pages"])
+	docID := m["id"].(string)
+	m = ctlJSON(t, ctl(t, srv, http.MethodPost, "/_fake/invoices", `{"company":"Curl Co LLC","due_date":"2025-04-01","items":[{"price":"149.00","description":"Registered agent","quantity":1},{"price":25,"description":"Fee"}]}`), http.StatusCreated)
+	require.Equal(t, "unpaid", m["status"])
+	require.Equal(t, "2025-04-01", m["due_date"])
+
+	// The API answers what was seeded.
+	r := do(t, srv, http.MethodGet, "/companies", nil)
+	requireOK(t, r, "true")
+	require.Len(t, r.Items(t), 1)
+	r = do(t, srv, http.MethodGet, "/documents/"+docID, nil)
+	requireOK(t, r, "true")
+	r = do(t, srv, http.MethodGet, "/services?company_id="+coID, nil)
+	require.Len(t, r.Items(t), 1)
+	r = do(t, srv, http.MethodGet, "/invoices?company_ids[]="+coID, nil)
+	items := r.Items(t)
+	require.Len(t, items, 1)
+	require.Contains(t, string(r.Body), `"price":149.00`)
+	require.Contains(t, string(r.Body), `"price":25,`)
+	require.Len(t, srv.Invoices(), 1)
+}
+
+func TestControlTriggersSignedEvents(t *testing.T) {
+	srv := newServer(t, acctadmintest.WithControl())
+	rc := newReceiver(t)
+	requireOK(t, do(t, srv, http.MethodPost, "/callbacks", map[string]any{"url": rc.URL + "/hook"}), "true")
+	ctlJSON(t, ctl(t, srv, http.MethodPost, "/_fake/companies", `{"name":"Events LLC"}`), http.StatusCreated)
+	doc := ctlJSON(t, ctl(t, srv, http.MethodPost, "/_fake/documents", `{"company":"Events LLC"}`), http.StatusCreated)
+	inv := ctlJSON(t, ctl(t, srv, http.MethodPost, "/_fake/invoices", `{"company":"Events LLC","items":[{"price":"10.00"}]}`), http.StatusCreated)
+	waitDeliveries(t, srv, 2)
+
+	bodies, _ := rc.received()
+	require.Len(t, bodies, 2)
+	events := map[string]map[string]any{}
+	for _, b := range bodies {
+		claims, header := parseEvent(t, srv, b)
+		require.Equal(t, srv.AccessKey, header["access_key"])
+		events[claims["event"].(string)] = claims
+	}
+	require.Equal(t, doc["id"], events["new-document"]["document_id"])
+	require.Equal(t, inv["id"], events["new-invoice"]["invoice_id"])
+	require.Equal(t, "Events LLC", events["new-invoice"]["company_name"])
+
+	// The delivery log, as curl reads it.
+	r := ctl(t, srv, http.MethodGet, "/_fake/deliveries", "")
+	require.Equal(t, http.StatusOK, r.Status)
+	var ds []map[string]any
+	require.NoError(t, json.Unmarshal(r.Body, &ds))
+	require.Len(t, ds, 2)
+	for _, d := range ds {
+		require.Equal(t, true, d["delivered"])
+		require.EqualValues(t, 200, d["status_code"])
+		require.Equal(t, rc.URL+"/hook", d["url"])
+		require.NotContains(t, d, "token", "the signed token is not echoed")
+	}
+}
+
+func TestControlRequestLogFaultsAndReset(t *testing.T) {
+	srv := newDemo(t, acctadmintest.WithControl())
+	requireOK(t, do(t, srv, http.MethodGet, "/callbacks", nil), "true")
+	r := ctl(t, srv, http.MethodGet, "/_fake/requests", "")
+	var log []map[string]any
+	require.NoError(t, json.Unmarshal(r.Body, &log))
+	require.Len(t, log, 1, "control requests are not in the API's log")
+	require.Equal(t, "GET", log[0]["method"])
+	require.Equal(t, "/callbacks", log[0]["route"])
+	require.EqualValues(t, 200, log[0]["status"])
+
+	ctlJSON(t, ctl(t, srv, http.MethodPost, "/_fake/faults", `{"method":"get","path":"/callbacks","status":503,"retry_after":"1","count":1}`), http.StatusCreated)
+	m := ctlJSON(t, ctl(t, srv, http.MethodGet, "/_fake/faults", ""), http.StatusOK)
+	require.EqualValues(t, 1, m["active"])
+	r = do(t, srv, http.MethodGet, "/callbacks", nil)
+	requireError(t, r, http.StatusServiceUnavailable, "service unavailable")
+	require.Equal(t, "1", r.Header.Get("Retry-After"))
+	requireOK(t, do(t, srv, http.MethodGet, "/callbacks", nil), "true")
+
+	ctlJSON(t, ctl(t, srv, http.MethodPost, "/_fake/faults", `{"path":"/companies","status":500}`), http.StatusCreated)
+	requireError(t, do(t, srv, http.MethodGet, "/companies", nil), http.StatusInternalServerError, "")
+	ctlJSON(t, ctl(t, srv, http.MethodDelete, "/_fake/faults", ""), http.StatusOK)
+	requireOK(t, do(t, srv, http.MethodGet, "/companies", nil), "true")
+	require.Equal(t, 2, srv.FaultsFired())
+
+	ctlJSON(t, ctl(t, srv, http.MethodDelete, "/_fake/requests", ""), http.StatusOK)
+	require.Empty(t, srv.Requests())
+
+	m = ctlJSON(t, ctl(t, srv, http.MethodPost, "/_fake/reset", ""), http.StatusOK)
+	require.EqualValues(t, 0, m["companies"])
+	require.Empty(t, srv.Companies())
+	require.Empty(t, srv.Documents())
+	r = do(t, srv, http.MethodGet, "/companies", nil)
+	require.JSONEq(t, `[]`, string(mustRaw(t, r)))
+	m = ctlJSON(t, ctl(t, srv, http.MethodPost, "/_fake/reset?demo=true", ""), http.StatusOK)
+	require.EqualValues(t, 6, m["companies"])
+	_, ok := srv.Document(acctadmintest.DemoID("document", 1))
+	require.True(t, ok)
+
+	m = ctlJSON(t, ctl(t, srv, http.MethodGet, "/_fake/", ""), http.StatusOK)
+	require.Len(t, m["api"], len(acctadmintest.Routes()))
+	require.Contains(t, m["control"], "POST /_fake/documents")
+}
+
+func TestControlRefusesBadInputAndChangesNothing(t *testing.T) {
+	srv := newServer(t, acctadmintest.WithControl())
+	ctlJSON(t, ctl(t, srv, http.MethodPost, "/_fake/companies", `{"name":"Taken LLC"}`), http.StatusCreated)
+	cases := []struct {
+		path, body string
+		status     int
+		msg        string
+	}{
+		{"/_fake/companies", `{"name":""}`, 400, "empty name"},
+		{"/_fake/companies", `{"name":"Taken LLC"}`, 409, "exists"},
+		{"/_fake/companies", `{"name":"X","home_state":"Atlantis"}`, 400, "unknown jurisdiction"},
+		{"/_fake/companies", `{"name":"X","nmae":"typo"}`, 400, "unknown field"},
+		{"/_fake/companies", `{"name":"X"} {"name":"Y"}`, 400, "more than one"},
+		{"/_fake/companies", `[1,2]`, 400, "request body"},
+		{"/_fake/documents", `{"title":"No company"}`, 400, "company_id or company is required"},
+		{"/_fake/documents", `{"company":"Nobody"}`, 404, "no company named Nobody"},
+		{"/_fake/documents", `{"company_id":"` + uuid.NewString() + `"}`, 400, "unknown company"},
+		{"/_fake/documents", `{"company":"Taken LLC","pages":100000}`, 400, "pages"},
+		{"/_fake/documents", `{"company":"Taken LLC","pdf_size":-1}`, 400, "pdf_size"},
+		{"/_fake/documents", `{"company":"Taken LLC","status":"burnt"}`, 400, "status"},
+		{"/_fake/invoices", `{"company":"Taken LLC","items":[{"price":"1e400"}]}`, 400, "not decimal text"},
+		{"/_fake/invoices", `{"company":"Taken LLC","items":[{"price":"abc"}]}`, 400, "request body"},
+		{"/_fake/invoices", `{"company":"Taken LLC","due_date":"tomorrow"}`, 400, "due_date"},
+		{"/_fake/invoices", `{"company":"Taken LLC","items":[{"price":"1.00","quantity":-2}]}`, 400, "quantity"},
+		{"/_fake/services", `{"company":"Taken LLC","jurisdiction":"Narnia"}`, 400, "unknown jurisdiction"},
+		{"/_fake/faults", `{"status":503,"probability":2}`, 400, "probability"},
+		{"/_fake/faults", `{"status":99}`, 400, "status"},
+		{"/_fake/faults", `{"latency":"forever"}`, 400, "latency"},
+		{"/_fake/faults", `{"latency":"-1s"}`, 400, "latency"},
+		{"/_fake/faults", `{"path":"callbacks","status":500}`, 400, "path"},
+		{"/_fake/faults", `{"status":500,"retry_after":"1\r\nX-Evil: 1"}`, 400, "retry_after"},
+		{"/_fake/faults", `{"method":"GET"}`, 400, "a fault needs"},
+		{"/_fake/faults", `{"status":500,"count":-1}`, 400, "count"},
+	}
+	for _, tc := range cases {
+		m := ctlJSON(t, ctl(t, srv, http.MethodPost, tc.path, tc.body), tc.status)
+		require.Contains(t, m["error"], tc.msg, "%s %s", tc.path, tc.body)
+	}
+	huge := `{"name":"` + strings.Repeat("x", 2<<20) + `"}`
+	ctlJSON(t, ctl(t, srv, http.MethodPost, "/_fake/companies", huge), http.StatusRequestEntityTooLarge)
+
+	require.Len(t, srv.Companies(), 1)
+	require.Empty(t, srv.Documents())
+	require.Empty(t, srv.Invoices())
+	require.Empty(t, srv.Services())
+	m := ctlJSON(t, ctl(t, srv, http.MethodGet, "/_fake/faults", ""), http.StatusOK)
+	require.EqualValues(t, 0, m["active"])
+	require.Empty(t, srv.Deliveries())
+
+	// Unknown control paths and methods.
+	m = ctlJSON(t, ctl(t, srv, http.MethodGet, "/_fake/nothing", ""), http.StatusNotFound)
+	require.Contains(t, m["error"], "no such control endpoint")
+	r := ctl(t, srv, http.MethodPut, "/_fake/companies", "{}")
+	require.Equal(t, http.StatusMethodNotAllowed, r.Status)
+	require.Equal(t, "POST", r.Header.Get("Allow"))
+	r = ctl(t, srv, http.MethodPut, "/_fake/faults", "{}")
+	require.Equal(t, http.StatusMethodNotAllowed, r.Status)
+	require.Equal(t, "GET, POST, DELETE", r.Header.Get("Allow"))
+}
+
+func TestControlAnswersOnlyLocalCallers(t *testing.T) {
+	srv := newServer(t, acctadmintest.WithControl())
+	// A page in a browser that posts to the fake sends an Origin.
+	m := ctlJSON(t, ctl(t, srv, http.MethodPost, "/_fake/companies", `{"name":"CSRF LLC"}`, "Origin", "https://evil.example"), http.StatusForbidden)
+	require.Contains(t, m["error"], "web pages")
+	// A rebound DNS name reaches loopback with a foreign Host.
+	m = ctlJSON(t, ctl(t, srv, http.MethodPost, "/_fake/reset", "", "Host", "attacker.example:8089"), http.StatusForbidden)
+	require.Contains(t, m["error"], "loopback host")
+	for _, h := range []string{"localhost:1", "127.0.0.1", "[::1]:8089", "LOCALHOST"} {
+		ctlJSON(t, ctl(t, srv, http.MethodGet, "/_fake/faults", "", "Host", h), http.StatusOK)
+	}
+	require.Empty(t, srv.Companies())
+
+	// A peer that is not on loopback is refused, whatever it asks.
+	rec := &recorder{header: http.Header{}}
+	req, err := http.NewRequest(http.MethodPost, "http://127.0.0.1/_fake/companies", strings.NewReader(`{"name":"Remote LLC"}`))
+	require.NoError(t, err)
+	req.RemoteAddr = "192.0.2.7:40000"
+	srv.Fake.ServeHTTP(rec, req)
+	require.Equal(t, http.StatusForbidden, rec.status)
+	require.Contains(t, rec.body.String(), "loopback clients only")
+	require.Empty(t, srv.Companies())
+}
+
+// recorder is a minimal http.ResponseWriter.
+type recorder struct {
+	header http.Header
+	status int
+	body   strings.Builder
+}
+
+func (r *recorder) Header() http.Header { return r.header }
+func (r *recorder) WriteHeader(code int) {
+	if r.status == 0 {
+		r.status = code
+	}
+}
+func (r *recorder) Write(p []byte) (int, error) {
+	if r.status == 0 {
+		r.status = http.StatusOK
+	}
+	return r.body.Write(p)
+}
