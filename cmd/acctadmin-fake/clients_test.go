@@ -1,0 +1,596 @@
+package main
+
+// The provider's example clients, in five languages, are what the real
+// API is known to accept. This file sends every route of the fake the way
+// each of them does (the body, the signing, the query string and the
+// headers) over the standalone server's real address.
+
+import (
+	"bytes"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/acctadmin/acctadmin-go/acctadmintest"
+)
+
+// param is one query parameter; a list is sent as name[] repeated.
+type param struct {
+	name  string
+	value string
+	list  []string
+}
+
+// apiCall is one call of an example client: a method, a path, its query
+// parameters and its body as the client's language writes the object
+// (nil for none).
+type apiCall struct {
+	method string
+	path   string
+	query  []param
+	body   map[string]any
+	order  []string // the body's keys in the order the example writes them
+}
+
+// exchange is what came back.
+type exchange struct {
+	status int
+	ctype  string
+	body   []byte
+}
+
+// clientHabits sends a call as one example client does and returns the
+// answer the client acts on. sent reports every request it made.
+type clientHabits struct {
+	name string
+	send func(t *testing.T, h *harness, c apiCall) exchange
+}
+
+// harness is the running server and what the clients are configured with.
+type harness struct {
+	base, accessKey, secretKey string
+	client                     *http.Client
+}
+
+// signHS256 makes a JWT the way every example does: a header with alg,
+// typ and access_key, claims path and content, an HMAC-SHA256.
+func (h *harness) signHS256(headerJSON, claimsJSON string) string {
+	input := base64.RawURLEncoding.EncodeToString([]byte(headerJSON)) + "." + base64.RawURLEncoding.EncodeToString([]byte(claimsJSON))
+	mac := hmac.New(sha256.New, []byte(h.secretKey))
+	mac.Write([]byte(input))
+	return input + "." + base64.RawURLEncoding.EncodeToString(mac.Sum(nil))
+}
+
+func hexSHA256(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
+}
+
+// do sends one request and reads the answer whole.
+func (h *harness) do(t *testing.T, method, target string, body []byte, header http.Header) exchange {
+	t.Helper()
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequest(method, h.base+target, rd)
+	require.NoError(t, err)
+	for k, vs := range header {
+		req.Header[k] = vs
+	}
+	resp, err := h.client.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	return exchange{status: resp.StatusCode, ctype: resp.Header.Get("Content-Type"), body: data}
+}
+
+// jsStringify is JSON.stringify: compact, keys in the order written.
+// pyDumps is Python's json.dumps: ", " and ": " separators, non-ASCII
+// escaped. phpEncode is PHP's json_encode: compact, "/" escaped as "\/".
+// Ruby's to_json writes like JSON.stringify.
+func jsStringify(v any, order []string) string { return encodeOrdered(v, order, ",", ":", false) }
+func pyDumps(v any, order []string) string     { return encodeOrdered(v, order, ", ", ": ", false) }
+func phpEncode(v any, order []string) string {
+	return strings.ReplaceAll(encodeOrdered(v, order, ",", ":", true), "/", `\/`)
+}
+
+// encodeOrdered writes v as JSON with the given separators; the keys of
+// objects go in order (the keys not named there after them, sorted).
+func encodeOrdered(v any, order []string, comma, colon string, _ bool) string {
+	var b strings.Builder
+	var enc func(v any)
+	enc = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			b.WriteString("{")
+			keys := orderedKeys(x, order)
+			for i, k := range keys {
+				if i > 0 {
+					b.WriteString(comma)
+				}
+				kb, _ := json.Marshal(k)
+				b.Write(kb)
+				b.WriteString(colon)
+				enc(x[k])
+			}
+			b.WriteString("}")
+		case []any:
+			b.WriteString("[")
+			for i, e := range x {
+				if i > 0 {
+					b.WriteString(comma)
+				}
+				enc(e)
+			}
+			b.WriteString("]")
+		default:
+			var buf bytes.Buffer
+			e := json.NewEncoder(&buf)
+			e.SetEscapeHTML(false)
+			_ = e.Encode(x)
+			b.WriteString(strings.TrimSuffix(buf.String(), "\n"))
+		}
+	}
+	enc(v)
+	return b.String()
+}
+
+func orderedKeys(m map[string]any, order []string) []string {
+	var keys []string
+	seen := map[string]bool{}
+	for _, k := range order {
+		if _, ok := m[k]; ok && !seen[k] {
+			keys = append(keys, k)
+			seen[k] = true
+		}
+	}
+	var rest []string
+	for k := range m {
+		if !seen[k] {
+			rest = append(rest, k)
+		}
+	}
+	sortStrings(rest)
+	return append(keys, rest...)
+}
+
+func sortStrings(s []string) {
+	for i := 1; i < len(s); i++ {
+		for j := i; j > 0 && s[j] < s[j-1]; j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
+}
+
+// encodeURIComponent is JavaScript's: everything but A-Z a-z 0-9 and
+// -_.!~*'() is percent-encoded.
+func encodeURIComponent(s string) string {
+	return percentEncode(s, "-_.!~*'()", false)
+}
+
+// pyQuote is Python's urllib.parse.quote with its default safe "/".
+func pyQuote(s string) string { return percentEncode(s, "-_.~/", false) }
+
+// formComponent is Ruby's URI.encode_www_form_component and PHP's
+// urlencode (http_build_query): space as +, only -_. (and * in Ruby) kept.
+func formComponent(s string) string { return percentEncode(s, "-_.", true) }
+
+func percentEncode(s, safe string, plusSpace bool) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', strings.IndexByte(safe, c) >= 0:
+			b.WriteByte(c)
+		case c == ' ' && plusSpace:
+			b.WriteByte('+')
+		default:
+			fmt.Fprintf(&b, "%%%02X", c)
+		}
+	}
+	return b.String()
+}
+
+// jsQuery is the query string both JavaScript variants build: key[]=v for
+// arrays, key=v otherwise, each part through encodeURIComponent and the
+// brackets left as they are.
+func jsQuery(ps []param) string { return buildQuery(ps, encodeURIComponent, "[]") }
+
+func buildQuery(ps []param, esc func(string) string, brackets string) string {
+	var parts []string
+	for _, p := range ps {
+		if p.list != nil {
+			for _, v := range p.list {
+				parts = append(parts, esc(p.name)+brackets+"="+esc(v))
+			}
+			continue
+		}
+		parts = append(parts, esc(p.name)+"="+esc(p.value))
+	}
+	return strings.Join(parts, "&")
+}
+
+func withQuery(path, qs string) string {
+	if qs == "" {
+		return path
+	}
+	return path + "?" + qs
+}
+
+// The token header each library writes. jwt-simple and jwt-encode put
+// typ first; PyJWT sorts; ruby-jwt puts alg first; PHP writes typ, alg.
+func jsHeader(ak string) string {
+	return `{"typ":"JWT","alg":"HS256","access_key":` + jsonString(ak) + `}`
+}
+func axiosHeader(ak string) string {
+	return `{"alg":"HS256","typ":"JWT","access_key":` + jsonString(ak) + `}`
+}
+func pyHeader(ak string) string {
+	return `{"access_key": ` + jsonString(ak) + `, "alg": "HS256", "typ": "JWT"}`
+}
+func phpHeader(ak string) string {
+	return `{"typ":"JWT","alg":"HS256","access_key":` + jsonString(ak) + `}`
+}
+func rbHeader(ak string) string { return `{"access_key":` + jsonString(ak) + `,"alg":"HS256"}` }
+
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+var habits = []clientHabits{
+	{
+		// javascript/base_request_javascript.js: isomorphic-fetch and
+		// jwt-simple. The token signs JSON.stringify(body) when the example
+		// passes a body, else the empty string; the request sends
+		// JSON.stringify(body) whenever body is truthy, and POST, PATCH
+		// and DELETE default it to {}: so a cancel-request or a DELETE
+		// sends {} signed as empty. GET sends no body.
+		name: "javascript-fetch",
+		send: func(t *testing.T, h *harness, c apiCall) exchange {
+			content := hexSHA256("")
+			var body []byte
+			if c.body != nil {
+				s := jsStringify(c.body, c.order)
+				content = hexSHA256(s)
+				body = []byte(s)
+			} else if c.method != http.MethodGet {
+				body = []byte("{}")
+			}
+			tok := h.signHS256(jsHeader(h.accessKey), `{"path":`+jsonString(c.path)+`,"content":"`+content+`"}`)
+			return h.do(t, c.method, withQuery(c.path, jsQuery(c.query)), body, http.Header{
+				"Authorization": {"Bearer " + tok},
+				"Content-Type":  {"application/json"},
+				"Accept":        {"*/*"},
+				"User-Agent":    {"node-fetch/1.0 (+https://github.com/bitinn/node-fetch)"},
+			})
+		},
+	},
+	{
+		// javascript/base_request_axios.js: axios 0.21 and jwt-encode.
+		// Signing as above, but base_request defaults body to {} for
+		// every method, GET included, and axios serialises it: every
+		// body-less request sends {} signed as empty.
+		name: "javascript-axios",
+		send: func(t *testing.T, h *harness, c apiCall) exchange {
+			content := hexSHA256("")
+			body := []byte("{}")
+			if c.body != nil {
+				s := jsStringify(c.body, c.order)
+				content = hexSHA256(s)
+				body = []byte(s)
+			}
+			tok := h.signHS256(axiosHeader(h.accessKey), `{"path":`+jsonString(c.path)+`,"content":"`+content+`"}`)
+			return h.do(t, c.method, withQuery(c.path, jsQuery(c.query)), body, http.Header{
+				"Authorization": {"Bearer " + tok},
+				"Content-Type":  {"application/json;charset=utf-8"},
+				"Accept":        {"application/json, text/plain, */*"},
+				"User-Agent":    {"axios/0.21.4"},
+			})
+		},
+	},
+	{
+		// python/request.py: requests and PyJWT. A GET with params is
+		// first sent without any header at all (its answer is dropped),
+		// then again signed. The query is key[]=quote(v) / key=quote(v)
+		// with "/" left unescaped; the body is json.dumps(body) or "" and
+		// is what the token signs; Content-Type is always JSON.
+		name: "python",
+		send: func(t *testing.T, h *harness, c apiCall) exchange {
+			target := c.path
+			if c.method == http.MethodGet && len(c.query) > 0 {
+				target = withQuery(c.path, buildQuery(c.query, pyQuote, "[]"))
+				first := h.do(t, http.MethodGet, target, nil, http.Header{
+					"User-Agent": {"python-requests/2.31.0"}, "Accept": {"*/*"}, "Accept-Encoding": {"gzip, deflate"},
+				})
+				require.Equal(t, http.StatusUnauthorized, first.status, "the unsigned first attempt")
+			}
+			payload := ""
+			if c.body != nil {
+				payload = pyDumps(c.body, c.order)
+			}
+			tok := h.signHS256(pyHeader(h.accessKey), `{"path": `+jsonString(c.path)+`, "content": "`+hexSHA256(payload)+`"}`)
+			var body []byte
+			if payload != "" || c.method != http.MethodGet {
+				body = []byte(payload)
+			}
+			return h.do(t, c.method, target, body, http.Header{
+				"Authorization": {"Bearer " + tok},
+				"Content-Type":  {"application/json"},
+				"User-Agent":    {"python-requests/2.31.0"},
+				"Accept":        {"*/*"},
+			})
+		},
+	},
+	{
+		// php/base_request_curl.php with php/jwt.php: the token is built
+		// by hand; the body is json_encode(...) (slashes escaped) or '';
+		// the query is http_build_query with key%5B0%5D rewritten to
+		// key%5B%5D; Accept and Content-Type are JSON.
+		name: "php-curl",
+		send: func(t *testing.T, h *harness, c apiCall) exchange {
+			data := ""
+			if c.body != nil {
+				data = phpEncode(c.body, c.order)
+			}
+			tok := h.signHS256(phpHeader(h.accessKey), `{"path":`+strings.ReplaceAll(jsonString(c.path), "/", `\/`)+`,"content":"`+hexSHA256(data)+`"}`)
+			target := c.path
+			if data == "" {
+				target = withQuery(c.path, buildQuery(c.query, formComponent, "%5B%5D"))
+			}
+			var body []byte
+			if data != "" {
+				body = []byte(data)
+			}
+			return h.do(t, c.method, target, body, http.Header{
+				"Authorization": {"Bearer " + tok},
+				"Content-Type":  {"application/json"},
+				"Accept":        {"application/json"},
+			})
+		},
+	},
+	{
+		// php/base_request_guzzle.php: the same token; Guzzle sends GET
+		// and DELETE with the query and only the Authorization header, and
+		// POST and PATCH with 'json' => json_decode(data), which it encodes
+		// again with json_encode, so the bytes are the ones signed; a POST
+		// without data sends no body at all.
+		name: "php-guzzle",
+		send: func(t *testing.T, h *harness, c apiCall) exchange {
+			data := ""
+			if c.body != nil {
+				data = phpEncode(c.body, c.order)
+			}
+			tok := h.signHS256(phpHeader(h.accessKey), `{"path":`+strings.ReplaceAll(jsonString(c.path), "/", `\/`)+`,"content":"`+hexSHA256(data)+`"}`)
+			header := http.Header{"Authorization": {"Bearer " + tok}, "User-Agent": {"GuzzleHttp/7"}}
+			switch c.method {
+			case http.MethodGet, http.MethodDelete:
+				return h.do(t, c.method, withQuery(c.path, buildQuery(c.query, formComponent, "%5B%5D")), nil, header)
+			}
+			var body []byte
+			if data != "" {
+				body = []byte(data)
+				header.Set("Content-Type", "application/json")
+			}
+			return h.do(t, c.method, c.path, body, header)
+		},
+	},
+	{
+		// ruby/request.rb: ruby-jwt and rest-client. The body is the
+		// example's to_json string or '' and is what the token signs; the
+		// query is key[]=/key= through URI.encode_www_form_component.
+		name: "ruby",
+		send: func(t *testing.T, h *harness, c apiCall) exchange {
+			body := ""
+			if c.body != nil {
+				body = jsStringify(c.body, c.order)
+			}
+			tok := h.signHS256(rbHeader(h.accessKey), `{"path":`+jsonString(c.path)+`,"content":"`+hexSHA256(body)+`"}`)
+			target := c.path
+			if c.method == http.MethodGet {
+				target = withQuery(c.path, buildQuery(c.query, formComponent, "[]"))
+			}
+			return h.do(t, c.method, target, []byte(body), http.Header{
+				"Authorization": {"Bearer " + tok},
+				"Content-Type":  {"application/json"},
+				"Accept":        {"*/*"},
+				"User-Agent":    {"rest-client/2.1.0 (linux x86_64) ruby/3.2.0p0"},
+			})
+		},
+	},
+}
+
+// envelope is the API's success shape.
+type envelope struct {
+	Success   any             `json:"success"`
+	Timestamp string          `json:"timestamp"`
+	Result    json.RawMessage `json:"result"`
+}
+
+func TestProviderClientsOnEveryRoute(t *testing.T) {
+	vars, stop := start(t, "-addr", "127.0.0.1:0", "-seed")
+	tr := &http.Transport{}
+	h := &harness{
+		base: vars["ACCTADMIN_BASE_URL"], accessKey: vars["ACCTADMIN_ACCESS_KEY"], secretKey: vars["ACCTADMIN_SECRET_KEY"],
+		client: &http.Client{Transport: tr, Timeout: 30 * time.Second},
+	}
+	defer func() {
+		tr.CloseIdleConnections()
+		_, err := stop()
+		require.NoError(t, err)
+	}()
+
+	acme := acctadmintest.DemoID("company", 1).String()
+	doc := acctadmintest.DemoID("document", 1).String()
+	res := acctadmintest.DemoID("resource", 1).String()
+	utahID := mustJurisdiction(t, "UT")
+	today := time.Now().Format("2006-01-02")
+	nextYear := time.Now().AddDate(1, 0, 0).Format("2006-01-02")
+
+	for _, cl := range habits {
+		t.Run(cl.name, func(t *testing.T) {
+			covered := map[string]bool{}
+			call := func(route string, c apiCall) envelope {
+				t.Helper()
+				covered[route] = true
+				ex := cl.send(t, h, c)
+				require.Equal(t, http.StatusOK, ex.status, "%s %s: %s", c.method, c.path, ex.body)
+				require.Equal(t, "application/json", ex.ctype)
+				var env envelope
+				require.NoError(t, json.Unmarshal(ex.body, &env), "%s", ex.body)
+				require.Contains(t, []any{true, "true"}, env.Success)
+				return env
+			}
+			file := func(route, path, ctype string) []byte {
+				t.Helper()
+				covered[route] = true
+				ex := cl.send(t, h, apiCall{method: http.MethodGet, path: path})
+				require.Equal(t, http.StatusOK, ex.status, "%s: %s", path, ex.body)
+				require.Equal(t, ctype, ex.ctype)
+				return ex.body
+			}
+			var items []map[string]any
+			var item map[string]any
+			result := func(env envelope, v any) {
+				t.Helper()
+				require.NoError(t, json.Unmarshal(env.Result, v), "%s", env.Result)
+			}
+			name := "Habit " + cl.name + " LLC"
+
+			// Companies: created with an abbreviated home state, renamed.
+			result(call("POST /companies", apiCall{method: http.MethodPost, path: "/companies",
+				body:  map[string]any{"companies": []any{map[string]any{"name": name, "home_state": "UT", "entity_type": "LLC"}}},
+				order: []string{"companies", "name", "home_state", "entity_type"}}), &items)
+			require.Len(t, items, 1)
+			require.Equal(t, "Utah", items[0]["home_state"])
+			coID := items[0]["id"].(string)
+			renamed := name + " Renamed"
+			result(call("PATCH /companies", apiCall{method: http.MethodPatch, path: "/companies",
+				body:  map[string]any{"companies": []any{map[string]any{"company": name, "name": renamed}}},
+				order: []string{"companies", "company", "name"}}), &items)
+			require.Equal(t, renamed, items[0]["name"])
+			result(call("GET /companies", apiCall{method: http.MethodGet, path: "/companies"}), &items)
+			require.Contains(t, names(items), renamed)
+
+			// Services: created by jurisdiction id, listed, cancelled.
+			result(call("POST /services", apiCall{method: http.MethodPost, path: "/services",
+				body:  map[string]any{"company_id": coID, "jurisdiction_ids": []any{utahID}},
+				order: []string{"company_id", "jurisdiction_ids"}}), &items)
+			require.Len(t, items, 1)
+			require.Equal(t, "Utah", items[0]["jurisdiction"])
+			svc := items[0]["id"].(string)
+			result(call("GET /services", apiCall{method: http.MethodGet, path: "/services", query: []param{{name: "company_id", value: coID}}}), &items)
+			require.Len(t, items, 1)
+			result(call("POST /services/:id/cancel-request", apiCall{method: http.MethodPost, path: "/services/" + svc + "/cancel-request"}), &item)
+			require.Equal(t, "cancel-requested", item["status"])
+
+			// Documents and their files.
+			result(call("GET /documents", apiCall{method: http.MethodGet, path: "/documents", query: []param{{name: "status", value: "unread"}}}), &items)
+			require.NotEmpty(t, items)
+			result(call("GET /documents/:id", apiCall{method: http.MethodGet, path: "/documents/" + doc}), &item)
+			require.Equal(t, doc, item["id"])
+			png := file("GET /documents/:id/page/:page_number", "/documents/"+doc+"/page/1", "image/png")
+			require.True(t, bytes.HasPrefix(png, []byte("\x89PNG\r\n\x1a\n")))
+			pdf := file("GET /documents/:id/download", "/documents/"+doc+"/download", "application/pdf")
+			require.True(t, bytes.HasPrefix(pdf, []byte("%PDF-1.4")))
+
+			// Resources.
+			result(call("GET /resources", apiCall{method: http.MethodGet, path: "/resources"}), &items)
+			require.NotEmpty(t, items)
+			result(call("GET /resources/:id", apiCall{method: http.MethodGet, path: "/resources/" + res}), &item)
+			require.Equal(t, res, item["id"])
+			png = file("GET /resources/:id/page/:page_number", "/resources/"+res+"/page/1", "image/png")
+			require.True(t, bytes.HasPrefix(png, []byte("\x89PNG")))
+			pdf = file("GET /resources/:id/download", "/resources/"+res+"/download", "application/pdf")
+			require.True(t, bytes.HasPrefix(pdf, []byte("%PDF-1.4")))
+
+			// Products, websites, compliance events, invoices.
+			result(call("GET /filing-products", apiCall{method: http.MethodGet, path: "/filing-products",
+				query: []param{{name: "url", value: acctadmintest.DemoWebsiteURL}, {name: "jurisdiction", value: "UT"}}}), &items)
+			require.NotEmpty(t, items)
+			require.Contains(t, items[0], "filing_methods", "the abbreviation selects Utah's methods")
+			result(call("GET /registered-agent-products", apiCall{method: http.MethodGet, path: "/registered-agent-products",
+				query: []param{{name: "url", value: acctadmintest.DemoWebsiteURL}}}), &items)
+			require.NotEmpty(t, items)
+			result(call("GET /websites", apiCall{method: http.MethodGet, path: "/websites",
+				query: []param{{name: "url", value: acctadmintest.DemoWebsiteURL}}}), &item)
+			require.Equal(t, acctadmintest.DemoWebsiteURL, item["url"])
+			result(call("GET /compliance-events", apiCall{method: http.MethodGet, path: "/compliance-events",
+				query: []param{{name: "company_id", value: acme}, {name: "start_date", value: today}, {name: "end_date", value: nextYear}, {name: "jurisdictions", list: []string{"UT", "Idaho"}}}}), &items)
+			require.NotEmpty(t, items)
+			result(call("GET /invoices", apiCall{method: http.MethodGet, path: "/invoices", query: []param{{name: "company_ids", list: []string{acme}}}}), &items)
+			require.NotEmpty(t, items)
+			for _, inv := range items {
+				require.Equal(t, acme, inv["company_id"])
+			}
+
+			// Callbacks: registered, listed, deleted.
+			hook := "http://127.0.0.1:9/hooks/" + cl.name
+			result(call("POST /callbacks", apiCall{method: http.MethodPost, path: "/callbacks",
+				body: map[string]any{"url": hook}, order: []string{"url"}}), &item)
+			require.Equal(t, hook, item["url"])
+			cb := item["id"].(string)
+			result(call("GET /callbacks", apiCall{method: http.MethodGet, path: "/callbacks"}), &items)
+			require.Contains(t, urls(items), hook)
+			result(call("DELETE /callbacks/:id", apiCall{method: http.MethodDelete, path: "/callbacks/" + cb}), &item)
+			require.Equal(t, cb, item["id"])
+
+			for _, r := range acctadmintest.Routes() {
+				require.True(t, covered[r], "route %s not covered", r)
+			}
+			require.Len(t, covered, len(acctadmintest.Routes()))
+		})
+	}
+}
+
+func names(items []map[string]any) []any {
+	var out []any
+	for _, it := range items {
+		out = append(out, it["name"])
+	}
+	return out
+}
+
+func urls(items []map[string]any) []any {
+	var out []any
+	for _, it := range items {
+		out = append(out, it["url"])
+	}
+	return out
+}
+
+func mustJurisdiction(t *testing.T, name string) string {
+	j, ok := acctadmintest.LookupJurisdiction(name)
+	require.True(t, ok)
+	return j.ID.String()
+}
+
+// The encoders above must write what the languages write.
+func TestClientEncodings(t *testing.T) {
+	body := map[string]any{"url": "https://x.example/a b", "n": 1}
+	require.Equal(t, `{"url":"https://x.example/a b","n":1}`, jsStringify(body, []string{"url", "n"}))
+	require.Equal(t, `{"url": "https://x.example/a b", "n": 1}`, pyDumps(body, []string{"url", "n"}))
+	require.Equal(t, `{"url":"https:\/\/x.example\/a b","n":1}`, phpEncode(body, []string{"url", "n"}))
+	require.Equal(t, "https%3A%2F%2Fx.example%2Fa%20b", encodeURIComponent("https://x.example/a b"))
+	require.Equal(t, "https%3A//x.example/a%20b", pyQuote("https://x.example/a b"))
+	require.Equal(t, "https%3A%2F%2Fx.example%2Fa+b", formComponent("https://x.example/a b"))
+	q, err := url.ParseQuery(jsQuery([]param{{name: "jurisdictions", list: []string{"UT", "New York"}}, {name: "start_date", value: "2025-01-01"}}))
+	require.NoError(t, err)
+	require.Equal(t, []string{"UT", "New York"}, q["jurisdictions[]"])
+	q, err = url.ParseQuery(buildQuery([]param{{name: "company_ids", list: []string{"a", "b"}}}, formComponent, "%5B%5D"))
+	require.NoError(t, err)
+	require.Equal(t, []string{"a", "b"}, q["company_ids[]"])
+}
