@@ -185,7 +185,13 @@ func newHandler(f *Fake) http.Handler {
 	}
 	ctl := newControl(f)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasPrefix(r.URL.Path, ControlPrefix) {
+		// The prefix as written: an escaped form of it is an API path.
+		if strings.HasPrefix(r.URL.EscapedPath(), ControlPrefix) {
+			if !cleanPath(r.URL.Path) {
+				// ServeMux would redirect; the control surface does not.
+				writeJSON(w, http.StatusNotFound, map[string]string{"error": "no such control endpoint: " + r.Method + " " + r.URL.Path})
+				return
+			}
 			ctl.ServeHTTP(w, r)
 			return
 		}
