@@ -44,6 +44,8 @@ func (s *CompaniesClient) List(ctx context.Context) ([]Company, error) {
 type CompanyCreateParams struct {
 	Name string `json:"name"`
 	// HomeState, a jurisdiction name, sets the domestic registration.
+	// The full name ("Utah") and the two-letter abbreviation ("UT") both
+	// work.
 	HomeState  string `json:"home_state,omitempty"`
 	EntityType string `json:"entity_type,omitempty"`
 }
@@ -80,6 +82,8 @@ type CompanyUpdateParams struct {
 	// EntityType is the company's new entity type.
 	EntityType string
 	// HomeState, a jurisdiction name, is the new domestic registration.
+	// The full name ("Utah") and the two-letter abbreviation ("UT") both
+	// work.
 	HomeState string
 }
 

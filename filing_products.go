@@ -56,7 +56,8 @@ type FilingProductListParams struct {
 	// URL is the full URL of the website; required.
 	URL string
 	// Jurisdiction, a jurisdiction name, asks for each product's filing
-	// methods there. Optional.
+	// methods there. Optional. The full name ("Utah") and the two-letter
+	// abbreviation ("UT") both work.
 	Jurisdiction string
 }
 

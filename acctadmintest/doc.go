@@ -22,11 +22,24 @@
 // refused), signed with SecretKey, carry AccessKey in its header field
 // access_key, and have exactly two claims: path, the request path without
 // the query string, and content, the lowercase hex SHA-256 of the exact
-// request body (of the empty string when there is none). A DELETE whose
-// body is {} may sign the empty content, as the provider's JavaScript
-// client does. Anything else is answered 401 with a message that says
-// what was wrong. Authentication comes before routing, so an unknown path
-// without a token is a 401, not a 404.
+// request body (of the empty string when there is none). A request of any
+// method whose body is {} may sign the empty content, as the provider's
+// JavaScript clients do (they send {} with every request that has no body,
+// and the axios variant with GET too); any other body must match its
+// hash. Anything else is answered 401 with a message that says what was
+// wrong. Authentication comes before routing, so an unknown path without
+// a token is a 401, not a 404.
+//
+// # Routing
+//
+// Requests pass through layers in this order: the request log, the
+// latency of WithLatency, injected faults, authentication (which reads
+// the body), and then an http.ServeMux of method-and-wildcard patterns
+// ("GET /documents/{id}"). A path no route has, including one under a
+// known prefix such as GET /documents/bulk-download (an endpoint of the
+// real API the fake does not serve), is 404 "no such endpoint"; a path
+// that is not clean (dot segments, doubled slashes) is too, never a
+// redirect. A known path with another method is 405 with Allow.
 //
 // # The wire
 //
@@ -93,8 +106,11 @@
 // in the order the records were added (resources, products).
 //
 // Names: company names and jurisdiction names match regardless of case;
-// jurisdictions are the 50 states and the District of Columbia by full
-// name ("Utah", not "UT"), with the fixed IDs of Jurisdictions. A company
+// jurisdictions are the 50 states and the District of Columbia, given by
+// full name ("Utah") or two-letter abbreviation ("UT", "ut") wherever a
+// jurisdiction is accepted (the provider's README tells users to pass
+// abbreviations), with the fixed IDs of Jurisdictions; answers always
+// write the full name. A company
 // or company_id that names no company is a 404, also in listing filters;
 // an unknown jurisdiction is a 400 (the description asks for valid ones).
 // An id in a path that is not a UUID names nothing and is a 404; a UUID
@@ -160,6 +176,36 @@
 // (see WithDeliveryRetry). Deliveries records every attempt and
 // WaitDeliveries waits for them; Close cancels those in progress. Events
 // go only to the URLs registered with the fake, never through a proxy.
+//
+// # The control surface
+//
+// WithControl (on by default in cmd/acctadmin-fake) serves, under
+// ControlPrefix on the API's own address, what a Go test does with the
+// Fake's methods, for programs in any language: plain JSON in and out,
+// no token. It is a path prefix rather than a second listener so that a
+// test driver needs one address, the one it already has; the API cannot
+// collide with it, since none of its paths starts with an underscore. As
+// it asks for no token, it answers only requests from a loopback peer
+// that name a loopback host (against DNS rebinding) and carry no Origin
+// header (against web pages posting to localhost); anything else is 403.
+//
+//	GET    /_fake/               the API's routes and the control endpoints
+//	POST   /_fake/companies      {"name", "home_state", "entity_type", "id", "created_at"}
+//	POST   /_fake/services       {"company_id" or "company", "jurisdiction", "type", "status", ...}
+//	POST   /_fake/documents      {"company_id" or "company", "title", "pages", "status", "jurisdiction", ...}
+//	                             and sends new-document to every callback
+//	POST   /_fake/invoices       {"company_id" or "company", "status", "due_date", "items":
+//	                             [{"price", "description", "quantity"}]} and sends new-invoice
+//	GET    /_fake/requests       the request log; DELETE empties it
+//	GET    /_fake/deliveries     every event delivery attempt
+//	GET    /_fake/faults         {"active", "fired"}; POST adds one ({"method", "path", "count",
+//	                             "probability", "status", "retry_after", "message", "latency",
+//	                             "drop_connection", "truncate_body", "after_apply"}); DELETE clears
+//	POST   /_fake/reset          empties the account (Reset); ?demo=true seeds the demo again
+//
+// Seeding answers 201 with the record as the API writes it. Unknown
+// fields, bad values and unknown companies are 400 or 404 with
+// {"error": "..."}, and nothing is changed; a taken company name is 409.
 //
 // # Faults, inspection and determinism
 //
