@@ -59,9 +59,6 @@ func (t *table[T]) remove(id uuid.UUID) bool {
 // len is the number of records.
 func (t *table[T]) len() int { return len(t.rows) }
 
-// sorted returns the records in listing order in a slice of the caller's.
-func (t *table[T]) sorted() []*T { return slices.Clone(t.rows) }
-
 // filter returns the records that keep accepts, in listing order.
 func (t *table[T]) filter(keep func(*T) bool) []*T {
 	var out []*T
