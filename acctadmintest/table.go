@@ -109,6 +109,16 @@ func byCreated(at1, at2 time.Time, id1, id2 uuid.UUID) bool {
 	return bytes.Compare(id1[:], id2[:]) < 0
 }
 
+// createdFirst is the listing order of most records: by creation time,
+// then id, read with key.
+func createdFirst[T any](key func(*T) (time.Time, uuid.UUID)) func(a, b *T) bool {
+	return func(a, b *T) bool {
+		ta, ia := key(a)
+		tb, ib := key(b)
+		return byCreated(ta, tb, ia, ib)
+	}
+}
+
 // state is the account's data, one table per kind of record.
 type state struct {
 	companies  table[Company]
@@ -129,11 +139,11 @@ func newState(f *Fake) state {
 	return state{
 		companies: table[Company]{
 			id:   func(c *Company) uuid.UUID { return c.ID },
-			less: func(a, b *Company) bool { return byCreated(a.CreatedAt, b.CreatedAt, a.ID, b.ID) },
+			less: createdFirst(func(c *Company) (time.Time, uuid.UUID) { return c.CreatedAt, c.ID }),
 		},
 		services: table[Service]{
 			id:   func(s *Service) uuid.UUID { return s.ID },
-			less: func(a, b *Service) bool { return byCreated(a.CreatedAt, b.CreatedAt, a.ID, b.ID) },
+			less: createdFirst(func(s *Service) (time.Time, uuid.UUID) { return s.CreatedAt, s.ID }),
 			clone: func(s *Service) Service {
 				out := *s
 				out.Company = f.companyName(s.CompanyID)
@@ -142,7 +152,7 @@ func newState(f *Fake) state {
 		},
 		documents: table[Document]{
 			id:   func(d *Document) uuid.UUID { return d.ID },
-			less: func(a, b *Document) bool { return byCreated(a.CreatedAt, b.CreatedAt, a.ID, b.ID) },
+			less: createdFirst(func(d *Document) (time.Time, uuid.UUID) { return d.CreatedAt, d.ID }),
 			clone: func(d *Document) Document {
 				out := *d
 				out.CompanyName = f.companyName(d.CompanyID)
@@ -195,11 +205,11 @@ func newState(f *Fake) state {
 		},
 		callbacks: table[Callback]{
 			id:   func(c *Callback) uuid.UUID { return c.ID },
-			less: func(a, b *Callback) bool { return byCreated(a.CreatedAt, b.CreatedAt, a.ID, b.ID) },
+			less: createdFirst(func(c *Callback) (time.Time, uuid.UUID) { return c.CreatedAt, c.ID }),
 		},
 		invoices: table[Invoice]{
 			id:   func(i *Invoice) uuid.UUID { return i.ID },
-			less: func(a, b *Invoice) bool { return byCreated(a.CreatedAt, b.CreatedAt, a.ID, b.ID) },
+			less: createdFirst(func(i *Invoice) (time.Time, uuid.UUID) { return i.CreatedAt, i.ID }),
 			clone: func(i *Invoice) Invoice {
 				out := *i
 				out.Company = f.companyName(i.CompanyID)

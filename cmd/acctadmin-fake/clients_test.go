@@ -251,6 +251,29 @@ func jsonString(s string) string {
 	return string(b)
 }
 
+// jsSign is what both JavaScript variants share: the token signs
+// JSON.stringify(body) when the example passes a body, else the empty
+// string. body is nil when the example passes none.
+func jsSign(h *harness, c apiCall, headerJSON string) (body []byte, token string) {
+	content := hexSHA256("")
+	if c.body != nil {
+		s := jsStringify(c.body, c.order)
+		content, body = hexSHA256(s), []byte(s)
+	}
+	return body, h.signHS256(headerJSON, `{"path":`+jsonString(c.path)+`,"content":"`+content+`"}`)
+}
+
+// phpSign is what both PHP variants share (php/jwt.php's build_jwt): the
+// body as json_encode writes it ("" for none) and a token that signs it,
+// its path written by json_encode too.
+func phpSign(h *harness, c apiCall) (data, token string) {
+	if c.body != nil {
+		data = phpEncode(c.body, c.order)
+	}
+	claims := `{"path":` + strings.ReplaceAll(jsonString(c.path), "/", `\/`) + `,"content":"` + hexSHA256(data) + `"}`
+	return data, h.signHS256(phpHeader(h.accessKey), claims)
+}
+
 var habits = []clientHabits{
 	{
 		// javascript/base_request_javascript.js: isomorphic-fetch and
@@ -261,16 +284,10 @@ var habits = []clientHabits{
 		// sends {} signed as empty. GET sends no body.
 		name: "javascript-fetch",
 		send: func(t *testing.T, h *harness, c apiCall) exchange {
-			content := hexSHA256("")
-			var body []byte
-			if c.body != nil {
-				s := jsStringify(c.body, c.order)
-				content = hexSHA256(s)
-				body = []byte(s)
-			} else if c.method != http.MethodGet {
+			body, tok := jsSign(h, c, jsHeader(h.accessKey))
+			if body == nil && c.method != http.MethodGet {
 				body = []byte("{}")
 			}
-			tok := h.signHS256(jsHeader(h.accessKey), `{"path":`+jsonString(c.path)+`,"content":"`+content+`"}`)
 			return h.do(t, c.method, withQuery(c.path, jsQuery(c.query)), body, http.Header{
 				"Authorization": {"Bearer " + tok},
 				"Content-Type":  {"application/json"},
@@ -286,14 +303,10 @@ var habits = []clientHabits{
 		// body-less request sends {} signed as empty.
 		name: "javascript-axios",
 		send: func(t *testing.T, h *harness, c apiCall) exchange {
-			content := hexSHA256("")
-			body := []byte("{}")
-			if c.body != nil {
-				s := jsStringify(c.body, c.order)
-				content = hexSHA256(s)
-				body = []byte(s)
+			body, tok := jsSign(h, c, axiosHeader(h.accessKey))
+			if body == nil {
+				body = []byte("{}")
 			}
-			tok := h.signHS256(axiosHeader(h.accessKey), `{"path":`+jsonString(c.path)+`,"content":"`+content+`"}`)
 			return h.do(t, c.method, withQuery(c.path, jsQuery(c.query)), body, http.Header{
 				"Authorization": {"Bearer " + tok},
 				"Content-Type":  {"application/json;charset=utf-8"},
@@ -342,11 +355,7 @@ var habits = []clientHabits{
 		// key%5B%5D; Accept and Content-Type are JSON.
 		name: "php-curl",
 		send: func(t *testing.T, h *harness, c apiCall) exchange {
-			data := ""
-			if c.body != nil {
-				data = phpEncode(c.body, c.order)
-			}
-			tok := h.signHS256(phpHeader(h.accessKey), `{"path":`+strings.ReplaceAll(jsonString(c.path), "/", `\/`)+`,"content":"`+hexSHA256(data)+`"}`)
+			data, tok := phpSign(h, c)
 			target := c.path
 			if data == "" {
 				target = withQuery(c.path, buildQuery(c.query, formComponent, "%5B%5D"))
@@ -370,11 +379,7 @@ var habits = []clientHabits{
 		// without data sends no body at all.
 		name: "php-guzzle",
 		send: func(t *testing.T, h *harness, c apiCall) exchange {
-			data := ""
-			if c.body != nil {
-				data = phpEncode(c.body, c.order)
-			}
-			tok := h.signHS256(phpHeader(h.accessKey), `{"path":`+strings.ReplaceAll(jsonString(c.path), "/", `\/`)+`,"content":"`+hexSHA256(data)+`"}`)
+			data, tok := phpSign(h, c)
 			header := http.Header{"Authorization": {"Bearer " + tok}, "User-Agent": {"GuzzleHttp/7"}}
 			switch c.method {
 			case http.MethodGet, http.MethodDelete:
