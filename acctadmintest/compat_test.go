@@ -157,6 +157,12 @@ func TestUnknownPathUnderKnownPrefixIsNoSuchEndpoint(t *testing.T) {
 	r = do(t, srv, http.MethodGet, "/callbacks/"+doc.String(), nil)
 	requireError(t, r, http.StatusMethodNotAllowed, "not allowed")
 	require.Equal(t, "DELETE", r.Header.Get("Allow"))
+	// HEAD is no method of the API, though ServeMux lets GET patterns
+	// take it.
+	r = do(t, srv, http.MethodHead, "/companies", nil)
+	require.Equal(t, http.StatusMethodNotAllowed, r.Status)
+	require.Equal(t, "GET, PATCH, POST", r.Header.Get("Allow"))
+	require.Equal(t, 1, srv.RequestCount(http.MethodHead, "/companies"))
 	// Unauthenticated, an unknown path is a 401, not a 404.
 	r = doToken(t, srv, http.MethodGet, "/documents/bulk-download", nil, "")
 	requireError(t, r, http.StatusUnauthorized, "missing Authorization")

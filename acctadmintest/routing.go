@@ -84,10 +84,14 @@ type router struct {
 	// names maps each mux pattern to the route pattern it stands for, ""
 	// for those that answer "no such endpoint".
 	names map[string]string
+	// notAllowed answers 405 for each route pattern.
+	notAllowed     map[string]http.Handler
+	noSuchEndpoint http.Handler
 }
 
 func newRouter(f *Fake) *router {
-	rt := &router{mux: http.NewServeMux(), names: make(map[string]string)}
+	rt := &router{mux: http.NewServeMux(), names: make(map[string]string), notAllowed: make(map[string]http.Handler)}
+	rt.noSuchEndpoint = f.endpoint(noSuchEndpoint)
 	allowed := make(map[string][]string)
 	var paths []string
 	for _, r := range routes {
@@ -101,14 +105,15 @@ func newRouter(f *Fake) *router {
 	}
 	for _, p := range paths {
 		methods := slices.Sorted(slices.Values(allowed[p]))
-		rt.mux.Handle(muxPattern(p), f.endpoint(methodNotAllowed(p, methods)))
+		rt.notAllowed[p] = f.endpoint(methodNotAllowed(p, methods))
+		rt.mux.Handle(muxPattern(p), rt.notAllowed[p])
 		rt.names[muxPattern(p)] = p
 	}
 	for _, u := range unserved {
-		rt.mux.Handle(u, f.endpoint(noSuchEndpoint))
+		rt.mux.Handle(u, rt.noSuchEndpoint)
 		rt.names[u] = ""
 	}
-	rt.mux.Handle("/", f.endpoint(noSuchEndpoint))
+	rt.mux.Handle("/", rt.noSuchEndpoint)
 	rt.names["/"] = ""
 	return rt
 }
@@ -138,12 +143,19 @@ func (rt *router) match(r *http.Request) string {
 }
 
 func (rt *router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !cleanPath(r.URL.Path) {
-		f := exchangeOf(r).f
-		f.endpoint(noSuchEndpoint).ServeHTTP(w, r)
-		return
+	switch {
+	case !cleanPath(r.URL.Path):
+		rt.noSuchEndpoint.ServeHTTP(w, r)
+	case r.Method == http.MethodHead:
+		// ServeMux lets GET patterns take HEAD; the API has no HEAD.
+		if h, ok := rt.notAllowed[rt.match(r)]; ok {
+			h.ServeHTTP(w, r)
+			return
+		}
+		rt.noSuchEndpoint.ServeHTTP(w, r)
+	default:
+		rt.mux.ServeHTTP(w, r)
 	}
-	rt.mux.ServeHTTP(w, r)
 }
 
 func noSuchEndpoint(c *call) error {
