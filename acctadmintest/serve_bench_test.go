@@ -1,0 +1,43 @@
+package acctadmintest_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/acctadmin/acctadmin-go/acctadmintest"
+)
+
+// BenchmarkServe measures what the fake itself costs per request, in
+// process (no sockets): the layers (log, faults, authentication, routing)
+// and the handler, for a small answer, the largest listing page, and a
+// path no route has.
+func BenchmarkServe(b *testing.B) {
+	f := acctadmintest.NewFake(acctadmintest.WithClock(fixedClock), acctadmintest.WithSeed(1), acctadmintest.WithDemoData())
+	b.Cleanup(f.Close)
+	for _, bc := range []struct{ name, target string }{
+		{"callbacks", "/callbacks"},
+		{"documents-page-200", "/documents?status=read&limit=200"},
+		{"no-such-endpoint", "/documents/bulk-download"},
+	} {
+		path, _, _ := strings.Cut(bc.target, "?")
+		tok := "Bearer " + signJWT(b, f.AccessKey, f.SecretKey, path, nil)
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				req := httptest.NewRequest(http.MethodGet, bc.target, nil)
+				req.Header.Set("Authorization", tok)
+				rec := httptest.NewRecorder()
+				f.ServeHTTP(rec, req)
+				if rec.Code != http.StatusOK && rec.Code != http.StatusNotFound {
+					require.Failf(b, "status", "%d: %s", rec.Code, rec.Body)
+				}
+			}
+			b.StopTimer()
+			f.ResetRequests() // the log grows with every request
+		})
+	}
+}
