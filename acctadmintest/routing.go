@@ -132,8 +132,9 @@ func cleanPath(p string) bool {
 	return c == p
 }
 
-// match returns the route pattern a request is for ("" for none) and
-// whether it is one of the API's routes with this method.
+// match returns the route pattern a request's path is for, whatever its
+// method, as the request log and faults name it; "" when no route has
+// the path.
 func (rt *router) match(r *http.Request) string {
 	if !cleanPath(r.URL.Path) {
 		return ""

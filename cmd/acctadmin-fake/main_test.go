@@ -147,3 +147,34 @@ func TestBadArguments(t *testing.T) {
 	err = run(context.Background(), []string{"-addr", "256.0.0.1:1"}, &out)
 	require.Error(t, err)
 }
+
+func TestControlSurfaceOnByDefault(t *testing.T) {
+	for _, tc := range []struct {
+		args   []string
+		status int
+	}{
+		{nil, http.StatusCreated},
+		{[]string{"-no-control"}, http.StatusUnauthorized},
+	} {
+		vars, stop := start(t, append([]string{"-addr", "127.0.0.1:0"}, tc.args...)...)
+		tr := &http.Transport{}
+		client := &http.Client{Transport: tr, Timeout: 10 * time.Second}
+		base := vars["ACCTADMIN_BASE_URL"]
+		resp, err := client.Post(base+"/_fake/companies", "application/json", strings.NewReader(`{"name":"Shell LLC","home_state":"nv"}`))
+		require.NoError(t, err)
+		body, err := io.ReadAll(resp.Body)
+		require.NoError(t, err)
+		resp.Body.Close()
+		require.Equal(t, tc.status, resp.StatusCode, "%v: %s", tc.args, body)
+		status, list := get(t, client, base, vars["ACCTADMIN_ACCESS_KEY"], vars["ACCTADMIN_SECRET_KEY"], "/companies")
+		require.Equal(t, http.StatusOK, status)
+		if tc.status == http.StatusCreated {
+			require.Contains(t, string(list), `"name":"Shell LLC","home_state":"Nevada"`)
+		} else {
+			require.Contains(t, string(list), `"result":[]`)
+		}
+		tr.CloseIdleConnections()
+		_, err = stop()
+		require.NoError(t, err)
+	}
+}
