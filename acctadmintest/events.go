@@ -8,6 +8,7 @@ import (
 	"maps"
 	"net"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/acctadmin/acctadmin-go/webhook"
@@ -141,6 +142,9 @@ func (f *Fake) recordDelivery(d Delivery) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.deliveries = append(f.deliveries, d)
+	if n := trimmed(len(f.deliveries), f.cfg.logLimit); n > 0 {
+		f.deliveries = slices.Clone(f.deliveries[n:])
+	}
 	if d.Final {
 		f.finished++
 	}

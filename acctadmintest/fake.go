@@ -73,6 +73,7 @@ type config struct {
 	deliveryTimeout      time.Duration
 	deliveryClient       *http.Client
 	control              bool
+	logLimit             int
 }
 
 // DefaultLocation is the zone in which the fake writes times unless
@@ -142,6 +143,17 @@ func WithDeliveryRetry(attempts int, backoff time.Duration) Option {
 			c.deliveryBackoff = backoff
 		}
 	}
+}
+
+// WithLogLimit bounds the memory of the logs of a long-running fake: the
+// request log (Requests), the write log (Writes) and the delivery log
+// (Deliveries) each keep at most n entries; when one is over, its oldest
+// quarter of n is dropped. The request counts (RequestCount,
+// RequestCounts, TotalRequests), FaultsFired and what WaitDeliveries
+// counts stay exact. Without it (or with n <= 0) the logs keep
+// everything, which is what a test wants.
+func WithLogLimit(n int) Option {
+	return func(c *config) { c.logLimit = max(n, 0) }
 }
 
 // WithDeliveryTimeout bounds each delivery attempt of a callback event

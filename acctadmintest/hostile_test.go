@@ -271,3 +271,31 @@ func TestHostileControlUnderConcurrency(t *testing.T) {
 		require.Contains(t, []int{200, 201, 404, 409}, status, "statuses: %v", seen)
 	}
 }
+
+func TestHostileLogsStayBounded(t *testing.T) {
+	srv := newServer(t, acctadmintest.WithLogLimit(10))
+	rc := newReceiver(t)
+	srv.AddCallback(rc.URL + "/hook")
+	co := srv.AddCompany(acctadmintest.CompanyInput{Name: "Busy LLC"})
+	for i := 0; i < 25; i++ {
+		requireOK(t, do(t, srv, http.MethodGet, fmt.Sprintf("/callbacks?n=%d", i), nil), "true")
+		require.LessOrEqual(t, len(srv.Requests()), 10)
+		requireOK(t, do(t, srv, http.MethodPost, "/companies", map[string]any{"companies": []map[string]any{{"name": fmt.Sprintf("Busy %d", i)}}}), "true")
+		require.LessOrEqual(t, len(srv.Writes()), 10)
+		srv.AddDocument(acctadmintest.DocumentInput{CompanyID: co.ID})
+	}
+	ds := waitDeliveries(t, srv, 25)
+	require.LessOrEqual(t, len(ds), 10, "the delivery log is bounded")
+	require.True(t, ds[len(ds)-1].Final)
+
+	reqs := srv.Requests()
+	last := reqs[len(reqs)-1]
+	require.Equal(t, "POST", last.Method)
+	require.Equal(t, http.StatusOK, last.Status, "the status reaches the latest entries")
+	require.Equal(t, "n=24", reqs[len(reqs)-2].Query)
+	require.Equal(t, 50, srv.TotalRequests(), "counts stay exact")
+	require.Equal(t, 25, srv.RequestCount(http.MethodGet, "/callbacks"))
+	w := srv.Writes()
+	require.Contains(t, string(w[len(w)-1].Body), "Busy 24")
+	require.Len(t, srv.Companies(), 26, "the account is not trimmed")
+}

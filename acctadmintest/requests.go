@@ -2,6 +2,7 @@ package acctadmintest
 
 import (
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -61,7 +62,22 @@ func (f *Fake) logRequest(r *http.Request, pattern string) int {
 		Route:  route,
 		Time:   f.now(),
 	})
-	return f.reqBase + len(f.requests) - 1
+	idx := f.reqBase + len(f.requests) - 1
+	if n := trimmed(len(f.requests), f.cfg.logLimit); n > 0 {
+		f.reqBase += n
+		f.requests = slices.Clone(f.requests[n:])
+	}
+	return idx
+}
+
+// trimmed says how many of the oldest of length entries to drop so that
+// a log stays within limit (0: no limit): none until it is over, then
+// the oldest quarter of the limit, so that trimming is rare.
+func trimmed(length, limit int) int {
+	if limit <= 0 || length <= limit {
+		return 0
+	}
+	return length - limit + max(limit/4, 1) - 1
 }
 
 // logBody adds the body of a request to its log entry.
@@ -113,6 +129,9 @@ func (f *Fake) recordWrite(c *call, created []uuid.UUID) {
 		Created: created,
 		Time:    f.now(),
 	})
+	if n := trimmed(len(f.writes), f.cfg.logLimit); n > 0 {
+		f.writes = slices.Clone(f.writes[n:])
+	}
 }
 
 // Requests returns the log of the requests received so far, in order of

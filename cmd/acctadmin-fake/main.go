@@ -6,6 +6,7 @@
 //
 //	acctadmin-fake [-addr 127.0.0.1:8089] [-access-key KEY] [-secret-key KEY] [-seed] [-no-quirks]
 //	               [-latency 0s] [-no-control] [-read-timeout 30s] [-write-timeout 2m] [-idle-timeout 2m]
+//	               [-log-limit 10000]
 //
 // On startup it prints the base URL and the keys as environment
 // assignments (ACCTADMIN_BASE_URL, ACCTADMIN_ACCESS_KEY,
@@ -33,7 +34,9 @@
 // within 10s), to write an answer (-write-timeout; a download or an
 // injected latency longer than that is cut off) and to keep an idle
 // connection (-idle-timeout), so that a slow or silent client cannot hold
-// a connection for ever.
+// a connection for ever. Its request, write and delivery logs keep the
+// last -log-limit entries each (see acctadmintest.WithLogLimit), so that
+// a long run's memory follows its data, not its traffic.
 package main
 
 import (
@@ -82,6 +85,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	readTimeout := fs.Duration("read-timeout", 30*time.Second, "longest time to read a request, body included")
 	writeTimeout := fs.Duration("write-timeout", 2*time.Minute, "longest time to handle a request and write its answer")
 	idleTimeout := fs.Duration("idle-timeout", 2*time.Minute, "longest time a connection may wait idle for its next request")
+	logLimit := fs.Int("log-limit", 10000, "entries each of the request, write and delivery logs keeps (0: all)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -92,9 +96,13 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		return errors.New("-read-timeout, -write-timeout and -idle-timeout must be positive")
 	}
 
+	if *logLimit < 0 {
+		return errors.New("-log-limit must not be negative")
+	}
 	opts := []acctadmintest.Option{
 		acctadmintest.WithKeys(*accessKey, *secretKey),
 		acctadmintest.WithLatency(*latency),
+		acctadmintest.WithLogLimit(*logLimit),
 	}
 	if *seed {
 		opts = append(opts, acctadmintest.WithDemoData())

@@ -146,6 +146,10 @@ func TestBadArguments(t *testing.T) {
 	require.ErrorContains(t, err, "flag provided but not defined")
 	err = run(context.Background(), []string{"-addr", "256.0.0.1:1"}, &out)
 	require.Error(t, err)
+	err = run(context.Background(), []string{"-addr", "127.0.0.1:0", "-log-limit", "-1"}, &out)
+	require.ErrorContains(t, err, "-log-limit must not be negative")
+	err = run(context.Background(), []string{"-addr", "127.0.0.1:0", "-idle-timeout", "0s"}, &out)
+	require.ErrorContains(t, err, "must be positive")
 }
 
 func TestControlSurfaceOnByDefault(t *testing.T) {
