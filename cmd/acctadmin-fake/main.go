@@ -26,7 +26,7 @@
 // registered callbacks), read the request log (GET /_fake/requests) and
 // the event deliveries (GET /_fake/deliveries), inject and clear faults
 // (POST and DELETE /_fake/faults) and reset (POST /_fake/reset). For
-// example:
+// example, with -seed:
 //
 //	curl -s -X POST localhost:8089/_fake/documents -d '{"company":"Acme Widgets LLC","title":"Annual report"}'
 //
