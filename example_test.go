@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -548,4 +549,67 @@ func containsRun(src, want []string) bool {
 		}
 	}
 	return false
+}
+
+// TestREADMECommands checks the shell commands the README gives: each
+// "go test" line of its first sh block is run by .ci/run as written, none
+// of them needs the race detector (which needs cgo and a C compiler), and
+// .ci/run keeps a race-detector run of its own.
+func TestREADMECommands(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ci, err := os.ReadFile(".ci/run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, block, ok := strings.Cut(string(readme), "```sh\n")
+	if !ok {
+		t.Fatal("README.md has no sh block")
+	}
+	block, _, _ = strings.Cut(block, "```")
+	ciLines := codeLines(string(ci))
+	var tests []string
+	for _, line := range codeLines(block) {
+		cmd, _, _ := strings.Cut(line, "#")
+		cmd = strings.TrimSpace(cmd)
+		if !strings.HasPrefix(cmd, "go test") {
+			continue
+		}
+		tests = append(tests, cmd)
+		if strings.Contains(cmd, "-race") {
+			t.Errorf("README.md's test command %q needs cgo and a C compiler", cmd)
+		}
+		if !slices.Contains(ciLines, cmd) {
+			t.Errorf(".ci/run does not run the README's test command %q", cmd)
+		}
+	}
+	if len(tests) != 1 || tests[0] != "go test ./..." {
+		t.Errorf("README.md's test commands = %q, want [go test ./...]", tests)
+	}
+	if !slices.Contains(ciLines, "go test -race ./...") {
+		t.Error(".ci/run no longer runs the tests with the race detector")
+	}
+}
+
+// TestLicense checks that the module carries the MIT license and that the
+// README names it.
+func TestLicense(t *testing.T) {
+	license, err := os.ReadFile("LICENSE")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"MIT License", "Copyright (c) 2026 The acctadmin-go authors", "THE SOFTWARE IS PROVIDED \"AS IS\""} {
+		if !strings.Contains(string(license), want) {
+			t.Errorf("LICENSE lacks %q", want)
+		}
+	}
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(readme), "MIT: see [LICENSE](LICENSE)") {
+		t.Error("README.md does not name the license")
+	}
 }

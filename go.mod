@@ -11,6 +11,10 @@ require (
 )
 
 require (
+	github.com/fatih/color v1.18.0 // indirect
 	github.com/hashicorp/go-cleanhttp v0.5.2 // indirect
-	go.yaml.in/yaml/v3 v3.0.5 // indirect
+	github.com/mattn/go-colorable v0.1.16 // indirect
+	github.com/mattn/go-isatty v0.0.24 // indirect
+	go.yaml.in/yaml/v3 v3.0.6 // indirect
+	golang.org/x/sys v0.30.0 // indirect
 )
