@@ -13,9 +13,19 @@ import (
 // InvoicesClient reads the account's invoices.
 type InvoicesClient service
 
-// InvoiceStatus is the state of an invoice, kept as the API writes it
-// (for example "unpaid", "paid" or "cancelled").
+// InvoiceStatus is the state of an invoice, kept as the API writes it.
+// Values the API sends beyond the constants below are kept as they come.
 type InvoiceStatus string
+
+// The invoice states the API is known to send. The API description names
+// them where it says that a service's unpaid invoices must be paid or
+// cancelled before the service can be cancelled; the provider's example
+// clients read the status as a plain string and name no other value.
+const (
+	InvoiceUnpaid    InvoiceStatus = "unpaid"
+	InvoicePaid      InvoiceStatus = "paid"
+	InvoiceCancelled InvoiceStatus = "cancelled"
+)
 
 // Invoice is a bill of the account. The API does not document its shape;
 // the fields known from the provider's own clients are typed and the whole
@@ -39,6 +49,20 @@ type InvoiceItem struct {
 	Description string `json:"description"`
 	Quantity    int    `json:"quantity"`
 }
+
+// Total returns the sum of the invoice's items (each its price times its
+// quantity), exactly; an invoice without items totals zero.
+func (inv *Invoice) Total() Money {
+	var sum Money
+	for _, it := range inv.Items {
+		sum = sum.Add(it.Total())
+	}
+	return sum
+}
+
+// Total returns the item's price times its quantity, exactly, with the
+// price's decimals ("19.99" × 3 is "59.97").
+func (it InvoiceItem) Total() Money { return it.Price.times(int64(it.Quantity)) }
 
 // UnmarshalJSON decodes the known fields and keeps the whole record in Raw.
 func (inv *Invoice) UnmarshalJSON(data []byte) error {

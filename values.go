@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/big"
 	"strconv"
 	"strings"
 	"sync"
@@ -221,6 +222,46 @@ func (d Date) Before(e Date) bool {
 // After reports whether d is after e.
 func (d Date) After(e Date) bool { return e.Before(d) }
 
+// Compare returns -1 if d is before e, 0 if they are the same date and +1
+// if d is after e, as time.Time.Compare does; it suits slices.SortFunc.
+func (d Date) Compare(e Date) int {
+	switch {
+	case d.Before(e):
+		return -1
+	case e.Before(d):
+		return +1
+	}
+	return 0
+}
+
+// DaysUntil returns the number of days from d to e: positive when e is
+// after d, negative when it is before, 0 on the same date. It counts
+// calendar days, so daylight-saving changes play no part, and it is exact
+// for any year an int can hold in a time.Time.
+func (d Date) DaysUntil(e Date) int {
+	return int((e.In(time.UTC).Unix() - d.In(time.UTC).Unix()) / (24 * 60 * 60))
+}
+
+// MarshalText implements encoding.TextMarshaler: "YYYY-MM-DD", or empty
+// for the zero Date. With it a Date can key a map that encoding/json
+// marshals, as map[Date]int.
+func (d Date) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
+
+// UnmarshalText implements encoding.TextUnmarshaler: "YYYY-MM-DD", or
+// empty for the zero Date.
+func (d *Date) UnmarshalText(text []byte) error {
+	if len(text) == 0 {
+		*d = Date{}
+		return nil
+	}
+	v, err := ParseDate(string(text))
+	if err != nil {
+		return err
+	}
+	*d = v
+	return nil
+}
+
 // UnmarshalJSON implements json.Unmarshaler.
 func (d *Date) UnmarshalJSON(data []byte) error {
 	if string(data) == "null" || string(data) == `""` {
@@ -253,6 +294,12 @@ func (d Date) MarshalJSON() ([]byte, error) {
 // or "" decode to the zero Money. String gives the decimal text, Cents the
 // amount in minor units. Money marshals as a JSON number with the same
 // text.
+//
+// Compare amounts with Equal or Cmp, not ==. A Money keeps the digits the
+// API wrote, so "1.0" and "1.00" are the same amount (Equal is true, Cmp
+// is 0) but not the same value for ==, and String shows each as it was
+// written; this is the same choice time.Time makes for its locations. Add
+// and Sub are exact, in decimal, and never fail: see Add.
 type Money struct {
 	// text is the canonical decimal text: an optional "-", digits, and an
 	// optional "." with digits. Empty means zero.
@@ -420,6 +467,94 @@ func (m Money) Cents() (int64, error) {
 		return -int64(n), nil
 	}
 	return int64(n), nil
+}
+
+// Equal reports whether m and n are the same amount, whatever their
+// number of decimals: "1.0" equals "1.00", and "-0" equals "0".
+func (m Money) Equal(n Money) bool { return m.Cmp(n) == 0 }
+
+// Cmp compares m and n as amounts and returns -1 if m < n, 0 if m == n and
+// +1 if m > n. It suits slices.SortFunc.
+func (m Money) Cmp(n Money) int {
+	a, as := m.decimal()
+	b, bs := n.decimal()
+	a, b = align(a, as, b, bs)
+	return a.Cmp(b)
+}
+
+// Add returns m + n, exactly, with as many decimals as the operand that
+// has more ("1.5" + "0.25" is "1.75"; "1.00" + "2" is "3.00").
+//
+// Add never fails and never rounds. The sum of two amounts has at most one
+// more digit than the longer of them, so it may go beyond the 64 digits
+// that ParseMoney and decoding accept (a bound that keeps an exponent such
+// as 1e999999 from expanding a short input); only operands close to 10^64
+// get there. Such a Money still compares, adds, prints and marshals
+// exactly, but decoding its text is refused.
+func (m Money) Add(n Money) Money {
+	a, as := m.decimal()
+	b, bs := n.decimal()
+	a, b = align(a, as, b, bs)
+	return moneyOf(a.Add(a, b), max(as, bs))
+}
+
+// Sub returns m - n, exactly, as Add does.
+func (m Money) Sub(n Money) Money {
+	a, as := m.decimal()
+	b, bs := n.decimal()
+	a, b = align(a, as, b, bs)
+	return moneyOf(a.Sub(a, b), max(as, bs))
+}
+
+// times returns m multiplied by the whole number k, exactly, with m's
+// decimals.
+func (m Money) times(k int64) Money {
+	a, as := m.decimal()
+	return moneyOf(a.Mul(a, big.NewInt(k)), as)
+}
+
+// decimal returns m as the integer v and the scale s, m = v × 10^-s.
+func (m Money) decimal() (*big.Int, int) {
+	v := new(big.Int)
+	if m.text == "" {
+		return v, 0
+	}
+	ip, fp, _ := strings.Cut(m.text, ".")
+	// The text is canonical (see canonicalDecimal), so this cannot fail.
+	v.SetString(ip+fp, 10)
+	return v, len(fp)
+}
+
+// align scales the one of a (scale as) and b (scale bs) with fewer
+// decimals up to the other's scale, so that the two can be compared or
+// added as integers.
+func align(a *big.Int, as int, b *big.Int, bs int) (*big.Int, *big.Int) {
+	if as < bs {
+		a.Mul(a, pow10(bs-as))
+	} else if bs < as {
+		b.Mul(b, pow10(as-bs))
+	}
+	return a, b
+}
+
+func pow10(n int) *big.Int {
+	return new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(n)), nil)
+}
+
+// moneyOf returns the Money v × 10^-scale, in canonical text.
+func moneyOf(v *big.Int, scale int) Money {
+	digits := new(big.Int).Abs(v).String()
+	for len(digits) <= scale {
+		digits = "0" + digits
+	}
+	text := digits
+	if scale > 0 {
+		text = digits[:len(digits)-scale] + "." + digits[len(digits)-scale:]
+	}
+	if v.Sign() < 0 {
+		text = "-" + text
+	}
+	return Money{text: text}
 }
 
 // UnmarshalJSON implements json.Unmarshaler.
