@@ -62,10 +62,7 @@ func BenchmarkDecodeDocumentsPage(b *testing.B) {
 			if err != nil || !ok {
 				b.Fatal(ok, err)
 			}
-			docs := make([]Document, len(wire))
-			for j := range wire {
-				docs[j] = wire[j].document()
-			}
+			docs := records(wire)
 			if len(docs) != 200 || docs[1].Jurisdiction != "Utah" || docs[0].CreatedAt.IsZero() {
 				b.Fatalf("decoded %d documents: %+v", len(docs), docs[0])
 			}

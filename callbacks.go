@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"time"
 
 	"github.com/google/uuid"
 )
@@ -15,13 +16,25 @@ type CallbacksClient service
 // Callback is a registered endpoint that receives event notifications.
 type Callback struct {
 	ID        uuid.UUID `json:"id"`
-	CreatedAt Time      `json:"created_at"`
+	CreatedAt time.Time `json:"created_at"`
 	URL       string    `json:"url"`
+}
+
+// callbackWire is a callback as the API writes it.
+type callbackWire struct {
+	Callback
+	CreatedAt Time `json:"created_at"`
+}
+
+func (w callbackWire) record() Callback {
+	cb := w.Callback
+	cb.CreatedAt = w.CreatedAt.Time
+	return cb
 }
 
 // List returns every registered callback. GET /callbacks.
 func (s *CallbacksClient) List(ctx context.Context) ([]Callback, error) {
-	return request[[]Callback](ctx, s.c, http.MethodGet, "/callbacks", nil, nil)
+	return requestRecords[callbackWire](ctx, s.c, http.MethodGet, "/callbacks", nil, nil)
 }
 
 // Create registers callbackURL, an absolute http or https URL, to receive
@@ -33,11 +46,7 @@ func (s *CallbacksClient) Create(ctx context.Context, callbackURL string) (*Call
 	body := struct {
 		URL string `json:"url"`
 	}{callbackURL}
-	cb, err := request[Callback](ctx, s.c, http.MethodPost, "/callbacks", nil, body)
-	if err != nil {
-		return nil, err
-	}
-	return &cb, nil
+	return requestRecord[callbackWire](ctx, s.c, http.MethodPost, "/callbacks", nil, body)
 }
 
 // Delete removes the callback id. DELETE /callbacks/:id.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/google/uuid"
 )
@@ -20,18 +21,33 @@ type Company struct {
 	Name string    `json:"name"`
 	// HomeState is the jurisdiction of the company's domestic
 	// registration, or "" when none is set.
-	HomeState  string `json:"home_state"`
-	EntityType string `json:"entity_type"`
-	CreatedAt  Time   `json:"created_at"`
-	UpdatedAt  Time   `json:"updated_at"`
+	HomeState  string    `json:"home_state"`
+	EntityType string    `json:"entity_type"`
+	CreatedAt  time.Time `json:"created_at"`
+	UpdatedAt  time.Time `json:"updated_at"`
 	// Raw is the record exactly as the API sent it.
 	Raw json.RawMessage `json:"-"`
 }
 
 // UnmarshalJSON decodes the known fields and keeps the whole record in Raw.
 func (c *Company) UnmarshalJSON(data []byte) error {
-	type plain Company
-	return decodeRecord(data, (*plain)(c), &c.Raw)
+	return decodeRecord[companyWire](data, c, &c.Raw)
+}
+
+// companyWire is a company as the API writes it. It embeds the company
+// without its UnmarshalJSON, which would otherwise be its own.
+type companyWire struct {
+	plainCompany
+	CreatedAt Time `json:"created_at"`
+	UpdatedAt Time `json:"updated_at"`
+}
+
+type plainCompany Company
+
+func (w companyWire) record() Company {
+	c := Company(w.plainCompany)
+	c.CreatedAt, c.UpdatedAt = w.CreatedAt.Time, w.UpdatedAt.Time
+	return c
 }
 
 // List returns every company of the account. GET /companies.

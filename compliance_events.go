@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"iter"
 	"net/http"
+	"time"
 
 	"github.com/google/uuid"
 )
@@ -30,8 +31,8 @@ const (
 // GET /compliance-events.
 type ComplianceEvent struct {
 	ID        uuid.UUID             `json:"id"`
-	CreatedAt Time                  `json:"created_at"`
-	UpdatedAt Time                  `json:"updated_at"`
+	CreatedAt time.Time             `json:"created_at"`
+	UpdatedAt time.Time             `json:"updated_at"`
 	Status    ComplianceEventStatus `json:"status"`
 	DueDate   Date                  `json:"due_date"`
 	// Jurisdictions are the names of the jurisdictions of the event.
@@ -47,6 +48,15 @@ type ComplianceEvent struct {
 type complianceEventWire struct {
 	ComplianceEvent
 	Jurisdictions jurisdictionNames `json:"jurisdictions"`
+	CreatedAt     Time              `json:"created_at"`
+	UpdatedAt     Time              `json:"updated_at"`
+}
+
+func (w complianceEventWire) record() ComplianceEvent {
+	e := w.ComplianceEvent
+	e.Jurisdictions = w.Jurisdictions
+	e.CreatedAt, e.UpdatedAt = w.CreatedAt.Time, w.UpdatedAt.Time
+	return e
 }
 
 // maxComplianceEventsLimit is the largest page of GET /compliance-events.
@@ -113,16 +123,7 @@ func (s *ComplianceEventsClient) List(ctx context.Context, p *ComplianceEventLis
 	if err := p.validate(); err != nil {
 		return nil, err
 	}
-	wire, err := request[[]complianceEventWire](ctx, s.c, http.MethodGet, "/compliance-events", p.query(), nil)
-	if err != nil || wire == nil {
-		return nil, err
-	}
-	events := make([]ComplianceEvent, len(wire))
-	for i := range wire {
-		events[i] = wire[i].ComplianceEvent
-		events[i].Jurisdictions = wire[i].Jurisdictions
-	}
-	return events, nil
+	return requestRecords[complianceEventWire](ctx, s.c, http.MethodGet, "/compliance-events", p.query(), nil)
 }
 
 // All returns every compliance event due between p.StartDate and

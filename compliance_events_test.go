@@ -79,7 +79,7 @@ func TestComplianceEventsListDecodes(t *testing.T) {
 	if !e.CreatedAt.Equal(time.Date(2024, 5, 1, 16, 0, 0, 0, time.UTC)) || !e.UpdatedAt.Equal(time.Date(2024, 5, 1, 16, 0, 0, 123e6, time.UTC)) {
 		t.Fatalf("first event times %v %v", e.CreatedAt, e.UpdatedAt)
 	}
-	e.CreatedAt, e.UpdatedAt = Time{}, Time{}
+	e.CreatedAt, e.UpdatedAt = time.Time{}, time.Time{}
 	want := ComplianceEvent{
 		ID: uuid.MustParse("9f8e7d6c-5b4a-4321-8fed-cba987654301"), Status: ComplianceEventActive, DueDate: Date{2024, time.June, 15},
 		Jurisdictions: []string{"Utah", "Idaho"}, Company: "Acme Widgets LLC", CompanyID: acmeID, Filing: "Annual Report",

@@ -16,8 +16,9 @@
 //   - Failures are typed: [*APIError] (with [ErrNotFound] and friends for
 //     errors.Is), [*UnpaidInvoicesError], [*ValidationError] for a call
 //     refused before sending, [*DecodeError], [*TransportError].
-//   - The wire's inconsistencies end in [Time], [Date], [Money] and
-//     [Turnaround]; callers never see them.
+//   - The wire's inconsistencies end in [Date], [Money], [Turnaround] and
+//     the records' time.Time fields; callers never see them. [Time] reads
+//     the API's time shapes for programs that decode its JSON themselves.
 //   - Package webhook verifies the events the API posts to callbacks;
 //     package acctadmintest is an in-memory fake of the whole API for tests.
 //
@@ -41,4 +42,16 @@
 //   - A page image's DPI is left to the API unless set.
 //   - Records whose shape is undocumented (companies, invoices,
 //     registered-agent products) keep the whole record in a Raw field.
+//   - A record's times are plain time.Time values, in the offset the API
+//     wrote them in, so that Before, Equal, Sub and IsZero work on them and
+//     they can be passed to params such as [DocumentListParams.Start]. The
+//     tolerant reading of the API's several time shapes happens inside the
+//     SDK, through [Time]. Marshalled back to JSON, a record writes its
+//     times as time.Time does (RFC 3339; the zero time as
+//     "0001-01-01T00:00:00Z", not null).
+//   - [Money] keeps the digits the API wrote: compare amounts with
+//     [Money.Equal] or [Money.Cmp], not ==. [Money.Add] and [Money.Sub] are
+//     exact and never fail (see [Money.Add] for amounts beyond 64 digits).
+//   - [InvoiceStatus] has constants for the states the API is known to
+//     send; any other state is kept as it comes.
 package acctadmin

@@ -36,8 +36,8 @@ const (
 // Document is an item received for a company.
 type Document struct {
 	ID        uuid.UUID      `json:"id"`
-	CreatedAt Time           `json:"created_at"`
-	UpdatedAt Time           `json:"updated_at"`
+	CreatedAt time.Time      `json:"created_at"`
+	UpdatedAt time.Time      `json:"updated_at"`
 	Title     string         `json:"title"`
 	Status    DocumentStatus `json:"status"`
 	// Type is the kind of document, as "Regular Mail" or "Annual Report".
@@ -60,14 +60,17 @@ type Document struct {
 // its jurisdiction field.
 type documentWire struct {
 	Document
-	State string `json:"state"`
+	State     string `json:"state"`
+	CreatedAt Time   `json:"created_at"`
+	UpdatedAt Time   `json:"updated_at"`
 }
 
-func (w *documentWire) document() Document {
+func (w documentWire) record() Document {
 	d := w.Document
 	if d.Jurisdiction == "" {
 		d.Jurisdiction = w.State
 	}
+	d.CreatedAt, d.UpdatedAt = w.CreatedAt.Time, w.UpdatedAt.Time
 	return d
 }
 
@@ -118,15 +121,7 @@ func (s *DocumentsClient) List(ctx context.Context, p *DocumentListParams) ([]Do
 	if err := p.validate(); err != nil {
 		return nil, err
 	}
-	wire, err := request[[]documentWire](ctx, s.c, http.MethodGet, "/documents", p.query(), nil)
-	if err != nil {
-		return nil, err
-	}
-	docs := make([]Document, len(wire))
-	for i := range wire {
-		docs[i] = wire[i].document()
-	}
-	return docs, nil
+	return requestRecords[documentWire](ctx, s.c, http.MethodGet, "/documents", p.query(), nil)
 }
 
 // All returns every document of the listing, page after page (200 a page
@@ -158,12 +153,7 @@ func (s *DocumentsClient) Get(ctx context.Context, id uuid.UUID) (*Document, err
 	if err := checkID("id", id); err != nil {
 		return nil, err
 	}
-	w, err := request[documentWire](ctx, s.c, http.MethodGet, "/documents/"+id.String(), nil, nil)
-	if err != nil {
-		return nil, err
-	}
-	d := w.document()
-	return &d, nil
+	return requestRecord[documentWire](ctx, s.c, http.MethodGet, "/documents/"+id.String(), nil, nil)
 }
 
 // Page returns page n (counted from 0) of the document id as a PNG image,

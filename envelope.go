@@ -2,18 +2,28 @@ package acctadmin
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
 	"sort"
 	"strings"
+	"time"
 )
 
 // The envelope every JSON answer comes in, its decoding into a typed
 // result, and the *DecodeError that names the endpoint and the JSON path of
 // a field that could not be read. The values inside records (times, dates,
 // amounts, turnarounds) are read by their own types in values.go.
+//
+// A record's fields have the types a Go program wants (time.Time for its
+// times); where the API writes a field in shapes of its own, the record has
+// a wire type: a struct that embeds the record and declares, over the
+// fields concerned, a field of the tolerant type under the same JSON name
+// (encoding/json prefers the shallower field). Its record method gives the
+// record; requestRecord and requestRecords read an answer through it, and
+// decodeRecord does for records that keep their raw JSON.
 
 // envelope is the API's response wrapper: {"success", "timestamp", "result"}.
 type envelope[T any] struct {
@@ -81,7 +91,11 @@ func decodeFailure(endpoint string, body []byte, t reflect.Type, err error) erro
 	return &DecodeError{Endpoint: endpoint, Path: path, Err: cause}
 }
 
-var unmarshalerType = reflect.TypeOf((*json.Unmarshaler)(nil)).Elem()
+var (
+	unmarshalerType = reflect.TypeOf((*json.Unmarshaler)(nil)).Elem()
+	timeType        = reflect.TypeOf(time.Time{})
+	wireTimeType    = reflect.TypeOf(Time{})
+)
 
 // locate finds the first value in data that cannot be decoded into t and
 // returns its JSON path and error; a nil error means it found none.
@@ -91,6 +105,10 @@ func locate(data []byte, t reflect.Type, path string, depth int) (string, error)
 	}
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
+	}
+	if t == timeType {
+		// A record's time.Time is read by Time, through its wire type.
+		t = wireTimeType
 	}
 	if string(data) == "null" {
 		return "", nil
@@ -207,22 +225,55 @@ func jsonFields(t reflect.Type) map[string]reflect.Type {
 	return out
 }
 
-// decodeRecord is the UnmarshalJSON of a record that keeps its raw JSON:
-// it decodes data, an object or null, into *p (the record's type without
-// its own UnmarshalJSON) and keeps a copy of data in *raw.
-func decodeRecord[P any](data []byte, p *P, raw *json.RawMessage) error {
-	var fresh P
+// wire is the wire type of a record R (see the top of this file).
+type wire[R any] interface{ record() R }
+
+// requestRecord sends a call whose result is one record, written as W.
+func requestRecord[W wire[R], R any](ctx context.Context, c *Client, method, path string, q *query, in any) (*R, error) {
+	w, err := request[W](ctx, c, method, path, q, in)
+	if err != nil {
+		return nil, err
+	}
+	r := w.record()
+	return &r, nil
+}
+
+// requestRecords sends a call whose result is a list of records, each
+// written as W. A null result is a nil slice.
+func requestRecords[W wire[R], R any](ctx context.Context, c *Client, method, path string, q *query, in any) ([]R, error) {
+	ws, err := request[[]W](ctx, c, method, path, q, in)
+	if err != nil || ws == nil {
+		return nil, err
+	}
+	return records(ws), nil
+}
+
+// records returns the records that ws are the wire form of.
+func records[W wire[R], R any](ws []W) []R {
+	out := make([]R, len(ws))
+	for i := range ws {
+		out[i] = ws[i].record()
+	}
+	return out
+}
+
+// decodeRecord is the UnmarshalJSON of a record R that keeps its raw JSON:
+// it decodes data, an object or null, as its wire type W (which must not
+// reach R's own UnmarshalJSON) into *r, and keeps a copy of data in *raw.
+func decodeRecord[W wire[R], R any](data []byte, r *R, raw *json.RawMessage) error {
+	var w W
 	if string(data) == "null" {
-		*p, *raw = fresh, nil
+		var zero R
+		*r, *raw = zero, nil
 		return nil
 	}
 	if len(data) == 0 || data[0] != '{' {
 		return fmt.Errorf("want a JSON object, got %s", clip(data))
 	}
-	if err := json.Unmarshal(data, &fresh); err != nil {
+	if err := json.Unmarshal(data, &w); err != nil {
 		return err
 	}
-	*p = fresh
+	*r = w.record()
 	*raw = append(json.RawMessage(nil), data...)
 	return nil
 }

@@ -17,14 +17,14 @@ func TestEnvelopeSuccessForms(t *testing.T) {
 		`{"success":"false","result":[]}`: false,
 	}
 	for in, want := range cases {
-		var out []Callback
+		var out []callbackWire
 		got, err := decodeEnvelope("GET /callbacks", []byte(in), &out)
 		if err != nil || got != want {
 			t.Errorf("decodeEnvelope(%s) = %v, %v; want %v", in, got, err, want)
 		}
 	}
 	for _, in := range []string{`{"success":"yes","result":[]}`, `{"success":1,"result":[]}`, `{"success":null,"result":[]}`} {
-		var out []Callback
+		var out []callbackWire
 		_, err := decodeEnvelope("GET /callbacks", []byte(in), &out)
 		var de *DecodeError
 		if !errors.As(err, &de) {
@@ -52,7 +52,7 @@ func TestDecodeErrorsNameEndpointAndPath(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			var out []Callback
+			var out []callbackWire
 			_, err := decodeEnvelope(ep, []byte(tc.body), &out)
 			var de *DecodeError
 			if !errors.As(err, &de) {
@@ -80,21 +80,82 @@ func TestDecodePathInsideRecordsWithOwnDecoder(t *testing.T) {
 	}
 }
 
+// A record's time.Time fields are read through its wire type in every
+// shape Time accepts, and a bad one is named by its path, in records with
+// a wire type and in records that keep their raw JSON through their own
+// decoder alike.
+func TestDecodeTimesInsideRecords(t *testing.T) {
+	var services []serviceWire
+	body := `{"success":true,"result":[{"id":"6f1c2c1e-2b59-4d4e-9b55-7d3f9a0e8c11","created_at":"2024-05-01 10:00:00 -0600","updated_at":"2024-05-02T10:00:00Z"}]}`
+	if _, err := decodeEnvelope("GET /services", []byte(body), &services); err != nil {
+		t.Fatal(err)
+	}
+	s := services[0].record()
+	created, updated := time.Date(2024, 5, 1, 16, 0, 0, 0, time.UTC), time.Date(2024, 5, 2, 10, 0, 0, 0, time.UTC)
+	if !s.CreatedAt.Equal(created) || !s.UpdatedAt.Equal(updated) || !s.CreatedAt.Before(s.UpdatedAt) || s.UpdatedAt.Sub(s.CreatedAt) != 18*time.Hour {
+		t.Fatalf("times = %v, %v", s.CreatedAt, s.UpdatedAt)
+	}
+	if _, off := s.CreatedAt.Zone(); off != -6*3600 {
+		t.Fatalf("offset %d, want the API's -0600 kept", off)
+	}
+
+	cases := []struct {
+		name, endpoint, body, path string
+		out                        func() any
+	}{
+		{"service", "GET /services", `{"success":true,"result":[{"created_at":"2024-05-01 10:00:00 -0600"},{"updated_at":"later"}]}`, "result[1].updated_at", func() any { return new([]serviceWire) }},
+		{"document", "GET /documents/x", `{"success":true,"result":{"state":"Utah","created_at":"2024-02-30 10:00:00 -0600"}}`, "result.created_at", func() any { return new(documentWire) }},
+		{"compliance event", "GET /compliance-events", `{"success":true,"result":[{"due_date":"2024-05-01","created_at":17}]}`, "result[0].created_at", func() any { return new([]complianceEventWire) }},
+		{"website", "GET /websites", `{"success":true,"result":{"updated_at":"2024-05-01"}}`, "result.updated_at", func() any { return new(websiteWire) }},
+		{"company with raw", "GET /companies", `{"success":true,"result":[{"name":"A","created_at":"2024-05-01 10:00:00 -0600"},{"name":"B","created_at":"2024-05-01 10:00:00 -0600","updated_at":"never"}]}`, "result[1].updated_at", func() any { return new([]Company) }},
+		{"invoice with raw", "GET /invoices", `{"success":true,"result":[{"company":"A","created_at":"2024-05-01 10:00:00 -0600","updated_at":"2024-05-01 25:00:00 -0600"}]}`, "result[0].updated_at", func() any { return new([]Invoice) }},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var err error
+			switch out := tc.out().(type) {
+			case *[]serviceWire:
+				_, err = decodeEnvelope(tc.endpoint, []byte(tc.body), out)
+			case *documentWire:
+				_, err = decodeEnvelope(tc.endpoint, []byte(tc.body), out)
+			case *[]complianceEventWire:
+				_, err = decodeEnvelope(tc.endpoint, []byte(tc.body), out)
+			case *websiteWire:
+				_, err = decodeEnvelope(tc.endpoint, []byte(tc.body), out)
+			case *[]Company:
+				_, err = decodeEnvelope(tc.endpoint, []byte(tc.body), out)
+			case *[]Invoice:
+				_, err = decodeEnvelope(tc.endpoint, []byte(tc.body), out)
+			}
+			var de *DecodeError
+			if !errors.As(err, &de) || de.Endpoint != tc.endpoint || de.Path != tc.path {
+				t.Fatalf("got %v, want a *DecodeError for %s at %s", err, tc.endpoint, tc.path)
+			}
+			if !strings.Contains(de.Error(), "time") {
+				t.Fatalf("message %q does not say a time is at fault", de.Error())
+			}
+		})
+	}
+}
+
 func TestDecodeKeepsUnknownFieldsOutAndNullsEmpty(t *testing.T) {
 	body := `{"success":"true","timestamp":"2024-05-01 10:00:00 -0600","extra":{"a":[1,2]},"result":[
 	 {"id":"6f1c2c1e-2b59-4d4e-9b55-7d3f9a0e8c11","created_at":"2024-05-01T10:00:00.123-06:00","url":"https://x.test/cb","_links":{"self":"/callbacks/1"}}]}`
-	var out []Callback
+	var out []callbackWire
 	okFlag, err := decodeEnvelope("GET /callbacks", []byte(body), &out)
 	if err != nil || !okFlag {
 		t.Fatalf("decode: %v %v", okFlag, err)
 	}
 	want := Callback{
 		ID:        uuid.MustParse("6f1c2c1e-2b59-4d4e-9b55-7d3f9a0e8c11"),
-		CreatedAt: Time{time.Date(2024, 5, 1, 16, 0, 0, 123e6, time.UTC)},
+		CreatedAt: time.Date(2024, 5, 1, 16, 0, 0, 123e6, time.UTC),
 		URL:       "https://x.test/cb",
 	}
-	if len(out) != 1 || out[0].ID != want.ID || !out[0].CreatedAt.Equal(want.CreatedAt.Time) || out[0].URL != want.URL {
+	if len(out) != 1 {
 		t.Fatalf("got %+v", out)
+	}
+	if got := out[0].record(); got.ID != want.ID || !got.CreatedAt.Equal(want.CreatedAt) || got.URL != want.URL {
+		t.Fatalf("got %+v", got)
 	}
 	var none []Callback
 	if _, err := decodeEnvelope("GET /callbacks", []byte(`{"success":true,"result":null}`), &none); err != nil || none != nil {

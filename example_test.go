@@ -450,18 +450,20 @@ func Example_fakeAPI() {
 
 // TestREADMESnippets keeps the README's code honest: every Go snippet in
 // README.md must appear, line for line (indentation aside), in one of the
-// files that the tests compile and run.
+// files that the tests compile and run (the example files and programs).
 func TestREADMESnippets(t *testing.T) {
 	readme, err := os.ReadFile("README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	sources := []string{"example_test.go", "webhook/example_test.go"}
-	more, err := filepath.Glob("examples/*/*.go")
-	if err != nil {
-		t.Fatal(err)
+	var sources []string
+	for _, pattern := range []string{"example*_test.go", "webhook/example*_test.go", "examples/*/*.go"} {
+		more, err := filepath.Glob(pattern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sources = append(sources, more...)
 	}
-	sources = append(sources, more...)
 	var corpus [][]string
 	for _, name := range sources {
 		b, err := os.ReadFile(name)

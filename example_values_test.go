@@ -1,12 +1,52 @@
 package acctadmin_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"log"
 	"time"
 
 	"github.com/acctadmin/acctadmin-go"
+	"github.com/acctadmin/acctadmin-go/acctadmintest"
 )
+
+// A record's times are time.Time: they compare, subtract, and go straight
+// into params.
+func ExampleDocument_times() {
+	srv := acctadmintest.NewServer()
+	defer srv.Close()
+	acme := srv.AddCompany(acctadmintest.CompanyInput{Name: "Acme Widgets LLC"})
+	day := time.Date(2026, time.March, 2, 9, 0, 0, 0, time.UTC)
+	for i, title := range []string{"Annual report notice", "Service of process", "Tax notice"} {
+		srv.AddDocument(acctadmintest.DocumentInput{CompanyID: acme.ID, Title: title, CreatedAt: day.Add(time.Duration(i) * 48 * time.Hour)})
+	}
+	c, err := acctadmin.NewClient(srv.AccessKey, srv.SecretKey, acctadmin.WithBaseURL(srv.URL))
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx := context.Background()
+
+	docs, err := c.Documents.List(ctx, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	first, last := docs[0], docs[len(docs)-1]
+	fmt.Println(first.CreatedAt.Before(last.CreatedAt), last.CreatedAt.Sub(first.CreatedAt))
+
+	// Everything received since the second document came in.
+	since, err := c.Documents.List(ctx, &acctadmin.DocumentListParams{Start: docs[1].CreatedAt})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, d := range since {
+		fmt.Println(d.CreatedAt.UTC().Format(time.DateOnly), d.Title)
+	}
+	// Output:
+	// true 96h0m0s
+	// 2026-03-04 Service of process
+	// 2026-03-06 Tax notice
+}
 
 // Amounts compare and add exactly, whatever number of decimals the API
 // wrote them with.

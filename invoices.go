@@ -6,6 +6,7 @@ import (
 	"iter"
 	"math"
 	"net/http"
+	"time"
 
 	"github.com/google/uuid"
 )
@@ -35,8 +36,8 @@ type Invoice struct {
 	Status    InvoiceStatus `json:"status"`
 	Company   string        `json:"company"`
 	CompanyID uuid.UUID     `json:"company_id"`
-	CreatedAt Time          `json:"created_at"`
-	UpdatedAt Time          `json:"updated_at"`
+	CreatedAt time.Time     `json:"created_at"`
+	UpdatedAt time.Time     `json:"updated_at"`
 	DueDate   Date          `json:"due_date"`
 	Items     []InvoiceItem `json:"items"`
 	// Raw is the record exactly as the API sent it.
@@ -66,8 +67,23 @@ func (it InvoiceItem) Total() Money { return it.Price.times(int64(it.Quantity)) 
 
 // UnmarshalJSON decodes the known fields and keeps the whole record in Raw.
 func (inv *Invoice) UnmarshalJSON(data []byte) error {
-	type plain Invoice
-	return decodeRecord(data, (*plain)(inv), &inv.Raw)
+	return decodeRecord[invoiceWire](data, inv, &inv.Raw)
+}
+
+// invoiceWire is an invoice as the API writes it. It embeds the invoice
+// without its UnmarshalJSON, which would otherwise be its own.
+type invoiceWire struct {
+	plainInvoice
+	CreatedAt Time `json:"created_at"`
+	UpdatedAt Time `json:"updated_at"`
+}
+
+type plainInvoice Invoice
+
+func (w invoiceWire) record() Invoice {
+	inv := Invoice(w.plainInvoice)
+	inv.CreatedAt, inv.UpdatedAt = w.CreatedAt.Time, w.UpdatedAt.Time
+	return inv
 }
 
 // invoicesPageSize is the page size of InvoicesClient.All. The API does not

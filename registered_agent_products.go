@@ -28,9 +28,14 @@ type RegisteredAgentProduct struct {
 
 // UnmarshalJSON decodes the known fields and keeps the whole record in Raw.
 func (p *RegisteredAgentProduct) UnmarshalJSON(data []byte) error {
-	type plain RegisteredAgentProduct
-	return decodeRecord(data, (*plain)(p), &p.Raw)
+	return decodeRecord[registeredAgentProductWire](data, p, &p.Raw)
 }
+
+// registeredAgentProductWire is the product without its UnmarshalJSON: no
+// field of it needs a shape of its own.
+type registeredAgentProductWire RegisteredAgentProduct
+
+func (w registeredAgentProductWire) record() RegisteredAgentProduct { return RegisteredAgentProduct(w) }
 
 // RegisteredAgentProductListParams chooses the products of
 // GET /registered-agent-products.

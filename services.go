@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"iter"
 	"net/http"
+	"time"
 
 	"github.com/google/uuid"
 )
@@ -31,14 +32,27 @@ const (
 // Service is a subscription of a company in a jurisdiction.
 type Service struct {
 	ID             uuid.UUID     `json:"id"`
-	CreatedAt      Time          `json:"created_at"`
-	UpdatedAt      Time          `json:"updated_at"`
+	CreatedAt      time.Time     `json:"created_at"`
+	UpdatedAt      time.Time     `json:"updated_at"`
 	Status         ServiceStatus `json:"status"`
 	Type           string        `json:"type"`
 	Jurisdiction   string        `json:"jurisdiction"`
 	JurisdictionID uuid.UUID     `json:"jurisdiction_id"`
 	Company        string        `json:"company"`
 	CompanyID      uuid.UUID     `json:"company_id"`
+}
+
+// serviceWire is a service as the API writes it.
+type serviceWire struct {
+	Service
+	CreatedAt Time `json:"created_at"`
+	UpdatedAt Time `json:"updated_at"`
+}
+
+func (w serviceWire) record() Service {
+	s := w.Service
+	s.CreatedAt, s.UpdatedAt = w.CreatedAt.Time, w.UpdatedAt.Time
+	return s
 }
 
 // maxServicesLimit is the largest page of GET /services.
@@ -82,7 +96,7 @@ func (s *ServicesClient) List(ctx context.Context, p *ServiceListParams) ([]Serv
 	if err := p.validate(); err != nil {
 		return nil, err
 	}
-	return request[[]Service](ctx, s.c, http.MethodGet, "/services", p.query(), nil)
+	return requestRecords[serviceWire](ctx, s.c, http.MethodGet, "/services", p.query(), nil)
 }
 
 // All returns every service, page after page (100 a page unless p.Limit
@@ -129,7 +143,7 @@ func (s *ServicesClient) Create(ctx context.Context, p *ServiceCreateParams) ([]
 		Jurisdictions   []string    `json:"jurisdictions,omitempty"`
 		JurisdictionIDs []uuid.UUID `json:"jurisdiction_ids,omitempty"`
 	}{p.Company, optID(p.CompanyID), p.Jurisdictions, p.JurisdictionIDs}
-	return request[[]Service](ctx, s.c, http.MethodPost, "/services", nil, body)
+	return requestRecords[serviceWire](ctx, s.c, http.MethodPost, "/services", nil, body)
 }
 
 // RequestCancellation asks for the service id to be cancelled and returns
@@ -141,7 +155,7 @@ func (s *ServicesClient) RequestCancellation(ctx context.Context, id uuid.UUID) 
 	if err := checkID("id", id); err != nil {
 		return nil, err
 	}
-	svc, err := request[Service](ctx, s.c, http.MethodPost, "/services/"+id.String()+"/cancel-request", nil, nil)
+	svc, err := requestRecord[serviceWire](ctx, s.c, http.MethodPost, "/services/"+id.String()+"/cancel-request", nil, nil)
 	if err != nil {
 		var apiErr *APIError
 		if errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusBadRequest {
@@ -151,7 +165,7 @@ func (s *ServicesClient) RequestCancellation(ctx context.Context, id uuid.UUID) 
 		}
 		return nil, err
 	}
-	return &svc, nil
+	return svc, nil
 }
 
 // UnpaidInvoicesError is the answer to a cancellation request for a service

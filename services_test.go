@@ -37,11 +37,11 @@ func TestServicesListRequestAndResponse(t *testing.T) {
 		t.Fatalf("request %+v", r)
 	}
 	want := Service{
-		ID: serviceID, CreatedAt: Time{time.Date(2024, 5, 1, 16, 0, 0, 0, time.UTC)}, UpdatedAt: Time{time.Date(2024, 5, 3, 15, 0, 0, 0, time.UTC)},
+		ID: serviceID, CreatedAt: time.Date(2024, 5, 1, 16, 0, 0, 0, time.UTC), UpdatedAt: time.Date(2024, 5, 3, 15, 0, 0, 0, time.UTC),
 		Status: ServiceAwaitingClientInput, Type: "Registered Agent", Jurisdiction: "Utah", JurisdictionID: utahID, Company: "Acme LLC", CompanyID: companyID,
 	}
 	s := got[0]
-	if len(got) != 2 || s.ID != want.ID || !s.CreatedAt.Equal(want.CreatedAt.Time) || !s.UpdatedAt.Equal(want.UpdatedAt.Time) || s.Status != want.Status ||
+	if len(got) != 2 || s.ID != want.ID || !s.CreatedAt.Equal(want.CreatedAt) || !s.UpdatedAt.Equal(want.UpdatedAt) || s.Status != want.Status ||
 		s.Type != want.Type || s.Jurisdiction != want.Jurisdiction || s.JurisdictionID != want.JurisdictionID || s.Company != want.Company || s.CompanyID != want.CompanyID {
 		t.Fatalf("got %+v", got)
 	}

@@ -45,7 +45,9 @@ func unquote(data []byte) (s string, ok bool) {
 	return s, true
 }
 
-// Time is a point in time as the API writes it. It accepts
+// Time is a point in time as the API writes it: the SDK reads every
+// record's time.Time fields through it, and it is exported for programs
+// that decode the API's JSON themselves. It accepts
 // "2006-01-02 15:04:05 -0700" (the API's usual shape), RFC 3339 / ISO 8601
 // with or without fractional seconds and with a "Z", "+07:00" or "+0700"
 // offset (the cancel-request shape), and JSON null or "" for the zero

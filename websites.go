@@ -3,6 +3,7 @@ package acctadmin
 import (
 	"context"
 	"net/http"
+	"time"
 
 	"github.com/google/uuid"
 )
@@ -20,11 +21,24 @@ type Website struct {
 	URL          string    `json:"url"`
 	BillingName  string    `json:"billing_name"`
 	LoginURL     string    `json:"login_url"`
-	CreatedAt    Time      `json:"created_at"`
-	UpdatedAt    Time      `json:"updated_at"`
+	CreatedAt    time.Time `json:"created_at"`
+	UpdatedAt    time.Time `json:"updated_at"`
 	Emails       []string  `json:"emails"`
 	PhoneNumbers []string  `json:"phone_numbers"`
 	Addresses    []Address `json:"addresses"`
+}
+
+// websiteWire is a website as the API writes it.
+type websiteWire struct {
+	Website
+	CreatedAt Time `json:"created_at"`
+	UpdatedAt Time `json:"updated_at"`
+}
+
+func (w websiteWire) record() Website {
+	site := w.Website
+	site.CreatedAt, site.UpdatedAt = w.CreatedAt.Time, w.UpdatedAt.Time
+	return site
 }
 
 // Address is a postal address of a website. GET /websites.
@@ -45,9 +59,5 @@ func (s *WebsitesClient) Get(ctx context.Context, websiteURL string) (*Website, 
 	}
 	q := &query{}
 	q.str("url", websiteURL)
-	w, err := request[Website](ctx, s.c, http.MethodGet, "/websites", q, nil)
-	if err != nil {
-		return nil, err
-	}
-	return &w, nil
+	return requestRecord[websiteWire](ctx, s.c, http.MethodGet, "/websites", q, nil)
 }

@@ -44,7 +44,7 @@ func TestWebsitesGetDecodes(t *testing.T) {
 		t.Fatalf("times %v %v", got.CreatedAt, got.UpdatedAt)
 	}
 	w := *got
-	w.CreatedAt, w.UpdatedAt = Time{}, Time{}
+	w.CreatedAt, w.UpdatedAt = time.Time{}, time.Time{}
 	want := Website{
 		ID: uuid.MustParse("2a4c6e80-1b3d-4f5a-9c7e-0d2f4a6c8e01"), Name: "Acme Registered Agents", URL: "https://www.acme-agents.example",
 		BillingName: "Acme Agents LLC", LoginURL: "https://www.acme-agents.example/login",
