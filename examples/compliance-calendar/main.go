@@ -1,5 +1,7 @@
 // Command compliance-calendar prints the compliance due dates of the next
-// days (90 unless -days says otherwise) as a table grouped by company.
+// days (90 unless -days says otherwise) as a table, in the order the API
+// lists them (by due date on the fake), each row as soon as its page
+// arrives. Ctrl-C stops it.
 //
 // Usage:
 //
@@ -24,9 +26,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"sort"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	acctadmin "github.com/acctadmin/acctadmin-go"
@@ -67,46 +67,34 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 
 	today := acctadmin.DateOf(time.Now())
 	params := &acctadmin.ComplianceEventListParams{StartDate: today, EndDate: today.AddDays(*days)}
-	var events []acctadmin.ComplianceEvent
+	title := fmt.Sprintf("Due dates from %s to %s\n\n", params.StartDate, params.EndDate)
+
+	// Rows are printed as the pages arrive, each as soon as it is read, in
+	// the order the API lists the events, in columns of fixed width (a
+	// longer value pushes the rest of its row along). The title and the
+	// header come with the first row, so an error before any row prints
+	// the error alone.
+	const row = "%-10s  %-28s  %-28s  %-13s  %s\n"
+	n := 0
+	companies := map[string]bool{}
 	for e, err := range c.ComplianceEvents.All(ctx, params) {
 		if err != nil {
 			return fmt.Errorf("compliance events: %w", err)
 		}
-		events = append(events, e)
-	}
-	return printTable(out, params.StartDate, params.EndDate, events)
-}
-
-// printTable writes events as a table grouped by company: companies in name
-// order, each one's due dates in date order.
-func printTable(out io.Writer, from, to acctadmin.Date, events []acctadmin.ComplianceEvent) error {
-	sort.SliceStable(events, func(i, j int) bool {
-		a, b := events[i], events[j]
-		if a.Company != b.Company {
-			return a.Company < b.Company
+		if n == 0 {
+			fmt.Fprint(out, title)
+			fmt.Fprintf(out, row, "DUE", "COMPANY", "FILING", "STATUS", "JURISDICTIONS")
 		}
-		return a.DueDate.Before(b.DueDate)
-	})
-	fmt.Fprintf(out, "Due dates from %s to %s\n\n", from, to)
-	if len(events) == 0 {
+		fmt.Fprintf(out, row, e.DueDate, e.Company, e.Filing, e.Status, strings.Join(e.Jurisdictions, ", "))
+		n++
+		companies[e.Company] = true
+	}
+	if n == 0 {
+		fmt.Fprint(out, title)
 		fmt.Fprintln(out, "Nothing is due.")
 		return nil
 	}
-	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "COMPANY\tDUE\tFILING\tSTATUS\tJURISDICTIONS")
-	companies := 0
-	for i, e := range events {
-		company := ""
-		if i == 0 || e.Company != events[i-1].Company {
-			company = e.Company
-			companies++
-		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", company, e.DueDate, e.Filing, e.Status, strings.Join(e.Jurisdictions, ", "))
-	}
-	if err := w.Flush(); err != nil {
-		return err
-	}
-	fmt.Fprintf(out, "\n%d due date(s) for %d company(ies)\n", len(events), companies)
+	fmt.Fprintf(out, "\n%d due date(s) for %d company(ies)\n", n, len(companies))
 	return nil
 }
 

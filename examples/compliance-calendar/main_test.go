@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
+	"net/http"
 	"regexp"
 	"strconv"
 	"strings"
@@ -11,11 +13,14 @@ import (
 
 	acctadmin "github.com/acctadmin/acctadmin-go"
 	"github.com/acctadmin/acctadmin-go/acctadmintest"
+	"github.com/acctadmin/acctadmin-go/internal/exampletest"
 	"go.uber.org/goleak"
 )
 
-// TestMain checks that the program leaves no goroutine behind.
+// TestMain checks that the program leaves no goroutine behind. Started by
+// a test as the program itself, it runs main instead.
 func TestMain(m *testing.M) {
+	exampletest.RunMainIfChild(main)
 	goleak.VerifyTestMain(m)
 }
 
@@ -25,7 +30,7 @@ func testContext(t *testing.T) context.Context {
 	return ctx
 }
 
-func TestTableGroupedByCompany(t *testing.T) {
+func TestTableInListingOrder(t *testing.T) {
 	srv := acctadmintest.NewServer()
 	t.Cleanup(srv.Close)
 	t.Setenv(acctadmin.EnvAccessKey, srv.AccessKey)
@@ -63,11 +68,11 @@ func TestTableGroupedByCompany(t *testing.T) {
 	d := func(n int) string { return today.AddDays(n).String() }
 	want := "Due dates from " + d(0) + " to " + d(90) + "\n" +
 		"\n" +
-		"COMPANY           DUE         FILING                       STATUS  JURISDICTIONS\n" +
-		"Acme Widgets LLC  " + d(0) + "  Beneficial Ownership Update  active  Utah, Idaho\n" +
-		"                  " + d(45) + "  Annual Report                active  Utah\n" +
-		"Zebra Labs LLC    " + d(10) + "  Franchise Tax Report         active  Texas\n" +
-		"                  " + d(90) + "  Annual Report                active  Texas\n" +
+		"DUE         COMPANY                       FILING                        STATUS         JURISDICTIONS\n" +
+		d(0) + "  Acme Widgets LLC              Beneficial Ownership Update   active         Utah, Idaho\n" +
+		d(10) + "  Zebra Labs LLC                Franchise Tax Report          active         Texas\n" +
+		d(45) + "  Acme Widgets LLC              Annual Report                 active         Utah\n" +
+		d(90) + "  Zebra Labs LLC                Annual Report                 active         Texas\n" +
 		"\n" +
 		"4 due date(s) for 2 company(ies)\n"
 	if out.String() != want {
@@ -134,5 +139,70 @@ func TestBadArguments(t *testing.T) {
 		if err := run(testContext(t), args, &bytes.Buffer{}); err == nil {
 			t.Errorf("run(%q) = nil, want an error", args)
 		}
+	}
+}
+
+// manyEvents starts a fake with n events due in the next days behind a
+// proxy that holds the requests hold picks, and points the environment at
+// the proxy.
+func manyEvents(t *testing.T, n int, hold func(*http.Request) bool) (*acctadmintest.Server, *exampletest.Proxy) {
+	t.Helper()
+	srv := acctadmintest.NewServer()
+	t.Cleanup(srv.Close)
+	co := srv.AddCompany(acctadmintest.CompanyInput{Name: "Acme Widgets LLC", HomeState: "Utah"})
+	today := acctadmin.DateOf(time.Now())
+	for i := range n {
+		srv.AddComplianceEvent(acctadmintest.ComplianceEventInput{
+			CompanyID: co.ID, Filing: "Annual Report", DueDate: today.AddDays(i % 60).In(time.UTC),
+		})
+	}
+	proxy := exampletest.NewProxy(t, srv.URL, hold)
+	t.Setenv(acctadmin.EnvAccessKey, srv.AccessKey)
+	t.Setenv(acctadmin.EnvSecretKey, srv.SecretKey)
+	t.Setenv(acctadmin.EnvBaseURL, proxy.URL)
+	return srv, proxy
+}
+
+// secondPage picks the request for the second page of events.
+func secondPage(r *http.Request) bool {
+	return r.URL.Path == "/compliance-events" && r.URL.Query().Get("offset") == "100"
+}
+
+// The first rows are printed while the second page is still on its way.
+func TestRowsArePrintedAsPagesArrive(t *testing.T) {
+	_, proxy := manyEvents(t, 150, secondPage)
+	text := exampletest.CheckStreams(t, proxy, func(ctx context.Context, out io.Writer) error { return run(ctx, nil, out) }, "Annual Report")
+	if got := strings.Count(text, "Annual Report"); got != 150 {
+		t.Fatalf("%d rows, want 150:\n%s", got, text)
+	}
+	if strings.Count(text, "COMPANY") != 1 || strings.Index(text, "COMPANY") > strings.Index(text, "Annual Report") {
+		t.Fatalf("want one header, before the first row:\n%s", text)
+	}
+	if !strings.HasSuffix(text, "\n150 due date(s) for 1 company(ies)\n") {
+		t.Fatalf("no summary:\n%s", text)
+	}
+}
+
+// A refused listing prints the error alone: no title, no header.
+func TestRefusedListingPrintsNoHeader(t *testing.T) {
+	srv, _ := manyEvents(t, 3, func(*http.Request) bool { return false })
+	srv.InjectFault(acctadmintest.Fault{Method: http.MethodGet, Path: "/compliance-events", Status: http.StatusForbidden, Count: 1})
+	var out bytes.Buffer
+	err := run(testContext(t), nil, &out)
+	if err == nil || !strings.Contains(err.Error(), "403") {
+		t.Fatalf("run = %v, want the API's 403", err)
+	}
+	if strings.Contains(out.String(), "COMPANY") || strings.Contains(out.String(), "Due dates") {
+		t.Fatalf("a header was printed before the error:\n%s", out.String())
+	}
+}
+
+// Cancelling the context (what Ctrl-C does, through signal.NotifyContext)
+// stops the listing at once, even while a page is on its way.
+func TestCancelStopsTheListing(t *testing.T) {
+	_, proxy := manyEvents(t, 150, secondPage)
+	out := exampletest.CheckCancel(t, proxy, func(ctx context.Context, out io.Writer) error { return run(ctx, nil, out) })
+	if strings.Contains(out, "due date(s)") {
+		t.Fatalf("a cancelled listing printed its summary:\n%s", out)
 	}
 }

@@ -1,5 +1,6 @@
 // Command list-services prints every service of the account as a table,
-// reading the listing page after page with ServicesClient.All.
+// reading the listing page after page with ServicesClient.All and printing
+// each row as soon as its page arrives. Ctrl-C stops it.
 //
 // Usage:
 //
@@ -24,7 +25,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"text/tabwriter"
+	"time"
 
 	acctadmin "github.com/acctadmin/acctadmin-go"
 	"github.com/acctadmin/acctadmin-go/acctadmintest"
@@ -60,19 +61,21 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	}
 	defer done()
 
-	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "COMPANY\tJURISDICTION\tSTATUS\tTYPE\tCREATED")
+	// Rows are printed as the pages arrive, each as soon as it is read, in
+	// columns of fixed width (a longer value pushes the rest of its row
+	// along). The header comes with the first row, so an error before any
+	// row prints the error alone.
+	const row = "%-28s  %-16s  %-21s  %-16s  %s\n"
 	n := 0
 	for s, err := range c.Services.All(ctx, &acctadmin.ServiceListParams{Company: *company}) {
 		if err != nil {
-			w.Flush()
 			return fmt.Errorf("list services: %w", err)
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", s.Company, s.Jurisdiction, s.Status, s.Type, s.CreatedAt.Format("2006-01-02"))
+		if n == 0 {
+			fmt.Fprintf(out, row, "COMPANY", "JURISDICTION", "STATUS", "TYPE", "CREATED")
+		}
+		fmt.Fprintf(out, row, s.Company, s.Jurisdiction, s.Status, s.Type, s.CreatedAt.Format(time.DateOnly))
 		n++
-	}
-	if err := w.Flush(); err != nil {
-		return err
 	}
 	fmt.Fprintf(out, "%d service(s)\n", n)
 	return nil

@@ -10,7 +10,9 @@
 // With ACCTADMIN_ACCESS_KEY and ACCTADMIN_SECRET_KEY set (and
 // ACCTADMIN_BASE_URL, optionally) it runs the read-only part of the tour
 // against that account: nothing is created, and only an already-read
-// document is downloaded, so no unread mail is marked read.
+// document is downloaded, so no unread mail is marked read. The document
+// is saved to a temporary folder that the tour removes once it has shown
+// it. Ctrl-C stops the tour.
 package main
 
 import (
@@ -21,6 +23,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"time"
 
@@ -31,7 +34,9 @@ import (
 )
 
 func main() {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
 	if err := run(ctx, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "quickstart:", err)
@@ -90,16 +95,24 @@ func listServices(ctx context.Context, out io.Writer, c *acctadmin.Client) error
 func upcomingDueDates(ctx context.Context, out io.Writer, c *acctadmin.Client) error {
 	today := acctadmin.DateOf(time.Now())
 	params := &acctadmin.ComplianceEventListParams{StartDate: today, EndDate: today.AddDays(90)}
-	fmt.Fprintf(out, "2. Compliance due dates, %s to %s:\n", params.StartDate, params.EndDate)
+	heading := fmt.Sprintf("2. Compliance due dates, %s to %s:\n", params.StartDate, params.EndDate)
 	n := 0
 	for e, err := range c.ComplianceEvents.All(ctx, params) {
 		if err != nil {
 			return fmt.Errorf("compliance events: %w", err)
 		}
+		// The heading comes with the first row, which is printed as soon
+		// as its page arrives, so an error before it comes alone.
+		if n == 0 {
+			fmt.Fprint(out, heading)
+		}
 		if n < 5 {
 			fmt.Fprintf(out, "   %s  %-28s %-24s %v\n", e.DueDate, e.Company, e.Filing, e.Jurisdictions)
 		}
 		n++
+	}
+	if n == 0 {
+		fmt.Fprint(out, heading)
 	}
 	fmt.Fprintf(out, "   %d due in all\n\n", n)
 	return nil
@@ -136,15 +149,17 @@ func pageThroughMail(ctx context.Context, out io.Writer, c *acctadmin.Client, fa
 		fmt.Fprintln(out)
 		return nil
 	}
+	// The tour keeps nothing: the folder goes when the download is shown.
 	dir, err := os.MkdirTemp("", "acctadmin-quickstart-")
 	if err != nil {
 		return err
 	}
+	defer os.RemoveAll(dir)
 	path, size, err := save(ctx, c, first.ID, dir)
 	if err != nil {
 		return fmt.Errorf("download %s: %w", first.ID, err)
 	}
-	fmt.Fprintf(out, "   downloaded %q (%d pages, %d bytes) to %s\n\n", first.Title, first.Pages, size, path)
+	fmt.Fprintf(out, "   downloaded %q (%d pages, %d bytes) to %s (a temporary folder, removed when the tour moves on)\n\n", first.Title, first.Pages, size, path)
 	return nil
 }
 
