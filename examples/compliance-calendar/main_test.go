@@ -145,7 +145,7 @@ func TestBadArguments(t *testing.T) {
 // manyEvents starts a fake with n events due in the next days behind a
 // proxy that holds the requests hold picks, and points the environment at
 // the proxy.
-func manyEvents(t *testing.T, n int, hold func(*http.Request) bool) (*acctadmintest.Server, *exampletest.Proxy) {
+func manyEvents(t *testing.T, n int, hold func(*http.Request) bool) (*acctadmintest.Server, *exampletest.Proxy, []string) {
 	t.Helper()
 	srv := acctadmintest.NewServer()
 	t.Cleanup(srv.Close)
@@ -157,10 +157,8 @@ func manyEvents(t *testing.T, n int, hold func(*http.Request) bool) (*acctadmint
 		})
 	}
 	proxy := exampletest.NewProxy(t, srv.URL, hold)
-	t.Setenv(acctadmin.EnvAccessKey, srv.AccessKey)
-	t.Setenv(acctadmin.EnvSecretKey, srv.SecretKey)
-	t.Setenv(acctadmin.EnvBaseURL, proxy.URL)
-	return srv, proxy
+	env := exampletest.UseAccount(t, srv.AccessKey, srv.SecretKey, proxy.URL)
+	return srv, proxy, env
 }
 
 // secondPage picks the request for the second page of events.
@@ -170,7 +168,7 @@ func secondPage(r *http.Request) bool {
 
 // The first rows are printed while the second page is still on its way.
 func TestRowsArePrintedAsPagesArrive(t *testing.T) {
-	_, proxy := manyEvents(t, 150, secondPage)
+	_, proxy, _ := manyEvents(t, 150, secondPage)
 	text := exampletest.CheckStreams(t, proxy, func(ctx context.Context, out io.Writer) error { return run(ctx, nil, out) }, "Annual Report")
 	if got := strings.Count(text, "Annual Report"); got != 150 {
 		t.Fatalf("%d rows, want 150:\n%s", got, text)
@@ -185,7 +183,7 @@ func TestRowsArePrintedAsPagesArrive(t *testing.T) {
 
 // A refused listing prints the error alone: no title, no header.
 func TestRefusedListingPrintsNoHeader(t *testing.T) {
-	srv, _ := manyEvents(t, 3, func(*http.Request) bool { return false })
+	srv, _, _ := manyEvents(t, 3, func(*http.Request) bool { return false })
 	srv.InjectFault(acctadmintest.Fault{Method: http.MethodGet, Path: "/compliance-events", Status: http.StatusForbidden, Count: 1})
 	var out bytes.Buffer
 	err := run(testContext(t), nil, &out)
@@ -200,7 +198,7 @@ func TestRefusedListingPrintsNoHeader(t *testing.T) {
 // Cancelling the context (what Ctrl-C does, through signal.NotifyContext)
 // stops the listing at once, even while a page is on its way.
 func TestCancelStopsTheListing(t *testing.T) {
-	_, proxy := manyEvents(t, 150, secondPage)
+	_, proxy, _ := manyEvents(t, 150, secondPage)
 	out := exampletest.CheckCancel(t, proxy, func(ctx context.Context, out io.Writer) error { return run(ctx, nil, out) })
 	if strings.Contains(out, "due date(s)") {
 		t.Fatalf("a cancelled listing printed its summary:\n%s", out)

@@ -101,7 +101,7 @@ func TestUnknownCompanyIsAnError(t *testing.T) {
 // manyServices starts a fake with n services of one company behind a
 // proxy that holds the requests hold picks, and points the environment at
 // the proxy.
-func manyServices(t *testing.T, n int, hold func(*http.Request) bool) (*acctadmintest.Server, *exampletest.Proxy) {
+func manyServices(t *testing.T, n int, hold func(*http.Request) bool) (*acctadmintest.Server, *exampletest.Proxy, []string) {
 	t.Helper()
 	srv := acctadmintest.NewServer()
 	t.Cleanup(srv.Close)
@@ -111,10 +111,8 @@ func manyServices(t *testing.T, n int, hold func(*http.Request) bool) (*acctadmi
 		srv.AddService(acctadmintest.ServiceInput{CompanyID: co.ID, Jurisdiction: "Utah", CreatedAt: start.Add(time.Duration(i) * time.Minute)})
 	}
 	proxy := exampletest.NewProxy(t, srv.URL, hold)
-	t.Setenv(acctadmin.EnvAccessKey, srv.AccessKey)
-	t.Setenv(acctadmin.EnvSecretKey, srv.SecretKey)
-	t.Setenv(acctadmin.EnvBaseURL, proxy.URL)
-	return srv, proxy
+	env := exampletest.UseAccount(t, srv.AccessKey, srv.SecretKey, proxy.URL)
+	return srv, proxy, env
 }
 
 // secondPage picks the request for the second page of services.
@@ -124,7 +122,7 @@ func secondPage(r *http.Request) bool {
 
 // The first rows are printed while the second page is still on its way.
 func TestRowsArePrintedAsPagesArrive(t *testing.T) {
-	_, proxy := manyServices(t, 150, secondPage)
+	_, proxy, _ := manyServices(t, 150, secondPage)
 	text := exampletest.CheckStreams(t, proxy, func(ctx context.Context, out io.Writer) error { return run(ctx, nil, out) }, "Acme Widgets LLC")
 	if got := len(rows(t, text)); got != 150 {
 		t.Fatalf("%d rows, want 150:\n%s", got, text)
@@ -136,7 +134,7 @@ func TestRowsArePrintedAsPagesArrive(t *testing.T) {
 
 // A first page refused by the API prints the error alone, with no header.
 func TestRefusedFirstPagePrintsNoHeader(t *testing.T) {
-	srv, _ := manyServices(t, 150, func(*http.Request) bool { return false })
+	srv, _, _ := manyServices(t, 150, func(*http.Request) bool { return false })
 	srv.InjectFault(acctadmintest.Fault{Method: http.MethodGet, Path: "/services", Status: http.StatusNotFound, Count: 1})
 	var out bytes.Buffer
 	err := run(context.Background(), nil, &out)
@@ -148,7 +146,7 @@ func TestRefusedFirstPagePrintsNoHeader(t *testing.T) {
 // Cancelling the context (what Ctrl-C does, through signal.NotifyContext)
 // stops the listing at once, even while a page is on its way.
 func TestCancelStopsTheListing(t *testing.T) {
-	_, proxy := manyServices(t, 150, secondPage)
+	_, proxy, _ := manyServices(t, 150, secondPage)
 	out := exampletest.CheckCancel(t, proxy, func(ctx context.Context, out io.Writer) error { return run(ctx, nil, out) })
 	if strings.Contains(out, "service(s)") {
 		t.Fatalf("a cancelled listing printed its count:\n%s", out)

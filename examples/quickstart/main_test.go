@@ -78,7 +78,7 @@ func TestTourLeavesNoTemporaryFolder(t *testing.T) {
 // account starts a fake with n compliance events behind a proxy that holds
 // the requests hold picks, and points the environment at the proxy, as a
 // user with keys would.
-func account(t *testing.T, n int, hold func(*http.Request) bool) (*acctadmintest.Server, *exampletest.Proxy) {
+func account(t *testing.T, n int, hold func(*http.Request) bool) (*acctadmintest.Server, *exampletest.Proxy, []string) {
 	t.Helper()
 	srv := acctadmintest.NewServer()
 	t.Cleanup(srv.Close)
@@ -91,15 +91,13 @@ func account(t *testing.T, n int, hold func(*http.Request) bool) (*acctadmintest
 		})
 	}
 	proxy := exampletest.NewProxy(t, srv.URL, hold)
-	t.Setenv(acctadmin.EnvAccessKey, srv.AccessKey)
-	t.Setenv(acctadmin.EnvSecretKey, srv.SecretKey)
-	t.Setenv(acctadmin.EnvBaseURL, proxy.URL)
-	return srv, proxy
+	env := exampletest.UseAccount(t, srv.AccessKey, srv.SecretKey, proxy.URL)
+	return srv, proxy, env
 }
 
 // The due dates are printed as their pages arrive.
 func TestDueDatesArePrintedAsPagesArrive(t *testing.T) {
-	_, proxy := account(t, 150, func(r *http.Request) bool {
+	_, proxy, _ := account(t, 150, func(r *http.Request) bool {
 		return r.URL.Path == "/compliance-events" && r.URL.Query().Get("offset") == "100"
 	})
 	text := exampletest.CheckStreams(t, proxy, run, "Annual Report")
@@ -111,7 +109,7 @@ func TestDueDatesArePrintedAsPagesArrive(t *testing.T) {
 // A refused listing of due dates prints the error alone, without the
 // section's heading.
 func TestRefusedDueDatesPrintNoHeading(t *testing.T) {
-	srv, _ := account(t, 3, func(*http.Request) bool { return false })
+	srv, _, _ := account(t, 3, func(*http.Request) bool { return false })
 	srv.InjectFault(acctadmintest.Fault{Method: http.MethodGet, Path: "/compliance-events", Status: http.StatusForbidden, Count: 1})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

@@ -20,6 +20,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	acctadmin "github.com/acctadmin/acctadmin-go"
 )
 
 // Proxy is a loopback HTTP server that forwards every request to a target
@@ -290,4 +292,22 @@ func CheckInterrupt(t *testing.T, proxy *Proxy, env []string, wantErr ...string)
 		}
 	}
 	return stdout
+}
+
+// UseAccount points the environment at an account, as a user with keys
+// would set it, for the rest of the test, and returns the same settings as
+// NAME=value pairs for StartMain.
+func UseAccount(t *testing.T, accessKey, secretKey, baseURL string) []string {
+	t.Helper()
+	env := map[string]string{
+		acctadmin.EnvAccessKey: accessKey,
+		acctadmin.EnvSecretKey: secretKey,
+		acctadmin.EnvBaseURL:   baseURL,
+	}
+	var pairs []string
+	for _, name := range []string{acctadmin.EnvAccessKey, acctadmin.EnvSecretKey, acctadmin.EnvBaseURL} {
+		t.Setenv(name, env[name])
+		pairs = append(pairs, name+"="+env[name])
+	}
+	return pairs
 }
