@@ -57,12 +57,12 @@ func BenchmarkDecodeDocumentsPage(b *testing.B) {
 		b.ReportAllocs()
 		b.SetBytes(int64(len(body)))
 		for i := 0; i < b.N; i++ {
-			var wire []documentWire
-			ok, err := decodeEnvelope("GET /documents", body, &wire)
+			var list wireList[documentWire, Document]
+			ok, err := decodeEnvelope("GET /documents", body, &list)
 			if err != nil || !ok {
 				b.Fatal(ok, err)
 			}
-			docs := records(wire)
+			docs := list.records
 			if len(docs) != 200 || docs[1].Jurisdiction != "Utah" || docs[0].CreatedAt.IsZero() {
 				b.Fatalf("decoded %d documents: %+v", len(docs), docs[0])
 			}

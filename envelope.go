@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -55,15 +56,35 @@ var errNotEnvelope = errors.New("answer is not the API's envelope (no success fi
 // reports the envelope's success flag. endpoint names the request in
 // errors.
 func decodeEnvelope[T any](endpoint string, body []byte, out *T) (success bool, err error) {
-	var env envelope[T]
+	if d, ok := any(out).(envelopeDecoder); ok {
+		return d.decodeEnvelope(endpoint, body)
+	}
+	var result T
+	success, _, err = decodeEnvelopeInto(endpoint, body, &result)
+	if err == nil {
+		*out = result
+	}
+	return success, err
+}
+
+// envelopeDecoder is a result that reads its envelope itself.
+type envelopeDecoder interface {
+	decodeEnvelope(endpoint string, body []byte) (success bool, err error)
+}
+
+// decodeEnvelopeInto reads the envelope in body with its result decoded
+// into *out as it stands, as encoding/json does: a slice's backing array
+// is written over. null reports that the result was JSON null (*out is
+// then left as it was).
+func decodeEnvelopeInto[T any](endpoint string, body []byte, out *T) (success, null bool, err error) {
+	env := envelope[*T]{Result: out}
 	if err := json.Unmarshal(body, &env); err != nil {
-		return false, decodeFailure(endpoint, body, reflect.TypeOf(env), err)
+		return false, false, decodeFailure(endpoint, body, reflect.TypeOf(env), err)
 	}
 	if env.Success == nil {
-		return false, &DecodeError{Endpoint: endpoint, Err: errNotEnvelope}
+		return false, false, &DecodeError{Endpoint: endpoint, Err: errNotEnvelope}
 	}
-	*out = env.Result
-	return bool(*env.Success), nil
+	return bool(*env.Success), env.Result == nil, nil
 }
 
 // decodeFailure turns an encoding/json error into a *DecodeError that
@@ -241,11 +262,47 @@ func requestRecord[W wire[R], R any](ctx context.Context, c *Client, method, pat
 // requestRecords sends a call whose result is a list of records, each
 // written as W. A null result is a nil slice.
 func requestRecords[W wire[R], R any](ctx context.Context, c *Client, method, path string, q *query, in any) ([]R, error) {
-	ws, err := request[[]W](ctx, c, method, path, q, in)
-	if err != nil || ws == nil {
-		return nil, err
+	list, err := request[wireList[W, R]](ctx, c, method, path, q, in)
+	return list.records, err
+}
+
+// wireList is a result that is a list of records R written as W. It
+// decodes the list into a slice of W borrowed from a pool, and clears the
+// slice before it goes back, so that reading a page allocates its records
+// once instead of also growing a slice of their wire form each time.
+type wireList[W wire[R], R any] struct{ records []R }
+
+// wireSlices holds a *sync.Pool of *[]W for each wire type W.
+var wireSlices sync.Map
+
+// maxPooledWires bounds the slices kept for reuse: a page holds at most
+// 200 records, so a longer slice comes from an answer that is not a page
+// and is not kept.
+const maxPooledWires = 1024
+
+func (l *wireList[W, R]) decodeEnvelope(endpoint string, body []byte) (bool, error) {
+	p, ok := wireSlices.Load(reflect.TypeFor[W]())
+	if !ok {
+		p, _ = wireSlices.LoadOrStore(reflect.TypeFor[W](), &sync.Pool{New: func() any { return new([]W) }})
 	}
-	return records(ws), nil
+	pool := p.(*sync.Pool)
+	ws := pool.Get().(*[]W)
+	defer func() {
+		if cap(*ws) > maxPooledWires {
+			return // an answer far longer than any page: let it go
+		}
+		clear((*ws)[:cap(*ws)]) // no string of this answer stays reachable
+		*ws = (*ws)[:0]
+		pool.Put(ws)
+	}()
+	success, null, err := decodeEnvelopeInto(endpoint, body, ws)
+	switch {
+	case err != nil || null:
+		l.records = nil
+	default:
+		l.records = records(*ws)
+	}
+	return success, err
 }
 
 // records returns the records that ws are the wire form of.

@@ -2,6 +2,7 @@ package acctadmin
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -160,5 +161,78 @@ func TestDecodeKeepsUnknownFieldsOutAndNullsEmpty(t *testing.T) {
 	var none []Callback
 	if _, err := decodeEnvelope("GET /callbacks", []byte(`{"success":true,"result":null}`), &none); err != nil || none != nil {
 		t.Fatalf("null result: %v %v", none, err)
+	}
+}
+
+// A list is decoded into a pooled slice of its wire form: a later answer
+// must not show anything of an earlier one, whichever goroutine decodes
+// it, and null, [] and a missing result keep their meaning.
+func TestWireListKeepsNothingBetweenAnswers(t *testing.T) {
+	full := `{"success":true,"result":[` +
+		`{"id":"6f1c2c1e-2b59-4d4e-9b55-7d3f9a0e8c11","created_at":"2024-05-01 10:00:00 -0600","status":"active","company":"Acme","jurisdiction":"Utah"},` +
+		`{"id":"6f1c2c1e-2b59-4d4e-9b55-7d3f9a0e8c12","updated_at":"2024-05-02T10:00:00Z","status":"cancelled","company":"Bluebird","type":"registered-agent"}]}`
+	bare := `{"success":true,"result":[{"id":"6f1c2c1e-2b59-4d4e-9b55-7d3f9a0e8c13"},{},{"status":"active"}]}`
+	decode := func(body string) ([]Service, error) {
+		var list wireList[serviceWire, Service]
+		_, err := decodeEnvelope("GET /services", []byte(body), &list)
+		return list.records, err
+	}
+	const workers, rounds = 8, 200
+	errc := make(chan error, workers)
+	for w := range workers {
+		go func() {
+			for i := range rounds {
+				body := full
+				if (w+i)%2 == 1 {
+					body = bare
+				}
+				got, err := decode(body)
+				if err != nil {
+					errc <- err
+					return
+				}
+				if body == bare {
+					if len(got) != 3 || got[0].Company != "" || !got[0].CreatedAt.IsZero() || got[1] != (Service{}) || got[2].Status != ServiceActive || got[2].Jurisdiction != "" {
+						errc <- fmt.Errorf("bare answer decoded as %+v", got)
+						return
+					}
+				} else if len(got) != 2 || got[0].Company != "Acme" || got[1].Type != "registered-agent" || !got[1].CreatedAt.IsZero() || !got[0].UpdatedAt.IsZero() {
+					errc <- fmt.Errorf("full answer decoded as %+v", got)
+					return
+				}
+			}
+			errc <- nil
+		}()
+	}
+	for range workers {
+		if err := <-errc; err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	for body, want := range map[string]string{
+		`{"success":true,"result":null}`: "nil",
+		`{"success":true,"result":[]}`:   "empty",
+		`{"success":true}`:               "empty",
+	} {
+		got, err := decode(body)
+		if err != nil || (want == "nil") != (got == nil) || len(got) != 0 {
+			t.Errorf("%s: %#v, %v; want %s", body, got, err, want)
+		}
+	}
+	// An answer far longer than a page decodes whole, and the one after it
+	// shows nothing of it.
+	long := `{"success":true,"result":[` + strings.Repeat(`{"company":"Zed"},`, 2*maxPooledWires) + `{"company":"Zed"}]}`
+	if got, err := decode(long); err != nil || len(got) != 2*maxPooledWires+1 || got[len(got)-1].Company != "Zed" {
+		t.Fatalf("long answer: %d records, %v", len(got), err)
+	}
+	if got, err := decode(bare); err != nil || len(got) != 3 || got[1] != (Service{}) {
+		t.Fatalf("after a long answer: %+v, %v", got, err)
+	}
+	// A bad item is still named by its path.
+	_, err := decode(`{"success":true,"result":[{"id":"6f1c2c1e-2b59-4d4e-9b55-7d3f9a0e8c13"},{"created_at":"soon"}]}`)
+	var de *DecodeError
+	if !errors.As(err, &de) || de.Path != "result[1].created_at" {
+		t.Fatalf("got %v, want a *DecodeError at result[1].created_at", err)
 	}
 }
