@@ -1,25 +1,20 @@
 package webhook
 
 import (
-	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"io"
 	"math"
 	"strings"
 	"time"
 
+	"github.com/acctadmin/acctadmin-go/webhook/internal/strictjson"
 	"github.com/golang-jwt/jwt/v5"
 )
 
 // maxTokenSize caps the length of a token before any decoding is done.
 // Callback tokens are a few hundred bytes.
 const maxTokenSize = 64 << 10
-
-// maxJSONDepth caps the nesting of the JSON inside a token. Event claims
-// are at most two levels deep.
-const maxJSONDepth = 32
 
 // maxNumericDate bounds exp, nbf and iat: 9999-12-31T23:59:59Z, in seconds
 // since the Unix epoch. Larger values (or their negatives) do not fit a
@@ -176,103 +171,11 @@ func decodeSegment(seg, what string) (map[string]any, error) {
 	if err != nil {
 		return nil, malformed("%s is not canonical base64url", what)
 	}
-	m, err := decodeObject(b)
+	m, err := strictjson.Decode(b)
 	if err != nil {
 		return nil, malformed("%s: %v", what, err)
 	}
 	return m, nil
-}
-
-// decodeObject decodes b, which must hold exactly one JSON object whose
-// objects (at every depth) have unique keys. Numbers are kept as
-// json.Number. The errors it returns never quote b.
-func decodeObject(b []byte) (map[string]any, error) {
-	if m, ok := decodePlainObject(b); ok {
-		return m, nil
-	}
-	if err := checkObject(b); err != nil {
-		return nil, err
-	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var m map[string]any
-	if err := dec.Decode(&m); err != nil {
-		return nil, errNotJSON
-	}
-	return m, nil
-}
-
-var (
-	errNotJSON      = errors.New("not valid JSON")
-	errNotObject    = errors.New("not a JSON object")
-	errDuplicateKey = errors.New("duplicate key in a JSON object")
-	errTooDeep      = errors.New("JSON nested too deeply")
-	errTrailing     = errors.New("data after the JSON object")
-)
-
-// jsonFrame is one open object or array during checkObject's walk.
-type jsonFrame struct {
-	keys    map[string]struct{} // nil for an array
-	wantKey bool                // the next token in this object is a key or '}'
-}
-
-// checkObject walks b with a json.Decoder token by token: b must hold one
-// JSON object and nothing after it, nested at most maxJSONDepth deep, and
-// no object may repeat a key. encoding/json would otherwise keep the last
-// of two equal keys while other parsers keep the first, so the same bytes
-// could mean two different events.
-func checkObject(b []byte) error {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	tok, err := dec.Token()
-	if err != nil {
-		return errNotJSON
-	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return errNotObject
-	}
-	stack := []jsonFrame{{keys: map[string]struct{}{}, wantKey: true}}
-	for len(stack) > 0 {
-		tok, err := dec.Token()
-		if err != nil {
-			return errNotJSON
-		}
-		top := &stack[len(stack)-1]
-		if top.keys != nil && top.wantKey {
-			if key, ok := tok.(string); ok {
-				if _, dup := top.keys[key]; dup {
-					return errDuplicateKey
-				}
-				top.keys[key] = struct{}{}
-				top.wantKey = false
-				continue
-			}
-			// Otherwise tok is the closing '}', handled below; the
-			// decoder refuses anything else in key position.
-		}
-		switch tok {
-		case json.Delim('{'), json.Delim('['):
-			if len(stack) == maxJSONDepth {
-				return errTooDeep
-			}
-			f := jsonFrame{}
-			if tok == json.Delim('{') {
-				f = jsonFrame{keys: map[string]struct{}{}, wantKey: true}
-			}
-			stack = append(stack, f)
-			continue
-		case json.Delim('}'), json.Delim(']'):
-			stack = stack[:len(stack)-1]
-		}
-		// A value ended: a scalar, or the object or array just closed.
-		if len(stack) > 0 && stack[len(stack)-1].keys != nil {
-			stack[len(stack)-1].wantKey = true
-		}
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return errTrailing
-	}
-	return nil
 }
 
 // numericDate converts a registered time claim, decoded as json.Number,

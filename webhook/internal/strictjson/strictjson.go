@@ -1,12 +1,125 @@
-package webhook
+// Package strictjson reads the JSON objects inside callback tokens more
+// strictly than encoding/json: one object and nothing after it, bounded
+// nesting, and no key repeated in any object. encoding/json keeps the last
+// of two equal keys while other parsers keep the first, so the same bytes
+// could otherwise mean two different events.
+//
+// Decode is the package's only entry point. It reads plain JSON (the
+// claims tokens carry in practice) in one pass, and falls back to a walk
+// with encoding/json's tokenizer for anything its fast path is not certain
+// to read exactly as encoding/json does.
+package strictjson
 
-import "encoding/json"
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+)
 
-// decodePlainObject is the fast path of decodeObject for the JSON that
+// maxDepth caps the nesting of the JSON inside a token. Event claims are
+// at most two levels deep.
+const maxDepth = 32
+
+// Decode decodes b, which must hold exactly one JSON object, surrounded by
+// nothing but whitespace, nested at most 32 deep, whose objects (at every
+// depth) have unique keys. It returns what encoding/json would: a
+// map[string]any, numbers as json.Number, arrays as []any. The errors it
+// returns never quote b.
+func Decode(b []byte) (map[string]any, error) {
+	if m, ok := decodePlainObject(b); ok {
+		return m, nil
+	}
+	if err := checkObject(b); err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var m map[string]any
+	if err := dec.Decode(&m); err != nil {
+		return nil, errNotJSON
+	}
+	return m, nil
+}
+
+var (
+	errNotJSON      = errors.New("not valid JSON")
+	errNotObject    = errors.New("not a JSON object")
+	errDuplicateKey = errors.New("duplicate key in a JSON object")
+	errTooDeep      = errors.New("JSON nested too deeply")
+	errTrailing     = errors.New("data after the JSON object")
+)
+
+// jsonFrame is one open object or array during checkObject's walk.
+type jsonFrame struct {
+	keys    map[string]struct{} // nil for an array
+	wantKey bool                // the next token in this object is a key or '}'
+}
+
+// checkObject walks b with a json.Decoder token by token: b must hold one
+// JSON object and nothing after it, nested at most maxDepth deep, and
+// no object may repeat a key. encoding/json would otherwise keep the last
+// of two equal keys while other parsers keep the first, so the same bytes
+// could mean two different events.
+func checkObject(b []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	tok, err := dec.Token()
+	if err != nil {
+		return errNotJSON
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return errNotObject
+	}
+	stack := []jsonFrame{{keys: map[string]struct{}{}, wantKey: true}}
+	for len(stack) > 0 {
+		tok, err := dec.Token()
+		if err != nil {
+			return errNotJSON
+		}
+		top := &stack[len(stack)-1]
+		if top.keys != nil && top.wantKey {
+			if key, ok := tok.(string); ok {
+				if _, dup := top.keys[key]; dup {
+					return errDuplicateKey
+				}
+				top.keys[key] = struct{}{}
+				top.wantKey = false
+				continue
+			}
+			// Otherwise tok is the closing '}', handled below; the
+			// decoder refuses anything else in key position.
+		}
+		switch tok {
+		case json.Delim('{'), json.Delim('['):
+			if len(stack) == maxDepth {
+				return errTooDeep
+			}
+			f := jsonFrame{}
+			if tok == json.Delim('{') {
+				f = jsonFrame{keys: map[string]struct{}{}, wantKey: true}
+			}
+			stack = append(stack, f)
+			continue
+		case json.Delim('}'), json.Delim(']'):
+			stack = stack[:len(stack)-1]
+		}
+		// A value ended: a scalar, or the object or array just closed.
+		if len(stack) > 0 && stack[len(stack)-1].keys != nil {
+			stack[len(stack)-1].wantKey = true
+		}
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errTrailing
+	}
+	return nil
+}
+
+// decodePlainObject is the fast path of Decode for the JSON that
 // tokens carry in practice. It reads b once and returns what encoding/json
 // would (a map[string]any, numbers as json.Number, arrays as []any), when b
 // is one JSON object, surrounded by nothing but whitespace, nested at most
-// maxJSONDepth deep, with no key repeated in any object, and all its keys
+// maxDepth deep, with no key repeated in any object, and all its keys
 // plain (see plainScanner.str).
 //
 // ok false means only "not certain": the caller then runs checkObject and
@@ -52,12 +165,12 @@ func (s *plainScanner) value(depth int) (any, bool) {
 	}
 	switch c := s.b[s.i]; {
 	case c == '{':
-		if depth >= maxJSONDepth {
+		if depth >= maxDepth {
 			return nil, false
 		}
 		return s.object(depth + 1)
 	case c == '[':
-		if depth >= maxJSONDepth {
+		if depth >= maxDepth {
 			return nil, false
 		}
 		return s.array(depth + 1)
