@@ -43,6 +43,11 @@ var (
 	// maximum body size.
 	ErrBodyTooLarge = errors.New("webhook: request body too large")
 
+	// ErrReadTimeout reports a request body that was not received in full
+	// before a read deadline passed: the one Handler sets (see
+	// WithReadTimeout), or one the server or caller set on the connection.
+	ErrReadTimeout = errors.New("webhook: request body not received in time")
+
 	// ErrAccessKey reports a token whose header carries an access_key that
 	// differs from the one given with WithAccessKey.
 	ErrAccessKey = errors.New("webhook: access key mismatch")

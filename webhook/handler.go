@@ -3,7 +3,9 @@ package webhook
 import (
 	"context"
 	"errors"
+	"io"
 	"net/http"
+	"time"
 )
 
 // Handler returns an http.Handler that verifies each callback request with
@@ -15,6 +17,9 @@ import (
 //   - 405 to a method other than POST;
 //   - 400 to a malformed request: no token, a body that is not an accepted
 //     carriage, a token that is not a well-formed JWT (ErrMalformed);
+//   - 408 to a body not received in full within the read timeout
+//     (ErrReadTimeout, see WithReadTimeout); the connection is closed
+//     after the answer;
 //   - 413 to a body larger than the maximum body size (ErrBodyTooLarge);
 //   - 401 to a token that does not verify: bad signature, refused
 //     algorithm or header, expired or not yet valid, wrong access key, or
@@ -42,8 +47,13 @@ func (v *Verifier) Handler(fn func(context.Context, *Event) error) http.Handler 
 			reply(w, http.StatusMethodNotAllowed)
 			return
 		}
-		ev, err := v.VerifyRequest(r)
+		ev, err := v.readAndVerify(w, r)
 		if err != nil {
+			if errors.Is(err, ErrReadTimeout) {
+				// The body was not read to its end, and with a passed
+				// deadline the connection cannot be read again.
+				w.Header().Set("Connection", "close")
+			}
 			reply(w, status(err))
 			return
 		}
@@ -54,6 +64,30 @@ func (v *Verifier) Handler(fn func(context.Context, *Event) error) http.Handler 
 		}
 		w.WriteHeader(http.StatusOK)
 	})
+}
+
+// readAndVerify does what VerifyRequest does, reading the body within the
+// verifier's read timeout: through the connection's read deadline when w
+// supports one, and in any case by checking the time between reads.
+func (v *Verifier) readAndVerify(w http.ResponseWriter, r *http.Request) (*Event, error) {
+	deadline := time.Now().Add(v.readLimit)
+	rc := http.NewResponseController(w)
+	hasDeadline := rc.SetReadDeadline(deadline) == nil
+	var body io.Reader
+	if r.Body != nil {
+		body = &deadlineReader{r: r.Body, deadline: deadline}
+	}
+	token, err := v.tokenFromRequest(r, body)
+	if hasDeadline && !errors.Is(err, ErrReadTimeout) {
+		// The body has been read: lift the deadline, which would
+		// otherwise cut the connection under a slow function or the
+		// next request on it.
+		_ = rc.SetReadDeadline(time.Time{})
+	}
+	if err != nil {
+		return nil, err
+	}
+	return v.Verify(token)
 }
 
 // deliver calls fn, and forgets ev in the replay cache when fn fails or
@@ -75,6 +109,8 @@ func status(err error) int {
 	switch {
 	case errors.Is(err, ErrBodyTooLarge):
 		return http.StatusRequestEntityTooLarge
+	case errors.Is(err, ErrReadTimeout):
+		return http.StatusRequestTimeout
 	case errors.Is(err, ErrMalformed):
 		return http.StatusBadRequest
 	case errors.Is(err, ErrInvalidSignature), errors.Is(err, ErrAlgorithm),

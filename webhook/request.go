@@ -2,10 +2,15 @@ package webhook
 
 import (
 	"bytes"
+	"errors"
 	"io"
+	"math"
+	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"strings"
+	"time"
 
 	"github.com/acctadmin/acctadmin-go/webhook/internal/strictjson"
 )
@@ -14,22 +19,38 @@ import (
 // token in a request body, compared without regard to case.
 var tokenFields = map[string]bool{"data": true, "token": true, "jwt": true, "payload": true}
 
-// tokenFromRequest extracts the token from r without verifying it.
-func (v *Verifier) tokenFromRequest(r *http.Request) (string, error) {
+// tokenFromRequest extracts the token from r, whose body is read from
+// body, without verifying it.
+func (v *Verifier) tokenFromRequest(r *http.Request, body io.Reader) (string, error) {
 	if r.ContentLength > v.maxBody {
 		return "", ErrBodyTooLarge
 	}
-	var body []byte
-	if r.Body != nil {
-		b, err := io.ReadAll(io.LimitReader(r.Body, v.maxBody+1))
+	var b []byte
+	if body != nil {
+		// One byte past the cap tells a body at the cap from a longer
+		// one; at math.MaxInt64 no body can be longer.
+		limit := v.maxBody
+		if limit < math.MaxInt64 {
+			limit++
+		}
+		var err error
+		b, err = io.ReadAll(io.LimitReader(body, limit))
 		if err != nil {
+			if isTimeout(err) {
+				return "", ErrReadTimeout
+			}
 			return "", malformed("reading the body: %v", err)
 		}
 		if int64(len(b)) > v.maxBody {
 			return "", ErrBodyTooLarge
 		}
-		body = bytes.TrimSpace(b)
 	}
+	return tokenFromBody(r, bytes.TrimSpace(b))
+}
+
+// tokenFromBody finds the token in a body already read and trimmed, or in
+// r's Authorization header when the body is empty.
+func tokenFromBody(r *http.Request, body []byte) (string, error) {
 	switch {
 	case len(body) == 0:
 		return bearerToken(r.Header)
@@ -106,4 +127,36 @@ func bearerToken(h http.Header) (string, error) {
 		return "", malformed("authorization header is not a bearer token")
 	}
 	return strings.TrimSpace(token), nil
+}
+
+// errReadTimeout is the error of a deadlineReader whose time is up.
+var errReadTimeout = errors.New("webhook: read deadline passed")
+
+// deadlineReader reads from r until deadline, checked before and after
+// each read: a body that keeps arriving slowly is cut off at the deadline
+// even where the connection itself has no read deadline.
+type deadlineReader struct {
+	r        io.Reader
+	deadline time.Time
+}
+
+func (d *deadlineReader) Read(p []byte) (int, error) {
+	if !time.Now().Before(d.deadline) {
+		return 0, errReadTimeout
+	}
+	n, err := d.r.Read(p)
+	if err == nil && !time.Now().Before(d.deadline) {
+		err = errReadTimeout
+	}
+	return n, err
+}
+
+// isTimeout reports whether err from reading a body means that a deadline
+// passed: the connection's, or a deadlineReader's.
+func isTimeout(err error) bool {
+	if errors.Is(err, errReadTimeout) || errors.Is(err, os.ErrDeadlineExceeded) {
+		return true
+	}
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
 }

@@ -15,6 +15,7 @@ import (
 const (
 	defaultLeeway      = 60 * time.Second
 	defaultMaxBodySize = 1 << 20
+	defaultReadTimeout = 10 * time.Second
 )
 
 // Verifier checks callback tokens and requests. It is safe for concurrent
@@ -24,6 +25,7 @@ type Verifier struct {
 	validator *jwt.Validator
 	accessKey string
 	maxBody   int64
+	readLimit time.Duration
 	cache     ReplayCache
 }
 
@@ -35,6 +37,7 @@ type options struct {
 	accessKey string
 	leeway    time.Duration
 	maxBody   int64
+	readLimit time.Duration
 	cache     ReplayCache
 	now       func() time.Time
 }
@@ -82,13 +85,37 @@ func WithLeeway(d time.Duration) Option {
 
 // WithMaxBodySize sets the largest request body VerifyRequest reads, in
 // bytes; a larger body is refused with ErrBodyTooLarge. The default is
-// 1 MiB; n must be positive.
+// 1 MiB; n must be positive, and every positive value up to
+// math.MaxInt64 is taken as given.
 func WithMaxBodySize(n int64) Option {
 	return func(o *options) error {
 		if n <= 0 {
 			return errors.New("webhook: maximum body size must be positive")
 		}
 		o.maxBody = n
+		return nil
+	}
+}
+
+// WithReadTimeout bounds the time Handler spends reading a request's body,
+// counted from the moment Handler starts; a body not received in full by
+// then is answered 408 Request Timeout (ErrReadTimeout) and the function
+// is not called. The default is 10 seconds; d must be positive.
+//
+// Handler enforces it with the connection's read deadline, through
+// http.ResponseController, and drops the connection afterwards. When the
+// ResponseWriter supports no deadline (a wrapper without an Unwrap
+// method), Handler checks the time between reads instead: a body sent
+// slowly is still cut off, but a sender that stops sending altogether
+// holds the read until the server's own ReadTimeout ends it, so give the
+// http.Server one. The timeout applies to Handler only: VerifyRequest
+// reads the body within whatever deadline the caller set.
+func WithReadTimeout(d time.Duration) Option {
+	return func(o *options) error {
+		if d <= 0 {
+			return errors.New("webhook: read timeout must be positive")
+		}
+		o.readLimit = d
 		return nil
 	}
 }
@@ -125,7 +152,7 @@ func NewVerifier(secret []byte, opts ...Option) (*Verifier, error) {
 	if blank(secret) {
 		return nil, errors.New("webhook: empty secret")
 	}
-	o := options{leeway: defaultLeeway, maxBody: defaultMaxBodySize, now: time.Now}
+	o := options{leeway: defaultLeeway, maxBody: defaultMaxBodySize, readLimit: defaultReadTimeout, now: time.Now}
 	for _, opt := range opts {
 		if err := opt(&o); err != nil {
 			return nil, err
@@ -144,6 +171,7 @@ func NewVerifier(secret []byte, opts ...Option) (*Verifier, error) {
 		),
 		accessKey: o.accessKey,
 		maxBody:   o.maxBody,
+		readLimit: o.readLimit,
 		cache:     o.cache,
 	}, nil
 }
@@ -263,7 +291,7 @@ func (v *Verifier) Forget(ev *Event) {
 // consulted, and the method is not checked. VerifyRequest reads r.Body but
 // does not close it.
 func (v *Verifier) VerifyRequest(r *http.Request) (*Event, error) {
-	token, err := v.tokenFromRequest(r)
+	token, err := v.tokenFromRequest(r, r.Body)
 	if err != nil {
 		return nil, err
 	}

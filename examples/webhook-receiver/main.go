@@ -62,6 +62,20 @@ func main() {
 // callbackPath is where the server takes events.
 const callbackPath = "/callbacks"
 
+// The server's timeouts. A callback is one small POST: its headers and
+// body arrive at once from a well-behaved sender, so anything slower is
+// cut off instead of holding a connection and a goroutine. The handler
+// bounds the body on its own (webhook.WithReadTimeout, 10 seconds);
+// readTimeout is the server's outer bound on headers and body together.
+// writeTimeout covers the handler's work and the answer; idleTimeout
+// closes kept-alive connections that carry nothing.
+const (
+	readHeaderTimeout = 5 * time.Second
+	readTimeout       = 15 * time.Second
+	writeTimeout      = 30 * time.Second
+	idleTimeout       = 60 * time.Second
+)
+
 // eventWait bounds how long the round trip on the fake waits for its two
 // events.
 const eventWait = 10 * time.Second
@@ -241,6 +255,10 @@ func (r *statusRecorder) WriteHeader(code int) {
 	r.ResponseWriter.WriteHeader(code)
 }
 
+// Unwrap gives http.ResponseController the connection's writer, so that
+// the webhook handler can set its read deadline through the recorder.
+func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+
 // server is the HTTP server of the receiver.
 type server struct {
 	*http.Server
@@ -255,9 +273,15 @@ func listen(log *slog.Logger, addr string, h http.Handler) (*server, error) {
 		return nil, err
 	}
 	s := &server{
-		Server: &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second},
-		url:    "http://" + ln.Addr().String() + callbackPath,
-		done:   make(chan error, 1),
+		Server: &http.Server{
+			Handler:           h,
+			ReadHeaderTimeout: readHeaderTimeout,
+			ReadTimeout:       readTimeout,
+			WriteTimeout:      writeTimeout,
+			IdleTimeout:       idleTimeout,
+		},
+		url:  "http://" + ln.Addr().String() + callbackPath,
+		done: make(chan error, 1),
 	}
 	go func() { s.done <- s.Serve(ln) }()
 	log.Info("listening", "url", s.url)

@@ -18,6 +18,8 @@ import (
 	"github.com/acctadmin/acctadmin-go/acctadmintest"
 	"github.com/acctadmin/acctadmin-go/webhook"
 	"github.com/google/uuid"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 )
 
@@ -264,4 +266,38 @@ func TestBadArguments(t *testing.T) {
 	if err := run(testContext(t), []string{"-addr", "127.0.0.1:0"}, &bytes.Buffer{}); err == nil {
 		t.Error("run with an access key and no secret key = nil, want an error")
 	}
+}
+
+// TestServerTimeouts checks that the server bounds every phase of a
+// connection, and that the logging wrapper lets the webhook handler set
+// the connection's read deadline: a body trickled one byte at a time is
+// cut off by the handler's own bound, not left to the server's.
+func TestServerTimeouts(t *testing.T) {
+	srv, err := listen(slog.New(slog.NewTextHandler(io.Discard, nil)), "127.0.0.1:0", http.NotFoundHandler())
+	require.NoError(t, err)
+	defer srv.stop(slog.New(slog.NewTextHandler(io.Discard, nil)))
+	assert.Equal(t, readHeaderTimeout, srv.ReadHeaderTimeout)
+	assert.Equal(t, readTimeout, srv.ReadTimeout)
+	assert.Equal(t, writeTimeout, srv.WriteTimeout)
+	assert.Equal(t, idleTimeout, srv.IdleTimeout)
+	for _, d := range []time.Duration{srv.ReadHeaderTimeout, srv.ReadTimeout, srv.WriteTimeout, srv.IdleTimeout} {
+		assert.Positive(t, d)
+	}
+	assert.Less(t, srv.ReadHeaderTimeout, srv.ReadTimeout)
+
+	// The recorder passes deadlines through to the connection.
+	var deadlineErr error
+	var wg sync.WaitGroup
+	wg.Add(1)
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer wg.Done()
+		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
+		deadlineErr = http.NewResponseController(rec).SetReadDeadline(time.Now().Add(time.Minute))
+	}))
+	defer ts.Close()
+	resp, err := ts.Client().Get(ts.URL)
+	require.NoError(t, err)
+	resp.Body.Close()
+	wg.Wait()
+	assert.NoError(t, deadlineErr, "SetReadDeadline through the recorder")
 }
