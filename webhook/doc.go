@@ -16,8 +16,11 @@
 //		return nil
 //	}))
 //
-// Verify checks a token given as a string, and VerifyRequest finds the
-// token in a request first; Handler wraps VerifyRequest for net/http.
+// Verify and VerifyContext check a token given as a string, and
+// VerifyRequest finds the token in a request first; Handler wraps
+// VerifyRequest for net/http. The context (the request's, for
+// VerifyRequest and Handler) reaches the replay cache, the only part that
+// may wait on the network.
 //
 // # Where the token is found
 //
@@ -110,24 +113,37 @@
 // recorded only after every other check passed. When processing fails,
 // Forget removes the event again so that the sender's retry is accepted;
 // Handler does this itself. MemoryReplayCache serves a single process; a
-// fleet of receivers needs a shared ReplayCache.
+// fleet of receivers needs a shared ReplayCache, such as the one of
+// package webhook/redisreplay.
+//
+// A shared cache can fail. When it cannot say whether an event is new,
+// the event is neither accepted nor refused: Verify returns the cache's
+// error and Handler answers 503 without calling its function, so the
+// sender delivers again later and the event is processed once, when the
+// cache answers. When forgetting a failed event fails too, the event stays
+// recorded and its redeliveries are refused as replays until the cache
+// drops it on its own (its expiry): processing errs toward at most once
+// there, never twice.
 //
 // # The handler's answers
 //
 // Handler answers 200 when the function returns nil (200 rather than 204,
 // which some senders do not count as delivered), 405 to a method other than
-// POST, 400 to a malformed request, 413 to a body over the cap, 401 to a
-// token that does not verify or is replayed, and 500 when the function
-// fails, so that the sender retries. An error answer's body is only the
-// status text: it never says why a token was refused. The function is not
-// called for a request that does not verify.
+// POST, 400 to a malformed request, 408 to a body not received within the
+// read timeout (WithReadTimeout, 10 seconds by default), 413 to a body
+// over the cap, 401 to a token that does not verify or is replayed, 500
+// when the function fails and 503 when the replay cache fails, so that the
+// sender retries. An error answer's body is only the status text: it
+// never says why a token was refused. The function is not called for a
+// request that does not verify.
 //
 // # Errors
 //
 // Every error from Verify and VerifyRequest matches one of ErrMalformed,
 // ErrInvalidSignature, ErrAlgorithm, ErrExpired, ErrNotYetValid,
-// ErrReplayed, ErrBodyTooLarge and ErrAccessKey with errors.Is, except an
-// error from the replay cache itself, which is wrapped. No error contains
+// ErrReplayed, ErrBodyTooLarge, ErrReadTimeout and ErrAccessKey with
+// errors.Is, except an error from the replay cache itself, which is
+// wrapped, and the error for a nil context. No error contains
 // the token or a secret.
 //
 // # Testing a receiver

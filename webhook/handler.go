@@ -10,7 +10,8 @@ import (
 
 // Handler returns an http.Handler that verifies each callback request with
 // VerifyRequest and passes the event to fn, with a context derived from
-// the request's from which FromContext returns the event.
+// the request's from which FromContext returns the event. The request's
+// context is passed to the replay cache.
 //
 // It answers:
 //   - 200 when fn returns nil;
@@ -25,9 +26,13 @@ import (
 //     algorithm or header, expired or not yet valid, wrong access key, or
 //     a replay (ErrInvalidSignature, ErrAlgorithm, ErrExpired,
 //     ErrNotYetValid, ErrAccessKey, ErrReplayed);
-//   - 500 when fn returns an error, or the replay cache fails, so that the
-//     sender retries. The event is first removed from the replay cache
-//     (see Forget), so that the retry is accepted.
+//   - 500 when fn returns an error, so that the sender retries. The event
+//     is first removed from the replay cache (see Forget), so that the
+//     retry is accepted; this removal outlives the request's context but
+//     is bounded by 10 seconds;
+//   - 503 when the replay cache fails (Redis down, a timeout, the
+//     request's context cancelled): whether the event is new is not
+//     known, so fn is not called and the sender is asked to deliver again.
 //
 // When fn panics, the event is removed from the replay cache too and the
 // panic goes on to net/http, which drops the connection.
@@ -90,13 +95,21 @@ func (v *Verifier) readAndVerify(w http.ResponseWriter, r *http.Request) (*Event
 	return v.Verify(token)
 }
 
+// forgetTimeout bounds the time Handler spends removing an event from the
+// replay cache after its function failed.
+const forgetTimeout = 10 * time.Second
+
 // deliver calls fn, and forgets ev in the replay cache when fn fails or
-// panics, before the answer is written.
+// panics, before the answer is written. Forgetting does not stop when the
+// request's context is cancelled (a sender that hung up will deliver
+// again, and must then be accepted), but is bounded by forgetTimeout.
 func (v *Verifier) deliver(ctx context.Context, ev *Event, fn func(context.Context, *Event) error) (err error) {
 	returned := false
 	defer func() {
 		if !returned || err != nil {
-			v.Forget(ev)
+			fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), forgetTimeout)
+			defer cancel()
+			_ = v.Forget(fctx, ev)
 		}
 	}()
 	err = fn(ctx, ev)
@@ -118,7 +131,9 @@ func status(err error) int {
 		errors.Is(err, ErrAccessKey), errors.Is(err, ErrReplayed):
 		return http.StatusUnauthorized
 	default:
-		return http.StatusInternalServerError
+		// The only other errors come from the replay cache, which could
+		// not tell whether the event is new: the sender should try again.
+		return http.StatusServiceUnavailable
 	}
 }
 

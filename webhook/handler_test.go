@@ -170,8 +170,8 @@ func TestHandlerReplayCacheFails(t *testing.T) {
 	rec := &recorder{}
 	h := newVerifier(t, webhook.WithReplayCache(&failingCache{})).Handler(rec.handle)
 	w := serve(h, newRequest(sign(t, invoiceClaims())))
-	assert.Equal(t, http.StatusInternalServerError, w.Code)
-	assert.Equal(t, "Internal Server Error\n", w.Body.String())
+	assert.Equal(t, http.StatusServiceUnavailable, w.Code)
+	assert.Equal(t, "Service Unavailable\n", w.Body.String())
 	assert.Empty(t, rec.events)
 }
 

@@ -2,6 +2,7 @@ package webhook
 
 import (
 	"container/list"
+	"context"
 	"sync"
 	"time"
 )
@@ -10,17 +11,25 @@ import (
 // second delivery of one is refused with ErrReplayed. Keys are opaque
 // strings of 64 hexadecimal digits. Implementations must be safe for
 // concurrent use; a cache shared by several processes (a database, Redis
-// with SET NX and an expiry) protects all of them.
+// with SET NX and an expiry, see package webhook/redisreplay) protects
+// all of them.
+//
+// The context is the request's (Handler, VerifyRequest) or the caller's
+// (VerifyContext, Forget): a networked cache should give up when it is
+// done and return an error that wraps ctx.Err().
 type ReplayCache interface {
 	// Add records key and reports whether it was new: false means that
 	// key was recorded before and is still remembered. Checking and
 	// recording must be one atomic step, so that of two concurrent
-	// deliveries of one event only one is accepted. An error makes Verify
-	// fail with that error wrapped, and Handler answer 500.
-	Add(key string) (added bool, err error)
+	// deliveries of one event only one is accepted. When the cache cannot
+	// tell, Add must return an error rather than guess: the error makes
+	// Verify fail with it wrapped, and Handler answer 503 without calling
+	// its function, so that the sender delivers again later.
+	Add(ctx context.Context, key string) (added bool, err error)
 
-	// Remove forgets key, so that the event may be delivered again.
-	Remove(key string)
+	// Remove forgets key, so that the event may be delivered again. An
+	// error means that key may still be remembered.
+	Remove(ctx context.Context, key string) error
 }
 
 const (
@@ -79,8 +88,9 @@ func (c *MemoryReplayCache) init() {
 	c.index = make(map[string]*list.Element)
 }
 
-// Add implements ReplayCache. It never returns an error.
-func (c *MemoryReplayCache) Add(key string) (bool, error) {
+// Add implements ReplayCache. It never blocks, does not use ctx, and
+// never returns an error.
+func (c *MemoryReplayCache) Add(_ context.Context, key string) (bool, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.init()
@@ -98,14 +108,16 @@ func (c *MemoryReplayCache) Add(key string) (bool, error) {
 	return true, nil
 }
 
-// Remove implements ReplayCache.
-func (c *MemoryReplayCache) Remove(key string) {
+// Remove implements ReplayCache. It does not use ctx and never returns an
+// error.
+func (c *MemoryReplayCache) Remove(_ context.Context, key string) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.init()
 	if e, ok := c.index[key]; ok {
 		c.remove(e)
 	}
+	return nil
 }
 
 // remove drops e from both the list and the index. c.mu must be held.

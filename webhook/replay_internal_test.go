@@ -1,6 +1,7 @@
 package webhook
 
 import (
+	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -18,7 +19,7 @@ func TestMemoryReplayCacheExpiry(t *testing.T) {
 
 	add := func(key string) bool {
 		t.Helper()
-		ok, err := c.Add(key)
+		ok, err := c.Add(context.Background(), key)
 		require.NoError(t, err)
 		return ok
 	}
@@ -42,16 +43,16 @@ func TestMemoryReplayCacheExpiry(t *testing.T) {
 func TestMemoryReplayCacheBound(t *testing.T) {
 	c := NewMemoryReplayCache(100, time.Hour)
 	for i := range 1000 {
-		ok, err := c.Add(fmt.Sprint(i))
+		ok, err := c.Add(context.Background(), fmt.Sprint(i))
 		require.NoError(t, err)
 		require.True(t, ok)
 	}
 	assert.Equal(t, 100, c.order.Len())
 	assert.Len(t, c.index, 100)
-	ok, err := c.Add("999")
+	ok, err := c.Add(context.Background(), "999")
 	require.NoError(t, err)
 	assert.False(t, ok, "the newest keys are kept")
-	ok, err = c.Add("0")
+	ok, err = c.Add(context.Background(), "0")
 	require.NoError(t, err)
 	assert.True(t, ok, "the oldest keys were evicted")
 }

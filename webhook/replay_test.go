@@ -1,7 +1,9 @@
 package webhook_test
 
 import (
+	"context"
 	"errors"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -146,14 +148,14 @@ func TestForget(t *testing.T) {
 	_, err = v.Verify(tok)
 	requireOnly(t, err, webhook.ErrReplayed, tok)
 
-	v.Forget(ev)
+	require.NoError(t, v.Forget(context.Background(), ev))
 	again, err := v.Verify(tok)
 	require.NoError(t, err)
 	assert.Equal(t, testInvoiceID, again.InvoiceID)
 
 	// Forgetting what was never recorded changes nothing.
-	v.Forget(nil)
-	v.Forget(&webhook.Event{Name: webhook.EventNewInvoice})
+	require.NoError(t, v.Forget(context.Background(), nil))
+	require.NoError(t, v.Forget(context.Background(), &webhook.Event{Name: webhook.EventNewInvoice}))
 	_, err = v.Verify(tok)
 	requireOnly(t, err, webhook.ErrReplayed, tok)
 }
@@ -165,7 +167,7 @@ func TestNoReplayCacheAcceptsRepeats(t *testing.T) {
 		ev, err := v.Verify(tok)
 		require.NoError(t, err)
 		assert.Equal(t, testInvoiceID, ev.InvoiceID)
-		v.Forget(ev) // no cache: a no-op
+		require.NoError(t, v.Forget(context.Background(), ev)) // no cache: a no-op
 	}
 }
 
@@ -174,8 +176,11 @@ type failingCache struct{ removed []string }
 
 var errCacheDown = errors.New("cache is down")
 
-func (c *failingCache) Add(string) (bool, error) { return false, errCacheDown }
-func (c *failingCache) Remove(key string)        { c.removed = append(c.removed, key) }
+func (c *failingCache) Add(context.Context, string) (bool, error) { return false, errCacheDown }
+func (c *failingCache) Remove(_ context.Context, key string) error {
+	c.removed = append(c.removed, key)
+	return nil
+}
 
 func TestReplayCacheError(t *testing.T) {
 	c := &failingCache{}
@@ -220,10 +225,11 @@ func TestReplayConcurrentDeliveries(t *testing.T) {
 }
 
 func TestMemoryReplayCache(t *testing.T) {
+	ctx := context.Background()
 	c := webhook.NewMemoryReplayCache(2, time.Hour)
 	add := func(key string) bool {
 		t.Helper()
-		ok, err := c.Add(key)
+		ok, err := c.Add(ctx, key)
 		require.NoError(t, err)
 		return ok
 	}
@@ -234,19 +240,121 @@ func TestMemoryReplayCache(t *testing.T) {
 	assert.True(t, add("a"), "a was evicted")
 	assert.False(t, add("c"))
 
-	c.Remove("c")
+	require.NoError(t, c.Remove(ctx, "c"))
 	assert.True(t, add("c"))
-	c.Remove("never-added")
+	require.NoError(t, c.Remove(ctx, "never-added"))
 	assert.False(t, add("c"))
 }
 
 func TestMemoryReplayCacheZeroValue(t *testing.T) {
+	ctx := context.Background()
 	var c webhook.MemoryReplayCache
-	c.Remove("x")
-	ok, err := c.Add("x")
+	require.NoError(t, c.Remove(ctx, "x"))
+	ok, err := c.Add(ctx, "x")
 	require.NoError(t, err)
 	assert.True(t, ok)
-	ok, err = c.Add("x")
+	ok, err = c.Add(ctx, "x")
 	require.NoError(t, err)
 	assert.False(t, ok)
+}
+
+// ctxCache is a ReplayCache that records the contexts it is given, and
+// whose Remove fails with removeErr.
+type ctxCache struct {
+	webhook.MemoryReplayCache
+	mu           sync.Mutex
+	addCtx       []context.Context
+	removeCtx    []context.Context
+	removeCtxErr []error // ctx.Err() when Remove was called
+	removeErr    error
+}
+
+func (c *ctxCache) Add(ctx context.Context, key string) (bool, error) {
+	c.mu.Lock()
+	c.addCtx = append(c.addCtx, ctx)
+	c.mu.Unlock()
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
+	return c.MemoryReplayCache.Add(ctx, key)
+}
+
+func (c *ctxCache) Remove(ctx context.Context, key string) error {
+	c.mu.Lock()
+	c.removeCtx = append(c.removeCtx, ctx)
+	c.removeCtxErr = append(c.removeCtxErr, ctx.Err())
+	c.mu.Unlock()
+	if c.removeErr != nil {
+		return c.removeErr
+	}
+	return c.MemoryReplayCache.Remove(ctx, key)
+}
+
+type ctxKey struct{}
+
+// TestReplayCacheGetsTheContext checks that the caller's context reaches
+// the cache: VerifyContext's, VerifyRequest's request context, and
+// Forget's, and that a cancelled one stops Add with an error that wraps
+// context.Canceled and matches no sentinel.
+func TestReplayCacheGetsTheContext(t *testing.T) {
+	c := &ctxCache{}
+	v := newVerifier(t, webhook.WithReplayCache(c))
+	ctx := context.WithValue(context.Background(), ctxKey{}, "caller")
+
+	ev, err := v.VerifyContext(ctx, sign(t, invoiceClaims()))
+	require.NoError(t, err)
+	require.NoError(t, v.Forget(ctx, ev))
+	r := newRequest(sign(t, documentClaims())).WithContext(ctx)
+	_, err = v.VerifyRequest(r)
+	require.NoError(t, err)
+	require.Len(t, c.addCtx, 2)
+	require.Len(t, c.removeCtx, 1)
+	for _, got := range append(c.addCtx, c.removeCtx...) {
+		assert.Equal(t, "caller", got.Value(ctxKey{}))
+	}
+
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	tok := sign(t, with(invoiceClaims(), "jti", "fresh"))
+	ev, err = v.VerifyContext(cancelled, tok)
+	assert.Nil(t, ev)
+	require.ErrorIs(t, err, context.Canceled)
+	assert.EqualError(t, err, "webhook: replay cache: context canceled")
+	for _, s := range sentinels {
+		assert.NotErrorIs(t, err, s)
+	}
+	ev, err = v.VerifyContext(ctx, tok)
+	require.NoError(t, err, "a cancelled Add recorded nothing")
+	assert.Equal(t, "fresh", ev.ID)
+
+	//lint:ignore SA1012 a nil context is the case under test
+	_, err = v.VerifyContext(nil, tok) //nolint:staticcheck
+	require.EqualError(t, err, "webhook: nil context")
+	//lint:ignore SA1012 a nil context is the case under test
+	require.EqualError(t, v.Forget(nil, ev), "webhook: nil context") //nolint:staticcheck
+}
+
+// TestForgetReportsCacheErrors checks that Forget wraps the cache's error,
+// and that Handler still answers 500 when fn fails and forgetting fails
+// too, having tried with a context that outlives the request's.
+func TestForgetReportsCacheErrors(t *testing.T) {
+	c := &ctxCache{removeErr: errCacheDown}
+	v := newVerifier(t, webhook.WithReplayCache(c))
+	ev, err := v.Verify(sign(t, invoiceClaims()))
+	require.NoError(t, err)
+	err = v.Forget(context.Background(), ev)
+	require.ErrorIs(t, err, errCacheDown)
+	assert.EqualError(t, err, "webhook: replay cache: cache is down")
+
+	reqCtx, cancel := context.WithCancel(context.Background())
+	h := v.Handler(func(context.Context, *webhook.Event) error {
+		cancel() // the sender hangs up while the function runs
+		return errors.New("processing failed")
+	})
+	w := serve(h, newRequest(sign(t, documentClaims())).WithContext(reqCtx))
+	assert.Equal(t, http.StatusInternalServerError, w.Code)
+	require.Len(t, c.removeCtx, 2)
+	assert.NoError(t, c.removeCtxErr[1], "Forget ran with the request's cancellation")
+	_, hasDeadline := c.removeCtx[1].Deadline()
+	assert.True(t, hasDeadline, "Forget is bounded")
 }

@@ -2,6 +2,7 @@ package webhook
 
 import (
 	"bytes"
+	"context"
 	"crypto/subtle"
 	"errors"
 	"fmt"
@@ -181,7 +182,18 @@ func blank(secret []byte) bool {
 	return len(bytes.TrimSpace(secret)) == 0
 }
 
-// Verify checks token, a compact JWT, and returns the event it carries.
+// Verify checks token as VerifyContext does, with context.Background()
+// for the replay cache.
+func (v *Verifier) Verify(token string) (*Event, error) {
+	return v.VerifyContext(context.Background(), token)
+}
+
+// errNilContext is returned for a nil context instead of passing it on.
+var errNilContext = errors.New("webhook: nil context")
+
+// VerifyContext checks token, a compact JWT, and returns the event it
+// carries. ctx is passed to the replay cache, which may give up when ctx
+// is done; without a replay cache it is not used. A nil ctx is an error.
 // The token is taken exactly as given: surrounding whitespace is refused
 // like any other byte outside the base64url alphabet.
 //
@@ -192,7 +204,10 @@ func blank(secret []byte) bool {
 // (ErrExpired, ErrNotYetValid), the header's access_key (ErrAccessKey),
 // and last the replay cache (ErrReplayed). The event is recorded in the
 // cache only when every other check passed.
-func (v *Verifier) Verify(token string) (*Event, error) {
+func (v *Verifier) VerifyContext(ctx context.Context, token string) (*Event, error) {
+	if ctx == nil {
+		return nil, errNilContext
+	}
 	pt, err := inspect(token)
 	if err != nil {
 		return nil, err
@@ -213,7 +228,7 @@ func (v *Verifier) Verify(token string) (*Event, error) {
 	ev := newEvent(pt.claims)
 	if v.cache != nil {
 		key := ev.identity()
-		fresh, err := v.cache.Add(key)
+		fresh, err := v.cache.Add(ctx, key)
 		if err != nil {
 			return nil, fmt.Errorf("webhook: replay cache: %w", err)
 		}
@@ -271,13 +286,23 @@ func (v *Verifier) checkAccessKey(header map[string]any) error {
 // Forget removes ev from the replay cache, so that a new delivery of the
 // same event is accepted. Call it when an event that Verify or
 // VerifyRequest returned could not be processed and its sender is asked to
-// retry; Handler does so itself. Forget does nothing without a replay
-// cache, or for an event that Verify did not record.
-func (v *Verifier) Forget(ev *Event) {
-	if v.cache == nil || ev == nil || ev.replayKey == "" {
-		return
+// retry; Handler does so itself. Forget does nothing, and returns nil,
+// without a replay cache or for an event that Verify did not record.
+//
+// An error, from the cache and wrapped, means that the event may still be
+// recorded: a new delivery of it would then be refused as a replay until
+// the cache forgets it on its own, so log it.
+func (v *Verifier) Forget(ctx context.Context, ev *Event) error {
+	if ctx == nil {
+		return errNilContext
 	}
-	v.cache.Remove(ev.replayKey)
+	if v.cache == nil || ev == nil || ev.replayKey == "" {
+		return nil
+	}
+	if err := v.cache.Remove(ctx, ev.replayKey); err != nil {
+		return fmt.Errorf("webhook: replay cache: %w", err)
+	}
+	return nil
 }
 
 // VerifyRequest finds the token in r and verifies it as Verify does.
@@ -289,11 +314,11 @@ func (v *Verifier) Forget(ev *Event) {
 // empty body makes VerifyRequest take the token from an
 // "Authorization: Bearer" header instead. The Content-Type header is not
 // consulted, and the method is not checked. VerifyRequest reads r.Body but
-// does not close it.
+// does not close it. The request's context is passed to the replay cache.
 func (v *Verifier) VerifyRequest(r *http.Request) (*Event, error) {
 	token, err := v.tokenFromRequest(r, r.Body)
 	if err != nil {
 		return nil, err
 	}
-	return v.Verify(token)
+	return v.VerifyContext(r.Context(), token)
 }
