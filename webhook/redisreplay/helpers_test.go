@@ -1,0 +1,107 @@
+package redisreplay_test
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/require"
+
+	"github.com/acctadmin/acctadmin-go/internal/redisserver"
+	"github.com/acctadmin/acctadmin-go/webhook"
+	"github.com/acctadmin/acctadmin-go/webhook/redisreplay"
+)
+
+var testSecret = []byte("redisreplay-test-secret-0123456789")
+
+// newClient returns a go-redis client of srv with short timeouts, so that
+// an outage shows within a fraction of a second, closed when t ends.
+func newClient(t testing.TB, srv *redisserver.Server) *redis.Client {
+	t.Helper()
+	rdb := redis.NewClient(&redis.Options{
+		Addr:         srv.Addr,
+		DialTimeout:  250 * time.Millisecond,
+		ReadTimeout:  time.Second,
+		WriteTimeout: time.Second,
+		MaxRetries:   1,
+		PoolSize:     32,
+	})
+	t.Cleanup(func() { rdb.Close() })
+	return rdb
+}
+
+// event returns the claims of a new-invoice event with a fresh invoice id.
+func event() map[string]any {
+	return map[string]any{
+		"event":        webhook.EventNewInvoice,
+		"invoice_id":   uuid.NewString(),
+		"company_id":   uuid.NewString(),
+		"company_name": "Acme Widgets LLC",
+	}
+}
+
+func sign(t testing.TB, claims map[string]any) string {
+	t.Helper()
+	tok, err := webhook.Sign(claims, testSecret)
+	require.NoError(t, err)
+	return tok
+}
+
+// receiver is one receiver of a fleet: a verifier on a Redis cache, its
+// Handler on a loopback server, and a count of the events its function
+// processed.
+type receiver struct {
+	cache     *redisreplay.Cache
+	verifier  *webhook.Verifier
+	srv       *httptest.Server
+	processed atomic.Int64
+}
+
+// newReceiver starts a receiver whose function passes each event to fn
+// (when not nil) and then counts it.
+func newReceiver(t testing.TB, rdb redis.UniversalClient, fn func(context.Context, *webhook.Event) error, opts ...redisreplay.Option) *receiver {
+	t.Helper()
+	r := &receiver{cache: redisreplay.New(rdb, opts...)}
+	v, err := webhook.NewVerifier(testSecret, webhook.WithReplayCache(r.cache))
+	require.NoError(t, err)
+	r.verifier = v
+	r.srv = httptest.NewServer(v.Handler(func(ctx context.Context, ev *webhook.Event) error {
+		if fn != nil {
+			if err := fn(ctx, ev); err != nil {
+				return err
+			}
+		}
+		r.processed.Add(1)
+		return nil
+	}))
+	t.Cleanup(r.srv.Close)
+	return r
+}
+
+// post delivers token to r and returns the status, or 0 when the request
+// failed.
+func (r *receiver) post(t testing.TB, token string) int {
+	t.Helper()
+	resp, err := r.srv.Client().Post(r.srv.URL, "application/jwt", strings.NewReader(token))
+	if err != nil {
+		return 0
+	}
+	defer resp.Body.Close()
+	var b bytes.Buffer
+	_, _ = b.ReadFrom(resp.Body)
+	return resp.StatusCode
+}
+
+// statusOf serves one request for token on r's handler without a network.
+func statusOf(h http.Handler, token string) int {
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, httptest.NewRequest(http.MethodPost, "/", strings.NewReader(token)))
+	return w.Code
+}
