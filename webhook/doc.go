@@ -120,18 +120,20 @@
 // the event is neither accepted nor refused: Verify returns the cache's
 // error and Handler answers 503 without calling its function, so the
 // sender delivers again later and the event is processed once, when the
-// cache answers. When forgetting a failed event fails too, the event stays
-// recorded and its redeliveries are refused as replays until the cache
-// drops it on its own (its expiry): processing errs toward at most once
-// there, never twice.
+// cache answers. When forgetting a failed event keeps failing (Handler
+// tries for 10 seconds), the event stays recorded and its redeliveries are
+// taken for replays until the cache drops it on its own (its expiry):
+// processing errs toward at most once there, never twice.
 //
 // # The handler's answers
 //
 // Handler answers 200 when the function returns nil (200 rather than 204,
-// which some senders do not count as delivered), 405 to a method other than
-// POST, 400 to a malformed request, 408 to a body not received within the
+// which some senders do not count as delivered), 200 too to an authentic
+// event it accepted before (a replay), without calling the function, so
+// that an at-least-once sender stops delivering it; 405 to a method other
+// than POST, 400 to a malformed request, 408 to a body not received within the
 // read timeout (WithReadTimeout, 10 seconds by default), 413 to a body
-// over the cap, 401 to a token that does not verify or is replayed, 500
+// over the cap, 401 to a token that does not verify, 500
 // when the function fails and 503 when the replay cache fails, so that the
 // sender retries. An error answer's body is only the status text: it
 // never says why a token was refused. The function is not called for a

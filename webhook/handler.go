@@ -15,6 +15,11 @@ import (
 //
 // It answers:
 //   - 200 when fn returns nil;
+//   - 200 without calling fn to an event the replay cache has seen
+//     (ErrReplayed): the token is authentic and the event was accepted
+//     before, so the sender's redelivery is acknowledged rather than
+//     refused, which would make an at-least-once sender deliver it again
+//     and again;
 //   - 405 to a method other than POST;
 //   - 400 to a malformed request: no token, a body that is not an accepted
 //     carriage, a token that is not a well-formed JWT (ErrMalformed);
@@ -23,13 +28,13 @@ import (
 //     after the answer;
 //   - 413 to a body larger than the maximum body size (ErrBodyTooLarge);
 //   - 401 to a token that does not verify: bad signature, refused
-//     algorithm or header, expired or not yet valid, wrong access key, or
-//     a replay (ErrInvalidSignature, ErrAlgorithm, ErrExpired,
-//     ErrNotYetValid, ErrAccessKey, ErrReplayed);
+//     algorithm or header, expired or not yet valid, or wrong access key
+//     (ErrInvalidSignature, ErrAlgorithm, ErrExpired, ErrNotYetValid,
+//     ErrAccessKey);
 //   - 500 when fn returns an error, so that the sender retries. The event
 //     is first removed from the replay cache (see Forget), so that the
-//     retry is accepted; this removal outlives the request's context but
-//     is bounded by 10 seconds;
+//     retry is accepted; a removal that fails is tried again, even after
+//     the request's context is cancelled, for up to 10 seconds;
 //   - 503 when the replay cache fails (Redis down, a timeout, the
 //     request's context cancelled): whether the event is new is not
 //     known, so fn is not called and the sender is asked to deliver again.
@@ -53,6 +58,12 @@ func (v *Verifier) Handler(fn func(context.Context, *Event) error) http.Handler 
 			return
 		}
 		ev, err := v.readAndVerify(w, r)
+		if errors.Is(err, ErrReplayed) {
+			// An authentic event accepted before: acknowledge it, so that
+			// the sender stops delivering it, and do nothing else.
+			w.WriteHeader(http.StatusOK)
+			return
+		}
 		if err != nil {
 			if errors.Is(err, ErrReadTimeout) {
 				// The body was not read to its end, and with a passed
@@ -96,25 +107,46 @@ func (v *Verifier) readAndVerify(w http.ResponseWriter, r *http.Request) (*Event
 }
 
 // forgetTimeout bounds the time Handler spends removing an event from the
-// replay cache after its function failed.
-const forgetTimeout = 10 * time.Second
+// replay cache after its function failed; within it, a failed removal is
+// tried again after forgetBackoff, doubled each time up to a second.
+const (
+	forgetTimeout = 10 * time.Second
+	forgetBackoff = 50 * time.Millisecond
+)
 
 // deliver calls fn, and forgets ev in the replay cache when fn fails or
-// panics, before the answer is written. Forgetting does not stop when the
-// request's context is cancelled (a sender that hung up will deliver
-// again, and must then be accepted), but is bounded by forgetTimeout.
+// panics, before the answer is written.
 func (v *Verifier) deliver(ctx context.Context, ev *Event, fn func(context.Context, *Event) error) (err error) {
 	returned := false
 	defer func() {
 		if !returned || err != nil {
-			fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), forgetTimeout)
-			defer cancel()
-			_ = v.Forget(fctx, ev)
+			v.forgetPatiently(ctx, ev)
 		}
 	}()
 	err = fn(ctx, ev)
 	returned = true
 	return err
+}
+
+// forgetPatiently forgets ev, trying again while the cache fails, for at
+// most forgetTimeout: an event left recorded would have its redeliveries
+// acknowledged unprocessed. It does not stop when the request's context is
+// cancelled, since a sender that hung up will deliver again and must then
+// be accepted.
+func (v *Verifier) forgetPatiently(ctx context.Context, ev *Event) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), forgetTimeout)
+	defer cancel()
+	wait := forgetBackoff
+	for v.Forget(ctx, ev) != nil {
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+		wait = min(2*wait, time.Second)
+	}
 }
 
 // status maps an error from VerifyRequest onto an HTTP status.
@@ -128,7 +160,7 @@ func status(err error) int {
 		return http.StatusBadRequest
 	case errors.Is(err, ErrInvalidSignature), errors.Is(err, ErrAlgorithm),
 		errors.Is(err, ErrExpired), errors.Is(err, ErrNotYetValid),
-		errors.Is(err, ErrAccessKey), errors.Is(err, ErrReplayed):
+		errors.Is(err, ErrAccessKey):
 		return http.StatusUnauthorized
 	default:
 		// The only other errors come from the replay cache, which could

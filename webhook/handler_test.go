@@ -117,9 +117,9 @@ func TestHandlerReplay(t *testing.T) {
 
 	assert.Equal(t, http.StatusOK, serve(h, newRequest(body)).Code)
 	w := serve(h, newRequest(body))
-	assert.Equal(t, http.StatusUnauthorized, w.Code)
-	assert.Equal(t, "Unauthorized\n", w.Body.String())
-	assert.Len(t, rec.events, 1)
+	assert.Equal(t, http.StatusOK, w.Code, "a redelivery is acknowledged")
+	assert.Empty(t, w.Body.String())
+	assert.Len(t, rec.events, 1, "and not processed again")
 }
 
 // TestHandlerFunctionFails checks that a failing fn gets a 500, and that
@@ -143,7 +143,8 @@ func TestHandlerFunctionFails(t *testing.T) {
 	assert.Equal(t, rec.events[0].InvoiceID, rec.events[1].InvoiceID)
 
 	w = serve(h, newRequest(body))
-	assert.Equal(t, http.StatusUnauthorized, w.Code, "once handled, the event is a replay")
+	assert.Equal(t, http.StatusOK, w.Code, "once handled, the event is a replay")
+	assert.Len(t, rec.events, 2, "acknowledged, not processed again")
 }
 
 // TestHandlerFunctionPanics checks that a panicking fn's event is

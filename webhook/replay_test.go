@@ -259,7 +259,7 @@ func TestMemoryReplayCacheZeroValue(t *testing.T) {
 }
 
 // ctxCache is a ReplayCache that records the contexts it is given, and
-// whose Remove fails with removeErr.
+// whose Remove fails with removeErr, removeFails times.
 type ctxCache struct {
 	webhook.MemoryReplayCache
 	mu           sync.Mutex
@@ -267,6 +267,7 @@ type ctxCache struct {
 	removeCtx    []context.Context
 	removeCtxErr []error // ctx.Err() when Remove was called
 	removeErr    error
+	removeFails  int // Remove fails with removeErr this many times, or always when negative
 }
 
 func (c *ctxCache) Add(ctx context.Context, key string) (bool, error) {
@@ -284,7 +285,8 @@ func (c *ctxCache) Remove(ctx context.Context, key string) error {
 	c.removeCtx = append(c.removeCtx, ctx)
 	c.removeCtxErr = append(c.removeCtxErr, ctx.Err())
 	c.mu.Unlock()
-	if c.removeErr != nil {
+	if c.removeErr != nil && c.removeFails != 0 {
+		c.removeFails--
 		return c.removeErr
 	}
 	return c.MemoryReplayCache.Remove(ctx, key)
@@ -335,10 +337,11 @@ func TestReplayCacheGetsTheContext(t *testing.T) {
 }
 
 // TestForgetReportsCacheErrors checks that Forget wraps the cache's error,
-// and that Handler still answers 500 when fn fails and forgetting fails
-// too, having tried with a context that outlives the request's.
+// and that when fn fails Handler answers 500 and keeps trying to forget
+// the event while the cache fails, with a context that outlives the
+// request's but has a deadline, so that the redelivery is processed.
 func TestForgetReportsCacheErrors(t *testing.T) {
-	c := &ctxCache{removeErr: errCacheDown}
+	c := &ctxCache{removeErr: errCacheDown, removeFails: 1}
 	v := newVerifier(t, webhook.WithReplayCache(c))
 	ev, err := v.Verify(sign(t, invoiceClaims()))
 	require.NoError(t, err)
@@ -346,15 +349,26 @@ func TestForgetReportsCacheErrors(t *testing.T) {
 	require.ErrorIs(t, err, errCacheDown)
 	assert.EqualError(t, err, "webhook: replay cache: cache is down")
 
+	c.removeFails = 3
 	reqCtx, cancel := context.WithCancel(context.Background())
+	var calls int
 	h := v.Handler(func(context.Context, *webhook.Event) error {
-		cancel() // the sender hangs up while the function runs
-		return errors.New("processing failed")
+		calls++
+		if calls == 1 {
+			cancel() // the sender hangs up while the function runs
+			return errors.New("processing failed")
+		}
+		return nil
 	})
-	w := serve(h, newRequest(sign(t, documentClaims())).WithContext(reqCtx))
+	tok := sign(t, documentClaims())
+	w := serve(h, newRequest(tok).WithContext(reqCtx))
 	assert.Equal(t, http.StatusInternalServerError, w.Code)
-	require.Len(t, c.removeCtx, 2)
-	assert.NoError(t, c.removeCtxErr[1], "Forget ran with the request's cancellation")
-	_, hasDeadline := c.removeCtx[1].Deadline()
-	assert.True(t, hasDeadline, "Forget is bounded")
+	require.Len(t, c.removeCtx, 1+4, "three failed removals, then one that worked")
+	for i := 1; i < len(c.removeCtx); i++ {
+		assert.NoError(t, c.removeCtxErr[i], "Forget ran with the request's cancellation")
+		_, hasDeadline := c.removeCtx[i].Deadline()
+		assert.True(t, hasDeadline, "Forget is bounded")
+	}
+	assert.Equal(t, http.StatusOK, serve(h, newRequest(tok)).Code)
+	assert.Equal(t, 2, calls, "the redelivery was processed")
 }
