@@ -4,7 +4,7 @@
 //
 // Usage:
 //
-//	webhook-receiver [-addr 127.0.0.1:8090] [-serve] [-register URL]
+//	webhook-receiver [-addr 127.0.0.1:8090] [-serve] [-register URL] [-redis redis://HOST:PORT/DB]
 //
 // Events are taken at the path /callbacks. Refused requests are logged
 // too, with their status: 401 for a token that does not verify, 400 for a
@@ -25,6 +25,14 @@
 // as a callback when it starts (with ACCTADMIN_ACCESS_KEY and
 // ACCTADMIN_BASE_URL, as NewClientFromEnv reads them) and removes it when
 // it stops.
+//
+// An event delivered twice is processed once: the receiver remembers the
+// events it accepted for 24 hours, in its own memory, or with -redis URL
+// in Redis (package webhook/redisreplay), so that several receivers behind
+// one load balancer share what they have seen and process each event once
+// between them. The URL takes the redis:// or rediss:// form that
+// redis.ParseURL reads; the receiver checks that Redis answers before it
+// starts serving.
 package main
 
 import (
@@ -45,7 +53,9 @@ import (
 	acctadmin "github.com/acctadmin/acctadmin-go"
 	"github.com/acctadmin/acctadmin-go/acctadmintest"
 	"github.com/acctadmin/acctadmin-go/webhook"
+	"github.com/acctadmin/acctadmin-go/webhook/redisreplay"
 	"github.com/google/uuid"
+	"github.com/redis/go-redis/v9"
 )
 
 func main() {
@@ -87,6 +97,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	addr := fs.String("addr", "127.0.0.1:8090", "`address` to listen on")
 	serve := fs.Bool("serve", false, "with no keys set, keep serving after the round trip on the fake API")
 	register := fs.String("register", "", "register `URL` as a callback with the API while serving (needs the keys)")
+	redisURL := fs.String("redis", "", "remember accepted events in the Redis at `URL` (redis://host:port/db), shared by several receivers")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -94,23 +105,54 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		return fmt.Errorf("unexpected arguments: %v", fs.Args())
 	}
 	log := slog.New(slog.NewTextHandler(out, nil))
+	cache, closeCache, err := replayCache(ctx, log, *redisURL)
+	if err != nil {
+		return err
+	}
+	defer closeCache()
 
 	if os.Getenv(acctadmin.EnvSecretKey) == "" && os.Getenv(acctadmin.EnvAccessKey) == "" {
 		if *register != "" {
 			return errors.New("-register needs ACCTADMIN_ACCESS_KEY and ACCTADMIN_SECRET_KEY")
 		}
-		return roundTrip(ctx, log, *addr, *serve)
+		return roundTrip(ctx, log, cache, *addr, *serve)
 	}
 	secret := os.Getenv(acctadmin.EnvSecretKey)
 	if secret == "" {
 		return fmt.Errorf("%s is not set", acctadmin.EnvSecretKey)
 	}
-	return receive(ctx, log, *addr, secret, os.Getenv(acctadmin.EnvAccessKey), *register)
+	return receive(ctx, log, cache, *addr, secret, os.Getenv(acctadmin.EnvAccessKey), *register)
+}
+
+// redisTimeout bounds the check that Redis answers at start.
+const redisTimeout = 5 * time.Second
+
+// replayCache returns the cache of accepted events: in memory, or in the
+// Redis at redisURL when it is not empty. The function it returns closes
+// the Redis client.
+func replayCache(ctx context.Context, log *slog.Logger, redisURL string) (webhook.ReplayCache, func(), error) {
+	if redisURL == "" {
+		return webhook.NewMemoryReplayCache(10000, 24*time.Hour), func() {}, nil
+	}
+	opts, err := redis.ParseURL(redisURL)
+	if err != nil {
+		// The URL may carry a password: do not repeat it.
+		return nil, nil, errors.New("-redis: not a redis:// URL")
+	}
+	rdb := redis.NewClient(opts)
+	pctx, cancel := context.WithTimeout(ctx, redisTimeout)
+	defer cancel()
+	if err := rdb.Ping(pctx).Err(); err != nil {
+		rdb.Close()
+		return nil, nil, fmt.Errorf("-redis: Redis at %s does not answer: %w", opts.Addr, err)
+	}
+	log.Info("remembering accepted events in Redis", "addr", opts.Addr, "db", opts.DB)
+	return redisreplay.New(rdb), func() { rdb.Close() }, nil
 }
 
 // receive serves events signed with secret until ctx is done.
-func receive(ctx context.Context, log *slog.Logger, addr, secret, accessKey, register string) error {
-	h, err := newHandler([]byte(secret), accessKey, log, nil)
+func receive(ctx context.Context, log *slog.Logger, cache webhook.ReplayCache, addr, secret, accessKey, register string) error {
+	h, err := newHandler([]byte(secret), accessKey, cache, log, nil)
 	if err != nil {
 		return err
 	}
@@ -140,7 +182,7 @@ func receive(ctx context.Context, log *slog.Logger, addr, secret, accessKey, reg
 // roundTrip starts the fake API, registers the server as its callback,
 // makes the fake send a new-document and a new-invoice event, and waits
 // for both; with serve it then keeps serving until ctx is done.
-func roundTrip(ctx context.Context, log *slog.Logger, addr string, serve bool) error {
+func roundTrip(ctx context.Context, log *slog.Logger, cache webhook.ReplayCache, addr string, serve bool) error {
 	fake := acctadmintest.NewServer()
 	defer fake.Close()
 	log.Info("no ACCTADMIN_* keys set: receiving events from the built-in fake API", "api", fake.URL)
@@ -149,7 +191,7 @@ func roundTrip(ctx context.Context, log *slog.Logger, addr string, serve bool) e
 	var once sync.Once
 	seen := map[string]bool{}
 	both := make(chan struct{})
-	h, err := newHandler([]byte(fake.SecretKey), fake.AccessKey, log, func(ev *webhook.Event) {
+	h, err := newHandler([]byte(fake.SecretKey), fake.AccessKey, cache, log, func(ev *webhook.Event) {
 		mu.Lock()
 		defer mu.Unlock()
 		seen[ev.Name] = true
@@ -203,11 +245,10 @@ func roundTrip(ctx context.Context, log *slog.Logger, addr string, serve bool) e
 // newHandler returns the server's handler: events at callbackPath are
 // verified with secret (and accessKey, when not empty), logged, and passed
 // to seen (when not nil); every refused request is logged with its status.
-func newHandler(secret []byte, accessKey string, log *slog.Logger, seen func(*webhook.Event)) (http.Handler, error) {
-	opts := []webhook.Option{
-		// Refuse an event delivered twice, as a sender's retry may do.
-		webhook.WithReplayCache(webhook.NewMemoryReplayCache(10000, 24*time.Hour)),
-	}
+// cache remembers the events accepted, so that one delivered twice is
+// acknowledged and not processed again.
+func newHandler(secret []byte, accessKey string, cache webhook.ReplayCache, log *slog.Logger, seen func(*webhook.Event)) (http.Handler, error) {
+	opts := []webhook.Option{webhook.WithReplayCache(cache)}
 	if accessKey != "" {
 		opts = append(opts, webhook.WithAccessKey(accessKey))
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -16,8 +17,11 @@ import (
 
 	acctadmin "github.com/acctadmin/acctadmin-go"
 	"github.com/acctadmin/acctadmin-go/acctadmintest"
+	"github.com/acctadmin/acctadmin-go/internal/redisserver"
 	"github.com/acctadmin/acctadmin-go/webhook"
+	"github.com/acctadmin/acctadmin-go/webhook/redisreplay"
 	"github.com/google/uuid"
+	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
@@ -218,7 +222,7 @@ func TestHandlerPassesOnlyVerifiedEvents(t *testing.T) {
 	const secret = "test-secret-key"
 	var logged bytes.Buffer
 	var got []*webhook.Event
-	h, err := newHandler([]byte(secret), "", slog.New(slog.NewTextHandler(&logged, nil)), func(ev *webhook.Event) {
+	h, err := newHandler([]byte(secret), "", webhook.NewMemoryReplayCache(0, 0), slog.New(slog.NewTextHandler(&logged, nil)), func(ev *webhook.Event) {
 		got = append(got, ev)
 	})
 	if err != nil {
@@ -300,4 +304,76 @@ func TestServerTimeouts(t *testing.T) {
 	resp.Body.Close()
 	wg.Wait()
 	assert.NoError(t, deadlineErr, "SetReadDeadline through the recorder")
+}
+
+// TestReceiversShareRedis runs two receivers with -redis on one real
+// Redis: an event delivered to both is processed by one of them only, and
+// its key is in Redis.
+func TestReceiversShareRedis(t *testing.T) {
+	srv := redisserver.Start(t)
+	const secret = "test-secret-key"
+	t.Setenv(acctadmin.EnvAccessKey, "")
+	t.Setenv(acctadmin.EnvSecretKey, secret)
+	ctx, cancel := context.WithCancel(testContext(t))
+	defer cancel()
+	var outs []*syncBuffer
+	var urls []string
+	done := make(chan error, 2)
+	for range 2 {
+		out := &syncBuffer{}
+		go func() {
+			done <- run(ctx, []string{"-addr", "127.0.0.1:0", "-redis", "redis://" + srv.Addr + "/3"}, out)
+		}()
+		urls = append(urls, waitFor(t, out, `msg=listening url=(\S+)`)[1])
+		waitFor(t, out, `msg="remembering accepted events in Redis" addr=`+regexp.QuoteMeta(srv.Addr)+` db=3`)
+		outs = append(outs, out)
+	}
+
+	invoice := uuid.New()
+	token := sign(t, secret, invoice)
+	for _, url := range urls {
+		if code := post(t, url, token); code != http.StatusOK {
+			t.Fatalf("the event was answered %d", code)
+		}
+	}
+	verified := 0
+	for _, out := range outs {
+		verified += strings.Count(out.String(), invoice.String())
+	}
+	assert.Equal(t, 1, verified, "the event was processed by exactly one receiver")
+
+	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr, DB: 3})
+	defer rdb.Close()
+	keys, err := rdb.Keys(ctx, redisreplay.DefaultPrefix+"*").Result()
+	require.NoError(t, err)
+	assert.Len(t, keys, 1, "the event is recorded in Redis")
+
+	cancel()
+	for range 2 {
+		require.NoError(t, <-done)
+	}
+}
+
+// TestRedisMustAnswer checks that a receiver does not start without the
+// Redis it was given, and does not repeat a password from the URL.
+func TestRedisMustAnswer(t *testing.T) {
+	noKeys(t)
+	port := freeLoopbackPort(t)
+	var out bytes.Buffer
+	err := run(testContext(t), []string{"-redis", "redis://:hunter2@127.0.0.1:" + port + "/0"}, &out)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "does not answer")
+	assert.NotContains(t, err.Error()+out.String(), "hunter2")
+
+	err = run(testContext(t), []string{"-redis", "http://:hunter2@x"}, &out)
+	require.EqualError(t, err, "-redis: not a redis:// URL")
+}
+
+// freeLoopbackPort returns a port nothing listens on.
+func freeLoopbackPort(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	ln.Close()
+	return port
 }
