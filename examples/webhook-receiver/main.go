@@ -140,6 +140,7 @@ func replayCache(ctx context.Context, log *slog.Logger, redisURL string) (webhoo
 		return nil, nil, errors.New("-redis: not a redis:// URL")
 	}
 	rdb := redis.NewClient(opts)
+	cache := redisreplay.New(rdb)
 	pctx, cancel := context.WithTimeout(ctx, redisTimeout)
 	defer cancel()
 	if err := rdb.Ping(pctx).Err(); err != nil {
@@ -147,7 +148,7 @@ func replayCache(ctx context.Context, log *slog.Logger, redisURL string) (webhoo
 		return nil, nil, fmt.Errorf("-redis: Redis at %s does not answer: %w", opts.Addr, err)
 	}
 	log.Info("remembering accepted events in Redis", "addr", opts.Addr, "db", opts.DB)
-	return redisreplay.New(rdb), func() { rdb.Close() }, nil
+	return cache, func() { rdb.Close() }, nil
 }
 
 // receive serves events signed with secret until ctx is done.
