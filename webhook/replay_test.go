@@ -330,10 +330,10 @@ func TestReplayCacheGetsTheContext(t *testing.T) {
 	assert.Equal(t, "fresh", ev.ID)
 
 	//lint:ignore SA1012 a nil context is the case under test
-	_, err = v.VerifyContext(nil, tok) //nolint:staticcheck
+	_, err = v.VerifyContext(nil, tok)
 	require.EqualError(t, err, "webhook: nil context")
 	//lint:ignore SA1012 a nil context is the case under test
-	require.EqualError(t, v.Forget(nil, ev), "webhook: nil context") //nolint:staticcheck
+	require.EqualError(t, v.Forget(nil, ev), "webhook: nil context")
 }
 
 // TestForgetReportsCacheErrors checks that Forget wraps the cache's error,

@@ -104,7 +104,9 @@ func WithMaxBodySize(n int64) Option {
 // is not called. The default is 10 seconds; d must be positive.
 //
 // Handler enforces it with the connection's read deadline, through
-// http.ResponseController, and drops the connection afterwards. When the
+// http.ResponseController, which replaces for the body any read deadline
+// the server set (http.Server.ReadTimeout), lifts it once the body is read,
+// and drops the connection after a 408. When the
 // ResponseWriter supports no deadline (a wrapper without an Unwrap
 // method), Handler checks the time between reads instead: a body sent
 // slowly is still cut off, but a sender that stops sending altogether

@@ -3,7 +3,6 @@ package redisreplay_test
 import (
 	"bytes"
 	"context"
-	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync/atomic"
@@ -97,11 +96,4 @@ func (r *receiver) post(t testing.TB, token string) int {
 	var b bytes.Buffer
 	_, _ = b.ReadFrom(resp.Body)
 	return resp.StatusCode
-}
-
-// statusOf serves one request for token on r's handler without a network.
-func statusOf(h http.Handler, token string) int {
-	w := httptest.NewRecorder()
-	h.ServeHTTP(w, httptest.NewRequest(http.MethodPost, "/", strings.NewReader(token)))
-	return w.Code
 }
