@@ -30,6 +30,12 @@ func Decode(b []byte) (map[string]any, error) {
 	if m, ok := decodePlainObject(b); ok {
 		return m, nil
 	}
+	return decodeChecked(b)
+}
+
+// decodeChecked is Decode without its fast path: checkObject, then
+// encoding/json with numbers as json.Number.
+func decodeChecked(b []byte) (map[string]any, error) {
 	if err := checkObject(b); err != nil {
 		return nil, err
 	}

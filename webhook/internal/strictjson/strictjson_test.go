@@ -1,27 +1,10 @@
 package strictjson
 
 import (
-	"bytes"
-	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
 )
-
-// slowDecode is decodeObject without its fast path: checkObject, then
-// encoding/json with numbers as json.Number.
-func slowDecode(b []byte) (map[string]any, error) {
-	if err := checkObject(b); err != nil {
-		return nil, err
-	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var m map[string]any
-	if err := dec.Decode(&m); err != nil {
-		return nil, errNotJSON
-	}
-	return m, nil
-}
 
 // checkPlainAgrees fails when the fast path accepts b while the slow path
 // refuses it or decodes it differently. It reports whether the fast path
@@ -32,7 +15,7 @@ func checkPlainAgrees(t *testing.T, b []byte) bool {
 	if !ok {
 		return false
 	}
-	slow, err := slowDecode(b)
+	slow, err := decodeChecked(b)
 	if err != nil {
 		t.Fatalf("fast path accepted %q, slow path refuses it: %v", b, err)
 	}
