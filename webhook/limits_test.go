@@ -75,6 +75,16 @@ func TestOptionsAtTheirLimits(t *testing.T) {
 	assert.Equal(t, http.StatusOK, w.Code)
 	assert.Len(t, rec.events, 1)
 
+	// The memory cache at its largest size and longest TTL still records
+	// and refuses.
+	c := webhook.NewMemoryReplayCache(math.MaxInt, math.MaxInt64)
+	v = newVerifier(t, webhook.WithReplayCache(c))
+	tok := sign(t, invoiceClaims())
+	_, err = v.Verify(tok)
+	require.NoError(t, err)
+	_, err = v.Verify(tok)
+	require.ErrorIs(t, err, webhook.ErrReplayed)
+
 	for _, d := range []time.Duration{0, -1, math.MinInt64} {
 		_, err := webhook.NewVerifier(testSecret, webhook.WithReadTimeout(d))
 		require.Error(t, err, "WithReadTimeout(%v)", d)

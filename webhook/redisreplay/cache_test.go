@@ -3,6 +3,7 @@ package redisreplay_test
 import (
 	"context"
 	"errors"
+	"math"
 	"net/http"
 	"strings"
 	"sync"
@@ -90,6 +91,7 @@ func TestTTL(t *testing.T) {
 		{-time.Hour, redisreplay.DefaultTTL},
 		{time.Nanosecond, time.Millisecond},
 		{90 * time.Minute, 90 * time.Minute},
+		{math.MaxInt64, math.MaxInt64 / time.Millisecond * time.Millisecond},
 	} {
 		c := redisreplay.New(rdb, redisreplay.WithPrefix("ttl:"), redisreplay.WithTTL(tc.ttl))
 		require.NoError(t, rdb.FlushAll(ctx).Err())
