@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -236,4 +237,23 @@ func TestHandlerReadTimeoutSparesTheFunction(t *testing.T) {
 	}
 	assert.Equal(t, int32(2), calls.Load())
 	client.CloseIdleConnections()
+}
+
+// timeoutReader fails as a connection whose read deadline passed.
+type timeoutReader struct{}
+
+func (timeoutReader) Read([]byte) (int, error) {
+	return 0, &net.OpError{Op: "read", Net: "tcp", Err: os.ErrDeadlineExceeded}
+}
+
+// TestVerifyRequestReadTimeout checks that VerifyRequest reports a read
+// deadline set by the server or the caller as ErrReadTimeout, and no other
+// sentinel.
+func TestVerifyRequestReadTimeout(t *testing.T) {
+	r := newRequest("")
+	r.Body = io.NopCloser(timeoutReader{})
+	r.ContentLength = -1
+	ev, err := newVerifier(t).VerifyRequest(r)
+	assert.Nil(t, ev)
+	requireOnly(t, err, webhook.ErrReadTimeout, "")
 }
