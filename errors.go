@@ -35,6 +35,11 @@ var (
 	// ErrResponseTooLarge reports a JSON answer larger than the client reads
 	// (32 MiB).
 	ErrResponseTooLarge = errors.New("acctadmin: response too large")
+	// ErrPagingIgnored ends an All (or a Pull) whose API answered a full
+	// page again for a later offset: it ignores offset, so the rest of the
+	// listing cannot be reached. It is yielded once, after every item the
+	// API did send.
+	ErrPagingIgnored = errors.New("acctadmin: the API ignored the page offset; the listing cannot be read past its first page")
 )
 
 // maxErrorBody is how much of an error answer an APIError keeps.

@@ -145,5 +145,7 @@ func (s *InvoicesClient) List(ctx context.Context, p *InvoiceListParams) ([]Invo
 // mean that the API answered the whole listing at once, and All stops
 // there. GET /invoices.
 func (s *InvoicesClient) All(ctx context.Context, p *InvoiceListParams) iter.Seq2[Invoice, error] {
-	return paginate(ctx, listingOf(p, invoicesPageSize, s.List, func(v Invoice) uuid.UUID { return v.ID }))
+	l := listingOf(p, invoicesPageSize, s.List, func(v Invoice) uuid.UUID { return v.ID })
+	l.unpaged = true
+	return paginate(ctx, l)
 }

@@ -164,18 +164,13 @@ func TestInvoicesAllPages(t *testing.T) {
 			t.Fatalf("invoice %d is %+v", i, inv)
 		}
 	}
-	var queries []string
 	for _, r := range srv.requests() {
 		if !r.AuthOK {
 			t.Fatalf("request %s did not verify: %s", r.RawQuery, r.AuthErr)
 		}
-		queries = append(queries, r.RawQuery)
 	}
 	const rest = "companies[]=Acme+Widgets+LLC"
-	want := []string{"limit=100&" + rest, "limit=100&offset=100&" + rest, "limit=100&offset=200&" + rest}
-	if !reflect.DeepEqual(queries, want) {
-		t.Fatalf("queries %q, want %q", queries, want)
-	}
+	checkPagesAsked(t, srv, "limit=100&"+rest, "limit=100&offset=100&"+rest, "limit=100&offset=200&"+rest)
 }
 
 // TestInvoicesAllWhenTheAPIDoesNotPage covers an API that ignores limit
@@ -212,7 +207,8 @@ func TestInvoicesAllWhenTheAPIDoesNotPage(t *testing.T) {
 					}
 				}
 			}
-			if n := srv.count(); n != 2*tc.requests {
+			// Pages read ahead past the end may be asked for too.
+			if n := srv.count(); n < 2*tc.requests || n > 2*(tc.requests+maxReadAhead-1) {
 				t.Fatalf("the server received %d requests, want %d", n, 2*tc.requests)
 			}
 		})

@@ -3,6 +3,7 @@ package acctadmin
 import (
 	"context"
 	"iter"
+	"reflect"
 
 	"github.com/google/uuid"
 )
@@ -45,6 +46,10 @@ type listing[T any] struct {
 	id func(T) uuid.UUID
 	// shrinks marks a listing that the loop's own calls can shrink.
 	shrinks bool
+	// unpaged marks a listing whose paging the API does not document: a
+	// full page repeated means the API sent the whole listing at once, and
+	// ends it quietly rather than with ErrPagingIgnored.
+	unpaged bool
 }
 
 // pageParams is the params struct of a listing: it checks itself and hands
@@ -100,61 +105,128 @@ type page[T any] struct {
 	err   error
 }
 
-// ahead reads a stable listing one page ahead of the caller.
+// maxReadAhead bounds how far a stable listing reads ahead of the loop:
+// at most this many pages are requested and not yet handed to the loop
+// (in flight, or arrived and waiting), besides the page the loop is on.
+const maxReadAhead = 4
+
+// ahead reads a stable listing ahead of the caller. It starts one page
+// ahead; each time the loop gets to a page that has not arrived yet (the
+// loop is faster than the API), it asks for one more page at once, up to
+// maxReadAhead. Pages are handed to the loop in order, whatever order they
+// arrive in. Reading ahead costs at most maxReadAhead-1 requests past the
+// end of the listing. Those are let finish while the loop works through the
+// last page (every request sent gets its answer); breaking out of the
+// loop, or an error, cancels whatever is still in flight.
 func (l *listing[T]) ahead(ctx context.Context, yield func(T, error) bool) {
 	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	start := func(offset int) <-chan page[T] {
+	var queue []chan page[T] // pages asked for and not yet taken, in order
+	defer func() {
+		cancel()
+		for _, ch := range queue {
+			<-ch // every fetcher ends with the loop
+		}
+	}()
+	next := l.offset // the offset of the next page to ask for
+	start := func() {
 		ch := make(chan page[T], 1)
-		go func() {
+		go func(offset int) {
 			items, err := l.fetch(ctx, l.limit, offset)
 			ch <- page[T]{items, err}
-		}()
-		return ch
+		}(next)
+		next += l.limit
+		queue = append(queue, ch)
+	}
+	// end lets the pages asked for past the end of the listing finish.
+	end := func() {
+		for _, ch := range queue {
+			<-ch
+		}
+		queue = nil
 	}
 	var zero T
-	var prevFirst uuid.UUID
-	offset := l.offset
-	next := start(offset)
-	for next != nil {
-		p := <-next
-		next = nil
+	var prev []T
+	depth := 1
+	start()
+	for taken := 0; len(queue) > 0; taken++ {
+		var p page[T]
+		select {
+		case p = <-queue[0]:
+		default:
+			// The loop waits for the API: read further ahead. (The first
+			// page is always waited for; it says nothing of the loop.)
+			if taken > 0 && depth < maxReadAhead {
+				depth++
+				for len(queue) < depth {
+					start()
+				}
+			}
+			p = <-queue[0]
+		}
+		queue = queue[1:]
 		if p.err != nil {
 			yield(zero, p.err)
 			return
 		}
-		if l.id != nil && len(p.items) > 0 {
-			// A page that starts where the previous one did means the API
-			// ignored the offset: everything was yielded already.
-			first := l.id(p.items[0])
-			if first == prevFirst {
+		if len(p.items) == l.limit && len(prev) == l.limit && l.samePage(prev, p.items) {
+			// A full page again, for a later offset: the API ignores the
+			// offset, and the rest of the listing is out of reach.
+			if !l.unpaged {
+				yield(zero, ErrPagingIgnored)
 				return
 			}
-			prevFirst = first
+			end()
+			return
 		}
-		offset += len(p.items)
 		// A short page is the last one; so is a page longer than asked
 		// for, which means the API ignored the limit and sent everything.
 		if len(p.items) == l.limit {
-			next = start(offset)
+			for len(queue) < depth {
+				start()
+			}
 		}
 		for _, item := range p.items {
 			if !yield(item, nil) {
-				if next != nil {
-					cancel()
-					<-next // the fetcher ends with the loop
-				}
 				return
 			}
 		}
+		if len(p.items) != l.limit {
+			end()
+			return
+		}
+		prev = p.items
 	}
+}
+
+// samePage reports whether page b repeats page a: they agree on the first
+// item of b that has an id, or, when no item has one, on everything.
+func (l *listing[T]) samePage(a, b []T) bool {
+	if l.id == nil {
+		return false
+	}
+	for i, item := range b {
+		if id := l.id(item); id != uuid.Nil {
+			return i < len(a) && l.id(a[i]) == id
+		}
+	}
+	return reflect.DeepEqual(a, b)
 }
 
 // shrinking reads a listing that the loop body may shrink by removing the
 // items it is given.
+//
+// Records without an id cannot be told apart, so they are never taken for
+// ones already yielded; since nothing can remove them, the id-less items an
+// answer yields come back in the next answer, ahead of anything new, and
+// are skipped there by count. The offset can never pass more items than
+// were yielded; when it would (the API answers a later offset with items
+// already yielded, that is, it ignores the offset), the loop ends with
+// ErrPagingIgnored.
 func (l *listing[T]) shrinking(ctx context.Context, yield func(T, error) bool) {
 	var zero T
 	seen := make(map[uuid.UUID]struct{})
+	idless := 0     // id-less items yielded
+	lastIdless := 0 // id-less items the previous answer yielded
 	offset := l.offset
 	for {
 		items, err := l.fetch(ctx, l.limit, offset)
@@ -162,21 +234,34 @@ func (l *listing[T]) shrinking(ctx context.Context, yield func(T, error) bool) {
 			yield(zero, err)
 			return
 		}
-		present := 0
+		present, skip, fresh := 0, lastIdless, 0
 		for _, item := range items {
-			id := l.id(item)
-			if _, ok := seen[id]; ok {
+			if id := l.id(item); id == uuid.Nil {
+				if skip > 0 {
+					skip--
+					present++
+					continue
+				}
+				fresh++
+			} else if _, ok := seen[id]; ok {
 				present++
 				continue
+			} else {
+				seen[id] = struct{}{}
 			}
-			seen[id] = struct{}{}
 			if !yield(item, nil) {
 				return
 			}
 		}
-		if len(items) < l.limit {
+		idless += fresh
+		lastIdless = fresh
+		if len(items) != l.limit {
 			return
 		}
 		offset += present
+		if offset-l.offset > len(seen)+idless {
+			yield(zero, ErrPagingIgnored)
+			return
+		}
 	}
 }

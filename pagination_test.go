@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -68,14 +69,53 @@ func TestAllReadsEveryPageInOrder(t *testing.T) {
 			t.Fatalf("item %d is %s, want %s", i, id, numberedID(i))
 		}
 	}
-	var queries []string
-	for _, r := range srv.requests() {
-		queries = append(queries, r.RawQuery)
-	}
 	// The endpoint's maximum page size, and a short page ends the listing.
-	want := []string{"limit=100", "limit=100&offset=100", "limit=100&offset=200"}
-	if strings.Join(queries, " ") != strings.Join(want, " ") {
-		t.Fatalf("queries %q, want %q", queries, want)
+	checkPagesAsked(t, srv, "limit=100", "limit=100&offset=100", "limit=100&offset=200")
+}
+
+// checkPagesAsked checks that the queries srv received are want, in any
+// order (pages read ahead are asked for at once), plus at most
+// maxReadAhead-1 pages past the end of the listing, asked for while the
+// loop was faster than the API: each of those must be a later page of the
+// same listing.
+func checkPagesAsked(t *testing.T, srv *apiServer, want ...string) {
+	t.Helper()
+	offsetOf := func(q string) (int, string) {
+		v, err := url.ParseQuery(q)
+		if err != nil {
+			t.Fatalf("query %q: %v", q, err)
+		}
+		off, _ := strconv.Atoi(v.Get("offset"))
+		v.Del("offset")
+		return off, v.Encode()
+	}
+	pending := map[string]int{}
+	last, rest := -1, ""
+	for _, q := range want {
+		pending[q]++
+		off, r := offsetOf(q)
+		last, rest = max(last, off), r
+	}
+	var extra []string
+	for _, r := range srv.requests() {
+		if pending[r.RawQuery] > 0 {
+			pending[r.RawQuery]--
+			continue
+		}
+		extra = append(extra, r.RawQuery)
+	}
+	for q, n := range pending {
+		if n > 0 {
+			t.Fatalf("query %q never sent; got %d requests", q, srv.count())
+		}
+	}
+	if len(extra) > maxReadAhead-1 {
+		t.Fatalf("%d requests past the end: %q", len(extra), extra)
+	}
+	for _, q := range extra {
+		if off, r := offsetOf(q); off <= last || r != rest {
+			t.Fatalf("extra query %q is not a page past the end (last %d, %q)", q, last, rest)
+		}
 	}
 }
 
@@ -92,14 +132,7 @@ func TestAllHonoursLimitOffsetAndFilters(t *testing.T) {
 	if n != 25 {
 		t.Fatalf("got %d services, want 25", n)
 	}
-	var queries []string
-	for _, r := range srv.requests() {
-		queries = append(queries, r.RawQuery)
-	}
-	want := "limit=10&offset=5&company=Acme limit=10&offset=15&company=Acme limit=10&offset=25&company=Acme"
-	if strings.Join(queries, " ") != want {
-		t.Fatalf("queries %q", queries)
-	}
+	checkPagesAsked(t, srv, "limit=10&offset=5&company=Acme", "limit=10&offset=15&company=Acme", "limit=10&offset=25&company=Acme")
 }
 
 func TestAllEmptyListingAndExactMultiple(t *testing.T) {
@@ -114,7 +147,7 @@ func TestAllEmptyListingAndExactMultiple(t *testing.T) {
 			n++
 		}
 		// An exact multiple of the page size costs one more (empty) page.
-		if n != total || srv.count() != total/100+1 {
+		if n != total || srv.count() < total/100+1 || srv.count() > total/100+maxReadAhead {
 			t.Fatalf("total %d: got %d items in %d requests", total, n, srv.count())
 		}
 	}
@@ -137,9 +170,8 @@ func TestAllYieldsValidationErrorOnceWithoutRequests(t *testing.T) {
 }
 
 func TestAllYieldsAPIErrorOnceAndStops(t *testing.T) {
-	var n atomic.Int32
 	srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
-		if n.Add(1) == 2 {
+		if r.URL.Query().Get("offset") == "100" {
 			writeJSON(w, http.StatusForbidden, `{"message":"no access to page two"}`)
 			return
 		}
@@ -157,7 +189,9 @@ func TestAllYieldsAPIErrorOnceAndStops(t *testing.T) {
 		}
 		items++
 	}
-	if items != 100 || errs != 1 || srv.count() != 2 {
+	// Pages read ahead of the failed one may have been asked for; none of
+	// their items is yielded after the error.
+	if items != 100 || errs != 1 || srv.count() > 1+maxReadAhead {
 		t.Fatalf("items %d, errors %d, requests %d", items, errs, srv.count())
 	}
 }
@@ -280,11 +314,17 @@ func TestShrinkingListingCostsWhenNothingIsRemoved(t *testing.T) {
 }
 
 func TestAllStopsWhenTheAPIIgnoresPaging(t *testing.T) {
-	cases := map[string]int{
-		"ignores limit and offset": 150, // longer than the page asked for
-		"ignores offset only":      100, // the same full page again and again
+	cases := map[string]struct {
+		total   int
+		wantErr error
+	}{
+		// Longer than the page asked for: the whole listing, at once.
+		"ignores limit and offset": {150, nil},
+		// The same full page again and again: the rest is out of reach.
+		"ignores offset only": {100, ErrPagingIgnored},
 	}
-	for name, total := range cases {
+	for name, tc := range cases {
+		total := tc.total
 		t.Run(name, func(t *testing.T) {
 			srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
 				items := make([]string, total)
@@ -295,13 +335,18 @@ func TestAllStopsWhenTheAPIIgnoresPaging(t *testing.T) {
 			})
 			c := newTestClient(t, srv)
 			seen := map[uuid.UUID]int{}
+			var errs []error
 			for s, err := range c.Services.All(context.Background(), nil) {
 				if err != nil {
-					t.Fatal(err)
+					errs = append(errs, err)
+					continue
 				}
 				seen[s.ID]++
 			}
-			if len(seen) != total || srv.count() > 2 {
+			if tc.wantErr == nil && len(errs) > 0 || tc.wantErr != nil && (len(errs) != 1 || !errors.Is(errs[0], tc.wantErr)) {
+				t.Fatalf("errors %v, want %v", errs, tc.wantErr)
+			}
+			if len(seen) != total || srv.count() > 1+maxReadAhead {
 				t.Fatalf("saw %d distinct services in %d requests, want %d", len(seen), srv.count(), total)
 			}
 			for id, n := range seen {
@@ -310,5 +355,121 @@ func TestAllStopsWhenTheAPIIgnoresPaging(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// flightCounter wraps a handler and records the most requests it had in
+// progress at once.
+type flightCounter struct {
+	h        http.HandlerFunc
+	now, top atomic.Int32
+}
+
+func (f *flightCounter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	n := f.now.Add(1)
+	defer f.now.Add(-1)
+	for {
+		top := f.top.Load()
+		if n <= top || f.top.CompareAndSwap(top, n) {
+			break
+		}
+	}
+	f.h(w, r)
+}
+
+func TestAllReadsAheadAsDeepAsTheLoopNeeds(t *testing.T) {
+	// A loop much faster than the API: more pages are asked for at once,
+	// never more than maxReadAhead, and the items still come in order.
+	fc := &flightCounter{h: pagedServices(300, 15*time.Millisecond)}
+	srv := newAPIServer(t, fc.ServeHTTP)
+	c := newTestClient(t, srv)
+	var got []uuid.UUID
+	for s, err := range c.Services.All(context.Background(), &ServiceListParams{Limit: 10}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, s.ID)
+	}
+	if len(got) != 300 {
+		t.Fatalf("got %d services, want 300", len(got))
+	}
+	for i, id := range got {
+		if id != numberedID(i) {
+			t.Fatalf("item %d is %s, want %s", i, id, numberedID(i))
+		}
+	}
+	if top := fc.top.Load(); top < 2 || top > maxReadAhead {
+		t.Fatalf("%d requests in flight at once, want 2 to %d", top, maxReadAhead)
+	}
+	// 31 pages (the last one empty), and at most maxReadAhead-1 past it.
+	if n := srv.count(); n < 31 || n > 30+maxReadAhead {
+		t.Fatalf("%d requests", n)
+	}
+}
+
+func TestAllReadsOnePageAheadOfABusyLoop(t *testing.T) {
+	// A loop slower than the API never waits, so no more than one page
+	// is asked for ahead of it.
+	fc := &flightCounter{h: pagedServices(60, 0)}
+	srv := newAPIServer(t, fc.ServeHTTP)
+	c := newTestClient(t, srv)
+	n := 0
+	for _, err := range c.Services.All(context.Background(), &ServiceListParams{Limit: 10}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		n++
+		time.Sleep(5 * time.Millisecond) // 50 ms a page; the API answers at once
+	}
+	if n != 60 || fc.top.Load() != 1 || srv.count() != 7 {
+		t.Fatalf("%d items, %d requests, %d at once", n, srv.count(), fc.top.Load())
+	}
+}
+
+func TestAllStopsItsReadersWhereverTheLoopEnds(t *testing.T) {
+	// Break, or cancel the context, at every item of a listing read
+	// ahead: nothing runs on, a cancel ends the loop with one error (after
+	// what is left of the page in hand), and no request is left in flight.
+	const total, limit = 23, 4
+	for at := 0; at <= total; at++ {
+		for _, how := range []string{"break", "cancel"} {
+			before := goleak.IgnoreCurrent()
+			fc := &flightCounter{h: pagedServices(total, time.Duration(at%3)*time.Millisecond)}
+			srv := newAPIServer(t, fc.ServeHTTP)
+			c := newTestClient(t, srv)
+			ctx, cancel := context.WithCancel(context.Background())
+			n, errs := 0, 0
+			for s, err := range c.Services.All(ctx, &ServiceListParams{Limit: limit}) {
+				if err != nil {
+					errs++
+					if !errors.Is(err, context.Canceled) {
+						t.Fatalf("%s at %d: %v", how, at, err)
+					}
+					continue
+				}
+				if s.ID != numberedID(n) {
+					t.Fatalf("%s at %d: item %d is %s", how, at, n, s.ID)
+				}
+				n++
+				if n == at {
+					if how == "break" {
+						break
+					}
+					cancel()
+				}
+			}
+			cancel()
+			switch {
+			case how == "break" && at > 0 && n != at,
+				how == "break" && errs != 0,
+				how == "cancel" && at > 0 && at < total && (errs > 1 || n < at),
+				at == 0 && n != total:
+				t.Fatalf("%s at %d: %d items, %d errors", how, at, n, errs)
+			}
+			noLeaks(t, before, srv, c)
+			if fc.now.Load() != 0 {
+				t.Fatalf("%s at %d: %d requests still in progress", how, at, fc.now.Load())
+			}
+		}
 	}
 }
