@@ -140,8 +140,18 @@ func (s *DocumentsClient) List(ctx context.Context, p *DocumentListParams) ([]Do
 // none of them; the cost is one extra request per page when the loop
 // downloads none, and nothing extra when it downloads all.
 //
-// The read listing cannot shrink this way; it is read one page ahead of
-// the loop.
+// That exactly-once holds only when each document is consumed inside the
+// loop body: the download it makes must have answered before the body
+// returns. Handing documents to other goroutines to download (a worker
+// pool fed from the loop) lets the listing shrink under a request that
+// was anchored as if it had not, and skips mail without any error. To
+// download several documents at once, use Pull, which owns its workers
+// and keeps the promise.
+//
+// The read listing cannot shrink this way; it is read ahead of the loop
+// (see the package docs on paging). A record without an id is yielded like
+// any other. An API that answers a later offset with documents already
+// yielded (it ignores offset) ends the loop with ErrPagingIgnored.
 func (s *DocumentsClient) All(ctx context.Context, p *DocumentListParams) iter.Seq2[Document, error] {
 	l := listingOf(p, maxDocumentsLimit, s.List, func(d Document) uuid.UUID { return d.ID })
 	l.shrinks = p == nil || p.Status == "" || p.Status == DocumentUnread
@@ -167,4 +177,96 @@ func (s *DocumentsClient) Page(ctx context.Context, id uuid.UUID, n int, p *Page
 // GET /documents/:id/download.
 func (s *DocumentsClient) Download(ctx context.Context, id uuid.UUID) (*File, error) {
 	return pdfFile(ctx, s.c, "/documents", id)
+}
+
+// maxPullWorkers is the most downloads a Pull makes at once.
+const maxPullWorkers = 32
+
+// PullParams chooses the documents to pull (the unread listing by default) and how.
+type PullParams struct {
+	DocumentListParams
+	Workers int // documents downloaded at once; 0 means 4; at most 32
+	// OnProgress, when set, is called after each document with the running totals.
+	// Calls are made one at a time, from the goroutine that called Pull, in
+	// the order the documents finish; a slow OnProgress holds up the
+	// handing out of downloads, so keep it quick.
+	OnProgress func(PullProgress)
+}
+
+// PullProgress is what Pull has done so far, given to OnProgress after
+// each document.
+type PullProgress struct {
+	// Document is the document this call reports on.
+	Document Document
+	// Err is why it failed (its download's error or fn's), or nil when fn
+	// returned nil for it.
+	Err error
+	// Done counts the documents fn returned nil for.
+	Done int
+	// Failed counts the documents whose download or fn failed.
+	Failed int
+	// Bytes counts the bytes fn read from the files, over all documents.
+	Bytes int64
+	// Skipped counts the listed documents without an id, which cannot be
+	// downloaded and are passed over, as far as the listing was read.
+	Skipped int
+}
+
+// Pull downloads every document of the listing, Workers at a time, and hands each
+// open file to fn, which may run on Workers goroutines at once.
+//
+// The file is closed once fn returns; fn reads it (or not) before then.
+// Every document that stays in the listing until Pull reaches it is handed
+// to fn exactly once, although each download takes a document out of the
+// unread listing while Pull is reading it and downloads finish in any
+// order: Pull knows which downloads are in flight when it asks for the
+// next page, and starts each page only past documents that can no longer
+// leave the listing (see All for why a worker pool fed from All cannot).
+// Documents without an id cannot be downloaded; Pull passes over them and
+// counts them in PullProgress.Skipped.
+//
+// The first error (fn's, a download's, a listing request's, or the end of
+// ctx) stops Pull from starting downloads; it waits for those in flight,
+// whose fn still runs, and returns a *PullError naming every document whose
+// download was asked for but whose fn did not return nil: the API has
+// probably marked those read, so fetch them again with Download. A panic in
+// fn or OnProgress stops Pull the same way and is raised again from Pull
+// once no goroutine of it is left. Pull returns nil when fn returned nil
+// for every document.
+//
+// Bad parameters (Workers outside 0 to 32, a nil fn, or a bad listing
+// parameter) give a *ValidationError, and nothing is sent. Each call is
+// independent: Pull may be called from several goroutines at once.
+func (s *DocumentsClient) Pull(ctx context.Context, p *PullParams,
+	fn func(ctx context.Context, d Document, f *File) error) error {
+	if p == nil {
+		p = &PullParams{}
+	}
+	workers := p.Workers
+	if workers == 0 {
+		workers = 4
+	}
+	lp := p.DocumentListParams
+	l := listingOf(&lp, maxDocumentsLimit, s.List, func(d Document) uuid.UUID { return d.ID })
+	switch {
+	case p.Workers < 0 || p.Workers > maxPullWorkers:
+		return invalid("workers", "must be 0 to %d, got %d", maxPullWorkers, p.Workers)
+	case fn == nil:
+		return invalid("fn", "is required")
+	case l.invalid != nil:
+		return l.invalid
+	}
+	if l.limit == 0 {
+		l.limit = l.max
+	}
+	r := &pullRun[Document]{
+		l: l, workers: workers, fn: fn,
+		open: func(ctx context.Context, d Document) (*File, error) { return s.Download(ctx, d.ID) },
+	}
+	if on := p.OnProgress; on != nil {
+		r.report = func(d Document, err error, t pullTally) {
+			on(PullProgress{Document: d, Err: err, Done: t.done, Failed: t.failed, Bytes: t.bytes, Skipped: t.skipped})
+		}
+	}
+	return r.run(ctx)
 }

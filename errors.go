@@ -10,6 +10,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/google/uuid"
 )
 
 // Sentinel errors. Test for them with errors.Is; the concrete error behind
@@ -262,3 +264,37 @@ func causeText(err error) string {
 // Unwrap returns the cause, so that errors.Is(err, context.Canceled) and
 // net.Error checks work.
 func (e *TransportError) Unwrap() error { return e.Err }
+
+// PullError reports a Documents.Pull that stopped before the end of its
+// listing: fn returned an error, a download or a listing request failed,
+// or the context ended. Get it with errors.As; it unwraps to its cause, so
+// errors.Is(err, context.Canceled) and the sentinels above work through it.
+type PullError struct {
+	// Err is the first error, the one that stopped the pull.
+	Err error
+	// Document is the document whose download or fn failed first, or the
+	// nil UUID when the listing or the context stopped the pull.
+	Document uuid.UUID
+	// Unfinished lists, in listing order, every document whose download
+	// was asked for but whose fn did not return nil. The API may have
+	// marked them read already, so they may not come back in the unread
+	// listing: fetch them again by id, with Documents.Download.
+	Unfinished []uuid.UUID
+	// Done is how many documents fn returned nil for.
+	Done int
+}
+
+// Error implements error.
+func (e *PullError) Error() string {
+	msg := fmt.Sprintf("acctadmin: pull stopped after %d document(s)", e.Done)
+	if e.Document != uuid.Nil {
+		msg += " at document " + e.Document.String()
+	}
+	if n := len(e.Unfinished); n > 0 {
+		msg += fmt.Sprintf(", %d left unfinished", n)
+	}
+	return msg + ": " + causeText(e.Err)
+}
+
+// Unwrap returns the cause.
+func (e *PullError) Unwrap() error { return e.Err }

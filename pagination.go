@@ -2,8 +2,12 @@ package acctadmin
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"iter"
 	"reflect"
+	"sync"
+	"sync/atomic"
 
 	"github.com/google/uuid"
 )
@@ -264,4 +268,309 @@ func (l *listing[T]) shrinking(ctx context.Context, yield func(T, error) bool) {
 			return
 		}
 	}
+}
+
+// A pull drains a listing the way Documents.Pull does: a pool of workers
+// opens each item (a download, which takes it out of a shrinking listing)
+// and hands it to the caller's function, while the listing is read under
+// them. Unlike a worker pool fed from All, the pull knows which downloads
+// are in flight when it asks for the next page, so it never anchors a
+// request on an item that may still vanish.
+//
+// The offset of each listing request counts only items that cannot vanish
+// any more: items whose download had answered before the request was sent
+// and that the answer still lists (a listing that does not shrink, as the
+// read documents), and items without an id (nothing can download them).
+// They are counted while they form an unbroken run from the previous
+// offset, so the offset never passes an item that was not handed out yet.
+// Items already handed out are recognised by id and not handed out again.
+// A request that cannot move forward (a full page of items handed out and
+// still in flight) waits for a download to answer first, so the pull never
+// asks for the same page twice in a row for nothing.
+
+// pullTally is the running count of a pull.
+type pullTally struct {
+	done, failed, skipped int
+	bytes                 int64
+}
+
+// pullRun is one pull.
+type pullRun[T any] struct {
+	l       listing[T]
+	workers int
+	open    func(context.Context, T) (*File, error)
+	fn      func(context.Context, T, *File) error
+	// report, when set, is told of each item handed out once it is done
+	// with; it is called by the pull's own goroutine, one call at a time.
+	report func(item T, err error, t pullTally)
+}
+
+// pullState is where an item handed out stands.
+type pullState int
+
+const (
+	pullPending  pullState = iota // listed, not given to a worker yet
+	pullStarted                   // its download was asked for
+	pullOpened                    // its download answered (it stays listed or not for good)
+	pullFinished                  // fn returned nil
+	pullFailed                    // the download or fn failed
+)
+
+type pullItem[T any] struct {
+	item  T
+	id    uuid.UUID
+	state pullState
+	// openedAt is the number of listing requests sent when its download
+	// answered: the answers to later requests show whether it stays.
+	openedAt int
+}
+
+// pullEvent is what a worker tells the pull: a download answered (opened)
+// or an item is done with.
+type pullEvent[T any] struct {
+	it       *pullItem[T]
+	opened   bool // the download answered; another event follows if it succeeded
+	err      error
+	bytes    int64
+	panicked bool
+	panicVal any
+}
+
+// pullAnswer is the answer to one listing request.
+type pullAnswer[T any] struct {
+	seq, offset int
+	items       []T
+	err         error
+}
+
+// countingBody counts the bytes read through it.
+type countingBody struct {
+	io.ReadCloser
+	n atomic.Int64
+}
+
+func (b *countingBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	b.n.Add(int64(n))
+	return n, err
+}
+
+// work is a worker: it opens each item it is given, hands it to fn and
+// closes it, telling the pull at each step.
+func (r *pullRun[T]) work(ctx context.Context, jobs <-chan *pullItem[T], events chan<- pullEvent[T]) {
+	for it := range jobs {
+		f, err := r.open(ctx, it.item)
+		events <- pullEvent[T]{it: it, opened: true, err: err}
+		if err != nil {
+			continue
+		}
+		events <- r.call(ctx, it, f)
+	}
+}
+
+// call hands the open file f of it to fn and closes it once fn returns,
+// even by a panic, which is caught and passed to the pull.
+func (r *pullRun[T]) call(ctx context.Context, it *pullItem[T], f *File) (ev pullEvent[T]) {
+	body := &countingBody{ReadCloser: f.Body}
+	f.Body = body
+	ev.it = it
+	defer func() {
+		f.Close()
+		ev.bytes = body.n.Load()
+		if v := recover(); v != nil {
+			ev.panicked, ev.panicVal = true, v
+			ev.err = fmt.Errorf("acctadmin: pull: panic in fn: %v", v)
+		}
+	}()
+	ev.err = r.fn(ctx, it.item, f)
+	return ev
+}
+
+// run drains the listing. It returns nil when every item listed was handed
+// to fn and fn returned nil for each, or a *PullError.
+func (r *pullRun[T]) run(ctx context.Context) error {
+	l := &r.l
+	lctx, cancelList := context.WithCancel(ctx)
+	defer cancelList()
+
+	jobs := make(chan *pullItem[T])
+	events := make(chan pullEvent[T], 2*r.workers)
+	answers := make(chan pullAnswer[T], 1)
+	var wg sync.WaitGroup
+	for range r.workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r.work(ctx, jobs, events)
+		}()
+	}
+
+	var (
+		known     = make(map[uuid.UUID]*pullItem[T]) // every item listed so far, by id
+		pending   []*pullItem[T]                     // listed, not handed to a worker yet
+		started   []*pullItem[T]                     // handed to a worker, in order
+		inFlight  int                                // handed to a worker and not done with
+		offset    = l.offset                         // where the next listing request starts
+		idlessRun int                                // id-less items between l.offset and offset
+		sent      int                                // listing requests sent
+		listing   bool                               // a listing request is out
+		listed    bool                               // the end of the listing was seen
+		moved     = true                             // the last answer brought something
+		openedNew int                                // downloads answered since the last request
+		tally     pullTally
+		firstErr  error
+		firstItem uuid.UUID
+		panicked  bool
+		panicVal  any
+		stopping  bool
+		ctxDone   = ctx.Done()
+	)
+	stop := func(err error, id uuid.UUID) {
+		if firstErr == nil {
+			firstErr, firstItem = err, id
+		}
+		if !stopping {
+			stopping = true
+			cancelList()
+			ctxDone = nil
+		}
+	}
+	report := func(it *pullItem[T], err error) {
+		if r.report == nil {
+			return
+		}
+		defer func() {
+			if v := recover(); v != nil && !panicked {
+				panicked, panicVal = true, v
+				stop(fmt.Errorf("acctadmin: pull: panic in OnProgress: %v", v), uuid.Nil)
+			}
+		}()
+		r.report(it.item, err, tally)
+	}
+	// answer takes in a listing answer.
+	answer := func(a pullAnswer[T]) {
+		listing = false
+		if a.err != nil {
+			stop(a.err, uuid.Nil)
+			return
+		}
+		run, inRun, fresh, idless, idlessInRun := 0, true, 0, 0, 0
+		for _, item := range a.items {
+			id := l.id(item)
+			if id == uuid.Nil {
+				// Nothing can download it, so it stays where it is.
+				idless++
+				if inRun {
+					run++
+					idlessInRun++
+				}
+				continue
+			}
+			it := known[id]
+			if it == nil {
+				it = &pullItem[T]{item: item, id: id}
+				known[id] = it
+				pending = append(pending, it)
+				fresh++
+				inRun = false
+				continue
+			}
+			if inRun && it.state >= pullOpened && it.openedAt < a.seq {
+				run++ // answered before this request, and still listed: it stays
+			} else {
+				inRun = false
+			}
+		}
+		tally.skipped = max(tally.skipped, idlessRun+idless)
+		idlessRun += idlessInRun
+		offset = a.offset + run
+		moved = fresh > 0 || run > 0
+		if len(a.items) != l.limit {
+			listed = true // a short page, or the API ignored the limit and sent all
+			return
+		}
+		if offset-l.offset-idlessRun > len(known) {
+			stop(ErrPagingIgnored, uuid.Nil)
+		}
+	}
+	// event takes in what a worker says.
+	event := func(ev pullEvent[T]) {
+		it := ev.it
+		if ev.opened {
+			it.state, it.openedAt = pullOpened, sent
+			openedNew++
+			if ev.err == nil {
+				return
+			}
+		}
+		inFlight--
+		tally.bytes += ev.bytes
+		if ev.err == nil {
+			it.state = pullFinished
+			tally.done++
+		} else {
+			it.state = pullFailed
+			tally.failed++
+			if ev.panicked && !panicked {
+				panicked, panicVal = true, ev.panicVal
+			}
+			stop(ev.err, it.id)
+		}
+		report(it, ev.err)
+	}
+
+	for {
+		if !stopping && !listing && !listed && len(pending) <= r.workers && (moved || openedNew > 0) {
+			listing, moved, openedNew = true, false, 0
+			sent++
+			go func(seq, offset int) {
+				items, err := l.fetch(lctx, l.limit, offset)
+				answers <- pullAnswer[T]{seq: seq, offset: offset, items: items, err: err}
+			}(sent, offset)
+		}
+		if !listing && inFlight == 0 && (stopping || len(pending) == 0) {
+			if stopping || listed {
+				break
+			}
+			// A full page of items already handed out, none of them in
+			// flight any more, and still no way forward: the API repeats
+			// itself whatever the offset.
+			stop(ErrPagingIgnored, uuid.Nil)
+			break
+		}
+		var next chan<- *pullItem[T]
+		var job *pullItem[T]
+		if !stopping && len(pending) > 0 {
+			next, job = jobs, pending[0]
+		}
+		select {
+		case next <- job:
+			pending[0] = nil
+			pending = pending[1:]
+			job.state = pullStarted
+			started = append(started, job)
+			inFlight++
+		case ev := <-events:
+			event(ev)
+		case a := <-answers:
+			answer(a)
+		case <-ctxDone:
+			stop(ctx.Err(), uuid.Nil)
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	if panicked {
+		panic(panicVal)
+	}
+	if firstErr == nil {
+		return nil
+	}
+	pe := &PullError{Err: firstErr, Document: firstItem, Done: tally.done}
+	for _, it := range started {
+		if it.state != pullFinished {
+			pe.Unfinished = append(pe.Unfinished, it.id)
+		}
+	}
+	return pe
 }
