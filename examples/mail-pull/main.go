@@ -1,20 +1,30 @@
 // Command mail-pull downloads every unread document (the account's mail)
-// into a folder as PDF files, each exactly once, and can be stopped and
-// run again at any point without losing or repeating a document.
+// into a folder as PDF files, several at once, each exactly once, and can
+// be stopped (Ctrl-C) or killed and run again at any point without losing
+// or repeating a document.
 //
 // Usage:
 //
-//	mail-pull [-dir ./mail]
+//	mail-pull [-dir ./mail] [-workers 4]
 //
 // Each document is saved as <id>.pdf. The API marks a document read when it
 // is downloaded, so the unread listing shrinks as the program works and a
-// later run sees only what is still to be fetched. To survive a crash in
-// the middle of a download (after the API has marked the document read,
-// before the file is complete), the file is first written as
-// <id>.pdf.part, created before the download is asked for, and renamed to
-// <id>.pdf once complete. A run starts by fetching again every document
-// left as a .part file, by its id, then walks the unread listing, skipping
-// any document whose <id>.pdf is already there.
+// later run sees only what is still to be fetched. Documents.Pull does the
+// downloading, -workers at a time, and hands each open file to the program.
+//
+// To survive a crash in the middle of a download (after the API has marked
+// the document read, before the file is complete), a file <id>.pdf.part
+// is created before the download is asked for (by the HTTP transport the
+// client is given, which sees every request go out), written as the
+// document arrives, and renamed <id>.pdf once complete. A run starts by
+// fetching again every document left as a .part file, by its id, then
+// pulls the unread listing. A document already saved as <id>.pdf is not
+// written again.
+//
+// On a terminal, a progress line shows the running totals; otherwise (a
+// file, a pipe) a plain line is written per document. Ctrl-C stops the
+// downloads in flight and prints what was written; the documents it cut
+// short are left as .part files for the next run.
 //
 // With no ACCTADMIN_ACCESS_KEY set it pulls the mail of the built-in fake
 // API's demo account, into a new temporary folder unless -dir is given, so
@@ -33,10 +43,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	acctadmin "github.com/acctadmin/acctadmin-go"
 	"github.com/acctadmin/acctadmin-go/acctadmintest"
@@ -59,12 +71,29 @@ const (
 	partExt = ".pdf.part"
 )
 
-// run pulls the unread mail as the command line args say, writing a line
-// per document and a summary to out.
+// isTerminal reports whether w is a terminal (a character device), without
+// any dependency beyond os.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// run pulls the unread mail as the command line args say, writing progress
+// and a summary to out.
 func run(ctx context.Context, args []string, out io.Writer) error {
+	return runTo(ctx, args, out, isTerminal(out))
+}
+
+// runTo is run, with a progress line (tty) or a line per document.
+func runTo(ctx context.Context, args []string, out io.Writer, tty bool) error {
 	flags := flag.NewFlagSet("mail-pull", flag.ContinueOnError)
 	flags.SetOutput(out)
 	dir := flags.String("dir", "./mail", "`folder` to save the documents in")
+	workers := flags.Int("workers", 4, "documents downloaded at once, 1 to 32")
 	if err := flags.Parse(args); err != nil {
 		return err
 	}
@@ -74,10 +103,12 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	dirGiven := false
 	flags.Visit(func(f *flag.Flag) { dirGiven = dirGiven || f.Name == "dir" })
 
+	// Every download request creates its .part file before it goes out.
+	hc := &http.Client{Transport: &partMarker{dir: dir, next: http.DefaultTransport}}
 	var c *acctadmin.Client
 	var err error
 	if os.Getenv(acctadmin.EnvAccessKey) != "" {
-		c, err = acctadmin.NewClientFromEnv()
+		c, err = acctadmin.NewClientFromEnv(acctadmin.WithHTTPClient(hc))
 	} else {
 		fake := acctadmintest.NewServer(acctadmintest.WithDemoData())
 		defer fake.Close()
@@ -88,31 +119,73 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 				return err
 			}
 		}
-		c, err = acctadmin.NewClient(fake.AccessKey, fake.SecretKey, acctadmin.WithBaseURL(fake.URL))
+		c, err = acctadmin.NewClient(fake.AccessKey, fake.SecretKey, acctadmin.WithBaseURL(fake.URL), acctadmin.WithHTTPClient(hc))
 	}
 	if err != nil {
 		return err
 	}
+	defer c.CloseIdleConnections()
 	if err := os.MkdirAll(*dir, 0o755); err != nil {
 		return err
 	}
 
-	p := &puller{c: c, dir: *dir, out: out}
-	if err := p.resume(ctx); err != nil {
-		return err
+	p := &puller{c: c, dir: *dir, out: out, tty: tty, sizes: map[uuid.UUID]int64{}}
+	err = p.resume(ctx)
+	if err == nil {
+		err = p.pullUnread(ctx, *workers)
 	}
-	if err := p.pullUnread(ctx); err != nil {
-		return err
+	p.summary(err)
+	return err
+}
+
+// partMarker is an http.RoundTripper that creates <id>.pdf.part in dir
+// before it sends a document's download request: from the moment the API
+// may mark the document read, a crash leaves the .part file behind for the
+// next run to find.
+type partMarker struct {
+	dir  *string
+	next http.RoundTripper
+}
+
+// RoundTrip implements http.RoundTripper.
+func (m *partMarker) RoundTrip(r *http.Request) (*http.Response, error) {
+	if id, ok := downloadID(r); ok {
+		final, part := paths(*m.dir, id)
+		if !exists(final) {
+			f, err := os.OpenFile(part, os.O_CREATE|os.O_WRONLY, 0o644)
+			if err != nil {
+				if r.Body != nil {
+					r.Body.Close()
+				}
+				return nil, err
+			}
+			if err := f.Close(); err != nil {
+				return nil, err
+			}
+		}
 	}
-	fmt.Fprintf(out, "%d document(s) downloaded (%d bytes) into %s", p.n, p.bytes, p.dir)
-	if p.resumed > 0 {
-		fmt.Fprintf(out, ", %d of them left unfinished by an earlier run", p.resumed)
+	return m.next.RoundTrip(r)
+}
+
+// downloadID returns the document id of a GET /documents/:id/download.
+func downloadID(r *http.Request) (uuid.UUID, bool) {
+	rest, ok := strings.CutPrefix(r.URL.Path, "/documents/")
+	if !ok || r.Method != http.MethodGet {
+		return uuid.Nil, false
 	}
-	if p.skipped > 0 {
-		fmt.Fprintf(out, "; %d already there", p.skipped)
+	rest, ok = strings.CutSuffix(rest, "/download")
+	if !ok {
+		return uuid.Nil, false
 	}
-	fmt.Fprintln(out)
-	return nil
+	id, err := uuid.Parse(rest)
+	return id, err == nil
+}
+
+// paths returns where document id is saved in dir, and where it is
+// written first.
+func paths(dir string, id uuid.UUID) (final, part string) {
+	final = filepath.Join(dir, id.String()+pdfExt)
+	return final, final[:len(final)-len(pdfExt)] + partExt
 }
 
 // puller saves documents into dir and counts what it did.
@@ -120,15 +193,14 @@ type puller struct {
 	c   *acctadmin.Client
 	dir string
 	out io.Writer
+	tty bool
+
+	mu    sync.Mutex // guards sizes, which fn fills on several goroutines
+	sizes map[uuid.UUID]int64
 
 	n, resumed, skipped int
 	bytes               int64
-}
-
-// paths returns where document id is saved, and where it is written first.
-func (p *puller) paths(id uuid.UUID) (final, part string) {
-	final = filepath.Join(p.dir, id.String()+pdfExt)
-	return final, final[:len(final)-len(pdfExt)] + partExt
+	unfinished          int
 }
 
 // resume fetches again the documents whose download an earlier run began
@@ -148,7 +220,7 @@ func (p *puller) resume(ctx context.Context) error {
 		if err != nil {
 			continue // not one of ours
 		}
-		final, part := p.paths(id)
+		final, part := paths(p.dir, id)
 		if exists(final) {
 			if err := os.Remove(part); err != nil {
 				return err
@@ -166,45 +238,56 @@ func (p *puller) resume(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("document %s: %w", id, err)
 		}
-		if err := p.save(ctx, *d); err != nil {
+		f, err := p.c.Documents.Download(ctx, id)
+		if err != nil {
+			return fmt.Errorf("download %q (%s): %w", d.Title, id, err)
+		}
+		err = p.save(*d, f)
+		f.Close()
+		if err != nil {
 			return err
 		}
 		p.resumed++
+		p.done(*d)
 	}
 	return nil
 }
 
-// pullUnread saves every unread document that is not saved yet. All
-// yields each unread document once although every download takes one out
-// of the listing it walks.
-func (p *puller) pullUnread(ctx context.Context) error {
-	for d, err := range p.c.Documents.All(ctx, nil) {
-		if err != nil {
-			return fmt.Errorf("list unread documents: %w", err)
-		}
-		if final, _ := p.paths(d.ID); exists(final) {
-			p.skipped++
-			continue
-		}
-		if err := p.save(ctx, d); err != nil {
-			return err
-		}
-	}
-	return nil
+// pullUnread saves every unread document, workers at a time. Pull hands
+// each one to save exactly once although every download takes one out of
+// the listing it reads.
+func (p *puller) pullUnread(ctx context.Context, workers int) error {
+	return p.c.Documents.Pull(ctx, &acctadmin.PullParams{
+		Workers: workers,
+		OnProgress: func(pr acctadmin.PullProgress) {
+			if pr.Err == nil {
+				p.done(pr.Document)
+			}
+		},
+	}, func(ctx context.Context, d acctadmin.Document, f *acctadmin.File) error {
+		return p.save(d, f)
+	})
 }
 
-// save downloads document d into <id>.pdf.part and renames it <id>.pdf
-// once complete, so that <id>.pdf is always a whole file. The .part file
-// is created before the download is asked for: from the moment the API may
-// mark the document read, a crash leaves it behind for resume to find. On
-// failure it is left in place for the same reason.
-func (p *puller) save(ctx context.Context, d acctadmin.Document) error {
-	final, part := p.paths(d.ID)
+// save writes the open file f of document d into <id>.pdf.part, which the
+// transport created before the download went out, and renames it <id>.pdf
+// once complete, so that <id>.pdf is always a whole file. On failure the
+// .part file is left in place for the next run. A document already saved
+// is not written again. save runs on several goroutines at once.
+func (p *puller) save(d acctadmin.Document, f *acctadmin.File) error {
+	final, part := paths(p.dir, d.ID)
+	if exists(final) {
+		p.setSize(d.ID, -1)
+		return nil
+	}
 	dst, err := os.OpenFile(part, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
 	if err != nil {
 		return err
 	}
-	n, err := p.download(ctx, d.ID, dst)
+	n, err := io.Copy(dst, f)
+	if err == nil && f.ContentLength >= 0 && n != f.ContentLength {
+		err = fmt.Errorf("got %d of %d bytes", n, f.ContentLength)
+	}
 	if err == nil {
 		err = dst.Sync()
 	}
@@ -217,24 +300,58 @@ func (p *puller) save(ctx context.Context, d acctadmin.Document) error {
 	if err != nil {
 		return fmt.Errorf("download %q (%s): %w", d.Title, d.ID, err)
 	}
-	p.n++
-	p.bytes += n
-	fmt.Fprintf(p.out, "[%d] %s -> %s (%d bytes)\n", p.n, d.Title, final, n)
+	p.setSize(d.ID, n)
 	return nil
 }
 
-// download copies the PDF of document id into dst.
-func (p *puller) download(ctx context.Context, id uuid.UUID, dst io.Writer) (int64, error) {
-	f, err := p.c.Documents.Download(ctx, id)
+func (p *puller) setSize(id uuid.UUID, n int64) {
+	p.mu.Lock()
+	p.sizes[id] = n
+	p.mu.Unlock()
+}
+
+// done counts a document saved (or found saved) and shows it. It is
+// called for one document at a time.
+func (p *puller) done(d acctadmin.Document) {
+	p.mu.Lock()
+	n := p.sizes[d.ID]
+	delete(p.sizes, d.ID)
+	p.mu.Unlock()
+	if n < 0 {
+		p.skipped++
+		return
+	}
+	p.n++
+	p.bytes += n
+	if p.tty {
+		fmt.Fprintf(p.out, "\r\033[K%d document(s), %d bytes: %s", p.n, p.bytes, d.Title)
+		return
+	}
+	final, _ := paths(p.dir, d.ID)
+	fmt.Fprintf(p.out, "[%d] %s -> %s (%d bytes)\n", p.n, d.Title, final, n)
+}
+
+// summary says what was written, and, when err stopped the pull, what is
+// left for the next run.
+func (p *puller) summary(err error) {
+	if p.tty {
+		fmt.Fprint(p.out, "\r\033[K")
+	}
 	if err != nil {
-		return 0, err
+		fmt.Fprint(p.out, "stopped: ")
 	}
-	defer f.Close()
-	n, err := io.Copy(dst, f)
-	if err == nil && f.ContentLength >= 0 && n != f.ContentLength {
-		err = fmt.Errorf("got %d of %d bytes", n, f.ContentLength)
+	fmt.Fprintf(p.out, "%d document(s) downloaded (%d bytes) into %s", p.n, p.bytes, p.dir)
+	if p.resumed > 0 {
+		fmt.Fprintf(p.out, ", %d of them left unfinished by an earlier run", p.resumed)
 	}
-	return n, err
+	if p.skipped > 0 {
+		fmt.Fprintf(p.out, "; %d already there", p.skipped)
+	}
+	var pe *acctadmin.PullError
+	if errors.As(err, &pe) && len(pe.Unfinished) > 0 {
+		fmt.Fprintf(p.out, "; %d cut short, left as .part files for the next run", len(pe.Unfinished))
+	}
+	fmt.Fprintln(p.out)
 }
 
 // exists reports whether a file is at path.
