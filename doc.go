@@ -11,7 +11,8 @@
 //   - Listings have List (one page, as asked) and All (every page, lazily,
 //     as an iter.Seq2). All reads ahead of the loop where that is safe, and
 //     visits every unread document exactly once even while the loop
-//     downloads them (see [DocumentsClient.All]).
+//     downloads them (see [DocumentsClient.All]). [DocumentsClient.Pull]
+//     downloads them on several workers, each exactly once.
 //   - Files (PDF documents, PNG pages) come back as a streamed [File].
 //   - Failures are typed: [*APIError] (with [ErrNotFound] and friends for
 //     errors.Is), [*UnpaidInvoicesError], [*ValidationError] for a call
@@ -54,4 +55,28 @@
 //     exact and never fail (see [Money.Add] for amounts beyond 64 digits).
 //   - [InvoiceStatus] has constants for the states the API is known to
 //     send; any other state is kept as it comes.
+//
+// # Paging
+//
+// The API pages by limit and offset and gives no totals: a page shorter
+// than asked for is the last, and so is one longer (the API sent the whole
+// listing). A listing that the loop cannot change (services, resources,
+// compliance events, invoices, read documents) is read ahead: one page at
+// first, and one more each time the loop finds the next page not there yet,
+// up to four pages beyond the one the loop is on, so at most five pages are
+// held at once. Reading ahead may ask for up to three pages past the end;
+// those are let finish, and breaking out of the loop cancels them. The
+// unread documents are not read ahead (see [DocumentsClient.All]).
+//
+// A record without an id is yielded like any other. When the API answers a
+// later offset with what it already sent (it ignores offset), the loop ends
+// with [ErrPagingIgnored] after everything it could read; invoices, whose
+// paging the API does not document, take a repeated page as the whole
+// listing instead.
+//
+// [DocumentsClient.Pull] downloads with 4 workers unless told otherwise,
+// hands fn the documents in listing order as workers free up, and passes
+// over documents without an id, which cannot be downloaded. Its fn gets the
+// context Pull was given: the first error stops new downloads but lets
+// those in flight finish, so that as few as possible are left unfinished.
 package acctadmin

@@ -18,9 +18,10 @@ import (
 // Every All method is one call of paginate, which has two strategies:
 //
 //   - Stable listings (the loop's own calls cannot change them) are read
-//     one page ahead: while the caller works through page k, page k+1 is
-//     already on its way, so N pages cost about N round trips of wall time
-//     rather than N round trips plus the caller's work.
+//     ahead: while the caller works through page k, page k+1 is already on
+//     its way, so N pages cost about N round trips of wall time rather
+//     than N round trips plus the caller's work; when the loop is faster
+//     than the API, more pages are asked for at once (up to maxReadAhead).
 //
 //   - Shrinking listings (unread documents: downloading one marks it read
 //     and takes it out of the listing) cannot be read ahead, since a page's
@@ -33,6 +34,9 @@ import (
 //
 // Breaking out of the loop, or cancelling the context, stops the fetcher;
 // no goroutine outlives the loop. An error is yielded once and ends it.
+// Both strategies end with ErrPagingIgnored when a later offset brings back
+// what was already yielded, and take a page longer than asked for as the
+// whole listing.
 
 // fetchPage reads one page of a listing.
 type fetchPage[T any] func(ctx context.Context, limit, offset int) ([]T, error)

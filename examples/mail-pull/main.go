@@ -200,7 +200,6 @@ type puller struct {
 
 	n, resumed, skipped int
 	bytes               int64
-	unfinished          int
 }
 
 // resume fetches again the documents whose download an earlier run began
