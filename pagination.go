@@ -6,6 +6,7 @@ import (
 	"io"
 	"iter"
 	"reflect"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -321,12 +322,14 @@ const (
 )
 
 type pullItem[T any] struct {
-	item  T
+	item  T // until it is done with; then only its id and state are kept
 	id    uuid.UUID
 	state pullState
 	// openedAt is the number of listing requests sent when its download
 	// answered: the answers to later requests show whether it stays.
 	openedAt int
+	// seq orders the items by when they were handed to a worker.
+	seq int
 }
 
 // pullEvent is what a worker tells the pull: a download answered (opened)
@@ -412,7 +415,8 @@ func (r *pullRun[T]) run(ctx context.Context) error {
 	var (
 		known     = make(map[uuid.UUID]*pullItem[T]) // every item listed so far, by id
 		pending   []*pullItem[T]                     // listed, not handed to a worker yet
-		started   []*pullItem[T]                     // handed to a worker, in order
+		failed    []*pullItem[T]                     // whose download or fn failed
+		nstarted  int                                // items handed to a worker
 		inFlight  int                                // handed to a worker and not done with
 		offset    = l.offset                         // where the next listing request starts
 		idlessRun int                                // id-less items between l.offset and offset
@@ -515,12 +519,15 @@ func (r *pullRun[T]) run(ctx context.Context) error {
 		} else {
 			it.state = pullFailed
 			tally.failed++
+			failed = append(failed, it)
 			if ev.panicked && !panicked {
 				panicked, panicVal = true, ev.panicVal
 			}
 			stop(ev.err, it.id)
 		}
 		report(it, ev.err)
+		var zero T
+		it.item = zero // the id is enough from now on
 	}
 
 	for {
@@ -552,7 +559,8 @@ func (r *pullRun[T]) run(ctx context.Context) error {
 			pending[0] = nil
 			pending = pending[1:]
 			job.state = pullStarted
-			started = append(started, job)
+			job.seq = nstarted
+			nstarted++
 			inFlight++
 		case ev := <-events:
 			event(ev)
@@ -570,11 +578,12 @@ func (r *pullRun[T]) run(ctx context.Context) error {
 	if firstErr == nil {
 		return nil
 	}
+	// Every item handed out is done with by now: the unfinished are the
+	// failed ones, in the order they were handed out.
+	slices.SortFunc(failed, func(a, b *pullItem[T]) int { return a.seq - b.seq })
 	pe := &PullError{Err: firstErr, Document: firstItem, Done: tally.done}
-	for _, it := range started {
-		if it.state != pullFinished {
-			pe.Unfinished = append(pe.Unfinished, it.id)
-		}
+	for _, it := range failed {
+		pe.Unfinished = append(pe.Unfinished, it.id)
 	}
 	return pe
 }
