@@ -234,9 +234,10 @@ type PullProgress struct {
 // once no goroutine of it is left. Pull returns nil when fn returned nil
 // for every document.
 //
-// Pull holds at most Workers downloads and about a page and a half of
-// listed documents at a time, plus the id of each document listed so far
-// (to hand none out twice), whatever the size of the listing.
+// Pull holds at most Workers downloads, and a page of listed documents
+// plus Workers more waiting for a worker, at a time, and the id of each
+// document listed so far (to hand none out twice), whatever the size of
+// the listing.
 //
 // Bad parameters (Workers outside 0 to 32, a nil fn, or a bad listing
 // parameter) give a *ValidationError, and nothing is sent. Each call is
