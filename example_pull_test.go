@@ -14,12 +14,10 @@ import (
 	"github.com/acctadmin/acctadmin-go/acctadmintest"
 )
 
-// Pull downloads the unread mail on several workers and hands each open
-// file to the function, which saves it. Every document comes exactly once,
-// although each download takes one out of the unread listing.
-func ExampleDocumentsClient_Pull() {
+// pullDemo starts the fake API with 250 unread letters, and returns it, a
+// client for it and an empty folder.
+func pullDemo() (*acctadmintest.Server, *acctadmin.Client, string) {
 	srv := acctadmintest.NewServer()
-	defer srv.Close()
 	acme := srv.AddCompany(acctadmintest.CompanyInput{Name: "Acme Widgets LLC", HomeState: "Utah"})
 	for i := range 250 {
 		srv.AddDocument(acctadmintest.DocumentInput{
@@ -36,12 +34,25 @@ func ExampleDocumentsClient_Pull() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	defer os.RemoveAll(dir)
+	return srv, c, dir
+}
 
-	var last acctadmin.PullProgress
-	err = c.Documents.Pull(context.Background(), &acctadmin.PullParams{
-		Workers:    8,
-		OnProgress: func(p acctadmin.PullProgress) { last = p }, // one call at a time
+// Pull downloads the unread mail on several workers and hands each open
+// file to the function, which saves it. Every document comes exactly once,
+// although each download takes one out of the unread listing.
+func ExampleDocumentsClient_Pull() {
+	srv, c, dir := pullDemo()
+	defer srv.Close()
+	defer os.RemoveAll(dir)
+	ctx := context.Background()
+	var progress acctadmin.PullProgress
+
+	err := c.Documents.Pull(ctx, &acctadmin.PullParams{
+		Workers: 8,
+		OnProgress: func(p acctadmin.PullProgress) { // one call at a time
+			progress = p
+			fmt.Fprintf(os.Stderr, "\r%d done, %d failed, %d bytes", p.Done, p.Failed, p.Bytes)
+		},
 	}, func(ctx context.Context, d acctadmin.Document, f *acctadmin.File) error {
 		// Runs on 8 goroutines at once; Pull closes f when it returns.
 		dst, err := os.Create(filepath.Join(dir, d.ID.String()+".pdf"))
@@ -56,16 +67,20 @@ func ExampleDocumentsClient_Pull() {
 	})
 	var pe *acctadmin.PullError
 	if errors.As(err, &pe) {
-		// Downloaded (so marked read) but not saved: fetch these again
-		// with Documents.Download.
-		log.Fatalf("%v; unfinished: %v", pe.Err, pe.Unfinished)
+		// The first error stopped the pull. These documents were downloaded
+		// (so probably marked read) but not saved: fetch them again by id.
+		for _, id := range pe.Unfinished {
+			fmt.Println("fetch again with Documents.Download:", id)
+		}
+		log.Fatal(pe.Err) // errors.Is(err, context.Canceled) and the sentinels work too
 	}
 
 	files, err := os.ReadDir(dir)
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(len(files), "files,", last.Done, "done,", last.Failed, "failed")
+	fmt.Fprintln(os.Stderr)
+	fmt.Println(len(files), "files,", progress.Done, "done,", progress.Failed, "failed")
 	fmt.Println(srv.RequestCount("GET", "/documents/:id/download"), "downloads")
 	// Output:
 	// 250 files, 250 done, 0 failed

@@ -94,6 +94,10 @@ func secMethods() []secMethod {
 		{"Documents.Download", func(ctx context.Context, c *Client) error {
 			return secFile(c.Documents.Download(ctx, secID))
 		}},
+		{"Documents.Pull", func(ctx context.Context, c *Client) error {
+			return c.Documents.Pull(ctx, &PullParams{DocumentListParams: DocumentListParams{Start: since, Limit: 9}},
+				func(context.Context, Document, *File) error { return nil })
+		}},
 		{"Resources.List", func(ctx context.Context, c *Client) error {
 			_, err := c.Resources.List(ctx, &ResourceListParams{Name: secCompany, Jurisdiction: "Utah", Limit: 9})
 			return err
