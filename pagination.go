@@ -448,8 +448,11 @@ func (r *pullRun[T]) run(ctx context.Context) error {
 			return
 		}
 		defer func() {
-			if v := recover(); v != nil && !panicked {
-				panicked, panicVal = true, v
+			if v := recover(); v != nil {
+				r.report = nil // it is not called again
+				if !panicked {
+					panicked, panicVal = true, v
+				}
 				stop(fmt.Errorf("acctadmin: pull: panic in OnProgress: %v", v), uuid.Nil)
 			}
 		}()

@@ -633,3 +633,30 @@ func TestPullRaisesAPanicOfFnAfterStopping(t *testing.T) {
 	}
 	noLeaks(t, before, srv, c)
 }
+
+func TestPullRaisesAPanicOfOnProgressAfterStopping(t *testing.T) {
+	before := goleak.IgnoreCurrent()
+	m := newPostRoom(60, 11, time.Millisecond)
+	srv := newAPIServer(t, m.ServeHTTP)
+	c := newTestClient(t, srv)
+	calls := 0
+	rec := newPullRecorder()
+	got := func() (v any) {
+		defer func() { v = recover() }()
+		_ = c.Documents.Pull(context.Background(), &PullParams{Workers: 4, DocumentListParams: DocumentListParams{Limit: 10},
+			OnProgress: func(p PullProgress) {
+				if calls++; calls == 5 {
+					panic("progress broke")
+				}
+			}}, rec.fn)
+		return nil
+	}()
+	if got != "progress broke" || calls != 5 {
+		t.Fatalf("recovered %v after %d calls", got, calls)
+	}
+	// The pull stopped: the downloads in flight finished, no more began.
+	if n := len(m.downloaded()); n >= 60 || len(rec.counts()) != n {
+		t.Fatalf("%d downloads, %d handed to fn", n, len(rec.counts()))
+	}
+	noLeaks(t, before, srv, c)
+}
