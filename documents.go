@@ -179,9 +179,6 @@ func (s *DocumentsClient) Download(ctx context.Context, id uuid.UUID) (*File, er
 	return pdfFile(ctx, s.c, "/documents", id)
 }
 
-// maxPullWorkers is the most downloads a Pull makes at once.
-const maxPullWorkers = 32
-
 // PullParams chooses the documents to pull (the unread listing by default) and how.
 type PullParams struct {
 	DocumentListParams
@@ -247,26 +244,12 @@ func (s *DocumentsClient) Pull(ctx context.Context, p *PullParams,
 	if p == nil {
 		p = &PullParams{}
 	}
-	workers := p.Workers
-	if workers == 0 {
-		workers = 4
-	}
 	lp := p.DocumentListParams
-	l := listingOf(&lp, maxDocumentsLimit, s.List, func(d Document) uuid.UUID { return d.ID })
-	switch {
-	case p.Workers < 0 || p.Workers > maxPullWorkers:
-		return invalid("workers", "must be 0 to %d, got %d", maxPullWorkers, p.Workers)
-	case fn == nil:
-		return invalid("fn", "is required")
-	case l.invalid != nil:
-		return l.invalid
-	}
-	if l.limit == 0 {
-		l.limit = l.max
-	}
 	r := &pullRun[Document]{
-		l: l, workers: workers, fn: fn,
-		open: func(ctx context.Context, d Document) (*File, error) { return s.Download(ctx, d.ID) },
+		l:       listingOf(&lp, maxDocumentsLimit, s.List, func(d Document) uuid.UUID { return d.ID }),
+		workers: p.Workers,
+		fn:      fn,
+		open:    func(ctx context.Context, d Document) (*File, error) { return s.Download(ctx, d.ID) },
 	}
 	if on := p.OnProgress; on != nil {
 		r.report = func(d Document, err error, t pullTally) {

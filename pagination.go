@@ -293,6 +293,12 @@ func (l *listing[T]) shrinking(ctx context.Context, yield func(T, error) bool) {
 // still in flight) waits for a download to answer first, so the pull never
 // asks for the same page twice in a row for nothing.
 
+// The number of workers of a pull: the default, and the most it may have.
+const (
+	defaultPullWorkers = 4
+	maxPullWorkers     = 32
+)
+
 // pullTally is the running count of a pull.
 type pullTally struct {
 	done, failed, skipped int
@@ -302,7 +308,7 @@ type pullTally struct {
 // pullRun is one pull.
 type pullRun[T any] struct {
 	l       listing[T]
-	workers int
+	workers int // 0 for defaultPullWorkers
 	open    func(context.Context, T) (*File, error)
 	fn      func(context.Context, T, *File) error
 	// report, when set, is told of each item handed out once it is done
@@ -394,9 +400,24 @@ func (r *pullRun[T]) call(ctx context.Context, it *pullItem[T], f *File) (ev pul
 }
 
 // run drains the listing. It returns nil when every item listed was handed
-// to fn and fn returned nil for each, or a *PullError.
+// to fn and fn returned nil for each, a *ValidationError when the pull's
+// parameters are bad (before anything is sent), or a *PullError.
 func (r *pullRun[T]) run(ctx context.Context) error {
 	l := &r.l
+	switch {
+	case r.workers < 0 || r.workers > maxPullWorkers:
+		return invalid("workers", "must be 0 to %d, got %d", maxPullWorkers, r.workers)
+	case r.fn == nil:
+		return invalid("fn", "is required")
+	case l.invalid != nil:
+		return l.invalid
+	}
+	if r.workers == 0 {
+		r.workers = defaultPullWorkers
+	}
+	if l.limit == 0 {
+		l.limit = l.max
+	}
 	lctx, cancelList := context.WithCancel(ctx)
 	defer cancelList()
 
