@@ -4,13 +4,11 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -166,51 +164,6 @@ func TestDocumentsValidationSendsNothing(t *testing.T) {
 	}
 }
 
-// mailroom is a documents API whose unread listing really shrinks: a
-// download marks the document read and takes it out of the listing.
-type mailroom struct {
-	mu        sync.Mutex
-	ids       []uuid.UUID
-	read      map[uuid.UUID]bool
-	lists     int
-	downloads int
-}
-
-func newMailroom(n int) *mailroom {
-	m := &mailroom{read: map[uuid.UUID]bool{}}
-	for i := 0; i < n; i++ {
-		m.ids = append(m.ids, numberedID(i))
-	}
-	return m
-}
-
-func (m *mailroom) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if strings.HasSuffix(r.URL.Path, "/download") {
-		id := uuid.MustParse(strings.Split(r.URL.Path, "/")[2])
-		m.read[id] = true
-		m.downloads++
-		w.Header().Set("Content-Type", "application/pdf")
-		io.WriteString(w, "%PDF-1.4 "+id.String())
-		return
-	}
-	m.lists++
-	q := r.URL.Query()
-	limit, _ := strconv.Atoi(q.Get("limit"))
-	offset, _ := strconv.Atoi(q.Get("offset"))
-	wantRead := q.Get("status") == "read"
-	var listed []string
-	for _, id := range m.ids {
-		if m.read[id] == wantRead {
-			listed = append(listed, fmt.Sprintf(`{"id":"%s","status":"unread","title":"letter"}`, id))
-		}
-	}
-	end := min(offset+limit, len(listed))
-	offset = min(offset, len(listed))
-	ok("["+strings.Join(listed[offset:end], ",")+"]")(w, r)
-}
-
 func TestDocumentsAllUnreadWhileDownloadingVisitsEachOnce(t *testing.T) {
 	cases := []struct {
 		name     string
@@ -230,7 +183,7 @@ func TestDocumentsAllUnreadWhileDownloadingVisitsEachOnce(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			m := newMailroom(1000)
+			m := newPostRoom(1000, 1, 0)
 			srv := newAPIServer(t, m.ServeHTTP)
 			c := newTestClient(t, srv)
 			ctx := context.Background()
@@ -248,7 +201,7 @@ func TestDocumentsAllUnreadWhileDownloadingVisitsEachOnce(t *testing.T) {
 					}
 					b, _ := io.ReadAll(f)
 					f.Close()
-					if string(b) != "%PDF-1.4 "+d.ID.String() {
+					if string(b) != postPDF(d.ID) {
 						t.Fatalf("downloaded %q", b)
 					}
 				}
@@ -270,7 +223,7 @@ func TestDocumentsAllUnreadWhileDownloadingVisitsEachOnce(t *testing.T) {
 }
 
 func TestDocumentsAllNilParamsIsTheUnreadListing(t *testing.T) {
-	m := newMailroom(450)
+	m := newPostRoom(450, 1, 0)
 	srv := newAPIServer(t, m.ServeHTTP)
 	c := newTestClient(t, srv)
 	n := 0
@@ -286,8 +239,8 @@ func TestDocumentsAllNilParamsIsTheUnreadListing(t *testing.T) {
 		n++
 	}
 	// Page size 200 (the maximum), three pages and no extra request.
-	if n != 450 || m.downloads != 450 || m.lists != 3 {
-		t.Fatalf("visited %d, downloaded %d, %d listings", n, m.downloads, m.lists)
+	if n != 450 || len(m.downloaded()) != 450 || m.lists != 3 {
+		t.Fatalf("visited %d, downloaded %d, %d listings", n, len(m.downloaded()), m.lists)
 	}
 	if q := srv.requests()[0].RawQuery; q != "limit=200" {
 		t.Fatalf("first query %q", q)
@@ -295,7 +248,7 @@ func TestDocumentsAllNilParamsIsTheUnreadListing(t *testing.T) {
 }
 
 func TestDocumentsAllReadListingIsPrefetched(t *testing.T) {
-	m := newMailroom(300)
+	m := newPostRoom(300, 1, 0)
 	for _, id := range m.ids {
 		m.read[id] = true
 	}

@@ -22,9 +22,10 @@ import (
 	"go.uber.org/goleak"
 )
 
-// postRoom is a documents API whose unread listing shrinks as documents are
-// downloaded, answering every request after a random delay, so that
-// downloads finish out of order and listings see them half done.
+// postRoom is a documents API whose unread listing really shrinks: a
+// download marks the document read and takes it out of the listing. With
+// a maxDelay it answers every request after a random delay up to it, so
+// that downloads finish out of order and listings see them half done.
 type postRoom struct {
 	maxDelay time.Duration
 	// keep, when set, leaves downloaded documents in the unread listing

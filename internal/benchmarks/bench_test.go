@@ -186,6 +186,29 @@ func reportWait(b *testing.B, wait time.Duration) {
 	b.ReportMetric(wait.Seconds()*1000/float64(b.N), "wait-ms/op")
 }
 
+// unreadAccount starts the fake with n unread documents, a minute apart,
+// whose PDFs are pdfSize bytes (the fake's own size when 0), and returns
+// it with their ids. The fake is closed with the benchmark.
+func unreadAccount(b *testing.B, n int, pdfSize int64) (*acctadmintest.Server, []uuid.UUID) {
+	srv := acctadmintest.NewServer()
+	b.Cleanup(srv.Close)
+	co := srv.AddCompany(acctadmintest.CompanyInput{Name: "Acme Holdings LLC", HomeState: "Utah"})
+	start := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	ids := make([]uuid.UUID, n)
+	for i := range ids {
+		ids[i] = srv.AddDocument(acctadmintest.DocumentInput{CompanyID: co.ID, PDFSize: pdfSize,
+			CreatedAt: start.Add(time.Duration(i) * time.Minute)}).ID
+	}
+	return srv, ids
+}
+
+// markUnread makes the documents ids unread again.
+func markUnread(srv *acctadmintest.Server, ids []uuid.UUID) {
+	for _, id := range ids {
+		srv.SetDocumentStatus(id, acctadmintest.DocumentUnread)
+	}
+}
+
 // unreadDocs is the size of the unread listing that BenchmarkUnreadDrain
 // drains.
 const unreadDocs = 1000
@@ -196,15 +219,7 @@ const unreadDocs = 1000
 // how many per page of documents visited, and the time per document
 // visited. The fake adds no latency here.
 func BenchmarkUnreadDrain(b *testing.B) {
-	srv := acctadmintest.NewServer()
-	b.Cleanup(srv.Close)
-	co := srv.AddCompany(acctadmintest.CompanyInput{Name: "Acme Holdings LLC", HomeState: "Utah"})
-	start := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
-	ids := make([]uuid.UUID, unreadDocs)
-	for i := range ids {
-		ids[i] = srv.AddDocument(acctadmintest.DocumentInput{CompanyID: co.ID,
-			CreatedAt: start.Add(time.Duration(i) * time.Minute)}).ID
-	}
+	srv, ids := unreadAccount(b, unreadDocs, 0)
 	ctx := context.Background()
 
 	// run drains the listing b.N times with drain, which returns the
@@ -213,9 +228,7 @@ func BenchmarkUnreadDrain(b *testing.B) {
 		visited, lists := 0, 0
 		for i := 0; i < b.N; i++ {
 			b.StopTimer()
-			for _, id := range ids {
-				srv.SetDocumentStatus(id, acctadmintest.DocumentUnread)
-			}
+			markUnread(srv, ids)
 			srv.ResetRequests()
 			b.StartTimer()
 			visited += drain()
@@ -290,15 +303,7 @@ const (
 // against the same fake, whose documents are made unread again between
 // iterations.
 func BenchmarkPull(b *testing.B) {
-	srv := acctadmintest.NewServer()
-	b.Cleanup(srv.Close)
-	co := srv.AddCompany(acctadmintest.CompanyInput{Name: "Acme Holdings LLC", HomeState: "Utah"})
-	start := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
-	ids := make([]uuid.UUID, pullDocs)
-	for i := range ids {
-		ids[i] = srv.AddDocument(acctadmintest.DocumentInput{CompanyID: co.ID, PDFSize: pullSize,
-			CreatedAt: start.Add(time.Duration(i) * time.Minute)}).ID
-	}
+	srv, ids := unreadAccount(b, pullDocs, pullSize)
 	srv.SetLatency(pullLatency)
 	ctx := context.Background()
 
@@ -309,9 +314,7 @@ func BenchmarkPull(b *testing.B) {
 		b.ReportAllocs()
 		for i := 0; i < b.N; i++ {
 			b.StopTimer()
-			for _, id := range ids {
-				srv.SetDocumentStatus(id, acctadmintest.DocumentUnread)
-			}
+			markUnread(srv, ids)
 			b.StartTimer()
 			n, bytes := drain()
 			if n != pullDocs || bytes < pullDocs*pullSize {
