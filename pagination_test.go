@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -54,21 +55,7 @@ func pagedServices(total int, delay time.Duration) http.HandlerFunc {
 func TestAllReadsEveryPageInOrder(t *testing.T) {
 	srv := newAPIServer(t, pagedServices(250, 0))
 	c := newTestClient(t, srv)
-	var got []uuid.UUID
-	for s, err := range c.Services.All(context.Background(), nil) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		got = append(got, s.ID)
-	}
-	if len(got) != 250 {
-		t.Fatalf("got %d services, want 250", len(got))
-	}
-	for i, id := range got {
-		if id != numberedID(i) {
-			t.Fatalf("item %d is %s, want %s", i, id, numberedID(i))
-		}
-	}
+	checkServicesInOrder(t, c.Services.All(context.Background(), nil), 250)
 	// The endpoint's maximum page size, and a short page ends the listing.
 	checkPagesAsked(t, srv, "limit=100", "limit=100&offset=100", "limit=100&offset=200")
 }
@@ -115,6 +102,27 @@ func checkPagesAsked(t *testing.T, srv *apiServer, want ...string) {
 	for _, q := range extra {
 		if off, r := offsetOf(q); off <= last || r != rest {
 			t.Fatalf("extra query %q is not a page past the end (last %d, %q)", q, last, rest)
+		}
+	}
+}
+
+// checkServicesInOrder reads seq whole and checks that it yields the
+// services numbered 0 to want-1, in order, and no error.
+func checkServicesInOrder(t *testing.T, seq iter.Seq2[Service, error], want int) {
+	t.Helper()
+	var got []uuid.UUID
+	for s, err := range seq {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, s.ID)
+	}
+	if len(got) != want {
+		t.Fatalf("got %d services, want %d", len(got), want)
+	}
+	for i, id := range got {
+		if id != numberedID(i) {
+			t.Fatalf("item %d is %s, want %s", i, id, numberedID(i))
 		}
 	}
 }
@@ -383,21 +391,7 @@ func TestAllReadsAheadAsDeepAsTheLoopNeeds(t *testing.T) {
 	fc := &flightCounter{h: pagedServices(300, 15*time.Millisecond)}
 	srv := newAPIServer(t, fc.ServeHTTP)
 	c := newTestClient(t, srv)
-	var got []uuid.UUID
-	for s, err := range c.Services.All(context.Background(), &ServiceListParams{Limit: 10}) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		got = append(got, s.ID)
-	}
-	if len(got) != 300 {
-		t.Fatalf("got %d services, want 300", len(got))
-	}
-	for i, id := range got {
-		if id != numberedID(i) {
-			t.Fatalf("item %d is %s, want %s", i, id, numberedID(i))
-		}
-	}
+	checkServicesInOrder(t, c.Services.All(context.Background(), &ServiceListParams{Limit: 10}), 300)
 	if top := fc.top.Load(); top < 2 || top > maxReadAhead {
 		t.Fatalf("%d requests in flight at once, want 2 to %d", top, maxReadAhead)
 	}
