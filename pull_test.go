@@ -661,3 +661,68 @@ func TestPullRaisesAPanicOfOnProgressAfterStopping(t *testing.T) {
 	}
 	noLeaks(t, before, srv, c)
 }
+
+func TestWorkerPoolFedFromAllSkipsMailWherePullDoesNot(t *testing.T) {
+	// Why Pull exists. A loop over All that hands each document to a
+	// worker and goes on at once: All re-anchors its next request as if
+	// the downloads had answered inside the loop body, and here they
+	// answer just after that request (the server holds the third listing
+	// until they have), so the listing shrinks under an offset already
+	// chosen and half the mail is never yielded, without any error.
+	m := newPostRoom(4, 12, 0)
+	var lists, downloads atomic.Int32
+	secondListed := make(chan struct{})
+	bothDownloaded := make(chan struct{})
+	srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/documents" {
+			switch lists.Add(1) {
+			case 2:
+				defer close(secondListed)
+			case 3:
+				<-bothDownloaded
+			}
+		} else if downloads.Add(1) == 2 {
+			defer close(bothDownloaded)
+		}
+		m.ServeHTTP(w, r)
+	})
+	c := newTestClient(t, srv)
+	ctx := context.Background()
+
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	got := map[uuid.UUID]int{}
+	for d, err := range c.Documents.All(ctx, &DocumentListParams{Limit: 2}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		wg.Add(1)
+		go func() { // a worker of the pool
+			defer wg.Done()
+			<-secondListed
+			f, err := c.Documents.Download(ctx, d.ID)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			f.Close()
+			mu.Lock()
+			got[d.ID]++
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	if len(got) != 2 {
+		t.Fatalf("the pool fed from All got %d of 4 documents; this test means to show it skipping 2", len(got))
+	}
+
+	// Pull on what is left: it gets the two documents All skipped.
+	rec := newPullRecorder()
+	if err := c.Documents.Pull(ctx, &PullParams{DocumentListParams: DocumentListParams{Limit: 2}, Workers: 2}, rec.fn); err != nil {
+		t.Fatal(err)
+	}
+	for id := range rec.counts() {
+		got[id]++
+	}
+	checkOnce(t, "All's pool, then Pull", got, m.ids)
+}
