@@ -1,12 +1,8 @@
 package acctadmin
 
 import (
-	"bytes"
-	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -53,7 +49,8 @@ type Client struct {
 	RegisteredAgentProducts *RegisteredAgentProductsClient
 
 	baseURL      *url.URL
-	httpClient   *http.Client
+	httpClient   *http.Client      // for JSON answers: the timeout bounds their body
+	fileClient   *http.Client      // for files: the timeout ends at their headers
 	transport    http.RoundTripper // the one under the signer, for CloseIdleConnections
 	logger       *slog.Logger
 	userAgent    []string
@@ -229,9 +226,14 @@ func NewClient(accessKey, secretKey string, opts ...Option) (*Client, error) {
 	if c.transport == nil {
 		c.transport = newTransport()
 	}
-	hc.Transport = &authTransport{base: c.transport, auth: s.auth, scheme: base.Scheme, host: base.Host, timeout: s.timeout}
 	hc.CheckRedirect = redirectPolicy(hc.CheckRedirect)
-	c.httpClient = &hc
+	signed := authTransport{base: c.transport, auth: s.auth, scheme: base.Scheme, host: base.Host, timeout: s.timeout}
+	fc := hc
+	hc.Transport = &signed
+	files := signed
+	files.headersOnly = true
+	fc.Transport = &files
+	c.httpClient, c.fileClient = &hc, &fc
 
 	svc := service{c: c}
 	c.Services = (*ServicesClient)(&svc)
@@ -317,100 +319,4 @@ func (c *Client) url(path, query string) *url.URL {
 	u.Path = c.baseURL.Path + path
 	u.RawQuery = query
 	return &u
-}
-
-// do sends one call and returns its answer after checking the status: a
-// non-2xx answer is read into an *APIError (and its body closed).
-func (c *Client) do(ctx context.Context, method, path string, q *query, in any, stream bool) (*http.Response, *call, error) {
-	if ctx == nil {
-		return nil, nil, errors.New("acctadmin: nil context")
-	}
-	st := &call{c: c, method: method, path: c.baseURL.Path + path, stream: stream, query: q.encode()}
-	if in != nil {
-		b, err := json.Marshal(in)
-		if err != nil {
-			return nil, nil, fmt.Errorf("acctadmin: %s %s: encode body: %w", method, path, err)
-		}
-		st.body = b
-	}
-	resp, err := c.send(ctx, st, c.url(path, st.query))
-	if err != nil {
-		return nil, st, err
-	}
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return nil, st, st.apiError(resp)
-	}
-	return resp, st, nil
-}
-
-// apiError reads a failed answer (capped) into an *APIError and closes it.
-func (st *call) apiError(resp *http.Response) *APIError {
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-	drainAndClose(resp.Body)
-	e := st.failure(resp.StatusCode, body)
-	if d, ok := retryAfter(resp.Header.Get("Retry-After"), time.Now()); ok {
-		e.RetryAfter = d
-	}
-	if resp.StatusCode >= 300 && resp.StatusCode < 400 {
-		e.Message = "redirect not followed"
-		if loc, err := resp.Location(); err == nil {
-			e.Message = "redirect to " + loc.Scheme + "://" + loc.Host + " not followed"
-		}
-	}
-	return e
-}
-
-// failure builds the *APIError of an answer that reports a failure. A
-// server that echoes the request may have put the query string in its
-// message; it is taken out, as it is of every error (Body keeps what the
-// server sent).
-func (st *call) failure(status int, body []byte) *APIError {
-	e := newAPIError(status, st.method, st.path, body)
-	if st.query != "" {
-		e.Message = strings.ReplaceAll(e.Message, st.query, "[query]")
-		if dec, err := url.QueryUnescape(st.query); err == nil && dec != st.query {
-			e.Message = strings.ReplaceAll(e.Message, dec, "[query]")
-		}
-	}
-	return e
-}
-
-// endpoint names a call in decode errors: "GET /documents".
-func (st *call) endpoint() string { return st.method + " " + st.path }
-
-// request sends one JSON call and decodes the result of its envelope into
-// a T. in, when not nil, is sent as the JSON body. A 2xx answer whose
-// envelope says success false is an *APIError.
-func request[T any](ctx context.Context, c *Client, method, path string, q *query, in any) (T, error) {
-	var out T
-	resp, st, err := c.do(ctx, method, path, q, in, false)
-	if err != nil {
-		return out, err
-	}
-	buf := st.buf // read by the retry loop, see readAnswer
-	if buf == nil {
-		drainAndClose(resp.Body)
-		return out, st.redact(errors.New("the answer was not read"))
-	}
-	defer releaseBuf(buf)
-	body := buf.Bytes()
-	if len(bytes.TrimSpace(body)) == 0 && (method == http.MethodDelete || resp.StatusCode == http.StatusNoContent) {
-		return out, nil
-	}
-	ok, err := decodeEnvelope(st.endpoint(), body, &out)
-	if err != nil {
-		return out, err
-	}
-	if !ok {
-		return out, st.failure(resp.StatusCode, append([]byte(nil), body...))
-	}
-	return out, nil
-}
-
-// readError says why a JSON answer could not be read, without the URL.
-func (st *call) readError(err error) error {
-	if errors.Is(err, ErrResponseTooLarge) {
-		return &DecodeError{Endpoint: st.endpoint(), Err: fmt.Errorf("%w: over %d bytes", ErrResponseTooLarge, maxJSONBody)}
-	}
-	return st.redact(err)
 }

@@ -41,7 +41,7 @@ func (f *File) Close() error { return f.Body.Close() }
 // ("application/pdf" or "image/png"). A JSON answer is read as the API's
 // error; any other type is a *DecodeError rather than a corrupt file.
 func download(ctx context.Context, c *Client, path string, q *query, want string) (*File, error) {
-	resp, st, err := c.do(ctx, http.MethodGet, path, q, nil, true)
+	resp, _, st, err := c.do(ctx, http.MethodGet, path, q, nil, true)
 	if err != nil {
 		return nil, err
 	}

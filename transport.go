@@ -3,6 +3,7 @@ package acctadmin
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -19,6 +20,21 @@ import (
 	retryablehttp "github.com/hashicorp/go-retryablehttp"
 )
 
+// One call, from its first attempt to its final answer, reads top to
+// bottom in this file:
+//
+//	request / do     build the call and check its final answer
+//	send             hand it to go-retryablehttp with this call's hooks
+//	checkRetry       may this attempt's outcome be retried, and after how long
+//	retryWait        the wait the library sleeps, logged before it sleeps
+//	giveUp           the final answer when retrying stops
+//	authTransport    under the loop: signs and bounds every attempt
+//	readJSON         the size-capped read of a JSON answer
+//
+// Every call gets its own retryablehttp.Client whose hooks are methods of
+// the call, so the call's state reaches them directly and nothing travels
+// in the request's context.
+
 // Limits of the transport.
 const (
 	// maxJSONBody is the largest JSON answer the client reads.
@@ -33,33 +49,147 @@ const (
 	maxRedirects = 5
 )
 
-// call is the state of one API call across its attempts. It travels in the
-// request's context so that the retry policy (which does not see the
-// request) and the signing transport (which runs for every attempt) can
-// reach it.
+// call is the state of one API call across its attempts.
 type call struct {
-	c       *Client
-	method  string
-	path    string // never with the query string
-	query   string // the query string, only to keep it out of messages
-	body    []byte // the exact bytes every attempt sends; nil for none
-	stream  bool   // a binary answer: the timeout stops at the headers
-	attempt int    // attempts made so far
+	c      *Client
+	method string
+	path   string // never with the query string
+	query  string // the query string, only to keep it out of messages
+	body   []byte // the exact bytes every attempt sends; nil for none
+	stream bool   // a binary answer: the attempt timeout stops at its headers
+	// attempt counts the attempts started so far.
+	attempt int
+	// wait and lastErr are the decision of checkRetry about the latest
+	// attempt, for retryWait, which the library calls without the error.
 	wait    time.Duration
-	// buf is a successful JSON answer, read inside the retry loop so that
-	// an answer cut off halfway is retried like any broken connection.
-	buf *bytes.Buffer
-	// readDone marks that readAnswer ran for the current attempt: the
-	// library then asks the retry policy a second time about that attempt.
-	readDone bool
+	lastErr error
 }
 
-type callKey struct{}
-
-func callFrom(ctx context.Context) *call {
-	st, _ := ctx.Value(callKey{}).(*call)
-	return st
+// request sends one JSON call and decodes the result of its envelope into
+// a T. in, when not nil, is sent as the JSON body. A 2xx answer whose
+// envelope says success false is an *APIError.
+func request[T any](ctx context.Context, c *Client, method, path string, q *query, in any) (T, error) {
+	var out T
+	resp, body, st, err := c.do(ctx, method, path, q, in, false)
+	if err != nil {
+		return out, err
+	}
+	defer releaseBuf(body)
+	b := body.Bytes()
+	if len(bytes.TrimSpace(b)) == 0 && (method == http.MethodDelete || resp.StatusCode == http.StatusNoContent) {
+		return out, nil
+	}
+	ok, err := decodeEnvelope(st.endpoint(), b, &out)
+	if err != nil {
+		return out, err
+	}
+	if !ok {
+		return out, st.failure(resp.StatusCode, append([]byte(nil), b...))
+	}
+	return out, nil
 }
+
+// requestRecord sends a call whose result is one record, written as W.
+func requestRecord[W wire[R], R any](ctx context.Context, c *Client, method, path string, q *query, in any) (*R, error) {
+	w, err := request[W](ctx, c, method, path, q, in)
+	if err != nil {
+		return nil, err
+	}
+	r := w.record()
+	return &r, nil
+}
+
+// requestRecords sends a call whose result is a list of records, each
+// written as W. A null result is a nil slice.
+func requestRecords[W wire[R], R any](ctx context.Context, c *Client, method, path string, q *query, in any) ([]R, error) {
+	list, err := request[wireList[W, R]](ctx, c, method, path, q, in)
+	return list.records, err
+}
+
+// do sends one call and checks its final answer: a non-2xx answer is read
+// into an *APIError (and its body closed). For a JSON call (stream false)
+// a 2xx answer comes back already read, as body, and its Body is closed;
+// for a file it comes back open.
+func (c *Client) do(ctx context.Context, method, path string, q *query, in any, stream bool) (*http.Response, *bytes.Buffer, *call, error) {
+	if ctx == nil {
+		return nil, nil, nil, errors.New("acctadmin: nil context")
+	}
+	st := &call{c: c, method: method, path: c.baseURL.Path + path, stream: stream, query: q.encode()}
+	if in != nil {
+		b, err := json.Marshal(in)
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("acctadmin: %s %s: encode body: %w", method, path, err)
+		}
+		st.body = b
+	}
+	resp, body, err := c.send(ctx, st, c.url(path, st.query))
+	if err != nil {
+		return nil, nil, st, err
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return nil, nil, st, st.apiError(resp)
+	}
+	return resp, body, st, nil
+}
+
+// send performs the call: every attempt is signed (by authTransport), what
+// may be retried is retried, and the final answer comes back whatever its
+// status, or a transport error that names neither the query string nor
+// any secret. A 2xx JSON answer is read inside the retry loop, so an
+// answer cut off halfway is retried like any broken connection; it is
+// handed back as body.
+func (c *Client) send(ctx context.Context, st *call, u *url.URL) (*http.Response, *bytes.Buffer, error) {
+	hreq, err := http.NewRequestWithContext(ctx, st.method, u.String(), nil)
+	if err != nil {
+		return nil, nil, st.redact(err)
+	}
+	hreq.Header["Content-Type"] = jsonContentType
+	hreq.Header["User-Agent"] = c.userAgent
+	req, err := retryablehttp.FromRequest(hreq)
+	if err != nil {
+		return nil, nil, st.redact(err)
+	}
+	if st.body != nil {
+		if err := req.SetBody(st.body); err != nil {
+			return nil, nil, st.redact(err)
+		}
+	}
+	var body *bytes.Buffer
+	hc := c.httpClient
+	if st.stream {
+		hc = c.fileClient
+	} else {
+		req.SetResponseHandler(func(resp *http.Response) error {
+			if resp.StatusCode < 200 || resp.StatusCode > 299 {
+				return nil // read by the caller, into an *APIError
+			}
+			buf, err := readJSON(resp)
+			drainAndClose(resp.Body)
+			body = buf
+			return err
+		})
+	}
+	rc := &retryablehttp.Client{
+		HTTPClient:     hc,
+		RetryMax:       c.maxRetries,
+		CheckRetry:     st.checkRetry,
+		Backoff:        st.retryWait,
+		ErrorHandler:   st.giveUp,
+		RequestLogHook: st.attemptStarts,
+	}
+	if c.logger != nil {
+		rc.ResponseLogHook = st.logResponse
+	}
+	resp, err := rc.Do(req)
+	if err != nil {
+		// giveUp has made most errors safe already; a wait ended by the
+		// context comes back from the library as it is.
+		return nil, nil, st.redact(err)
+	}
+	return resp, body, nil
+}
+
+var jsonContentType = []string{"application/json"}
 
 // idempotent reports whether the call may be sent again after it may have
 // reached the server.
@@ -67,98 +197,40 @@ func (st *call) idempotent() bool {
 	return st.method == http.MethodGet || st.method == http.MethodDelete || st.method == http.MethodHead
 }
 
-// send performs the call: it signs every attempt, retries what may be
-// retried, and returns the final answer (whatever its status) or a
-// transport error that names neither the query string nor any secret.
-func (c *Client) send(ctx context.Context, st *call, u *url.URL) (*http.Response, error) {
-	hreq := &http.Request{
-		Method:     st.method,
-		URL:        u,
-		Proto:      "HTTP/1.1",
-		ProtoMajor: 1,
-		ProtoMinor: 1,
-		Header:     make(http.Header, 3),
-		Host:       u.Host,
+// attemptStarts counts and logs each attempt as the library starts it
+// (n counts from 0).
+func (st *call) attemptStarts(_ retryablehttp.Logger, req *http.Request, n int) {
+	st.attempt = n + 1
+	if l := st.c.logger; l != nil {
+		l.LogAttrs(req.Context(), slog.LevelDebug, "acctadmin: request",
+			slog.String("method", st.method), slog.String("path", st.path), slog.Int("attempt", st.attempt))
 	}
-	hreq.Header["Content-Type"] = jsonContentType
-	hreq.Header["User-Agent"] = c.userAgent
-	hreq = hreq.WithContext(context.WithValue(ctx, callKey{}, st))
-	req, err := retryablehttp.FromRequest(hreq)
-	if err != nil {
-		return nil, err
-	}
-	if st.body != nil {
-		if err := req.SetBody(st.body); err != nil {
-			return nil, err
-		}
-	}
-	if !st.stream {
-		req.SetResponseHandler(st.readAnswer)
-	}
-	rc := &retryablehttp.Client{
-		HTTPClient:   c.httpClient,
-		RetryWaitMin: c.retryWaitMin,
-		RetryWaitMax: c.retryWaitMax,
-		// The policy below counts attempts itself and stops first; this
-		// bound only keeps the library from stopping earlier.
-		RetryMax:     c.maxRetries + 1,
-		CheckRetry:   checkRetry,
-		Backoff:      st.retryWait,
-		ErrorHandler: st.giveUp,
-	}
-	if c.logger != nil {
-		rc.RequestLogHook = logAttempt
-		rc.ResponseLogHook = logResponse
-	}
-	resp, err := rc.Do(req)
-	if err != nil {
-		return nil, st.redact(err)
-	}
-	return resp, nil
 }
-
-var jsonContentType = []string{"application/json"}
 
 // checkRetry decides, after each attempt, whether to try again. It is the
 // only place that knows the rules: GET and DELETE are retried on connection
 // errors and on 429, 500, 502, 503 and 504; POST and PATCH only when the
 // connection could not be made, so no write is ever sent twice; a
-// Retry-After longer than the client allows ends the call at once.
-func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
-	st := callFrom(ctx)
-	if st != nil {
-		if st.readDone {
-			st.readDone = false // the same attempt, asked about again once its body was read
-		} else {
-			st.attempt++
-		}
-	}
+// Retry-After longer than the client allows ends the call at once. The
+// number of retries is the library's RetryMax.
+//
+// The library asks again about an attempt whose answer the response
+// handler then read (with the handler's error, if any); the decision is a
+// function of the outcome alone, so asking twice is harmless.
+func (st *call) checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
 	if ctx.Err() != nil {
 		return false, ctx.Err()
 	}
-	if st == nil {
-		return false, nil
-	}
 	retry, wait := st.policy(resp, err)
-	if !retry || st.attempt > st.c.maxRetries {
+	if !retry {
 		return false, nil
 	}
-	st.wait = wait
-	if resp != nil {
+	st.wait, st.lastErr = wait, err
+	if resp != nil && err == nil {
+		// The library drains only 4 KiB of an answer it discards, which
+		// costs the connection of a longer one; and it hands the answer
+		// back when retries run out. So it is drained here, its start kept.
 		keepAndDrain(resp)
-	}
-	if l := st.c.logger; l != nil {
-		attrs := []slog.Attr{
-			slog.String("method", st.method), slog.String("path", st.path),
-			slog.Int("attempt", st.attempt), slog.Duration("wait", wait),
-		}
-		if resp != nil {
-			attrs = append(attrs, slog.Int("status", resp.StatusCode))
-		}
-		if err != nil {
-			attrs = append(attrs, slog.String("error", causeText(stripURL(err))))
-		}
-		l.LogAttrs(ctx, slog.LevelWarn, "acctadmin: retrying", attrs...)
 	}
 	return true, nil
 }
@@ -197,6 +269,25 @@ func (st *call) policy(resp *http.Response, err error) (bool, time.Duration) {
 	return true, st.c.backoff(st.attempt)
 }
 
+// retryWait is the library's Backoff: the wait checkRetry chose, logged
+// just before the library sleeps it (so after the attempt's answer).
+func (st *call) retryWait(_, _ time.Duration, _ int, resp *http.Response) time.Duration {
+	if l := st.c.logger; l != nil {
+		attrs := []slog.Attr{
+			slog.String("method", st.method), slog.String("path", st.path),
+			slog.Int("attempt", st.attempt), slog.Duration("wait", st.wait),
+		}
+		if resp != nil {
+			attrs = append(attrs, slog.Int("status", resp.StatusCode))
+		}
+		if st.lastErr != nil {
+			attrs = append(attrs, slog.String("error", causeText(stripURL(st.lastErr))))
+		}
+		l.LogAttrs(context.Background(), slog.LevelWarn, "acctadmin: retrying", attrs...)
+	}
+	return st.wait
+}
+
 // backoff returns the wait before retry number n (from 1): exponential
 // from the minimum, capped at the maximum, with "equal jitter" (a random
 // point in the upper half) so that many clients do not retry in step.
@@ -215,13 +306,6 @@ func (c *Client) backoff(n int) time.Duration {
 	return half + rand.N(d-half+1)
 }
 
-// retryWait hands the library the wait that checkRetry chose. It reads it
-// from the call rather than from the response, which is nil after a
-// connection error.
-func (st *call) retryWait(_, _ time.Duration, _ int, _ *http.Response) time.Duration {
-	return st.wait
-}
-
 // connectFailed reports whether err says the connection could not be made,
 // so that no byte of the request reached the server.
 func connectFailed(err error) bool {
@@ -234,6 +318,11 @@ func connectFailed(err error) bool {
 }
 
 // retryAfter reads a Retry-After header: seconds, or an HTTP date.
+//
+// go-retryablehttp parses the header too, but only inside DefaultBackoff,
+// which reads it on 429 and 503 alone and without a cap, and takes no
+// jitter; the SDK honours it on every retried status and caps it, so this
+// is the one parser of it.
 func retryAfter(v string, now time.Time) (time.Duration, bool) {
 	v = strings.TrimSpace(v)
 	if v == "" {
@@ -260,7 +349,7 @@ func retryAfter(v string, now time.Time) (time.Duration, bool) {
 
 // keepAndDrain reads a discarded answer so that its connection can be
 // reused, keeping its start in memory in case it turns out to be the final
-// answer after all (the library hands the last one back to the caller).
+// answer after all.
 func keepAndDrain(resp *http.Response) {
 	if resp.Body == nil || resp.Body == http.NoBody {
 		return
@@ -271,22 +360,12 @@ func keepAndDrain(resp *http.Response) {
 	resp.Body = io.NopCloser(bytes.NewReader(kept))
 }
 
-// readAnswer reads a successful JSON answer while the retry loop still
-// holds the attempt: a body that breaks off halfway is then an error of
-// the attempt, which the policy retries for GET and DELETE. Failed answers
-// are left for the caller, who reads their start into an *APIError.
-func (st *call) readAnswer(resp *http.Response) error {
-	st.readDone = true
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return nil
-	}
-	buf, err := readJSON(resp)
-	drainAndClose(resp.Body)
-	if err != nil {
-		return err
-	}
-	st.buf = buf
-	return nil
+// logResponse logs each answer (not a connection error) that an attempt
+// got, before any retry it causes.
+func (st *call) logResponse(_ retryablehttp.Logger, resp *http.Response) {
+	st.c.logger.LogAttrs(context.Background(), slog.LevelDebug, "acctadmin: response",
+		slog.String("method", st.method), slog.String("path", st.path),
+		slog.Int("status", resp.StatusCode), slog.Int("attempt", st.attempt))
 }
 
 // giveUp is called when the library stops retrying. It hands back the last
@@ -302,10 +381,52 @@ func (st *call) giveUp(resp *http.Response, err error, _ int) (*http.Response, e
 	if err == nil {
 		err = errors.New("request failed")
 	}
-	if errors.Is(err, ErrResponseTooLarge) {
-		return nil, st.readError(err)
+	return nil, st.readError(err)
+}
+
+// apiError reads a failed answer (capped) into an *APIError and closes it.
+func (st *call) apiError(resp *http.Response) *APIError {
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	drainAndClose(resp.Body)
+	e := st.failure(resp.StatusCode, body)
+	if d, ok := retryAfter(resp.Header.Get("Retry-After"), time.Now()); ok {
+		e.RetryAfter = d
 	}
-	return nil, st.redact(err)
+	if resp.StatusCode >= 300 && resp.StatusCode < 400 {
+		e.Message = "redirect not followed"
+		if loc, err := resp.Location(); err == nil {
+			e.Message = "redirect to " + loc.Scheme + "://" + loc.Host + " not followed"
+		}
+	}
+	return e
+}
+
+// failure builds the *APIError of an answer that reports a failure. A
+// server that echoes the request may have put the query string in its
+// message; it is taken out, as it is of every error (Body keeps what the
+// server sent).
+func (st *call) failure(status int, body []byte) *APIError {
+	e := newAPIError(status, st.method, st.path, body)
+	if st.query != "" {
+		e.Message = strings.ReplaceAll(e.Message, st.query, "[query]")
+		if dec, err := url.QueryUnescape(st.query); err == nil && dec != st.query {
+			e.Message = strings.ReplaceAll(e.Message, dec, "[query]")
+		}
+	}
+	return e
+}
+
+// endpoint names a call in decode errors: "GET /documents".
+func (st *call) endpoint() string { return st.method + " " + st.path }
+
+// readError says why an answer could not be had, without the URL: an
+// answer over the size cap is a *DecodeError, anything else a
+// *TransportError.
+func (st *call) readError(err error) error {
+	if errors.Is(err, ErrResponseTooLarge) {
+		return &DecodeError{Endpoint: st.endpoint(), Err: fmt.Errorf("%w: over %d bytes", ErrResponseTooLarge, maxJSONBody)}
+	}
+	return st.redact(err)
 }
 
 // redact strips the URL (with its query string) out of err, keeping the
@@ -337,30 +458,6 @@ func drainAndClose(body io.ReadCloser) {
 	body.Close()
 }
 
-func logAttempt(_ retryablehttp.Logger, req *http.Request, n int) {
-	st := callFrom(req.Context())
-	if st == nil || st.c.logger == nil {
-		return
-	}
-	st.c.logger.LogAttrs(req.Context(), slog.LevelDebug, "acctadmin: request",
-		slog.String("method", st.method), slog.String("path", st.path), slog.Int("attempt", n+1))
-}
-
-func logResponse(_ retryablehttp.Logger, resp *http.Response) {
-	if resp.Request == nil {
-		return
-	}
-	st := callFrom(resp.Request.Context())
-	if st == nil || st.c.logger == nil {
-		return
-	}
-	// The library calls this hook after CheckRetry, which has counted
-	// this attempt already.
-	st.c.logger.LogAttrs(resp.Request.Context(), slog.LevelDebug, "acctadmin: response",
-		slog.String("method", st.method), slog.String("path", st.path),
-		slog.Int("status", resp.StatusCode), slog.Int("attempt", st.attempt))
-}
-
 // authTransport signs every attempt that goes to the API's own host, and
 // bounds each attempt with the client's timeout. It sits under the retry
 // loop, so a retried request is signed again, and a request that is sent
@@ -376,11 +473,14 @@ type authTransport struct {
 	scheme  string
 	host    string
 	timeout time.Duration
+	// headersOnly ends the timeout at the answer's headers: the client for
+	// files has it, since a file may take longer than any timeout to
+	// arrive; the client for JSON answers bounds their whole body.
+	headersOnly bool
 }
 
 func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	st := callFrom(req.Context())
-	if st == nil || req.URL.Host != t.host || req.URL.Scheme != t.scheme {
+	if req.URL.Host != t.host || req.URL.Scheme != t.scheme {
 		return t.base.RoundTrip(req)
 	}
 	r := new(http.Request)
@@ -389,9 +489,9 @@ func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	for k, v := range req.Header {
 		r.Header[k] = v
 	}
-	var body []byte
-	if req.Body != nil && req.Body != http.NoBody {
-		body = st.body
+	body, err := bodyBytes(r)
+	if err != nil {
+		return nil, err
 	}
 	if _, found := r.Header["Content-Type"]; !found {
 		// A redirect that drops the body drops its Content-Type too; the
@@ -421,15 +521,39 @@ func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		return nil, err
 	}
-	if st.stream {
-		// A file may take longer than any timeout to arrive: the timeout
-		// covers the wait for its headers only.
+	if t.headersOnly {
 		timer.Stop()
 		resp.Body = &cancelBody{ReadCloser: resp.Body, cancel: cancel}
 		return resp, nil
 	}
 	resp.Body = &cancelBody{ReadCloser: resp.Body, cancel: cancel, timer: timer}
 	return resp, nil
+}
+
+// bodyBytes returns the bytes the request carries, to sign them. The
+// retry loop (and a redirect that keeps the body) sets GetBody, which
+// hands out a fresh copy; a body without it is read and put back.
+func bodyBytes(r *http.Request) ([]byte, error) {
+	if r.Body == nil || r.Body == http.NoBody {
+		return nil, nil
+	}
+	rc := r.Body
+	if r.GetBody != nil {
+		fresh, err := r.GetBody()
+		if err != nil {
+			return nil, err
+		}
+		rc = fresh
+	}
+	b, err := io.ReadAll(rc)
+	rc.Close()
+	if err != nil {
+		return nil, err
+	}
+	if r.GetBody == nil {
+		r.Body = io.NopCloser(bytes.NewReader(b))
+	}
+	return b, nil
 }
 
 var errAttemptTimeout = errors.New("attempt timed out")

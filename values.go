@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -658,5 +659,85 @@ func (n *flexInt) UnmarshalJSON(data []byte) error {
 		return fmt.Errorf("want an integer, got %s", clip(data))
 	}
 	*n = flexInt(v)
+	return nil
+}
+
+// A record's fields have the types a Go program wants (time.Time for its
+// times); where the API writes a field in shapes of its own, the record has
+// a wire type: a struct that embeds the record and declares, over the
+// fields concerned, a field of the tolerant type under the same JSON name
+// (encoding/json prefers the shallower field). Its record method gives the
+// record; requestRecord and requestRecords read an answer through it, and
+// decodeRecord does for records that keep their raw JSON.
+
+// wire is the wire type of a record R.
+type wire[R any] interface{ record() R }
+
+// wireList is a result that is a list of records R written as W. It
+// decodes the list into a slice of W borrowed from a pool, and clears the
+// slice before it goes back, so that reading a page allocates its records
+// once instead of also growing a slice of their wire form each time.
+type wireList[W wire[R], R any] struct{ records []R }
+
+// wireSlices holds a *sync.Pool of *[]W for each wire type W.
+var wireSlices sync.Map
+
+// maxPooledWires bounds the slices kept for reuse: a page holds at most
+// 200 records, so a longer slice comes from an answer that is not a page
+// and is not kept.
+const maxPooledWires = 1024
+
+func (l *wireList[W, R]) decodeEnvelope(endpoint string, body []byte) (bool, error) {
+	p, ok := wireSlices.Load(reflect.TypeFor[W]())
+	if !ok {
+		p, _ = wireSlices.LoadOrStore(reflect.TypeFor[W](), &sync.Pool{New: func() any { return new([]W) }})
+	}
+	pool := p.(*sync.Pool)
+	ws := pool.Get().(*[]W)
+	defer func() {
+		if cap(*ws) > maxPooledWires {
+			return // an answer far longer than any page: let it go
+		}
+		clear((*ws)[:cap(*ws)]) // no string of this answer stays reachable
+		*ws = (*ws)[:0]
+		pool.Put(ws)
+	}()
+	success, null, err := decodeEnvelopeInto(endpoint, body, ws)
+	switch {
+	case err != nil || null:
+		l.records = nil
+	default:
+		l.records = records(*ws)
+	}
+	return success, err
+}
+
+// records returns the records that ws are the wire form of.
+func records[W wire[R], R any](ws []W) []R {
+	out := make([]R, len(ws))
+	for i := range ws {
+		out[i] = ws[i].record()
+	}
+	return out
+}
+
+// decodeRecord is the UnmarshalJSON of a record R that keeps its raw JSON:
+// it decodes data, an object or null, as its wire type W (which must not
+// reach R's own UnmarshalJSON) into *r, and keeps a copy of data in *raw.
+func decodeRecord[W wire[R], R any](data []byte, r *R, raw *json.RawMessage) error {
+	var w W
+	if string(data) == "null" {
+		var zero R
+		*r, *raw = zero, nil
+		return nil
+	}
+	if len(data) == 0 || data[0] != '{' {
+		return fmt.Errorf("want a JSON object, got %s", clip(data))
+	}
+	if err := json.Unmarshal(data, &w); err != nil {
+		return err
+	}
+	*r = w.record()
+	*raw = append(json.RawMessage(nil), data...)
 	return nil
 }
