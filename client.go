@@ -20,6 +20,9 @@ const DefaultBaseURL = "https://api.corporatetools.com"
 
 // Defaults of the options.
 const (
+	// maxRetriesLimit is the most retries WithMaxRetries takes.
+	maxRetriesLimit = 100
+
 	defaultMaxRetries   = 3
 	defaultRetryWaitMin = 250 * time.Millisecond
 	defaultRetryWaitMax = 8 * time.Second
@@ -101,11 +104,15 @@ func WithHTTPClient(hc *http.Client) Option {
 }
 
 // WithMaxRetries sets how many times a failed GET or DELETE is tried again
-// (default 3). Zero turns retries off; a negative number is an error.
+// (default 3, at most 100). Zero turns retries off; a count below zero or
+// above 100 is an error.
 func WithMaxRetries(n int) Option {
 	return func(s *settings) error {
 		if n < 0 {
 			return fmt.Errorf("acctadmin: WithMaxRetries: negative retry count %d", n)
+		}
+		if n > maxRetriesLimit {
+			return fmt.Errorf("acctadmin: WithMaxRetries: retry count %d over the limit of %d", n, maxRetriesLimit)
 		}
 		s.maxRetries = n
 		return nil
@@ -113,8 +120,9 @@ func WithMaxRetries(n int) Option {
 }
 
 // WithRetryWait sets the bounds of the wait between retries (default 250ms
-// to 8s). The wait doubles from min with each retry, up to max, with
-// jitter; a Retry-After header from the API replaces it.
+// to 8s). Every wait lies between min and max, jitter included: the wait
+// before retry n is a random point between min·2ⁿ⁻¹ and twice that, both
+// capped at max. A Retry-After header from the API replaces it.
 func WithRetryWait(min, max time.Duration) Option {
 	return func(s *settings) error {
 		if min < 0 || max < 0 || max < min {

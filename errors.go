@@ -2,6 +2,8 @@ package acctadmin
 
 import (
 	"bytes"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +12,7 @@ import (
 	"regexp"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 )
@@ -46,6 +49,9 @@ var (
 
 // maxErrorBody is how much of an error answer an APIError keeps.
 const maxErrorBody = 64 << 10
+
+// maxMessage is how much of the API's own message an APIError keeps.
+const maxMessage = 500
 
 // APIError is an answer of the API that reports a failure: any status
 // outside 2xx, or a 2xx answer whose envelope says success false.
@@ -91,11 +97,17 @@ func (e *APIError) Is(target error) bool {
 
 // newAPIError builds the error for an answer that reports a failure. body
 // is what was read of the answer (already capped by the caller).
-func newAPIError(status int, method, path string, body []byte) *APIError {
+func newAPIError(status int, method, path string, body []byte, scrub func(string) string) *APIError {
 	if len(body) > maxErrorBody {
 		body = body[:maxErrorBody]
 	}
+	// Redact first, then cut: a cut made first could leave part of a
+	// token or of the query string behind, out of reach of the patterns.
 	msg := tokenLike.ReplaceAllString(errorMessage(body), "[redacted]")
+	if scrub != nil {
+		msg = scrub(msg)
+	}
+	msg = truncate(msg, maxMessage)
 	if msg == "" {
 		msg = strings.ToLower(http.StatusText(status))
 		if msg == "" {
@@ -138,7 +150,7 @@ func messageText(raw json.RawMessage, depth int) string {
 	case '"':
 		var s string
 		if json.Unmarshal(raw, &s) == nil {
-			return truncate(s, 500)
+			return s
 		}
 	case '{':
 		var m map[string]json.RawMessage
@@ -161,15 +173,19 @@ func messageText(raw json.RawMessage, depth int) string {
 					break
 				}
 			}
-			return truncate(strings.Join(parts, "; "), 500)
+			return strings.Join(parts, "; ")
 		}
 	}
 	return ""
 }
 
+// truncate cuts s to at most n bytes, on a rune boundary, marking the cut.
 func truncate(s string, n int) string {
 	if len(s) <= n {
 		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
 	}
 	return s[:n] + "…"
 }
@@ -192,6 +208,9 @@ func (e *ValidationError) Error() string {
 
 // Is makes errors.Is(err, ErrInvalidParams) true.
 func (e *ValidationError) Is(target error) bool { return target == ErrInvalidParams }
+
+// errNilContext is the refusal of a call made with a nil context.
+var errNilContext = &ValidationError{Field: "ctx", Reason: "must not be nil"}
 
 func invalid(field, format string, args ...any) error {
 	return &ValidationError{Field: field, Reason: fmt.Sprintf(format, args...)}
@@ -240,25 +259,48 @@ func (e *TransportError) Error() string {
 	return fmt.Sprintf("acctadmin: %s %s: %s (after %d attempt(s))", e.Method, e.Path, causeText(e.Err), e.Attempts)
 }
 
-// causeText says what err says, less the addresses a *net.OpError names
-// (the API's host and port, the local port): the method and path already
-// say where the call went. Err itself keeps them for errors.As.
+// causeText says what err says, less the hosts and addresses its texts
+// name (the API's host and port, the local port, a resolver's address, the
+// names on a certificate, a URL with its query): the method and path
+// already say where the call went. Err itself keeps them for errors.As.
 func causeText(err error) string {
 	if err == nil {
 		return "request failed"
 	}
-	var op *net.OpError
-	if !errors.As(err, &op) {
-		return err.Error()
+	err = stripURL(err)
+	var (
+		op  *net.OpError
+		dns *net.DNSError
+		hn  x509.HostnameError
+		ua  x509.UnknownAuthorityError
+		ci  x509.CertificateInvalidError
+		cv  *tls.CertificateVerificationError
+	)
+	switch {
+	case errors.As(err, &op):
+		s := op.Op
+		if op.Net != "" {
+			s += " " + op.Net
+		}
+		if op.Err != nil {
+			s += ": " + causeText(op.Err)
+		}
+		return s
+	case errors.As(err, &dns):
+		if dns.IsTimeout {
+			return "name lookup timed out"
+		}
+		return "name lookup failed: " + dns.Err
+	case errors.As(err, &hn):
+		return "tls: the server's certificate is not valid for the API's host name"
+	case errors.As(err, &ua):
+		return "tls: the server's certificate is signed by an unknown authority"
+	case errors.As(err, &ci):
+		return "tls: the server's certificate is not valid"
+	case errors.As(err, &cv):
+		return "tls: the server's certificate could not be verified"
 	}
-	s := op.Op
-	if op.Net != "" {
-		s += " " + op.Net
-	}
-	if op.Err != nil {
-		s += ": " + op.Err.Error()
-	}
-	return s
+	return err.Error()
 }
 
 // Unwrap returns the cause, so that errors.Is(err, context.Canceled) and

@@ -24,7 +24,7 @@ func TestAPIErrorSentinels(t *testing.T) {
 	}
 	sentinels := []error{ErrNotFound, ErrUnauthorized, ErrForbidden, ErrRateLimited, ErrServer, ErrInvalidParams}
 	for _, tc := range cases {
-		err := fmt.Errorf("wrapped: %w", newAPIError(tc.status, "GET", "/documents", nil))
+		err := fmt.Errorf("wrapped: %w", newAPIError(tc.status, "GET", "/documents", nil, nil))
 		for _, s := range sentinels {
 			if got := errors.Is(err, s); got != (s == tc.want) {
 				t.Errorf("status %d: errors.Is(err, %v) = %v", tc.status, s, got)
@@ -35,7 +35,7 @@ func TestAPIErrorSentinels(t *testing.T) {
 			t.Errorf("status %d: errors.As gave %v", tc.status, apiErr)
 		}
 	}
-	overCap := newAPIError(http.StatusServiceUnavailable, "GET", "/x", nil)
+	overCap := newAPIError(http.StatusServiceUnavailable, "GET", "/x", nil, nil)
 	overCap.RetryAfter = time.Hour
 	if !errors.Is(overCap, ErrRateLimited) || !errors.Is(overCap, ErrServer) {
 		t.Fatal("a 503 with a Retry-After over the cap is both ErrServer and ErrRateLimited")
@@ -44,7 +44,7 @@ func TestAPIErrorSentinels(t *testing.T) {
 	if errors.Is(overCap, ErrRateLimited) {
 		t.Fatal("a 503 with a Retry-After under the cap is not ErrRateLimited")
 	}
-	if errors.Is(newAPIError(400, "GET", "/x", nil), ErrNotFound) {
+	if errors.Is(newAPIError(400, "GET", "/x", nil, nil), ErrNotFound) {
 		t.Fatal("a 400 is not ErrNotFound")
 	}
 }
@@ -62,7 +62,7 @@ func TestAPIErrorMessageShapes(t *testing.T) {
 		`{"message":"` + strings.Repeat("a", 600) + `"}`:            strings.Repeat("a", 500) + "…",
 	}
 	for body, want := range cases {
-		e := newAPIError(http.StatusBadRequest, "POST", "/services", []byte(body))
+		e := newAPIError(http.StatusBadRequest, "POST", "/services", []byte(body), nil)
 		if e.Message != want {
 			t.Errorf("body %.40q: message %q, want %q", body, e.Message, want)
 		}
@@ -74,7 +74,7 @@ func TestAPIErrorMessageShapes(t *testing.T) {
 
 func TestAPIErrorBodyIsCapped(t *testing.T) {
 	body := []byte(strings.Repeat("x", maxErrorBody*2))
-	if e := newAPIError(500, "GET", "/x", body); len(e.Body) != maxErrorBody {
+	if e := newAPIError(500, "GET", "/x", body, nil); len(e.Body) != maxErrorBody {
 		t.Fatalf("body kept %d bytes, want %d", len(e.Body), maxErrorBody)
 	}
 }

@@ -218,8 +218,8 @@ func TestHostileTricklingBody(t *testing.T) {
 		return err
 	})
 	te := hsWantTransportError(t, res.err)
-	if !errors.Is(res.err, errAttemptTimeout) || errors.Is(res.err, context.DeadlineExceeded) {
-		t.Errorf("cause = %v, want the attempt timeout, not the guard deadline", te.Err)
+	if !errors.Is(res.err, errAttemptTimeout) || !errors.Is(res.err, context.DeadlineExceeded) {
+		t.Errorf("cause = %v, want the attempt timeout, a deadline", te.Err)
 	}
 	if res.elapsed < 200*time.Millisecond {
 		t.Errorf("ended after %s, before the 200ms timeout", res.elapsed)

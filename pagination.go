@@ -96,7 +96,8 @@ func paginate[T any](ctx context.Context, l listing[T]) iter.Seq2[T, error] {
 			return
 		}
 		if ctx == nil {
-			ctx = context.Background()
+			yield(zero, errNilContext)
+			return
 		}
 		if l.limit == 0 {
 			l.limit = l.max
@@ -405,6 +406,8 @@ func (r *pullRun[T]) call(ctx context.Context, it *pullItem[T], f *File) (ev pul
 func (r *pullRun[T]) run(ctx context.Context) error {
 	l := &r.l
 	switch {
+	case ctx == nil:
+		return errNilContext
 	case r.workers < 0 || r.workers > maxPullWorkers:
 		return invalid("workers", "must be 0 to %d, got %d", maxPullWorkers, r.workers)
 	case r.fn == nil:

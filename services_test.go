@@ -227,7 +227,7 @@ func TestServicesRequestCancellationOtherBadRequest(t *testing.T) {
 }
 
 func TestUnpaidInvoicesErrorUnwraps(t *testing.T) {
-	apiErr := newAPIError(400, "POST", "/services/x/cancel-request", []byte(`{"message":"unpaid"}`))
+	apiErr := newAPIError(400, "POST", "/services/x/cancel-request", []byte(`{"message":"unpaid"}`), nil)
 	var err error = &UnpaidInvoicesError{Invoices: make([]Invoice, 2), Err: apiErr}
 	err = fmt.Errorf("cancel: %w", err)
 	var unpaid *UnpaidInvoicesError

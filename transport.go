@@ -45,6 +45,9 @@ const (
 	// maxDrain is how much of a discarded answer is read so that its
 	// connection can be reused; a longer one costs its connection instead.
 	maxDrain = 1 << 20
+	// maxTrustedLength is how much of a Content-Length is allocated before
+	// the bytes arrive.
+	maxTrustedLength = 64 << 10
 	// maxRedirects bounds same-host redirects.
 	maxRedirects = 5
 )
@@ -112,7 +115,7 @@ func requestRecords[W wire[R], R any](ctx context.Context, c *Client, method, pa
 // for a file it comes back open.
 func (c *Client) do(ctx context.Context, method, path string, q *query, in any, stream bool) (*http.Response, *bytes.Buffer, *call, error) {
 	if ctx == nil {
-		return nil, nil, nil, errors.New("acctadmin: nil context")
+		return nil, nil, nil, errNilContext
 	}
 	st := &call{c: c, method: method, path: c.baseURL.Path + path, stream: stream, query: q.encode()}
 	if in != nil {
@@ -288,22 +291,23 @@ func (st *call) retryWait(_, _ time.Duration, _ int, resp *http.Response) time.D
 	return st.wait
 }
 
-// backoff returns the wait before retry number n (from 1): exponential
-// from the minimum, capped at the maximum, with "equal jitter" (a random
-// point in the upper half) so that many clients do not retry in step.
+// backoff returns the wait before retry number n (from 1): a random point
+// between min·2ⁿ⁻¹ and twice that, both capped at max, so that the waits
+// grow exponentially, never leave [min, max], and many clients do not
+// retry in step.
 func (c *Client) backoff(n int) time.Duration {
-	d := c.retryWaitMin
-	for i := 1; i < n && d < c.retryWaitMax; i++ {
-		d *= 2
+	lo, hi := c.retryWaitMin, c.retryWaitMax
+	for i := 1; i < n && lo <= hi/2; i++ {
+		lo *= 2
 	}
-	if d > c.retryWaitMax {
-		d = c.retryWaitMax
+	up := hi
+	if lo <= hi/2 {
+		up = 2 * lo
 	}
-	if d <= 1 {
-		return d
+	if up <= lo {
+		return lo
 	}
-	half := d / 2
-	return half + rand.N(d-half+1)
+	return lo + rand.N(up-lo+1)
 }
 
 // connectFailed reports whether err says the connection could not be made,
@@ -406,14 +410,20 @@ func (st *call) apiError(resp *http.Response) *APIError {
 // message; it is taken out, as it is of every error (Body keeps what the
 // server sent).
 func (st *call) failure(status int, body []byte) *APIError {
-	e := newAPIError(status, st.method, st.path, body)
-	if st.query != "" {
-		e.Message = strings.ReplaceAll(e.Message, st.query, "[query]")
-		if dec, err := url.QueryUnescape(st.query); err == nil && dec != st.query {
-			e.Message = strings.ReplaceAll(e.Message, dec, "[query]")
-		}
+	return newAPIError(status, st.method, st.path, body, st.scrubQuery)
+}
+
+// scrubQuery replaces the call's query string, as sent or decoded, in a
+// message a server may have echoed it into.
+func (st *call) scrubQuery(msg string) string {
+	if st.query == "" {
+		return msg
 	}
-	return e
+	msg = strings.ReplaceAll(msg, st.query, "[query]")
+	if dec, err := url.QueryUnescape(st.query); err == nil && dec != st.query {
+		msg = strings.ReplaceAll(msg, dec, "[query]")
+	}
+	return msg
 }
 
 // endpoint names a call in decode errors: "GET /documents".
@@ -556,11 +566,24 @@ func bodyBytes(r *http.Request) ([]byte, error) {
 	return b, nil
 }
 
+// errAttemptTimeout is what every attempt timeout is (errors.Is).
 var errAttemptTimeout = errors.New("attempt timed out")
 
-func (t *authTransport) timeoutError() error {
-	return fmt.Errorf("%w: no answer within %s", errAttemptTimeout, t.timeout)
+// attemptTimeout ends an attempt that outlived WithTimeout. It is a
+// net.Error whose Timeout is true, and errors.Is finds
+// context.DeadlineExceeded in it, as for any other deadline.
+type attemptTimeout struct{ d time.Duration }
+
+func (e *attemptTimeout) Error() string {
+	return fmt.Sprintf("attempt timed out: no answer within %s", e.d)
 }
+func (e *attemptTimeout) Timeout() bool   { return true }
+func (e *attemptTimeout) Temporary() bool { return true }
+func (e *attemptTimeout) Is(target error) bool {
+	return target == errAttemptTimeout || target == context.DeadlineExceeded
+}
+
+func (t *authTransport) timeoutError() error { return &attemptTimeout{t.timeout} }
 
 // authError is the failure of the Authenticator: no request was sent.
 type authError struct{ err error }
@@ -623,7 +646,10 @@ func readJSON(resp *http.Response) (*bytes.Buffer, error) {
 	buf := bufPool.Get().(*bytes.Buffer)
 	buf.Reset()
 	b := buf.AvailableBuffer() // empty, with the buffer's whole capacity
-	if n := resp.ContentLength; n >= 0 && int64(cap(b)) <= n {
+	// Content-Length is believed only up to a small size: a server that
+	// announces 32 MiB and sends 100 bytes must not cost 32 MiB. Past it,
+	// the buffer grows with what arrives.
+	if n := min(resp.ContentLength, maxTrustedLength); n >= 0 && int64(cap(b)) <= n {
 		b = make([]byte, 0, n+1) // +1: the read that finds the end needs no room
 	}
 	for {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // The value types of the API's records, and their tolerant parsers. The
@@ -31,13 +32,14 @@ func clip(data []byte) string {
 }
 
 // unquote returns the content of a JSON string, or ok=false when data is
-// not a JSON string.
+// not a JSON string. Like encoding/json, it gives valid UTF-8: a byte that
+// is not is read as U+FFFD.
 func unquote(data []byte) (s string, ok bool) {
 	if len(data) < 2 || data[0] != '"' || data[len(data)-1] != '"' {
 		return "", false
 	}
 	inner := data[1 : len(data)-1]
-	if bytes.IndexByte(inner, '\\') < 0 {
+	if bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
 		return string(inner), true
 	}
 	if err := json.Unmarshal(data, &s); err != nil {
