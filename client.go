@@ -60,6 +60,7 @@ type Client struct {
 	maxRetries   int
 	retryWaitMin time.Duration
 	retryWaitMax time.Duration
+	hooks        *Hooks // nil when none is set
 }
 
 // service is the shape every resource client shares.
@@ -79,6 +80,7 @@ type settings struct {
 	retryWaitMin time.Duration
 	retryWaitMax time.Duration
 	timeout      time.Duration
+	hooks        Hooks
 }
 
 // WithBaseURL sends requests to u instead of DefaultBaseURL: an absolute
@@ -219,6 +221,9 @@ func NewClient(accessKey, secretKey string, opts ...Option) (*Client, error) {
 		maxRetries:   s.maxRetries,
 		retryWaitMin: s.retryWaitMin,
 		retryWaitMax: s.retryWaitMax,
+	}
+	if h := s.hooks; h.CallStart != nil || h.CallEnd != nil || h.AttemptStart != nil || h.AttemptEnd != nil {
+		c.hooks = &h
 	}
 	ua := "acctadmin-go/" + Version
 	if s.userAgent != "" {

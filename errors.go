@@ -69,6 +69,11 @@ type APIError struct {
 	// RetryAfter is the wait the API asked for in a Retry-After header,
 	// or zero.
 	RetryAfter time.Duration
+	// Header is the answer's header, less anything secret: Authorization,
+	// cookies and authentication challenges are dropped, and a value that
+	// holds a token reads "[redacted]" in its place, and the query string
+	// "[query]". Nil for a 2xx answer whose envelope says success false.
+	Header http.Header
 }
 
 // Error implements error.

@@ -40,8 +40,11 @@ func (f *File) Close() error { return f.Body.Close() }
 // download sends one call whose answer is a file of the media type want
 // ("application/pdf" or "image/png"). A JSON answer is read as the API's
 // error; any other type is a *DecodeError rather than a corrupt file.
-func download(ctx context.Context, c *Client, path string, q *query, want string) (*File, error) {
+func download(ctx context.Context, c *Client, path string, q *query, want string) (_ *File, err error) {
 	resp, _, st, err := c.do(ctx, http.MethodGet, path, q, nil, true)
+	if st != nil {
+		defer func() { st.finish(err) }()
+	}
 	if err != nil {
 		return nil, err
 	}

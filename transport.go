@@ -66,14 +66,19 @@ type call struct {
 	// attempt, for retryWait, which the library calls without the error.
 	wait    time.Duration
 	lastErr error
+	// obs observes the call for WithHooks and WithResponseInto; nil when
+	// nothing does.
+	obs *observer
 }
 
 // request sends one JSON call and decodes the result of its envelope into
 // a T. in, when not nil, is sent as the JSON body. A 2xx answer whose
 // envelope says success false is an *APIError.
-func request[T any](ctx context.Context, c *Client, method, path string, q *query, in any) (T, error) {
-	var out T
+func request[T any](ctx context.Context, c *Client, method, path string, q *query, in any) (out T, err error) {
 	resp, body, st, err := c.do(ctx, method, path, q, in, false)
+	if st != nil {
+		defer func() { st.finish(err) }()
+	}
 	if err != nil {
 		return out, err
 	}
@@ -125,9 +130,13 @@ func (c *Client) do(ctx context.Context, method, path string, q *query, in any, 
 		}
 		st.body = b
 	}
+	ctx = st.begin(ctx, path)
 	resp, body, err := c.send(ctx, st, c.url(path, st.query))
 	if err != nil {
 		return nil, nil, st, err
+	}
+	if st.obs != nil {
+		st.obs.final = resp
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return nil, nil, st, st.apiError(resp)
@@ -204,6 +213,9 @@ func (st *call) idempotent() bool {
 // (n counts from 0).
 func (st *call) attemptStarts(_ retryablehttp.Logger, req *http.Request, n int) {
 	st.attempt = n + 1
+	if st.obs != nil {
+		st.obs.attemptStarted(req, st.attempt)
+	}
 	if l := st.c.logger; l != nil {
 		l.LogAttrs(req.Context(), slog.LevelDebug, "acctadmin: request",
 			slog.String("method", st.method), slog.String("path", st.path), slog.Int("attempt", st.attempt))
@@ -221,6 +233,9 @@ func (st *call) attemptStarts(_ retryablehttp.Logger, req *http.Request, n int) 
 // handler then read (with the handler's error, if any); the decision is a
 // function of the outcome alone, so asking twice is harmless.
 func (st *call) checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
+	if st.obs != nil {
+		st.obs.attemptOutcome(resp, err)
+	}
 	if ctx.Err() != nil {
 		return false, ctx.Err()
 	}
@@ -393,6 +408,7 @@ func (st *call) apiError(resp *http.Response) *APIError {
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 	drainAndClose(resp.Body)
 	e := st.failure(resp.StatusCode, body)
+	e.Header = redactHeader(resp.Header, st.scrubQuery)
 	if d, ok := retryAfter(resp.Header.Get("Retry-After"), time.Now()); ok {
 		e.RetryAfter = d
 	}

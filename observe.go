@@ -1,0 +1,307 @@
+package acctadmin
+
+import (
+	"context"
+	"net/http"
+	"reflect"
+	"runtime"
+	"strings"
+	"time"
+)
+
+// What a program can see of its calls: the metadata of an answer
+// (WithResponseInto, APIError.Header), and hooks around every call and
+// every attempt (WithHooks), enough to build traces and metrics without
+// the SDK depending on any telemetry library.
+
+// Response is the metadata of a call's final answer. Get it with
+// WithResponseInto.
+type Response struct {
+	// StatusCode is the HTTP status of the final answer; 0 when no answer
+	// came (a *TransportError).
+	StatusCode int
+	// Header is the final answer's header, less anything secret (see
+	// APIError.Header).
+	Header http.Header
+	// RequestID is the answer's request id, from the first of the headers
+	// X-Request-Id, Request-Id and X-Correlation-Id that it has; "" when
+	// none.
+	RequestID string
+	// Attempts is how many times the request was sent.
+	Attempts int
+	// Duration is the time from the first attempt to the final answer
+	// (for a file, to its headers; reading the file is not counted).
+	Duration time.Duration
+}
+
+type responseKey struct{}
+
+// WithResponseInto returns a context that makes a call fill *dst with the
+// metadata of its final answer when it ends, whether it succeeded or
+// failed with an *APIError or a *TransportError. It is the SDK's way of
+// giving a call's status, headers and request id without changing any
+// method's results, in the manner of net/http/httptrace:
+//
+//	var meta acctadmin.Response
+//	docs, err := c.Documents.List(acctadmin.WithResponseInto(ctx, &meta), nil)
+//	log.Println(meta.StatusCode, meta.RequestID)
+//
+// Each request made with the context fills *dst, so for All the last page
+// read wins. A call refused before anything was sent (a nil context,
+// invalid parameters) leaves *dst as it was. Do not share dst between
+// calls that run at the same time.
+func WithResponseInto(ctx context.Context, dst *Response) context.Context {
+	return context.WithValue(ctx, responseKey{}, dst)
+}
+
+// Hooks are functions the client calls around every call and every
+// attempt of a call. Any of them may be nil. They run on the calling
+// goroutine (for Pull and All, on the goroutine that makes the request)
+// and must be safe for concurrent use when the client is.
+//
+// A call refused before anything is sent (a nil context, invalid
+// parameters) reaches no hook. Neither the query string nor any secret
+// reaches a hook: Path is a pattern such as "/documents/{id}/download".
+type Hooks struct {
+	// CallStart is called before the first attempt. The context it
+	// returns (if not nil) is the call's from then on, so it may carry a
+	// span that the attempts' spans become children of.
+	CallStart func(ctx context.Context, c CallInfo) context.Context
+	// CallEnd is called once the call has its final result, with ctx as
+	// CallStart returned it and c's outcome fields filled.
+	CallEnd func(ctx context.Context, c CallInfo)
+	// AttemptStart is called before each attempt is sent, with the
+	// call's context; the context it returns (if not nil) is the
+	// attempt's, and the HTTP request's.
+	AttemptStart func(ctx context.Context, a AttemptInfo) context.Context
+	// AttemptEnd is called once per attempt, after its answer was read or
+	// it failed, before the next attempt starts or the call ends, with ctx
+	// as AttemptStart returned it.
+	AttemptEnd func(ctx context.Context, a AttemptInfo)
+}
+
+// CallInfo describes one call: one SDK method that sent a request.
+type CallInfo struct {
+	// Operation is the SDK method, as "Documents.List"; a page read by
+	// All or Pull is a List call, and each document Pull fetches a
+	// Download call.
+	Operation string
+	// Method is the HTTP method; Path the request's path pattern, with
+	// ids and page numbers replaced by {id} and {n}.
+	Method string
+	Path   string
+	// Start is when the call started.
+	Start time.Time
+	// The outcome, set for CallEnd: the final status (0 when no answer
+	// came), the attempts made, the time taken and the error returned.
+	StatusCode int
+	Attempts   int
+	Duration   time.Duration
+	Err        error
+}
+
+// AttemptInfo describes one attempt of a call.
+type AttemptInfo struct {
+	// Operation, Method and Path are those of the call.
+	Operation string
+	Method    string
+	Path      string
+	// Attempt counts the call's attempts from 1.
+	Attempt int
+	// Start is when the attempt was sent.
+	Start time.Time
+	// The outcome, set for AttemptEnd: the status of its answer (0 when
+	// none came), how long it took up to its answer (or failure), and the
+	// failure, if any (a retried status is no failure).
+	StatusCode int
+	Duration   time.Duration
+	Err        error
+}
+
+// WithHooks makes the client call h around every call and every attempt.
+// See Hooks; an Example shows the wiring of a tracer.
+func WithHooks(h Hooks) Option {
+	return func(s *settings) error {
+		s.hooks = h
+		return nil
+	}
+}
+
+// observer is a call's share of the hooks and of WithResponseInto.
+type observer struct {
+	hooks   *Hooks
+	into    *Response
+	call    CallInfo
+	ctx     context.Context // the call's, as CallStart returned it
+	attempt AttemptInfo
+	actx    context.Context // the current attempt's
+	open    bool            // an attempt is started and not yet ended
+	final   *http.Response  // the final answer, when one came
+}
+
+// begin starts observing a call, if anything observes it, and returns the
+// call's context.
+func (st *call) begin(ctx context.Context, path string) context.Context {
+	into, _ := ctx.Value(responseKey{}).(*Response)
+	h := st.c.hooks
+	if into == nil && h == nil {
+		return ctx
+	}
+	st.obs = &observer{hooks: h, into: into, ctx: ctx}
+	st.obs.call = CallInfo{Method: st.method, Start: time.Now()}
+	if h != nil {
+		st.obs.call.Operation = operation()
+		st.obs.call.Path = pathPattern(path)
+		if h.CallStart != nil {
+			if c := h.CallStart(ctx, st.obs.call); c != nil {
+				st.obs.ctx = c
+			}
+		}
+	}
+	return st.obs.ctx
+}
+
+// attemptStarted is called as the library starts attempt n (from 1), with
+// the request about to be sent.
+func (o *observer) attemptStarted(req *http.Request, n int) {
+	o.endAttempt()
+	if o.hooks == nil {
+		return
+	}
+	o.open = true
+	o.attempt = AttemptInfo{Operation: o.call.Operation, Method: o.call.Method, Path: o.call.Path, Attempt: n, Start: time.Now()}
+	o.actx = o.ctx
+	if o.hooks.AttemptStart != nil {
+		if c := o.hooks.AttemptStart(o.ctx, o.attempt); c != nil {
+			o.actx = c
+			// The library sends this very request next: give it the
+			// attempt's context, so that the transport sees it too.
+			*req = *req.WithContext(c)
+		}
+	}
+}
+
+// attemptOutcome notes what the current attempt came to; the library may
+// report an attempt twice (its answer, then the reading of its body), and
+// the later report wins.
+func (o *observer) attemptOutcome(resp *http.Response, err error) {
+	if !o.open {
+		return
+	}
+	o.attempt.Duration = time.Since(o.attempt.Start)
+	o.attempt.Err = err
+	if resp != nil {
+		o.attempt.StatusCode = resp.StatusCode
+	}
+}
+
+func (o *observer) endAttempt() {
+	if !o.open {
+		return
+	}
+	o.open = false
+	if o.hooks.AttemptEnd != nil {
+		o.hooks.AttemptEnd(o.actx, o.attempt)
+	}
+}
+
+// finish ends the observation of a call with its result.
+func (st *call) finish(err error) {
+	o := st.obs
+	if o == nil {
+		return
+	}
+	o.endAttempt()
+	o.call.Attempts = st.attempt
+	o.call.Duration = time.Since(o.call.Start)
+	o.call.Err = err
+	var header http.Header
+	if o.final != nil {
+		o.call.StatusCode = o.final.StatusCode
+		header = redactHeader(o.final.Header, st.scrubQuery)
+	}
+	if o.into != nil {
+		*o.into = Response{StatusCode: o.call.StatusCode, Header: header, RequestID: requestID(header),
+			Attempts: o.call.Attempts, Duration: o.call.Duration}
+	}
+	if o.hooks != nil && o.hooks.CallEnd != nil {
+		o.hooks.CallEnd(o.ctx, o.call)
+	}
+}
+
+// secretHeaders are dropped from headers shown to callers: they carry
+// credentials or session state.
+var secretHeaders = []string{"Authorization", "Proxy-Authorization", "Set-Cookie", "Cookie", "Www-Authenticate", "Proxy-Authenticate"}
+
+// redactHeader returns a copy of h without credentials: the headers in
+// secretHeaders are dropped, a value holding a token is replaced, and
+// scrub takes the call's query string out of every value (a Location
+// echoes it).
+func redactHeader(h http.Header, scrub func(string) string) http.Header {
+	if h == nil {
+		return nil
+	}
+	out := h.Clone()
+	for _, k := range secretHeaders {
+		delete(out, k)
+	}
+	for k, vs := range out {
+		for i, v := range vs {
+			vs[i] = scrub(tokenLike.ReplaceAllString(v, "[redacted]"))
+		}
+		out[k] = vs
+	}
+	return out
+}
+
+// requestID reads the request id an answer carries, if any.
+func requestID(h http.Header) string {
+	for _, k := range []string{"X-Request-Id", "Request-Id", "X-Correlation-Id"} {
+		if v := h.Get(k); v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// pathPattern replaces the ids (UUIDs) and page numbers of a request path
+// with {id} and {n}, so that hooks can group calls by endpoint.
+func pathPattern(path string) string {
+	parts := strings.Split(path, "/")
+	for i, p := range parts {
+		switch {
+		case len(p) == 36 && strings.Count(p, "-") == 4:
+			parts[i] = "{id}"
+		case i > 0 && parts[i-1] == "page" && p != "" && strings.Trim(p, "0123456789") == "":
+			parts[i] = "{n}"
+		}
+	}
+	return strings.Join(parts, "/")
+}
+
+// pkgPrefix is how the functions of this package are named in a stack.
+var pkgPrefix = reflect.TypeOf(Client{}).PkgPath() + ".(*"
+
+// operation names the SDK method that made the current call, such as
+// "Documents.List", from the stack: the nearest method of a resource
+// client (a type named ...Client other than Client itself). Reading it
+// here, once, keeps the resource files free of telemetry; it is done only
+// when hooks are set.
+func operation() string {
+	var pcs [16]uintptr
+	n := runtime.Callers(3, pcs[:])
+	frames := runtime.CallersFrames(pcs[:n])
+	for {
+		f, more := frames.Next()
+		if rest, ok := strings.CutPrefix(f.Function, pkgPrefix); ok {
+			// rest is "DocumentsClient).List" (maybe with ".func1" after).
+			if res, method, ok := strings.Cut(rest, "Client)."); ok && res != "" {
+				method, _, _ = strings.Cut(method, ".")
+				return res + "." + method
+			}
+		}
+		if !more {
+			return ""
+		}
+	}
+}
