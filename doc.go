@@ -29,11 +29,26 @@
 // and the body's hash, see [NewSigner]). GET and DELETE are retried on
 // connection errors and on 429, 500, 502, 503 and 504 answers, with
 // jittered exponential backoff and the API's Retry-After (up to 60 s); a
-// longer Retry-After ends the call at once with [ErrRateLimited]. POST and
-// PATCH are retried only
-// when the connection could not be made, so a write is never sent twice.
-// The client is silent unless given a logger ([WithLogger]), and no error
-// or log line holds a key, a token or a query string.
+// longer Retry-After ends the call at once with [ErrRateLimited]. Every
+// wait lies between the bounds of [WithRetryWait], jitter included. POST
+// and PATCH are retried only when the connection could not be made, so a
+// write is never sent twice. An attempt that outlives [WithTimeout] fails
+// with an error that is [context.DeadlineExceeded] and a net.Error whose
+// Timeout is true. The client is silent unless given a logger
+// ([WithLogger]), and no error, log line, hook or header it shows holds a
+// key, a token, a query string or a host.
+//
+// A nil context is refused by every method, All and Pull included, as an
+// invalid parameter: a [*ValidationError] for "ctx", and nothing is sent.
+// When other parameters are invalid too, the error may name one of those.
+//
+// # Observing calls
+//
+// [WithHooks] calls a program's functions around every call and every
+// attempt, enough to build traces (a span per call, a child per attempt)
+// and metrics without the SDK depending on a telemetry library.
+// [WithResponseInto] gives one call's status, headers and request id, and
+// [APIError] carries the failed answer's headers.
 //
 // # Choices where the API is silent
 //
@@ -80,3 +95,20 @@
 // context Pull was given: the first error stops new downloads but lets
 // those in flight finish, so that as few as possible are left unfinished.
 package acctadmin
+
+// Where each part lives:
+//
+//	client.go     Client, NewClient, options
+//	auth.go       the request signer
+//	transport.go  one call from first attempt to final answer: retries,
+//	              backoff, Retry-After, logging, redaction, the signing
+//	              transport, the capped JSON read
+//	envelope.go   the response envelope, its decoding and decode errors
+//	values.go     Time, Date, Money, Turnaround, their parsers, and the wire
+//	              form of records
+//	files.go      File, PageParams, page images and downloads
+//	errors.go     every error type and the sentinels
+//	observe.go    hooks and answer metadata
+//	pagination.go the listing engine: read-ahead, re-anchoring, Pull's workers
+//	params.go     query encoding and the checks made before sending
+//	services.go … one file per resource, which only declares

@@ -56,11 +56,13 @@ func ExampleWithResponseInto() {
 	if err != nil {
 		log.Fatal(err)
 	}
+	ctx := context.Background()
 	var meta acctadmin.Response
-	if _, err := c.Services.List(acctadmin.WithResponseInto(context.Background(), &meta), nil); err != nil {
+	docs, err := c.Documents.List(acctadmin.WithResponseInto(ctx, &meta), nil)
+	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(meta.StatusCode, meta.Attempts, meta.Header.Get("Content-Type"))
+	fmt.Println(len(docs), "documents;", meta.StatusCode, meta.Header.Get("Content-Type"), meta.Attempts)
 	// Output:
-	// 200 1 application/json
+	// 0 documents; 200 application/json 1
 }
