@@ -214,8 +214,9 @@ func (e *ValidationError) Error() string {
 // Is makes errors.Is(err, ErrInvalidParams) true.
 func (e *ValidationError) Is(target error) bool { return target == ErrInvalidParams }
 
-// errNilContext is the refusal of a call made with a nil context.
-var errNilContext = &ValidationError{Field: "ctx", Reason: "must not be nil"}
+// nilContext is the refusal of a call made with a nil context: a fresh
+// error each time, so that no caller can change another's.
+func nilContext() error { return invalid("ctx", "must not be nil") }
 
 func invalid(field, format string, args ...any) error {
 	return &ValidationError{Field: field, Reason: fmt.Sprintf(format, args...)}

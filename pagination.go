@@ -96,7 +96,7 @@ func paginate[T any](ctx context.Context, l listing[T]) iter.Seq2[T, error] {
 			return
 		}
 		if ctx == nil {
-			yield(zero, errNilContext)
+			yield(zero, nilContext())
 			return
 		}
 		if l.limit == 0 {
@@ -407,7 +407,7 @@ func (r *pullRun[T]) run(ctx context.Context) error {
 	l := &r.l
 	switch {
 	case ctx == nil:
-		return errNilContext
+		return nilContext()
 	case r.workers < 0 || r.workers > maxPullWorkers:
 		return invalid("workers", "must be 0 to %d, got %d", maxPullWorkers, r.workers)
 	case r.fn == nil:

@@ -120,7 +120,7 @@ func requestRecords[W wire[R], R any](ctx context.Context, c *Client, method, pa
 // for a file it comes back open.
 func (c *Client) do(ctx context.Context, method, path string, q *query, in any, stream bool) (*http.Response, *bytes.Buffer, *call, error) {
 	if ctx == nil {
-		return nil, nil, nil, errNilContext
+		return nil, nil, nil, nilContext()
 	}
 	st := &call{c: c, method: method, path: c.baseURL.Path + path, stream: stream, query: q.encode()}
 	if in != nil {
