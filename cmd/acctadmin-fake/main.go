@@ -6,14 +6,24 @@
 //
 //	acctadmin-fake [-addr 127.0.0.1:8089] [-access-key KEY] [-secret-key KEY] [-seed] [-no-quirks]
 //	               [-latency 0s] [-no-control] [-read-timeout 30s] [-write-timeout 2m] [-idle-timeout 2m]
-//	               [-log-limit 10000]
+//	               [-log-limit 10000] [-survive-parent]
 //
 // On startup it prints the base URL and the keys as environment
 // assignments (ACCTADMIN_BASE_URL, ACCTADMIN_ACCESS_KEY,
 // ACCTADMIN_SECRET_KEY) that the SDK's NewClientFromEnv reads. Keys not
 // given are random. -seed fills the account with the demo data of
-// acctadmintest.SeedDemo. It serves until SIGINT or SIGTERM, then shuts
-// down gracefully.
+// acctadmintest.SeedDemo. It serves until SIGINT or SIGTERM, or until the
+// process that started it exits (unless -survive-parent is given), then
+// shuts down gracefully and prints "acctadmin-fake stopped". Stopping
+// `go run ./cmd/acctadmin-fake` with SIGTERM therefore stops the server
+// too, although go run does not pass the signal on: the server sees its
+// parent gone within a quarter of a second.
+//
+// With -addr 127.0.0.1:0 the system picks a free port. A harness reads
+// the real address from the banner: the line that starts with
+// "ACCTADMIN_BASE_URL=" holds the base URL (http://127.0.0.1:PORT), and it
+// is printed only once the server accepts connections. The banner is
+// written to standard output, one line each, unbuffered.
 //
 // The server is a test double for clients in any language: it accepts
 // requests exactly as the provider's own example clients send them
@@ -86,6 +96,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	writeTimeout := fs.Duration("write-timeout", 2*time.Minute, "longest time to handle a request and write its answer")
 	idleTimeout := fs.Duration("idle-timeout", 2*time.Minute, "longest time a connection may wait idle for its next request")
 	logLimit := fs.Int("log-limit", 10000, "entries each of the request, write and delivery logs keeps (0: all)")
+	surviveParent := fs.Bool("survive-parent", false, "keep serving when the process that started the server exits")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -98,6 +109,11 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 
 	if *logLimit < 0 {
 		return errors.New("-log-limit must not be negative")
+	}
+	if !*surviveParent {
+		var cancel context.CancelFunc
+		ctx, cancel = watchParent(ctx)
+		defer cancel()
 	}
 	opts := []acctadmintest.Option{
 		acctadmintest.WithKeys(*accessKey, *secretKey),

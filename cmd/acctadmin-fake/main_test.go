@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -18,7 +19,16 @@ import (
 	"go.uber.org/goleak"
 )
 
+// runAsServerEnv makes the test binary run main instead of the tests, so
+// that tests can start the server as a process of its own without
+// building it.
+const runAsServerEnv = "ACCTADMIN_FAKE_RUN_MAIN"
+
 func TestMain(m *testing.M) {
+	if os.Getenv(runAsServerEnv) == "1" {
+		main()
+		return
+	}
 	goleak.VerifyTestMain(m)
 }
 

@@ -1,0 +1,46 @@
+package main
+
+import (
+	"context"
+	"os"
+	"time"
+)
+
+// parentPoll is how often the server checks that its parent still runs.
+const parentPoll = 250 * time.Millisecond
+
+// watchParent returns a context that is done when ctx is, or when the
+// process that started this one has exited: a test harness that dies
+// without stopping the server, or `go run` stopped with SIGTERM (which
+// leaves the program it built running), then stops it too.
+//
+// The parent process ID is polled: it changes when the parent exits and
+// the process is handed to init or a subreaper. Linux's parent-death
+// signal (PR_SET_PDEATHSIG) is not used, because it fires when the parent
+// *thread* that started the process exits, which a harness that starts
+// the server from a short-lived thread (a Python fixture, say) does while
+// it still runs. A process started by init (its parent ID is 1 or 0, as
+// in a container) has no parent to watch.
+func watchParent(ctx context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(ctx)
+	ppid := os.Getppid()
+	if ppid <= 1 {
+		return ctx, cancel
+	}
+	go func() {
+		t := time.NewTicker(parentPoll)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				if os.Getppid() != ppid {
+					cancel()
+					return
+				}
+			}
+		}
+	}()
+	return ctx, cancel
+}

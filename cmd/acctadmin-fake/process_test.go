@@ -1,0 +1,153 @@
+//go:build unix
+
+package main
+
+import (
+	"bufio"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// exitBound is how long a stopped server may take to exit before the test
+// gives up on it; it bounds the wait, it measures nothing.
+const exitBound = 30 * time.Second
+
+// readLines reads r line by line into a channel that is closed at EOF.
+func readLines(r io.Reader) <-chan string {
+	lines := make(chan string, 64)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(r)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+	}()
+	return lines
+}
+
+// nextLine returns the next line that starts with prefix, failing the
+// test at EOF or after exitBound.
+func nextLine(t *testing.T, lines <-chan string, prefix string) string {
+	t.Helper()
+	deadline := time.After(exitBound)
+	for {
+		select {
+		case l, ok := <-lines:
+			require.True(t, ok, "output ended before a line starting with %q", prefix)
+			if strings.HasPrefix(l, prefix) {
+				return l
+			}
+		case <-deadline:
+			t.Fatalf("no line starting with %q", prefix)
+		}
+	}
+}
+
+// drain waits for the end of the output (every writer has exited) and
+// returns what was left in it.
+func drain(t *testing.T, lines <-chan string) string {
+	t.Helper()
+	var rest strings.Builder
+	deadline := time.After(exitBound)
+	for {
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				return rest.String()
+			}
+			rest.WriteString(l + "\n")
+		case <-deadline:
+			t.Fatalf("the server did not exit; output so far:\n%s", rest.String())
+		}
+	}
+}
+
+func serverCommand(t *testing.T, name string, args ...string) *exec.Cmd {
+	t.Helper()
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	cmd := exec.Command(name, args...)
+	if name == "" {
+		cmd = exec.Command(exe, args...)
+	}
+	cmd.Env = append(os.Environ(), runAsServerEnv+"=1", "ACCTADMIN_FAKE_EXE="+exe)
+	return cmd
+}
+
+// TestStopsOnSignal: the process stops serving, releases its port and
+// exits 0 on SIGTERM and on SIGINT.
+func TestStopsOnSignal(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
+		cmd := serverCommand(t, "", "-addr", "127.0.0.1:0")
+		out, err := cmd.StdoutPipe()
+		require.NoError(t, err)
+		require.NoError(t, cmd.Start())
+		lines := readLines(out)
+		base := strings.TrimPrefix(nextLine(t, lines, "ACCTADMIN_BASE_URL="), "ACCTADMIN_BASE_URL=")
+		require.True(t, strings.HasPrefix(base, "http://127.0.0.1:"), base)
+		port, err := strconv.Atoi(base[strings.LastIndexByte(base, ':')+1:])
+		require.NoError(t, err)
+		require.NotZero(t, port, "the banner carries the port the system chose")
+
+		require.NoError(t, cmd.Process.Signal(sig))
+		require.Contains(t, drain(t, lines), "acctadmin-fake stopped", sig.String())
+		require.NoError(t, cmd.Wait(), sig.String())
+	}
+}
+
+// TestStopsWhenParentDies: a harness that dies without stopping the
+// server (killed, or `go run` stopped with SIGTERM) does not leave it
+// running.
+func TestStopsWhenParentDies(t *testing.T) {
+	// sh starts the server in the background and waits: sh is its parent.
+	cmd := serverCommand(t, "/bin/sh", "-c", `"$ACCTADMIN_FAKE_EXE" -addr 127.0.0.1:0 & echo "PID=$!"; wait`)
+	out, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	lines := readLines(out)
+	pid, err := strconv.Atoi(strings.TrimPrefix(nextLine(t, lines, "PID="), "PID="))
+	require.NoError(t, err)
+	nextLine(t, lines, "ACCTADMIN_BASE_URL=")
+
+	require.NoError(t, cmd.Process.Kill())
+	// The server still holds the pipe; it closes it when it exits. (Wait
+	// would close the pipe at once: it comes after.)
+	rest := drain(t, lines)
+	_ = cmd.Wait()
+	require.Contains(t, rest, "acctadmin-fake stopped", "server %d", pid)
+}
+
+// TestSurviveParent: with -survive-parent the server outlives its parent
+// until it is told to stop.
+func TestSurviveParent(t *testing.T) {
+	cmd := serverCommand(t, "/bin/sh", "-c", `"$ACCTADMIN_FAKE_EXE" -addr 127.0.0.1:0 -survive-parent & echo "PID=$!"; wait`)
+	out, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	lines := readLines(out)
+	pid, err := strconv.Atoi(strings.TrimPrefix(nextLine(t, lines, "PID="), "PID="))
+	require.NoError(t, err)
+	base := strings.TrimPrefix(nextLine(t, lines, "ACCTADMIN_BASE_URL="), "ACCTADMIN_BASE_URL=")
+	require.NoError(t, cmd.Process.Kill())
+
+	// Several of the parent checks pass; the server still answers.
+	time.Sleep(4 * parentPoll)
+	resp, err := (&http.Client{Timeout: exitBound}).Get(base + "/_fake/")
+	require.NoError(t, err, "the server outlived its parent")
+	resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+
+	require.NoError(t, syscall.Kill(pid, syscall.SIGTERM))
+	rest := drain(t, lines)
+	_ = cmd.Wait()
+	require.Contains(t, rest, "acctadmin-fake stopped")
+}
