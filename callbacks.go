@@ -2,8 +2,11 @@ package acctadmin
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/url"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -56,6 +59,81 @@ func (s *CallbacksClient) Delete(ctx context.Context, id uuid.UUID) error {
 	}
 	_, err := request[ignored](ctx, s.c, http.MethodDelete, "/callbacks/"+id.String(), nil, nil)
 	return err
+}
+
+// Ensure makes sure that callbackURL is registered exactly once, whatever
+// is registered now, and returns its registration. It lists the
+// callbacks; when none has callbackURL it registers it, and in every case
+// it lists again and deletes every registration of callbackURL but the
+// oldest (earliest CreatedAt, then smallest ID). Callbacks of other URLs
+// are never touched, and URLs are compared exactly as written.
+//
+// Listing after the create is what makes Ensure safe to repeat and to run
+// at once from several processes: a create whose answer was lost (the
+// API registered the URL, the client saw an error) is found by the second
+// listing and kept, rather than registered again by the next call; and
+// when several calls register the URL at the same time, each keeps the
+// oldest registration it sees and deletes the others, so the oldest of
+// all is never deleted and, once every call has returned, it is the only
+// one left. A registration already deleted by another call (404) counts
+// as deleted.
+//
+// A bad URL gives a *ValidationError and nothing is sent. An error from a
+// listing or a deletion is returned as is; an error from the create is
+// returned only when the second listing shows the URL unregistered.
+func (s *CallbacksClient) Ensure(ctx context.Context, callbackURL string) (*Callback, error) {
+	if err := checkCallbackURL(callbackURL); err != nil {
+		return nil, err
+	}
+	before, err := s.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var createErr error
+	if len(registrationsOf(before, callbackURL)) == 0 {
+		_, createErr = s.Create(ctx, callbackURL)
+	}
+	after, err := s.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	mine := registrationsOf(after, callbackURL)
+	if len(mine) == 0 {
+		if createErr != nil {
+			return nil, createErr
+		}
+		return nil, errCallbackNotListed
+	}
+	for _, cb := range mine[1:] {
+		if err := s.Delete(ctx, cb.ID); err != nil && !errors.Is(err, ErrNotFound) {
+			return nil, err
+		}
+	}
+	kept := mine[0]
+	return &kept, nil
+}
+
+// errCallbackNotListed reports a create that answered without error while
+// the listing after it does not show the URL. It does not quote the URL,
+// which may carry a secret in its query.
+var errCallbackNotListed = errors.New("acctadmin: callback created but not listed")
+
+// registrationsOf returns the callbacks of cbs registered for u, oldest
+// first (ties broken by ID, so that every caller orders them alike).
+func registrationsOf(cbs []Callback, u string) []Callback {
+	var out []Callback
+	for _, cb := range cbs {
+		if cb.URL == u {
+			out = append(out, cb)
+		}
+	}
+	slices.SortFunc(out, func(a, b Callback) int {
+		if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID.String(), b.ID.String())
+	})
+	return out
 }
 
 // ignored decodes any JSON value and keeps nothing: the result of an

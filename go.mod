@@ -28,4 +28,5 @@ require (
 	go.uber.org/atomic v1.11.0 // indirect
 	go.yaml.in/yaml/v3 v3.0.6 // indirect
 	golang.org/x/sys v0.30.0 // indirect
+	pgregory.net/rapid v1.2.0 // indirect
 )

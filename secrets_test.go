@@ -141,6 +141,10 @@ func secMethods() []secMethod {
 		{"Callbacks.Delete", func(ctx context.Context, c *Client) error {
 			return c.Callbacks.Delete(ctx, secID)
 		}},
+		{"Callbacks.Ensure", func(ctx context.Context, c *Client) error {
+			_, err := c.Callbacks.Ensure(ctx, secSite)
+			return err
+		}},
 		{"Companies.List", func(ctx context.Context, c *Client) error {
 			_, err := c.Companies.List(ctx)
 			return err
