@@ -16,6 +16,14 @@ import (
 // (see the webhook package to receive them).
 type CallbacksClient service
 
+// The routes of callbacks.
+var (
+	routeCallbacksList   = declare(http.MethodGet, "/callbacks", "Callbacks.List")
+	routeCallbacksCreate = declareOnce(http.MethodPost, "/callbacks", "Callbacks.Create",
+		"Callbacks.List shows whether the URL was registered")
+	routeCallbacksDelete = declare(http.MethodDelete, "/callbacks/{id}", "Callbacks.Delete")
+)
+
 // Callback is a registered endpoint that receives event notifications.
 type Callback struct {
 	ID        uuid.UUID `json:"id"`
@@ -37,7 +45,7 @@ func (w callbackWire) record() Callback {
 
 // List returns every registered callback. GET /callbacks.
 func (s *CallbacksClient) List(ctx context.Context) ([]Callback, error) {
-	return requestRecords[callbackWire](ctx, s.c, http.MethodGet, "/callbacks", nil, nil)
+	return requestRecords[callbackWire](ctx, s.c, routeCallbacksList.at(), nil, nil)
 }
 
 // Create registers callbackURL, an absolute http or https URL, to receive
@@ -49,7 +57,7 @@ func (s *CallbacksClient) Create(ctx context.Context, callbackURL string) (*Call
 	body := struct {
 		URL string `json:"url"`
 	}{callbackURL}
-	return requestRecord[callbackWire](ctx, s.c, http.MethodPost, "/callbacks", nil, body)
+	return requestRecord[callbackWire](ctx, s.c, routeCallbacksCreate.at(), nil, body)
 }
 
 // Delete removes the callback id. DELETE /callbacks/:id.
@@ -57,7 +65,7 @@ func (s *CallbacksClient) Delete(ctx context.Context, id uuid.UUID) error {
 	if err := checkID("id", id); err != nil {
 		return err
 	}
-	_, err := request[ignored](ctx, s.c, http.MethodDelete, "/callbacks/"+id.String(), nil, nil)
+	_, err := request[ignored](ctx, s.c, routeCallbacksDelete.at(id.String()), nil, nil)
 	return err
 }
 

@@ -13,6 +13,15 @@ import (
 // CompaniesClient reads, adds and changes the account's companies.
 type CompaniesClient service
 
+// The routes of companies.
+var (
+	routeCompaniesList   = declare(http.MethodGet, "/companies", "Companies.List")
+	routeCompaniesCreate = declareOnce(http.MethodPost, "/companies", "Companies.Create",
+		"Companies.List shows whether the companies were added")
+	routeCompaniesUpdate = declareOnce(http.MethodPatch, "/companies", "Companies.Update",
+		"Companies.List shows whether the companies were changed")
+)
+
 // Company is a company of the account. The API does not document its
 // shape; the fields known from the provider's own clients are typed and
 // the whole record is kept in Raw. GET /companies.
@@ -52,7 +61,7 @@ func (w companyWire) record() Company {
 
 // List returns every company of the account. GET /companies.
 func (s *CompaniesClient) List(ctx context.Context) ([]Company, error) {
-	return request[[]Company](ctx, s.c, http.MethodGet, "/companies", nil, nil)
+	return request[[]Company](ctx, s.c, routeCompaniesList.at(), nil, nil)
 }
 
 // CompanyCreateParams describes a company to add with
@@ -81,7 +90,7 @@ func (s *CompaniesClient) Create(ctx context.Context, companies ...CompanyCreate
 	body := struct {
 		Companies []CompanyCreateParams `json:"companies"`
 	}{companies}
-	return request[[]Company](ctx, s.c, http.MethodPost, "/companies", nil, body)
+	return request[[]Company](ctx, s.c, routeCompaniesCreate.at(), nil, body)
 }
 
 // CompanyUpdateParams describes a change to one company with
@@ -137,7 +146,7 @@ func (s *CompaniesClient) Update(ctx context.Context, updates ...CompanyUpdatePa
 	body := struct {
 		Companies []companyUpdate `json:"companies"`
 	}{items}
-	changed, err := request[companyUpdateAnswer](ctx, s.c, http.MethodPatch, "/companies", nil, body)
+	changed, err := request[companyUpdateAnswer](ctx, s.c, routeCompaniesUpdate.at(), nil, body)
 	return []Company(changed), err
 }
 

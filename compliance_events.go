@@ -15,6 +15,9 @@ import (
 // per company and jurisdiction.
 type ComplianceEventsClient service
 
+// routeComplianceEventsList is the route of compliance events.
+var routeComplianceEventsList = declare(http.MethodGet, "/compliance-events", "ComplianceEvents.List")
+
 // ComplianceEventStatus is the state of a compliance event. Values the API
 // adds later are kept as they come.
 type ComplianceEventStatus string
@@ -117,13 +120,7 @@ func (p *ComplianceEventListParams) query() *query {
 // List returns one page of the compliance events due between p.StartDate
 // and p.EndDate. GET /compliance-events.
 func (s *ComplianceEventsClient) List(ctx context.Context, p *ComplianceEventListParams) ([]ComplianceEvent, error) {
-	if p == nil {
-		p = &ComplianceEventListParams{}
-	}
-	if err := p.validate(); err != nil {
-		return nil, err
-	}
-	return requestRecords[complianceEventWire](ctx, s.c, http.MethodGet, "/compliance-events", p.query(), nil)
+	return listRecords[complianceEventWire](ctx, s.c, routeComplianceEventsList, p)
 }
 
 // All returns every compliance event due between p.StartDate and

@@ -30,9 +30,15 @@
 // connection errors and on 429, 500, 502, 503 and 504 answers, with
 // jittered exponential backoff and the API's Retry-After (up to 60 s); a
 // longer Retry-After ends the call at once with [ErrRateLimited]. Every
-// wait lies between the bounds of [WithRetryWait], jitter included. POST
-// and PATCH are retried only when the connection could not be made, so a
-// write is never sent twice. An attempt that outlives [WithTimeout] fails
+// wait lies between the bounds of [WithRetryWait], jitter included.
+// Calls that move money or change what the account owns (every POST and
+// PATCH, and the deletes of the cart and of payment methods) are sent at
+// most once: retried only when the connection could not be made, so that
+// nothing reached the API. When such a call fails after its request may
+// have arrived (a broken connection, a timeout, a 5xx answer), the error
+// is [ErrOutcomeUnknown] beside its [*APIError] or [*TransportError], and
+// its message, like the method's documentation, names the listing that
+// shows whether it took effect. An attempt that outlives [WithTimeout] fails
 // with an error that is [context.DeadlineExceeded] and a net.Error whose
 // Timeout is true. The client is silent unless given a logger
 // ([WithLogger]), and no error, log line, hook or header it shows holds a
@@ -109,6 +115,8 @@ package acctadmin
 //	files.go      File, PageParams, page images and downloads
 //	errors.go     every error type and the sentinels
 //	observe.go    hooks and answer metadata
+//	routes.go     the declaration of a route: method, path pattern,
+//	              operation name, retry class
 //	pagination.go the listing engine: read-ahead, re-anchoring, Pull's workers
 //	params.go     query encoding and the checks made before sending
 //	services.go … one file per resource, which only declares

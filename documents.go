@@ -13,6 +13,14 @@ import (
 // companies (mail, generated or hand-delivered), as PNG pages or PDF files.
 type DocumentsClient service
 
+// The routes of documents.
+var (
+	routeDocumentsList     = declare(http.MethodGet, "/documents", "Documents.List")
+	routeDocumentsGet      = declare(http.MethodGet, "/documents/{id}", "Documents.Get")
+	routeDocumentsPage     = declare(http.MethodGet, "/documents/{id}/page/{n}", "Documents.Page")
+	routeDocumentsDownload = declare(http.MethodGet, "/documents/{id}/download", "Documents.Download")
+)
+
 // DocumentStatus says whether a document was read.
 type DocumentStatus string
 
@@ -115,13 +123,7 @@ func (p *DocumentListParams) query() *query {
 // List returns one page of documents (unread ones unless p.Status says
 // otherwise). GET /documents.
 func (s *DocumentsClient) List(ctx context.Context, p *DocumentListParams) ([]Document, error) {
-	if p == nil {
-		p = &DocumentListParams{}
-	}
-	if err := p.validate(); err != nil {
-		return nil, err
-	}
-	return requestRecords[documentWire](ctx, s.c, http.MethodGet, "/documents", p.query(), nil)
+	return listRecords[documentWire](ctx, s.c, routeDocumentsList, p)
 }
 
 // All returns every document of the listing, page after page (200 a page
@@ -163,20 +165,20 @@ func (s *DocumentsClient) Get(ctx context.Context, id uuid.UUID) (*Document, err
 	if err := checkID("id", id); err != nil {
 		return nil, err
 	}
-	return requestRecord[documentWire](ctx, s.c, http.MethodGet, "/documents/"+id.String(), nil, nil)
+	return requestRecord[documentWire](ctx, s.c, routeDocumentsGet.at(id.String()), nil, nil)
 }
 
 // Page returns page n (counted from 0) of the document id as a PNG image,
 // streamed; the caller closes it. GET /documents/:id/page/:page_number.
 func (s *DocumentsClient) Page(ctx context.Context, id uuid.UUID, n int, p *PageParams) (*File, error) {
-	return pageImage(ctx, s.c, "/documents", id, n, p)
+	return pageImage(ctx, s.c, routeDocumentsPage, id, n, p)
 }
 
 // Download returns the document id as a PDF file, streamed; the caller
 // closes it. The API marks an unread document read when it is downloaded.
 // GET /documents/:id/download.
 func (s *DocumentsClient) Download(ctx context.Context, id uuid.UUID) (*File, error) {
-	return pdfFile(ctx, s.c, "/documents", id)
+	return pdfFile(ctx, s.c, routeDocumentsDownload, id)
 }
 
 // PullParams chooses the documents to pull (the unread listing by default) and how.

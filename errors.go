@@ -40,6 +40,17 @@ var (
 	// ErrResponseTooLarge reports a JSON answer larger than the client reads
 	// (32 MiB).
 	ErrResponseTooLarge = errors.New("acctadmin: response too large")
+	// ErrOutcomeUnknown reports a call that moves money or changes what the
+	// account owns (checkout, paying invoices, payment methods, the cart,
+	// form data, and every other POST and PATCH) which failed after its
+	// request may have reached the API: the connection broke or timed out
+	// once the request was sent, or the API answered with a server error
+	// (5xx). The call may or may not have taken effect. The SDK does not
+	// send such a call again, since the API takes no idempotency key;
+	// the method's documentation, and the error's message, say which
+	// listing shows whether it happened. The error is still an *APIError
+	// or a *TransportError for errors.As.
+	ErrOutcomeUnknown = errors.New("acctadmin: outcome unknown")
 	// ErrPagingIgnored ends an All (or a Pull) whose API answered a full
 	// page again for a later offset: it ignores offset, so the rest of the
 	// listing cannot be reached. It is yielded once, after every item the
@@ -74,11 +85,24 @@ type APIError struct {
 	// holds a token reads "[redacted]" in its place, and the query string
 	// "[query]". Nil for a 2xx answer whose envelope says success false.
 	Header http.Header
+
+	// unknown, when not "", marks a server error of an at-most-once call
+	// (ErrOutcomeUnknown) and says how to find out what happened.
+	unknown string
 }
 
 // Error implements error.
 func (e *APIError) Error() string {
-	return fmt.Sprintf("acctadmin: %s %s: %d %s", e.Method, e.Path, e.StatusCode, e.Message)
+	return fmt.Sprintf("acctadmin: %s %s: %d %s", e.Method, e.Path, e.StatusCode, e.Message) + outcomeText(e.unknown)
+}
+
+// outcomeText is the end of the message of an error whose outcome is
+// unknown.
+func outcomeText(verify string) string {
+	if verify == "" {
+		return ""
+	}
+	return "; outcome unknown, the request may have taken effect: " + verify
 }
 
 // Is makes errors.Is(err, ErrNotFound) and the other status sentinels work.
@@ -96,6 +120,8 @@ func (e *APIError) Is(target error) bool {
 		return e.StatusCode == http.StatusTooManyRequests || e.RetryAfter > maxRetryAfter
 	case ErrServer:
 		return e.StatusCode >= 500
+	case ErrOutcomeUnknown:
+		return e.unknown != ""
 	}
 	return false
 }
@@ -258,11 +284,22 @@ type TransportError struct {
 	// Err is the cause of the last attempt's failure, for errors.Is and
 	// errors.As (for example context.Canceled, or a *net.OpError).
 	Err error
+
+	// unknown, when not "", marks a failure of an at-most-once call after
+	// its request may have arrived (ErrOutcomeUnknown) and says how to find
+	// out what happened.
+	unknown string
 }
 
 // Error implements error.
 func (e *TransportError) Error() string {
-	return fmt.Sprintf("acctadmin: %s %s: %s (after %d attempt(s))", e.Method, e.Path, causeText(e.Err), e.Attempts)
+	return fmt.Sprintf("acctadmin: %s %s: %s (after %d attempt(s))", e.Method, e.Path, causeText(e.Err), e.Attempts) + outcomeText(e.unknown)
+}
+
+// Is makes errors.Is(err, ErrOutcomeUnknown) true for a failure of an
+// at-most-once call after its request may have arrived.
+func (e *TransportError) Is(target error) bool {
+	return target == ErrOutcomeUnknown && e.unknown != ""
 }
 
 // causeText says what err says, less the hosts and addresses its texts

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"mime"
-	"net/http"
 	"strconv"
 	"strings"
 
@@ -40,8 +39,8 @@ func (f *File) Close() error { return f.Body.Close() }
 // download sends one call whose answer is a file of the media type want
 // ("application/pdf" or "image/png"). A JSON answer is read as the API's
 // error; any other type is a *DecodeError rather than a corrupt file.
-func download(ctx context.Context, c *Client, path string, q *query, want string) (_ *File, err error) {
-	resp, _, st, err := c.do(ctx, http.MethodGet, path, q, nil, true)
+func download(ctx context.Context, c *Client, ep endpoint, q *query, want string) (_ *File, err error) {
+	resp, _, st, err := c.do(ctx, ep, q, nil, true)
 	if st != nil {
 		defer func() { st.finish(err) }()
 	}
@@ -97,9 +96,9 @@ func (p *PageParams) validate() error {
 	return invalid("dpi", "must be 72, 150 or 300, got %d", p.DPI)
 }
 
-// pageImage reads page n (from 0) of the file id under collection
-// ("/documents" or "/resources") as a PNG image.
-func pageImage(ctx context.Context, c *Client, collection string, id uuid.UUID, n int, p *PageParams) (*File, error) {
+// pageImage reads page n (from 0) of the file id as a PNG image, by rt
+// (GET /documents/{id}/page/{n} or its /resources twin).
+func pageImage(ctx context.Context, c *Client, rt *route, id uuid.UUID, n int, p *PageParams) (*File, error) {
 	if p == nil {
 		p = &PageParams{}
 	}
@@ -111,13 +110,14 @@ func pageImage(ctx context.Context, c *Client, collection string, id uuid.UUID, 
 	}
 	q := &query{}
 	q.int("dpi", p.DPI)
-	return download(ctx, c, collection+"/"+id.String()+"/page/"+strconv.Itoa(n), q, "image/png")
+	return download(ctx, c, rt.at(id.String(), strconv.Itoa(n)), q, "image/png")
 }
 
-// pdfFile reads the file id under collection as a PDF.
-func pdfFile(ctx context.Context, c *Client, collection string, id uuid.UUID) (*File, error) {
+// pdfFile reads the file id as a PDF, by rt (GET /documents/{id}/download
+// or its /resources twin).
+func pdfFile(ctx context.Context, c *Client, rt *route, id uuid.UUID) (*File, error) {
 	if err := checkID("id", id); err != nil {
 		return nil, err
 	}
-	return download(ctx, c, collection+"/"+id.String()+"/download", nil, "application/pdf")
+	return download(ctx, c, rt.at(id.String()), nil, "application/pdf")
 }

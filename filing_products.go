@@ -10,6 +10,9 @@ import (
 // FilingProductsClient reads the filings that can be bought for a website.
 type FilingProductsClient service
 
+// The routes of filing products.
+var routeFilingProductsList = declare(http.MethodGet, "/filing-products", "FilingProducts.List")
+
 // FilingProduct is a filing that can be bought. GET /filing-products.
 type FilingProduct struct {
 	ID   uuid.UUID `json:"id"`
@@ -74,5 +77,5 @@ func (s *FilingProductsClient) List(ctx context.Context, p *FilingProductListPar
 	q := &query{}
 	q.str("url", p.URL)
 	q.str("jurisdiction", p.Jurisdiction)
-	return request[[]FilingProduct](ctx, s.c, http.MethodGet, "/filing-products", q, nil)
+	return request[[]FilingProduct](ctx, s.c, routeFilingProductsList.at(), q, nil)
 }

@@ -14,6 +14,9 @@ import (
 // InvoicesClient reads the account's invoices.
 type InvoicesClient service
 
+// The routes of invoices.
+var routeInvoicesList = declare(http.MethodGet, "/invoices", "Invoices.List")
+
 // InvoiceStatus is the state of an invoice, kept as the API writes it.
 // Values the API sends beyond the constants below are kept as they come.
 type InvoiceStatus string
@@ -80,6 +83,12 @@ type invoiceWire struct {
 
 type plainInvoice Invoice
 
+// invoiceEntry is an invoice in a list: it decodes as an Invoice does,
+// keeping its Raw.
+type invoiceEntry struct{ Invoice }
+
+func (e invoiceEntry) record() Invoice { return e.Invoice }
+
 func (w invoiceWire) record() Invoice {
 	inv := Invoice(w.plainInvoice)
 	inv.CreatedAt, inv.UpdatedAt = w.CreatedAt.Time, w.UpdatedAt.Time
@@ -129,13 +138,7 @@ func (p *InvoiceListParams) query() *query {
 // List returns the account's invoices (one page of them when p.Limit is
 // given). GET /invoices.
 func (s *InvoicesClient) List(ctx context.Context, p *InvoiceListParams) ([]Invoice, error) {
-	if p == nil {
-		p = &InvoiceListParams{}
-	}
-	if err := p.validate(); err != nil {
-		return nil, err
-	}
-	return request[[]Invoice](ctx, s.c, http.MethodGet, "/invoices", p.query(), nil)
+	return listRecords[invoiceEntry](ctx, s.c, routeInvoicesList, p)
 }
 
 // All returns every invoice, page after page (100 a page unless p.Limit

@@ -3,9 +3,6 @@ package acctadmin
 import (
 	"context"
 	"net/http"
-	"reflect"
-	"runtime"
-	"strings"
 	"time"
 )
 
@@ -141,7 +138,7 @@ type observer struct {
 
 // begin starts observing a call, if anything observes it, and returns the
 // call's context.
-func (st *call) begin(ctx context.Context, path string) context.Context {
+func (st *call) begin(ctx context.Context) context.Context {
 	into, _ := ctx.Value(responseKey{}).(*Response)
 	h := st.c.hooks
 	if into == nil && h == nil {
@@ -150,8 +147,8 @@ func (st *call) begin(ctx context.Context, path string) context.Context {
 	st.obs = &observer{hooks: h, into: into, ctx: ctx}
 	st.obs.call = CallInfo{Method: st.method, Start: time.Now()}
 	if h != nil {
-		st.obs.call.Operation = operation()
-		st.obs.call.Path = pathPattern(path)
+		st.obs.call.Operation = st.route.operation
+		st.obs.call.Path = st.route.pattern
 		if h.CallStart != nil {
 			if c := h.CallStart(ctx, st.obs.call); c != nil {
 				st.obs.ctx = c
@@ -262,46 +259,4 @@ func requestID(h http.Header) string {
 		}
 	}
 	return ""
-}
-
-// pathPattern replaces the ids (UUIDs) and page numbers of a request path
-// with {id} and {n}, so that hooks can group calls by endpoint.
-func pathPattern(path string) string {
-	parts := strings.Split(path, "/")
-	for i, p := range parts {
-		switch {
-		case len(p) == 36 && strings.Count(p, "-") == 4:
-			parts[i] = "{id}"
-		case i > 0 && parts[i-1] == "page" && p != "" && strings.Trim(p, "0123456789") == "":
-			parts[i] = "{n}"
-		}
-	}
-	return strings.Join(parts, "/")
-}
-
-// pkgPrefix is how the functions of this package are named in a stack.
-var pkgPrefix = reflect.TypeOf(Client{}).PkgPath() + ".(*"
-
-// operation names the SDK method that made the current call, such as
-// "Documents.List", from the stack: the nearest method of a resource
-// client (a type named ...Client other than Client itself). Reading it
-// here, once, keeps the resource files free of telemetry; it is done only
-// when hooks are set.
-func operation() string {
-	var pcs [16]uintptr
-	n := runtime.Callers(3, pcs[:])
-	frames := runtime.CallersFrames(pcs[:n])
-	for {
-		f, more := frames.Next()
-		if rest, ok := strings.CutPrefix(f.Function, pkgPrefix); ok {
-			// rest is "DocumentsClient).List" (maybe with ".func1" after).
-			if res, method, ok := strings.Cut(rest, "Client)."); ok && res != "" {
-				method, _, _ = strings.Cut(method, ".")
-				return res + "." + method
-			}
-		}
-		if !more {
-			return ""
-		}
-	}
 }

@@ -255,21 +255,3 @@ func TestAnswerMetadata(t *testing.T) {
 		}
 	}
 }
-
-func TestPathPattern(t *testing.T) {
-	id := "5f0c2a9e-7d41-4b8e-9c3a-1e2d3c4b5a69"
-	for in, want := range map[string]string{
-		"/documents/" + id + "/page/12":         "/documents/{id}/page/{n}",
-		"/services/" + id + "/cancel-request":   "/services/{id}/cancel-request",
-		"/compliance-events":                    "/compliance-events",
-		"/resources/" + id + "/download":        "/resources/{id}/download",
-		"/documents/" + id + "/page/" + id[:3]:  "/documents/{id}/page/" + id[:3],
-		"/callbacks/" + id:                      "/callbacks/{id}",
-		"/registered-agent-products":            "/registered-agent-products",
-		"/documents/" + id + "/page/0/download": "/documents/{id}/page/{n}/download",
-	} {
-		if got := pathPattern(in); got != want {
-			t.Errorf("pathPattern(%q) = %q, want %q", in, got, want)
-		}
-	}
-}

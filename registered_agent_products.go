@@ -12,6 +12,10 @@ import (
 // through a website.
 type RegisteredAgentProductsClient service
 
+// routeRegisteredAgentProductsList is the route of registered-agent
+// products.
+var routeRegisteredAgentProductsList = declare(http.MethodGet, "/registered-agent-products", "RegisteredAgentProducts.List")
+
 // RegisteredAgentProduct is a registered-agent service that can be bought
 // in a jurisdiction. The API does not document its shape; the fields known
 // are typed and the whole record is kept in Raw.
@@ -55,5 +59,5 @@ func (s *RegisteredAgentProductsClient) List(ctx context.Context, p *RegisteredA
 	}
 	q := &query{}
 	q.str("url", p.URL)
-	return request[[]RegisteredAgentProduct](ctx, s.c, http.MethodGet, "/registered-agent-products", q, nil)
+	return request[[]RegisteredAgentProduct](ctx, s.c, routeRegisteredAgentProductsList.at(), q, nil)
 }

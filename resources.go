@@ -13,6 +13,14 @@ import (
 // images or as a PDF.
 type ResourcesClient service
 
+// The routes of resources.
+var (
+	routeResourcesList     = declare(http.MethodGet, "/resources", "Resources.List")
+	routeResourcesGet      = declare(http.MethodGet, "/resources/{id}", "Resources.Get")
+	routeResourcesPage     = declare(http.MethodGet, "/resources/{id}/page/{n}", "Resources.Page")
+	routeResourcesDownload = declare(http.MethodGet, "/resources/{id}/download", "Resources.Download")
+)
+
 // ResourceKind says what a resource is. Values the API adds later are kept
 // as they come.
 type ResourceKind string
@@ -38,6 +46,12 @@ type Resource struct {
 	// EntityTypes are the entity types the resource is for.
 	EntityTypes []string `json:"entity_types"`
 }
+
+// resourceWire is a resource as the API writes it: no field of it needs a
+// shape of its own.
+type resourceWire Resource
+
+func (w resourceWire) record() Resource { return Resource(w) }
 
 // maxResourcesLimit is the largest page of GET /resources.
 const maxResourcesLimit = 200
@@ -77,13 +91,7 @@ func (p *ResourceListParams) query() *query {
 
 // List returns one page of resources. GET /resources.
 func (s *ResourcesClient) List(ctx context.Context, p *ResourceListParams) ([]Resource, error) {
-	if p == nil {
-		p = &ResourceListParams{}
-	}
-	if err := p.validate(); err != nil {
-		return nil, err
-	}
-	return request[[]Resource](ctx, s.c, http.MethodGet, "/resources", p.query(), nil)
+	return listRecords[resourceWire](ctx, s.c, routeResourcesList, p)
 }
 
 // All returns every resource, page after page (200 a page unless p.Limit
@@ -99,21 +107,17 @@ func (s *ResourcesClient) Get(ctx context.Context, id uuid.UUID) (*Resource, err
 	if err := checkID("id", id); err != nil {
 		return nil, err
 	}
-	r, err := request[Resource](ctx, s.c, http.MethodGet, "/resources/"+id.String(), nil, nil)
-	if err != nil {
-		return nil, err
-	}
-	return &r, nil
+	return requestRecord[resourceWire](ctx, s.c, routeResourcesGet.at(id.String()), nil, nil)
 }
 
 // Page returns page n (counted from 0) of the resource id as a PNG image,
 // streamed; the caller closes it. GET /resources/:id/page/:page_number.
 func (s *ResourcesClient) Page(ctx context.Context, id uuid.UUID, n int, p *PageParams) (*File, error) {
-	return pageImage(ctx, s.c, "/resources", id, n, p)
+	return pageImage(ctx, s.c, routeResourcesPage, id, n, p)
 }
 
 // Download returns the resource id as a PDF file, streamed; the caller
 // closes it. GET /resources/:id/download.
 func (s *ResourcesClient) Download(ctx context.Context, id uuid.UUID) (*File, error) {
-	return pdfFile(ctx, s.c, "/resources", id)
+	return pdfFile(ctx, s.c, routeResourcesDownload, id)
 }

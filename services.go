@@ -17,6 +17,15 @@ import (
 // registered-agent service, of a company in a jurisdiction.
 type ServicesClient service
 
+// The routes of services.
+var (
+	routeServicesList   = declare(http.MethodGet, "/services", "Services.List")
+	routeServicesCreate = declareOnce(http.MethodPost, "/services", "Services.Create",
+		"Services.List shows whether the services were ordered")
+	routeServicesCancel = declareOnce(http.MethodPost, "/services/{id}/cancel-request", "Services.RequestCancellation",
+		"Services.List shows whether the service is cancel-requested")
+)
+
 // ServiceStatus is the state of a service. Values the API adds later are
 // kept as they come.
 type ServiceStatus string
@@ -90,13 +99,7 @@ func (p *ServiceListParams) query() *query {
 
 // List returns one page of the account's services. GET /services.
 func (s *ServicesClient) List(ctx context.Context, p *ServiceListParams) ([]Service, error) {
-	if p == nil {
-		p = &ServiceListParams{}
-	}
-	if err := p.validate(); err != nil {
-		return nil, err
-	}
-	return requestRecords[serviceWire](ctx, s.c, http.MethodGet, "/services", p.query(), nil)
+	return listRecords[serviceWire](ctx, s.c, routeServicesList, p)
 }
 
 // All returns every service, page after page (100 a page unless p.Limit
@@ -143,7 +146,7 @@ func (s *ServicesClient) Create(ctx context.Context, p *ServiceCreateParams) ([]
 		Jurisdictions   []string    `json:"jurisdictions,omitempty"`
 		JurisdictionIDs []uuid.UUID `json:"jurisdiction_ids,omitempty"`
 	}{p.Company, optID(p.CompanyID), p.Jurisdictions, p.JurisdictionIDs}
-	return requestRecords[serviceWire](ctx, s.c, http.MethodPost, "/services", nil, body)
+	return requestRecords[serviceWire](ctx, s.c, routeServicesCreate.at(), nil, body)
 }
 
 // RequestCancellation asks for the service id to be cancelled and returns
@@ -155,7 +158,7 @@ func (s *ServicesClient) RequestCancellation(ctx context.Context, id uuid.UUID) 
 	if err := checkID("id", id); err != nil {
 		return nil, err
 	}
-	svc, err := requestRecord[serviceWire](ctx, s.c, http.MethodPost, "/services/"+id.String()+"/cancel-request", nil, nil)
+	svc, err := requestRecord[serviceWire](ctx, s.c, routeServicesCancel.at(id.String()), nil, nil)
 	if err != nil {
 		var apiErr *APIError
 		if errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusBadRequest {

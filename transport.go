@@ -55,6 +55,7 @@ const (
 // call is the state of one API call across its attempts.
 type call struct {
 	c      *Client
+	route  *route
 	method string
 	path   string // never with the query string
 	query  string // the query string, only to keep it out of messages
@@ -62,6 +63,9 @@ type call struct {
 	stream bool   // a binary answer: the attempt timeout stops at its headers
 	// attempt counts the attempts started so far.
 	attempt int
+	// sent is set once an attempt may have reached the server: any
+	// attempt but one whose connection could not be made.
+	sent bool
 	// wait and lastErr are the decision of checkRetry about the latest
 	// attempt, for retryWait, which the library calls without the error.
 	wait    time.Duration
@@ -74,8 +78,8 @@ type call struct {
 // request sends one JSON call and decodes the result of its envelope into
 // a T. in, when not nil, is sent as the JSON body. A 2xx answer whose
 // envelope says success false is an *APIError.
-func request[T any](ctx context.Context, c *Client, method, path string, q *query, in any) (out T, err error) {
-	resp, body, st, err := c.do(ctx, method, path, q, in, false)
+func request[T any](ctx context.Context, c *Client, ep endpoint, q *query, in any) (out T, err error) {
+	resp, body, st, err := c.do(ctx, ep, q, in, false)
 	if st != nil {
 		defer func() { st.finish(err) }()
 	}
@@ -84,7 +88,7 @@ func request[T any](ctx context.Context, c *Client, method, path string, q *quer
 	}
 	defer releaseBuf(body)
 	b := body.Bytes()
-	if len(bytes.TrimSpace(b)) == 0 && (method == http.MethodDelete || resp.StatusCode == http.StatusNoContent) {
+	if len(bytes.TrimSpace(b)) == 0 && (st.method == http.MethodDelete || resp.StatusCode == http.StatusNoContent) {
 		return out, nil
 	}
 	ok, err := decodeEnvelope(st.endpoint(), b, &out)
@@ -98,8 +102,8 @@ func request[T any](ctx context.Context, c *Client, method, path string, q *quer
 }
 
 // requestRecord sends a call whose result is one record, written as W.
-func requestRecord[W wire[R], R any](ctx context.Context, c *Client, method, path string, q *query, in any) (*R, error) {
-	w, err := request[W](ctx, c, method, path, q, in)
+func requestRecord[W wire[R], R any](ctx context.Context, c *Client, ep endpoint, q *query, in any) (*R, error) {
+	w, err := request[W](ctx, c, ep, q, in)
 	if err != nil {
 		return nil, err
 	}
@@ -109,39 +113,82 @@ func requestRecord[W wire[R], R any](ctx context.Context, c *Client, method, pat
 
 // requestRecords sends a call whose result is a list of records, each
 // written as W. A null result is a nil slice.
-func requestRecords[W wire[R], R any](ctx context.Context, c *Client, method, path string, q *query, in any) ([]R, error) {
-	list, err := request[wireList[W, R]](ctx, c, method, path, q, in)
+func requestRecords[W wire[R], R any](ctx context.Context, c *Client, ep endpoint, q *query, in any) ([]R, error) {
+	list, err := request[wireList[W, R]](ctx, c, ep, q, in)
 	return list.records, err
+}
+
+// listQuery is the params struct of a listing: it checks itself and
+// writes its query string.
+type listQuery[P any] interface {
+	*P
+	validate() error
+	query() *query
+}
+
+// listRecords reads one page of a listing route: p (nil is the zero
+// params) is checked, and nothing is sent when it breaks a rule.
+func listRecords[W wire[R], R any, P any, PP listQuery[P]](ctx context.Context, c *Client, rt *route, p PP) ([]R, error) {
+	if p == nil {
+		p = new(P)
+	}
+	if err := p.validate(); err != nil {
+		return nil, err
+	}
+	return requestRecords[W](ctx, c, rt.at(), p.query(), nil)
 }
 
 // do sends one call and checks its final answer: a non-2xx answer is read
 // into an *APIError (and its body closed). For a JSON call (stream false)
 // a 2xx answer comes back already read, as body, and its Body is closed;
 // for a file it comes back open.
-func (c *Client) do(ctx context.Context, method, path string, q *query, in any, stream bool) (*http.Response, *bytes.Buffer, *call, error) {
+func (c *Client) do(ctx context.Context, ep endpoint, q *query, in any, stream bool) (*http.Response, *bytes.Buffer, *call, error) {
 	if ctx == nil {
 		return nil, nil, nil, nilContext()
 	}
-	st := &call{c: c, method: method, path: c.baseURL.Path + path, stream: stream, query: q.encode()}
+	rt := ep.route
+	st := &call{c: c, route: rt, method: rt.method, path: c.baseURL.Path + ep.path, stream: stream, query: q.encode()}
 	if in != nil {
 		b, err := json.Marshal(in)
 		if err != nil {
-			return nil, nil, nil, fmt.Errorf("acctadmin: %s %s: encode body: %w", method, path, err)
+			return nil, nil, nil, fmt.Errorf("acctadmin: %s %s: encode body: %w", rt.method, rt.pattern, err)
 		}
 		st.body = b
 	}
-	ctx = st.begin(ctx, path)
-	resp, body, err := c.send(ctx, st, c.url(path, st.query))
+	ctx = st.begin(ctx)
+	resp, body, err := c.send(ctx, st, c.url(ep.path, st.query))
 	if err != nil {
-		return nil, nil, st, err
+		return nil, nil, st, st.outcome(err)
 	}
 	if st.obs != nil {
 		st.obs.final = resp
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return nil, nil, st, st.apiError(resp)
+		return nil, nil, st, st.outcome(st.apiError(resp))
 	}
 	return resp, body, st, nil
+}
+
+// outcome marks the failure of an at-most-once call ErrOutcomeUnknown when
+// the request may have reached the API and may have taken effect: the
+// connection broke or timed out after it was made, or the answer was a
+// server error (5xx). An answer that refuses the request (4xx), or a
+// connection that could not be made, leaves the outcome known.
+func (st *call) outcome(err error) error {
+	if st.route.class != atMostOnce {
+		return err
+	}
+	switch e := err.(type) {
+	case *APIError:
+		if e.StatusCode >= 500 {
+			e.unknown = st.route.verify
+		}
+	case *TransportError:
+		if st.sent {
+			e.unknown = st.route.verify
+		}
+	}
+	return err
 }
 
 // send performs the call: every attempt is signed (by authTransport), what
@@ -204,10 +251,8 @@ func (c *Client) send(ctx context.Context, st *call, u *url.URL) (*http.Response
 var jsonContentType = []string{"application/json"}
 
 // idempotent reports whether the call may be sent again after it may have
-// reached the server.
-func (st *call) idempotent() bool {
-	return st.method == http.MethodGet || st.method == http.MethodDelete || st.method == http.MethodHead
-}
+// reached the server: its route's declaration says.
+func (st *call) idempotent() bool { return st.route.class == repeatable }
 
 // attemptStarts counts and logs each attempt as the library starts it
 // (n counts from 0).
@@ -235,6 +280,9 @@ func (st *call) attemptStarts(_ retryablehttp.Logger, req *http.Request, n int) 
 func (st *call) checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
 	if st.obs != nil {
 		st.obs.attemptOutcome(resp, err)
+	}
+	if err == nil || !neverSent(err) {
+		st.sent = true
 	}
 	if ctx.Err() != nil {
 		return false, ctx.Err()
@@ -334,6 +382,13 @@ func connectFailed(err error) bool {
 	}
 	var dns *net.DNSError
 	return errors.As(err, &dns)
+}
+
+// neverSent reports whether err says that no byte of the request reached
+// the server: the connection could not be made, or signing failed.
+func neverSent(err error) bool {
+	var ae *authError
+	return connectFailed(err) || errors.As(err, &ae)
 }
 
 // retryAfter reads a Retry-After header: seconds, or an HTTP date.

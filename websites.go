@@ -12,6 +12,9 @@ import (
 // websites associated with the account.
 type WebsitesClient service
 
+// routeWebsitesGet is the route of websites.
+var routeWebsitesGet = declare(http.MethodGet, "/websites", "Websites.Get")
+
 // Website is the contact and billing information of a website.
 // GET /websites.
 type Website struct {
@@ -59,5 +62,5 @@ func (s *WebsitesClient) Get(ctx context.Context, websiteURL string) (*Website, 
 	}
 	q := &query{}
 	q.str("url", websiteURL)
-	return requestRecord[websiteWire](ctx, s.c, http.MethodGet, "/websites", q, nil)
+	return requestRecord[websiteWire](ctx, s.c, routeWebsitesGet.at(), q, nil)
 }
