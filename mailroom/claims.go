@@ -1,0 +1,146 @@
+package mailroom
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/redis/go-redis/v9"
+)
+
+// inflight are the documents this room is working on: a second delivery
+// of one finds it here and does not download it again. Within one process
+// nothing dies without the whole room, so these need no expiry.
+type inflight struct {
+	mu  sync.Mutex
+	ids map[uuid.UUID]struct{}
+}
+
+func (f *inflight) take(id uuid.UUID) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if _, ok := f.ids[id]; ok {
+		return false
+	}
+	if f.ids == nil {
+		f.ids = map[uuid.UUID]struct{}{}
+	}
+	f.ids[id] = struct{}{}
+	return true
+}
+
+func (f *inflight) release(id uuid.UUID) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	delete(f.ids, id)
+}
+
+// redisClaims keep the rooms of a fleet off one document: a room
+// downloads a document only while it holds its claim, a key per document
+// holding the room's random token. A claim expires ttl after it was taken
+// or last renewed, so that the claims of a room that died are taken over.
+type redisClaims struct {
+	rdb    redis.UniversalClient
+	prefix string
+	owner  string
+	ttl    time.Duration
+}
+
+// takeScript claims KEYS[1] for ARGV[1] for ARGV[2] milliseconds when it is
+// free or already the caller's (then it renews it), in one step; it
+// answers 1 when the caller holds the claim, 0 when another does.
+var takeScript = redis.NewScript(`
+local v = redis.call("GET", KEYS[1])
+if v == false or v == ARGV[1] then
+	redis.call("SET", KEYS[1], ARGV[1], "PX", ARGV[2])
+	return 1
+end
+return 0`)
+
+// releaseScript deletes KEYS[1] while it holds ARGV[1].
+var releaseScript = redis.NewScript(`
+if redis.call("GET", KEYS[1]) == ARGV[1] then
+	return redis.call("DEL", KEYS[1])
+end
+return 0`)
+
+// redisTimeout bounds each Redis call of the room, whatever the client's
+// own timeouts: a Redis that does not answer stops the downloads soon.
+const redisTimeout = 2 * time.Second
+
+// take claims id, or renews the room's own claim on it; it reports false
+// when another room holds it, and an error when it cannot tell.
+func (c *redisClaims) take(ctx context.Context, id uuid.UUID) (bool, error) {
+	ctx, cancel := context.WithTimeout(ctx, redisTimeout)
+	defer cancel()
+	n, err := takeScript.Run(ctx, c.rdb, []string{c.prefix + "claim:" + id.String()}, c.owner, c.ttl.Milliseconds()).Int64()
+	if err != nil {
+		return false, fmt.Errorf("mailroom: claiming a document: %w", err)
+	}
+	switch n {
+	case 1:
+		return true, nil
+	case 0:
+		return false, nil
+	default:
+		return false, errors.New("mailroom: claiming a document: unexpected answer from Redis")
+	}
+}
+
+// release gives up the room's claim on id; a claim another room holds is
+// left alone. It runs even when ctx is done, for at most redisTimeout.
+func (c *redisClaims) release(ctx context.Context, id uuid.UUID) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), redisTimeout)
+	defer cancel()
+	if err := releaseScript.Run(ctx, c.rdb, []string{c.prefix + "claim:" + id.String()}, c.owner).Err(); err != nil {
+		return fmt.Errorf("mailroom: releasing a claim: %w", err)
+	}
+	return nil
+}
+
+// redisJournal is a Journal kept in Redis, for stores that keep none: a
+// set of the ids whose download started and whose document is not saved.
+type redisJournal struct {
+	rdb redis.UniversalClient
+	key string
+}
+
+// Begin implements Journal.
+func (j *redisJournal) Begin(ctx context.Context, id uuid.UUID) error {
+	ctx, cancel := context.WithTimeout(ctx, redisTimeout)
+	defer cancel()
+	if err := j.rdb.SAdd(ctx, j.key, id.String()).Err(); err != nil {
+		return fmt.Errorf("mailroom: journal: %w", err)
+	}
+	return nil
+}
+
+// End implements Journal.
+func (j *redisJournal) End(ctx context.Context, id uuid.UUID) error {
+	ctx, cancel := context.WithTimeout(ctx, redisTimeout)
+	defer cancel()
+	if err := j.rdb.SRem(ctx, j.key, id.String()).Err(); err != nil {
+		return fmt.Errorf("mailroom: journal: %w", err)
+	}
+	return nil
+}
+
+// Pending implements Journal.
+func (j *redisJournal) Pending(ctx context.Context) ([]uuid.UUID, error) {
+	ctx, cancel := context.WithTimeout(ctx, redisTimeout)
+	defer cancel()
+	members, err := j.rdb.SMembers(ctx, j.key).Result()
+	if err != nil {
+		return nil, fmt.Errorf("mailroom: journal: %w", err)
+	}
+	ids := make([]uuid.UUID, 0, len(members))
+	for _, m := range members {
+		if id, err := uuid.Parse(m); err == nil {
+			ids = append(ids, id)
+		}
+	}
+	return ids, nil
+}

@@ -1,0 +1,93 @@
+// Package mailroom saves every document of an account (its mail: service
+// of process, state notices, annual-report reminders) into a store,
+// exactly once, the moment it arrives, from one process or a fleet.
+//
+//	store := mailroom.Dir("/var/mail/acct")
+//	room, err := mailroom.New(client, verifier, store,
+//		mailroom.WithCallbackURL("https://mail.example.com/callbacks"),
+//		mailroom.WithRedis(rdb)) // for a fleet; leave out for one process
+//	http.Handle("/callbacks", room.Handler())
+//	go room.Run(ctx)
+//
+// A new-document callback is downloaded and saved before it is answered.
+// Run registers the callback URL (exactly once, with
+// acctadmin.CallbacksClient.Ensure) and then pulls, every pull interval,
+// the unread documents that callbacks missed: a callback URL that was
+// down, an event the API never sent, the mail that came before the room.
+// The room is built on the SDK's own parts: webhook verifies the
+// callbacks, Documents.All lists the unread mail, Documents.Download
+// fetches it.
+//
+// # The parts
+//
+// The store (Store; Dir writes a folder) holds the documents and is the
+// final word on what is saved: it refuses to save one id twice. The
+// claims keep two deliveries, two pulls, or two rooms off one document:
+// in the memory of the process for one room, and in Redis (WithRedis) for
+// a fleet, where a claim is a key holding the room's random token, with
+// an expiry (WithClaimTTL) that the room renews while it downloads, so
+// that the claims of a room that died are taken over by another. The
+// journal records each download before it starts and is ended once the
+// document is saved: Dir keeps it in the folder itself (so rooms sharing
+// the folder share it, and it lives as long as the documents), and a
+// store that keeps none has it in Redis.
+//
+// # Exactly once
+//
+// Every document is handled by one path, whether a callback, a pull or
+// the journal brings it: claim the id, ask the store whether it is saved,
+// record it in the journal, download it, save it, end the record, release
+// the claim. The argument that each document ends up saved exactly once
+// follows that order.
+//
+// Not twice: the store refuses a second save of an id, so whatever
+// happens upstream, one file per document is written, and it is written
+// whole (under a temporary name, synced, then linked to its final name)
+// or not at all. The claims and the check of the store before the
+// download are there so that the second download does not happen in the
+// first place: a document is downloaded only by the holder of its claim,
+// after the store said it is not saved. A second download happens only
+// when a claim is lost while its holder still downloads (Redis restarted
+// empty, or a room stalled past the claim TTL) or after a crash; Stats
+// counts those (Redownloads), and the store still saves once.
+//
+// Not lost: the API marks a document read when it is downloaded, so a
+// document downloaded and not saved would vanish from the unread listing
+// that the pulls walk. The journal closes that gap: the record is made,
+// durably, before the download is asked for, and ended only after the
+// save returned (or the API said the document is gone). A room that dies,
+// or whose download or save fails, leaves the record, and the next pull
+// of any room fetches the document again by id once its claim is free
+// (at once for a failure, after the claim TTL for a dead room). A
+// document never downloaded stays unread, and the next pull lists it: a
+// pull walks the unread listing again while its walk downloaded anything,
+// so it passes over nothing that stays unread. A callback is answered 2xx
+// only when its document is saved (or kept out on purpose, or gone);
+// anything else is a retryable status, and the sender delivers it again.
+//
+// When it cannot tell, the room does nothing: with Redis down a claim
+// cannot be taken, so nothing is downloaded and callbacks are answered
+// with a retryable status; when a store read fails, likewise. When Redis
+// comes back, even empty, the store still refuses a second save, and the
+// journal (in the folder) still holds every download in flight. While the
+// store refuses writes (a full disk, a read-only mount), the room starts
+// no download, so that it does not mark read document after document it
+// cannot save: callbacks are answered with a retryable status and pulls
+// stop, until the store's Check (Dir has one) or the next pull shows that
+// a write succeeds.
+//
+// What this does not cover: a journal kept in Redis (a store without its
+// own) is lost with a Redis that restarts empty; a download in flight
+// then, and not saved, is lost with it. Keep the journal with the
+// documents (Dir), or Redis persistent.
+//
+// # Choices
+//
+// Kept-out documents (WithKeepOut) are never downloaded, so they stay
+// unread for other tools; their callbacks are acknowledged. A callback
+// whose document the API no longer has (404) is acknowledged: there is
+// nothing to save. WithOnSaved is called at least once per saved
+// document. A callback's download goes on after its sender hangs up
+// (within WithDownloadTimeout), so that the redelivery finds it saved
+// rather than downloading it again.
+package mailroom

@@ -1,0 +1,136 @@
+package mailroom
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	acctadmin "github.com/acctadmin/acctadmin-go"
+	"github.com/acctadmin/acctadmin-go/acctadmintest"
+	"github.com/acctadmin/acctadmin-go/webhook"
+	"github.com/google/uuid"
+)
+
+// world is a fake API with one company, a client and a verifier for it.
+type world struct {
+	t       testing.TB
+	fake    *acctadmintest.Server
+	c       *acctadmin.Client
+	v       *webhook.Verifier
+	company acctadmintest.Company
+}
+
+func newWorld(t testing.TB, opts ...acctadmintest.Option) *world {
+	t.Helper()
+	fake := acctadmintest.NewServer(append([]acctadmintest.Option{acctadmintest.WithDeliveryRetry(6, 20*time.Millisecond)}, opts...)...)
+	t.Cleanup(fake.Close)
+	c, err := acctadmin.NewClient(fake.AccessKey, fake.SecretKey, acctadmin.WithBaseURL(fake.URL),
+		acctadmin.WithRetryWait(time.Millisecond, 5*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.CloseIdleConnections)
+	v, err := webhook.NewVerifier([]byte(fake.SecretKey), webhook.WithAccessKey(fake.AccessKey))
+	if err != nil {
+		t.Fatal(err)
+	}
+	co := fake.AddCompany(acctadmintest.CompanyInput{Name: "Acme Widgets LLC", HomeState: "Utah"})
+	return &world{t: t, fake: fake, c: c, v: v, company: co}
+}
+
+// addDocument adds a document without sending its event to anyone (no
+// callback is registered unless the test registers one).
+func (w *world) addDocument(typ string) acctadmintest.Document {
+	return w.fake.AddDocument(acctadmintest.DocumentInput{CompanyID: w.company.ID, Type: typ, Title: "Mail " + typ})
+}
+
+// pdf is the file the fake serves for a document, read without marking it
+// read (the status is put back).
+func (w *world) pdf(id uuid.UUID) []byte {
+	w.t.Helper()
+	d, _ := w.fake.Document(id)
+	f, err := w.c.Documents.Download(context.Background(), id)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(f)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	w.fake.SetDocumentStatus(id, d.Status)
+	return b
+}
+
+// downloads counts the download requests the fake received.
+func (w *world) downloads() int {
+	return w.fake.RequestCount(http.MethodGet, "/documents/:id/download")
+}
+
+func (w *world) room(store Store, opts ...Option) *Room {
+	w.t.Helper()
+	r, err := New(w.c, w.v, store, append([]Option{WithLogger(discardLogger())}, opts...)...)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return r
+}
+
+// token signs a new-document event as the API does.
+func (w *world) token(id uuid.UUID) string {
+	w.t.Helper()
+	tok, err := webhook.Sign(map[string]any{
+		"event": "new-document", "document_id": id.String(),
+		"company_id": w.company.ID.String(), "company_name": w.company.Name,
+	}, []byte(w.fake.SecretKey), webhook.WithSignAccessKey(w.fake.AccessKey))
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return tok
+}
+
+// deliver posts the event of id to h and returns the status.
+func (w *world) deliver(h http.Handler, id uuid.UUID) int {
+	body, _ := json.Marshal(map[string]string{"data": w.token(id)})
+	req := httptest.NewRequest(http.MethodPost, "/callbacks", bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return rec.Code
+}
+
+// savedFiles lists the folder: the documents saved and any other file at
+// the top (temporary files).
+func savedFiles(t testing.TB, dir string) (docs map[uuid.UUID][]byte, others []string) {
+	t.Helper()
+	docs = map[uuid.UUID][]byte{}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() && name == ".mailroom" {
+			continue
+		}
+		id, err := uuid.Parse(strings.TrimSuffix(name, ".pdf"))
+		if err != nil || !strings.HasSuffix(name, ".pdf") {
+			others = append(others, name)
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs[id] = b
+	}
+	return docs, others
+}
