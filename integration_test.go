@@ -27,7 +27,12 @@ import (
 // fakeClient starts a fake with the demo account and a client for it.
 func fakeClient(t *testing.T, opts ...acctadmintest.Option) (*acctadmintest.Server, *acctadmin.Client) {
 	t.Helper()
-	srv := acctadmintest.NewServer(append([]acctadmintest.Option{acctadmintest.WithDemoData()}, opts...)...)
+	// Every request the SDK sends passes the contract (the fake refuses
+	// what does not), and every answer the fake gives is held against it.
+	srv := acctadmintest.NewServer(append([]acctadmintest.Option{
+		acctadmintest.WithDemoData(),
+		acctadmintest.WithContractChecks(func(err error) { t.Error(err) }),
+	}, opts...)...)
 	t.Cleanup(srv.Close)
 	c, err := acctadmin.NewClient(srv.AccessKey, srv.SecretKey,
 		acctadmin.WithBaseURL(srv.URL), acctadmin.WithRetryWait(time.Millisecond, 10*time.Millisecond))

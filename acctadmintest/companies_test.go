@@ -50,7 +50,7 @@ func TestCompaniesCreateValidation(t *testing.T) {
 		{map[string]any{"companies": []any{}}, "companies"},
 		{map[string]any{"companies": []map[string]any{{"home_state": "Utah"}}}, "companies[0].name"},
 		{map[string]any{"companies": []map[string]any{{"name": "A"}, {"name": "B", "home_state": "Westeros"}}}, "companies[1].home_state"},
-		{map[string]any{"companies": []map[string]any{{"name": 7}}}, "companies.name"},
+		{map[string]any{"companies": []map[string]any{{"name": 7}}}, "companies[0].name"},
 	} {
 		requireFieldError(t, do(t, srv, http.MethodPost, "/companies", tc.body), tc.field)
 	}

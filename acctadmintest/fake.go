@@ -74,6 +74,7 @@ type config struct {
 	deliveryClient       *http.Client
 	control              bool
 	logLimit             int
+	contractReport       func(error)
 }
 
 // DefaultLocation is the zone in which the fake writes times unless

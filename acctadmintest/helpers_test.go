@@ -36,7 +36,11 @@ func fixedClock() time.Time { return fixedNow }
 // of the test.
 func newServer(t testing.TB, opts ...acctadmintest.Option) *acctadmintest.Server {
 	t.Helper()
-	opts = append([]acctadmintest.Option{acctadmintest.WithClock(fixedClock), acctadmintest.WithSeed(1)}, opts...)
+	opts = append([]acctadmintest.Option{
+		acctadmintest.WithClock(fixedClock), acctadmintest.WithSeed(1),
+		// Every answer of every test is held against the contract.
+		acctadmintest.WithContractChecks(func(err error) { t.Error(err) }),
+	}, opts...)
 	srv := acctadmintest.NewServer(opts...)
 	t.Cleanup(srv.Close)
 	return srv
@@ -213,3 +217,21 @@ func requireFieldError(t testing.TB, r response, field string) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// errorFields returns the fields a 400 names in its errors array.
+func errorFields(t testing.TB, r response) []string {
+	t.Helper()
+	var env struct {
+		Errors []struct {
+			Field   string `json:"field"`
+			Message string `json:"message"`
+		} `json:"errors"`
+	}
+	require.NoError(t, json.Unmarshal(r.Body, &env), "body: %s", r.Body)
+	var fields []string
+	for _, e := range env.Errors {
+		require.NotEmpty(t, e.Message, "body: %s", r.Body)
+		fields = append(fields, e.Field)
+	}
+	return fields
+}

@@ -96,7 +96,7 @@ func newRouter(f *Fake) *router {
 	var paths []string
 	for _, r := range routes {
 		mp := r.method + " " + muxPattern(r.pattern)
-		rt.mux.Handle(mp, f.endpoint(r.handle))
+		rt.mux.Handle(mp, f.endpoint(validated(r)))
 		rt.names[mp] = r.pattern
 		if _, ok := allowed[r.pattern]; !ok {
 			paths = append(paths, r.pattern)
@@ -159,6 +159,27 @@ func (rt *router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// validated checks each request of a route against its operation in the
+// OpenAPI document before the route's handler sees it.
+func validated(r route) func(*call) error {
+	op, err := contractRoute(r.method, r.pattern)
+	if err != nil {
+		panic("acctadmintest: " + err.Error())
+	}
+	handle := func(c *call) error {
+		if e := validateRequest(op, c.r, c.body); e != nil {
+			return e
+		}
+		return r.handle(c)
+	}
+	return func(c *call) error {
+		if c.f.cfg.contractReport != nil {
+			return c.f.checkedAnswer(op, c, handle)
+		}
+		return handle(c)
+	}
+}
+
 func noSuchEndpoint(c *call) error {
 	return &apiError{status: http.StatusNotFound, msg: "no such endpoint: " + c.r.Method + " " + c.r.URL.Path}
 }
@@ -198,6 +219,10 @@ func newHandler(f *Fake) http.Handler {
 	}
 	ctl := newControl(f)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == OpenAPIPath && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
+			serveOpenAPI(w, r)
+			return
+		}
 		// The prefix as written: an escaped form of it is an API path.
 		if strings.HasPrefix(r.URL.EscapedPath(), ControlPrefix) {
 			if !cleanPath(r.URL.Path) {

@@ -1,0 +1,126 @@
+package acctadmintest_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/stretchr/testify/require"
+
+	"github.com/acctadmin/acctadmin-go/acctadmintest"
+)
+
+// TestOpenAPIDocumentIsValid: the contract is a valid OpenAPI 3 document,
+// as kin-openapi reads it, with an operation for every route the fake
+// serves and a route for every operation it describes.
+func TestOpenAPIDocumentIsValid(t *testing.T) {
+	loader := openapi3.NewLoader()
+	doc, err := loader.LoadFromData(acctadmintest.OpenAPI())
+	require.NoError(t, err)
+	require.NoError(t, doc.Validate(context.Background()))
+	require.Equal(t, "3.0.3", doc.OpenAPI)
+
+	ops := map[string]bool{}
+	ids := map[string]bool{}
+	for path, item := range doc.Paths.Map() {
+		for method, op := range item.Operations() {
+			ops[method+" "+path] = true
+			require.NotEmpty(t, op.OperationID, "%s %s", method, path)
+			require.False(t, ids[op.OperationID], "operationId %s twice", op.OperationID)
+			ids[op.OperationID] = true
+			require.NotNil(t, op.Responses.Value("200"), "%s %s answers 200", method, path)
+			require.NotNil(t, op.Responses.Default(), "%s %s describes its errors", method, path)
+		}
+	}
+	served := map[string]bool{}
+	for _, r := range acctadmintest.Routes() {
+		method, pattern, _ := strings.Cut(r, " ")
+		segs := strings.Split(pattern, "/")
+		for i, s := range segs {
+			if name, ok := strings.CutPrefix(s, ":"); ok {
+				segs[i] = "{" + name + "}"
+			}
+		}
+		key := method + " " + strings.Join(segs, "/")
+		served[key] = true
+		require.True(t, ops[key], "the fake serves %s, which the document lacks", r)
+	}
+	var unserved []string
+	for op := range ops {
+		if !served[op] {
+			unserved = append(unserved, op)
+		}
+	}
+	require.ElementsMatch(t, documentedNotServed, unserved, "operations of the document the fake does not serve")
+}
+
+// documentedNotServed lists the operations the document describes and the
+// fake does not serve yet; it shrinks to nothing as they are added.
+var documentedNotServed = []string{
+	"GET /account", "GET /account/dashpanel",
+	"POST /auth/login", "GET /auth/refresh", "POST /auth/forgot-password", "POST /auth/reset-password",
+	"GET /companies/{id}",
+	"GET /services/{id}/info", "POST /services/{id}/info",
+	"GET /documents/bulk-download", "GET /documents/{id}/page/{page_number}/url",
+	"GET /filing-products/offerings", "GET /filing-methods", "GET /filing-methods/schemas",
+	"GET /simple-products", "GET /signed-forms",
+	"GET /shopping-cart", "POST /shopping-cart", "DELETE /shopping-cart", "POST /shopping-cart/checkout",
+	"GET /payment-methods", "POST /payment-methods", "PATCH /payment-methods/{id}", "DELETE /payment-methods/{id}",
+	"GET /invoices/{id}", "POST /invoices/pay",
+	"GET /order-items/requiring-attention", "POST /order-items/requiring-attention",
+}
+
+// TestOpenAPIServed: the fake with its control surface serves the
+// document, to anyone, without a token; a fake without it does not.
+func TestOpenAPIServed(t *testing.T) {
+	srv := newServer(t, acctadmintest.WithControl())
+	resp, err := srv.Client().Get(srv.URL + acctadmintest.OpenAPIPath)
+	require.NoError(t, err)
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	require.Equal(t, "application/yaml", resp.Header.Get("Content-Type"))
+	require.Equal(t, acctadmintest.OpenAPI(), body)
+
+	plain := newServer(t)
+	resp, err = plain.Client().Get(plain.URL + acctadmintest.OpenAPIPath)
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusUnauthorized, resp.StatusCode, "without the control surface it is an API path")
+}
+
+// TestOpenAPICopy: the caller owns what OpenAPI returns.
+func TestOpenAPICopy(t *testing.T) {
+	a := acctadmintest.OpenAPI()
+	a[0] = 'X'
+	require.NotEqual(t, a[0], acctadmintest.OpenAPI()[0])
+}
+
+// TestRequestsValidatedByContract: what the document forbids is refused
+// with 400 and one entry per field at fault, naming the field and the
+// expected type; nothing is created.
+func TestRequestsValidatedByContract(t *testing.T) {
+	srv := newDemo(t)
+	before := len(srv.Companies())
+	for _, tc := range []struct {
+		body   string
+		fields []string
+		msg    string
+	}{
+		{`{"companies":[{"name":7}]}`, []string{"companies[0].name"}, "must be a string"},
+		{`{"companies":"Acme"}`, []string{"companies"}, "must be an array"},
+		{`{"companies":[{"name":"A","home_state":["Utah"]}, {"entity_type":"LLC"}]}`, []string{"companies[0].home_state", "companies[1].name"}, ""},
+		{`[1,2]`, []string{"body"}, "JSON object"},
+		{`{"companies":`, []string{"body"}, "not valid JSON"},
+	} {
+		r := do(t, srv, http.MethodPost, "/companies", []byte(tc.body))
+		require.Equal(t, http.StatusBadRequest, r.Status, tc.body)
+		require.ElementsMatch(t, tc.fields, errorFields(t, r), "%s: %s", tc.body, r.Body)
+		require.Contains(t, string(r.Body), tc.msg)
+	}
+	require.Len(t, srv.Companies(), before, "nothing was created")
+}
