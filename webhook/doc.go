@@ -102,48 +102,68 @@
 // that is not a UUID (uuid.Parse decides): such a token is still accepted,
 // and the claim stays in Claims. IssuedAt comes from iat and ID from jti.
 //
-// # Replays
+// # Replays, and events in progress
 //
 // Without a replay cache every authentic delivery is accepted. With
-// WithReplayCache, an event already accepted is refused with ErrReplayed.
-// The cache keys on jti when the token has one; otherwise on the event's
-// name and its invoice, document and company ids; for an event with no id
-// at all, on its claims in canonical JSON. It never keys on the token
-// text, since the same event can be re-encoded or re-signed. An event is
-// recorded only after every other check passed. When processing fails,
-// Forget removes the event again so that the sender's retry is accepted;
-// Handler does this itself. MemoryReplayCache serves a single process; a
-// fleet of receivers needs a shared ReplayCache, such as the one of
-// package webhook/redisreplay.
+// WithReplayCache, each event is claimed before it is processed, and the
+// cache tells three cases apart: new (now marked in progress for this
+// delivery), in progress (another delivery holds the mark: ErrInProgress),
+// and done (ErrReplayed). The cache keys on jti when the token has one;
+// otherwise on the event's name and its invoice, document and company ids;
+// for an event with no id at all, on its claims in canonical JSON. It
+// never keys on the token text, since the same event can be re-encoded or
+// re-signed. An event is claimed only after every other check passed.
 //
-// A shared cache can fail. When it cannot say whether an event is new,
+// An in-progress mark is held for a lease (WithLease, 30 seconds by
+// default). When processing succeeds, Commit replaces it with a done
+// record, kept for the cache's retention; when it fails, Forget releases
+// it so that the sender's retry is processed at once; Handler does both
+// itself. A mark whose receiver died (or lost the cache) before either is
+// neither committed nor released: it ends with its lease, and the event is
+// then accepted again. So, with an at-least-once sender, each event is
+// processed until it succeeds (never lost), by one delivery at a time, and
+// not again once its success is recorded, provided processing ends within
+// the lease: Handler's function gets a context that ends with it.
+// MemoryReplayCache serves a single process; a fleet of receivers needs a
+// shared ReplayCache, such as the one of package webhook/redisreplay.
+//
+// A shared cache can fail. When it cannot say what it holds for an event,
 // the event is neither accepted nor refused: Verify returns the cache's
 // error and Handler answers 503 without calling its function, so the
-// sender delivers again later and the event is processed once, when the
-// cache answers. When forgetting a failed event keeps failing (Handler
-// tries for 10 seconds), the event stays recorded and its redeliveries are
-// taken for replays until the cache drops it on its own (its expiry):
-// processing errs toward at most once there, never twice.
+// sender delivers again later. When recording the outcome keeps failing
+// (Handler tries for up to 10 seconds), the mark stays until its lease
+// ends: a failed event waits that long for its redelivery, and a
+// succeeded one not recorded as done is processed again after it.
 //
 // # The handler's answers
 //
-// Handler answers 200 when the function returns nil (200 rather than 204,
-// which some senders do not count as delivered), 200 too to an authentic
-// event it accepted before (a replay), without calling the function, so
-// that an at-least-once sender stops delivering it; 405 to a method other
-// than POST, 400 to a malformed request, 408 to a body not received within the
-// read timeout (WithReadTimeout, 10 seconds by default), 413 to a body
-// over the cap, 401 to a token that does not verify, 500
-// when the function fails and 503 when the replay cache fails, so that the
-// sender retries. An error answer's body is only the status text: it
-// never says why a token was refused. The function is not called for a
-// request that does not verify.
+// Handler answers 200 when the function returns nil or a permanent error
+// (Permanent, for a failure no redelivery can cure, such as a document
+// that no longer exists), 200 rather than 204, which some senders do not
+// count as delivered; 200 too to an authentic event that is done, without
+// calling the function, so that an at-least-once sender stops delivering
+// it; 503 with Retry-After (5 seconds, or the lease when shorter) to an
+// event in progress, so that the sender delivers again and then finds it
+// done or released; 405 to a method other than POST, 400 to a malformed
+// request, 408 to a body not received within the read timeout
+// (WithReadTimeout, 10 seconds by default), 413 to a body over the cap,
+// 401 to a token that does not verify, 500 when the function fails
+// otherwise and 503 when the replay cache fails, so that the sender
+// retries. An error answer's body is only the status text: it never says
+// why a token was refused. The function is not called for a request that
+// does not verify.
+//
+// The function's context is derived from the request's but is not
+// cancelled when the sender hangs up: an event accepted is processed to
+// its end, so that a sender whose timeout is shorter than the processing
+// finds the event done on its next delivery, rather than cancelling it
+// each time. It ends with the lease.
 //
 // # Errors
 //
 // Every error from Verify and VerifyRequest matches one of ErrMalformed,
 // ErrInvalidSignature, ErrAlgorithm, ErrExpired, ErrNotYetValid,
-// ErrReplayed, ErrBodyTooLarge, ErrReadTimeout and ErrAccessKey with
+// ErrReplayed, ErrInProgress, ErrBodyTooLarge, ErrReadTimeout and ErrAccessKey with
 // errors.Is, except an error from the replay cache itself, which is
 // wrapped, and the error for a nil context. No error contains
 // the token or a secret.

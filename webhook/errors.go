@@ -36,8 +36,15 @@ var (
 	// the future than the leeway allows.
 	ErrNotYetValid = errors.New("webhook: token not yet valid")
 
-	// ErrReplayed reports an event that the replay cache has seen before.
+	// ErrReplayed reports an event that the replay cache records as done:
+	// it was processed before.
 	ErrReplayed = errors.New("webhook: event replayed")
+
+	// ErrInProgress reports an event that another delivery is processing:
+	// the replay cache holds its in-progress mark, whose lease has not
+	// ended. Whether that processing will succeed is not known yet, so the
+	// delivery should be made again later.
+	ErrInProgress = errors.New("webhook: event being processed by another delivery")
 
 	// ErrBodyTooLarge reports a request body longer than the verifier's
 	// maximum body size.
@@ -52,6 +59,43 @@ var (
 	// differs from the one given with WithAccessKey.
 	ErrAccessKey = errors.New("webhook: access key mismatch")
 )
+
+// PermanentError is an error of a Handler function that delivering the
+// event again cannot cure, such as a document that no longer exists. Make
+// one with Permanent; find one with errors.As.
+type PermanentError struct {
+	// Err is the function's error.
+	Err error
+}
+
+// Error returns the text of Err.
+func (e *PermanentError) Error() string {
+	if e.Err == nil {
+		return "webhook: permanent error"
+	}
+	return e.Err.Error()
+}
+
+// Unwrap returns Err.
+func (e *PermanentError) Unwrap() error { return e.Err }
+
+// Permanent marks err as permanent: when a Handler function returns it,
+// or an error that wraps it, the event is recorded as done and the
+// request answered 200, so that the sender stops delivering it, rather
+// than 500, which asks for a redelivery. Use it for a failure that every
+// redelivery would meet again: the document or invoice the event names no
+// longer exists, or the event is of a kind the receiver refuses. Permanent
+// returns nil for a nil err, and err itself when it is already permanent.
+func Permanent(err error) error {
+	if err == nil {
+		return nil
+	}
+	var pe *PermanentError
+	if errors.As(err, &pe) {
+		return err
+	}
+	return &PermanentError{Err: err}
+}
 
 // errorf wraps sentinel with a reason. The reason must never quote the
 // token, any part of it, or a secret.

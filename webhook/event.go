@@ -60,9 +60,13 @@ type Event struct {
 	// numbers as json.Number.
 	Claims map[string]any
 
-	// replayKey is the key recorded in the replay cache by Verify, or ""
-	// when nothing was recorded.
-	replayKey string
+	// replayKey is the key Verify claimed in the replay cache, or "" when
+	// nothing was claimed; replayOwner is the owner of that claim, and
+	// leaseEnd a time no later than the end of its lease, as measured
+	// from before the claim was sent.
+	replayKey   string
+	replayOwner string
+	leaseEnd    time.Time
 }
 
 // attribute tells where an event attribute may be found: under one of keys,

@@ -5,21 +5,34 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"strconv"
 	"time"
 )
 
 // Handler returns an http.Handler that verifies each callback request with
-// VerifyRequest and passes the event to fn, with a context derived from
-// the request's from which FromContext returns the event. The request's
-// context is passed to the replay cache.
+// VerifyRequest and passes the event to fn. The request's context is
+// passed to the replay cache.
+//
+// fn's context is derived from the request's, and FromContext returns the
+// event from it, but it is not cancelled when the sender hangs up: an
+// event claimed is processed to its end, so that the sender's redelivery
+// finds it done rather than starting it over, which a sender whose
+// timeout is shorter than fn would do forever. It ends when the lease
+// does (WithLease, 30 seconds by default).
 //
 // It answers:
-//   - 200 when fn returns nil;
-//   - 200 without calling fn to an event the replay cache has seen
-//     (ErrReplayed): the token is authentic and the event was accepted
-//     before, so the sender's redelivery is acknowledged rather than
-//     refused, which would make an at-least-once sender deliver it again
-//     and again;
+//   - 200 when fn returns nil, after the event is recorded as done in the
+//     replay cache (Commit);
+//   - 200 when fn returns a permanent error (Permanent): the event is
+//     recorded as done, as for nil, since no redelivery could succeed;
+//   - 200 without calling fn to an event the replay cache records as done
+//     (ErrReplayed): the token is authentic and the event was processed,
+//     so the sender's redelivery is acknowledged rather than refused,
+//     which would make an at-least-once sender deliver it again and again;
+//   - 503 with Retry-After without calling fn to an event that another
+//     delivery is processing (ErrInProgress): that processing may still
+//     fail, so the sender is asked to deliver again later, when the event
+//     is done (then acknowledged) or released (then processed);
 //   - 405 to a method other than POST;
 //   - 400 to a malformed request: no token, a body that is not an accepted
 //     carriage, a token that is not a well-formed JWT (ErrMalformed);
@@ -31,16 +44,22 @@ import (
 //     algorithm or header, expired or not yet valid, or wrong access key
 //     (ErrInvalidSignature, ErrAlgorithm, ErrExpired, ErrNotYetValid,
 //     ErrAccessKey);
-//   - 500 when fn returns an error, so that the sender retries. The event
-//     is first removed from the replay cache (see Forget), so that the
-//     retry is accepted; a removal that fails is tried again, even after
-//     the request's context is cancelled, for up to 10 seconds;
+//   - 500 when fn returns another error, so that the sender retries. The
+//     event's mark is first released in the replay cache (see Forget), so
+//     that the retry is processed;
 //   - 503 when the replay cache fails (Redis down, a timeout, the
 //     request's context cancelled): whether the event is new is not
 //     known, so fn is not called and the sender is asked to deliver again.
 //
-// When fn panics, the event is removed from the replay cache too and the
-// panic goes on to net/http, which drops the connection.
+// A Commit or release that fails is tried again, even after the request's
+// context is cancelled: a Commit for up to 10 seconds, a release until the
+// lease ends (after which the mark is gone anyway) or 10 seconds, whichever
+// is sooner. A Commit that still fails leaves the event marked in
+// progress until the lease ends, after which a redelivery processes it
+// again: the answer is 200 all the same, since fn did its work.
+//
+// When fn panics, the event's mark is released too and the panic goes on
+// to net/http, which drops the connection.
 //
 // fn is not called for a request that does not verify. The body of an
 // error answer is the status text only: it never tells why a request was
@@ -59,27 +78,41 @@ func (v *Verifier) Handler(fn func(context.Context, *Event) error) http.Handler 
 		}
 		ev, err := v.readAndVerify(w, r)
 		if errors.Is(err, ErrReplayed) {
-			// An authentic event accepted before: acknowledge it, so that
+			// An authentic event processed before: acknowledge it, so that
 			// the sender stops delivering it, and do nothing else.
 			w.WriteHeader(http.StatusOK)
 			return
 		}
 		if err != nil {
-			if errors.Is(err, ErrReadTimeout) {
+			switch {
+			case errors.Is(err, ErrReadTimeout):
 				// The body was not read to its end, and with a passed
 				// deadline the connection cannot be read again.
 				w.Header().Set("Connection", "close")
+			case errors.Is(err, ErrInProgress):
+				w.Header().Set("Retry-After", strconv.Itoa(v.retryAfter()))
 			}
 			reply(w, status(err))
 			return
 		}
-		ctx := context.WithValue(r.Context(), contextKey{}, ev)
-		if err := v.deliver(ctx, ev, fn); err != nil {
+		if err := v.deliver(r.Context(), ev, fn); err != nil {
 			reply(w, http.StatusInternalServerError)
 			return
 		}
 		w.WriteHeader(http.StatusOK)
 	})
+}
+
+// inProgressRetry is the Retry-After of an answer to an event in progress,
+// unless the lease is shorter: most processing ends well within it.
+const inProgressRetry = 5 * time.Second
+
+// retryAfter returns the seconds of Retry-After for an event in progress:
+// inProgressRetry or the lease, whichever is shorter, rounded up, at least
+// one.
+func (v *Verifier) retryAfter() int {
+	d := min(v.lease, inProgressRetry)
+	return max(1, int((d+time.Second-1)/time.Second))
 }
 
 // readAndVerify does what VerifyRequest does, reading the body within the
@@ -103,41 +136,70 @@ func (v *Verifier) readAndVerify(w http.ResponseWriter, r *http.Request) (*Event
 	if err != nil {
 		return nil, err
 	}
-	return v.Verify(token)
+	return v.VerifyContext(r.Context(), token)
 }
 
-// forgetTimeout bounds the time Handler spends removing an event from the
-// replay cache after its function failed; within it, a failed removal is
-// tried again after forgetBackoff, doubled each time up to a second.
+// settleTimeout bounds the time Handler spends recording the outcome of
+// its function in the replay cache; within it, a failed Commit or release
+// is tried again after settleBackoff, doubled each time up to a second.
 const (
-	forgetTimeout = 10 * time.Second
-	forgetBackoff = 50 * time.Millisecond
+	settleTimeout = 10 * time.Second
+	settleBackoff = 50 * time.Millisecond
 )
 
-// deliver calls fn, and forgets ev in the replay cache when fn fails or
-// panics, before the answer is written.
-func (v *Verifier) deliver(ctx context.Context, ev *Event, fn func(context.Context, *Event) error) (err error) {
+// deliver calls fn with a context that carries ev, is not cancelled with
+// reqCtx, and ends with the lease; then, before the answer is written, it
+// commits ev when fn succeeded or failed permanently, and releases it
+// when fn failed otherwise or panicked. It returns fn's error, or nil for
+// a permanent one.
+func (v *Verifier) deliver(reqCtx context.Context, ev *Event, fn func(context.Context, *Event) error) (err error) {
+	leaseEnd := ev.leaseEnd
+	if leaseEnd.IsZero() {
+		leaseEnd = time.Now().Add(v.lease)
+	}
+	ctx, cancel := context.WithDeadline(context.WithValue(context.WithoutCancel(reqCtx), contextKey{}, ev), leaseEnd)
+	defer cancel()
+	// The outcome is recorded with a context of its own: the sender may
+	// have hung up, and fn's context may have ended with the lease.
+	settleCtx := context.WithValue(context.WithoutCancel(reqCtx), contextKey{}, ev)
 	returned := false
 	defer func() {
-		if !returned || err != nil {
-			v.forgetPatiently(ctx, ev)
+		if !returned {
+			v.settle(settleCtx, ev, leaseEnd, v.Forget)
 		}
 	}()
 	err = fn(ctx, ev)
 	returned = true
-	return err
+	var pe *PermanentError
+	switch {
+	case err == nil || errors.As(err, &pe):
+		v.settle(settleCtx, ev, time.Time{}, v.Commit)
+		return nil
+	default:
+		v.settle(settleCtx, ev, leaseEnd, v.Forget)
+		return err
+	}
 }
 
-// forgetPatiently forgets ev, trying again while the cache fails, for at
-// most forgetTimeout: an event left recorded would have its redeliveries
-// acknowledged unprocessed. It does not stop when the request's context is
-// cancelled, since a sender that hung up will deliver again and must then
-// be accepted.
-func (v *Verifier) forgetPatiently(ctx context.Context, ev *Event) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), forgetTimeout)
+// settle calls record (Commit or Forget) for ev, trying again while the
+// cache fails, for at most settleTimeout and, when until is not zero,
+// until that time: an event left in progress would have its redeliveries
+// refused until its lease ends, and one not committed would be processed
+// again then. It does not stop when the request's context is cancelled,
+// since a sender that hung up will deliver again.
+func (v *Verifier) settle(ctx context.Context, ev *Event, until time.Time, record func(context.Context, *Event) error) {
+	if v.cache == nil || ev.replayKey == "" {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, settleTimeout)
 	defer cancel()
-	wait := forgetBackoff
-	for v.Forget(ctx, ev) != nil {
+	if !until.IsZero() {
+		var cancelUntil context.CancelFunc
+		ctx, cancelUntil = context.WithDeadline(ctx, until)
+		defer cancelUntil()
+	}
+	wait := settleBackoff
+	for record(ctx, ev) != nil {
 		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
@@ -163,8 +225,9 @@ func status(err error) int {
 		errors.Is(err, ErrAccessKey):
 		return http.StatusUnauthorized
 	default:
-		// The only other errors come from the replay cache, which could
-		// not tell whether the event is new: the sender should try again.
+		// The only other errors are ErrInProgress and those of the replay
+		// cache, which could not tell whether the event is new: the sender
+		// should try again.
 		return http.StatusServiceUnavailable
 	}
 }

@@ -3,6 +3,7 @@ package webhook_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -179,4 +180,153 @@ func TestHandlerReplayCacheFails(t *testing.T) {
 func TestHandlerNilFunctionPanics(t *testing.T) {
 	v := newVerifier(t)
 	assert.PanicsWithValue(t, "webhook: nil handler function", func() { v.Handler(nil) })
+}
+
+// TestHandlerRedeliveryWhileInProgress delivers an event again while the
+// first delivery's function still runs: the redelivery is answered 503
+// with Retry-After and fn is not called; once the first fails, the next
+// redelivery is processed; once that succeeds, the one after is
+// acknowledged without calling fn. A redelivery acknowledged while fn
+// still ran would lose the event when fn then failed.
+func TestHandlerRedeliveryWhileInProgress(t *testing.T) {
+	for _, tc := range []struct {
+		lease      time.Duration
+		retryAfter string
+	}{
+		{0, "5"},
+		{1500 * time.Millisecond, "2"},
+		{time.Millisecond * 900, "1"},
+		{time.Hour, "5"},
+	} {
+		opts := []webhook.Option{webhook.WithReplayCache(webhook.NewMemoryReplayCache(10, time.Hour))}
+		if tc.lease > 0 {
+			opts = append(opts, webhook.WithLease(tc.lease))
+		}
+		v := newVerifier(t, opts...)
+		entered, release := make(chan struct{}), make(chan error)
+		var calls int
+		h := v.Handler(func(context.Context, *webhook.Event) error {
+			calls++
+			if calls == 1 {
+				close(entered)
+				return <-release
+			}
+			return nil
+		})
+		body := `{"data":"` + sign(t, invoiceClaims()) + `"}`
+		first := make(chan int)
+		go func() { first <- serve(h, newRequest(body)).Code }()
+		<-entered
+
+		w := serve(h, newRequest(body))
+		assert.Equal(t, http.StatusServiceUnavailable, w.Code, "a redelivery during processing is not acknowledged")
+		assert.Equal(t, tc.retryAfter, w.Header().Get("Retry-After"), "lease %v", tc.lease)
+		assert.Equal(t, "Service Unavailable\n", w.Body.String())
+
+		release <- errors.New("database unavailable")
+		assert.Equal(t, http.StatusInternalServerError, <-first)
+		assert.Equal(t, http.StatusOK, serve(h, newRequest(body)).Code, "the redelivery after a failure is processed")
+		assert.Equal(t, 2, calls)
+		w = serve(h, newRequest(body))
+		assert.Equal(t, http.StatusOK, w.Code)
+		assert.Empty(t, w.Header().Get("Retry-After"))
+		assert.Equal(t, 2, calls, "a redelivery after success is acknowledged unprocessed")
+	}
+}
+
+// TestHandlerFunctionOutlivesTheSender cancels the request while fn runs,
+// as a sender whose timeout is shorter than fn does: fn's context is not
+// cancelled with it, and ends with the lease instead.
+func TestHandlerFunctionOutlivesTheSender(t *testing.T) {
+	for _, withCache := range []bool{false, true} {
+		opts := []webhook.Option{webhook.WithLease(time.Hour)}
+		if withCache {
+			opts = append(opts, webhook.WithReplayCache(webhook.NewMemoryReplayCache(10, time.Hour)))
+		}
+		v := newVerifier(t, opts...)
+		reqCtx, cancel := context.WithCancel(context.Background())
+		var fnErr error
+		var deadline time.Time
+		var hasDeadline bool
+		h := v.Handler(func(ctx context.Context, ev *webhook.Event) error {
+			cancel()
+			deadline, hasDeadline = ctx.Deadline()
+			fnErr = ctx.Err()
+			got, ok := webhook.FromContext(ctx)
+			assert.True(t, ok)
+			assert.Same(t, ev, got)
+			return nil
+		})
+		before := time.Now()
+		w := serve(h, newRequest(sign(t, invoiceClaims())).WithContext(reqCtx))
+		assert.Equal(t, http.StatusOK, w.Code)
+		assert.NoError(t, fnErr, "fn's context ended with the request's")
+		require.True(t, hasDeadline, "fn's context ends with the lease")
+		assert.False(t, deadline.Before(before.Add(time.Hour)), "deadline %v", deadline)
+		assert.False(t, deadline.After(time.Now().Add(time.Hour)), "deadline %v", deadline)
+	}
+}
+
+// TestHandlerFunctionContextEndsWithTheLease runs fn until its context
+// ends: it ends (with the lease), the event is released, and a redelivery
+// is processed.
+func TestHandlerFunctionContextEndsWithTheLease(t *testing.T) {
+	v := newVerifier(t,
+		webhook.WithReplayCache(webhook.NewMemoryReplayCache(10, time.Hour)),
+		webhook.WithLease(20*time.Millisecond))
+	var calls int
+	h := v.Handler(func(ctx context.Context, _ *webhook.Event) error {
+		calls++
+		if calls == 1 {
+			<-ctx.Done()
+			return ctx.Err()
+		}
+		return nil
+	})
+	body := sign(t, invoiceClaims())
+	assert.Equal(t, http.StatusInternalServerError, serve(h, newRequest(body)).Code)
+	assert.Equal(t, http.StatusOK, serve(h, newRequest(body)).Code)
+	assert.Equal(t, 2, calls)
+}
+
+// TestHandlerPermanentError checks that fn's permanent error, bare or
+// wrapped, is acknowledged with 200 and recorded as done: the sender stops,
+// and a redelivery does not call fn.
+func TestHandlerPermanentError(t *testing.T) {
+	gone := errors.New("document 0b4d8b7e no longer exists")
+	for name, fnErr := range map[string]error{
+		"bare":    webhook.Permanent(gone),
+		"wrapped": fmt.Errorf("saving the document: %w", webhook.Permanent(gone)),
+		"twice":   webhook.Permanent(webhook.Permanent(gone)),
+	} {
+		t.Run(name, func(t *testing.T) {
+			rec := &recorder{err: fnErr}
+			h := newVerifier(t, webhook.WithReplayCache(webhook.NewMemoryReplayCache(10, time.Hour))).Handler(rec.handle)
+			body := sign(t, documentClaims())
+			w := serve(h, newRequest(body))
+			assert.Equal(t, http.StatusOK, w.Code)
+			assert.Empty(t, w.Body.String())
+			w = serve(h, newRequest(body))
+			assert.Equal(t, http.StatusOK, w.Code)
+			assert.Len(t, rec.events, 1, "a permanent failure is done: not processed again")
+
+			var pe *webhook.PermanentError
+			require.ErrorAs(t, fnErr, &pe)
+			assert.Same(t, gone, pe.Err)
+			assert.ErrorIs(t, fnErr, gone)
+			assert.Contains(t, fnErr.Error(), gone.Error())
+		})
+	}
+	assert.NoError(t, webhook.Permanent(nil))
+	p := webhook.Permanent(gone)
+	assert.Same(t, p, webhook.Permanent(p), "an error already permanent is returned as it is")
+	assert.Equal(t, "webhook: permanent error", (&webhook.PermanentError{}).Error())
+
+	// An ordinary error is still retried.
+	rec := &recorder{err: gone}
+	h := newVerifier(t, webhook.WithReplayCache(webhook.NewMemoryReplayCache(10, time.Hour))).Handler(rec.handle)
+	body := sign(t, documentClaims())
+	assert.Equal(t, http.StatusInternalServerError, serve(h, newRequest(body)).Code)
+	assert.Equal(t, http.StatusInternalServerError, serve(h, newRequest(body)).Code)
+	assert.Len(t, rec.events, 2)
 }

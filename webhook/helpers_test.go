@@ -36,7 +36,7 @@ var (
 var sentinels = []error{
 	webhook.ErrMalformed, webhook.ErrInvalidSignature, webhook.ErrAlgorithm,
 	webhook.ErrExpired, webhook.ErrNotYetValid, webhook.ErrReplayed,
-	webhook.ErrBodyTooLarge, webhook.ErrAccessKey, webhook.ErrReadTimeout,
+	webhook.ErrBodyTooLarge, webhook.ErrAccessKey, webhook.ErrReadTimeout, webhook.ErrInProgress,
 }
 
 func testClock() time.Time { return testNow }

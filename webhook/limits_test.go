@@ -78,18 +78,28 @@ func TestOptionsAtTheirLimits(t *testing.T) {
 
 	// The memory cache at its largest size and longest TTL still records
 	// and refuses.
+	// and refuses, with the longest lease too.
 	c := webhook.NewMemoryReplayCache(math.MaxInt, math.MaxInt64)
-	v = newVerifier(t, webhook.WithReplayCache(c))
+	v = newVerifier(t, webhook.WithReplayCache(c), webhook.WithLease(math.MaxInt64))
 	tok := sign(t, invoiceClaims())
-	_, err = v.Verify(tok)
+	ev, err = v.Verify(tok)
 	require.NoError(t, err)
 	_, err = v.Verify(tok)
+	require.ErrorIs(t, err, webhook.ErrInProgress)
+	require.NoError(t, v.Commit(context.Background(), ev))
+	_, err = v.Verify(tok)
 	require.ErrorIs(t, err, webhook.ErrReplayed)
+	w = serve(v.Handler(rec.handle), newRequest(sign(t, documentClaims())))
+	assert.Equal(t, http.StatusOK, w.Code, "a lease of MaxInt64 gives fn a context that works")
+	assert.Len(t, rec.events, 2)
 
 	for _, d := range []time.Duration{0, -1, math.MinInt64} {
 		_, err := webhook.NewVerifier(testSecret, webhook.WithReadTimeout(d))
 		require.Error(t, err, "WithReadTimeout(%v)", d)
 		assert.Contains(t, err.Error(), "read timeout must be positive")
+		_, err = webhook.NewVerifier(testSecret, webhook.WithLease(d))
+		require.Error(t, err, "WithLease(%v)", d)
+		assert.Contains(t, err.Error(), "lease must be positive")
 	}
 }
 

@@ -3,6 +3,7 @@ package webhook_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"sync"
@@ -25,7 +26,8 @@ func newReplayVerifier(t *testing.T) *webhook.Verifier {
 }
 
 // TestReplayRefused sends a first token, then a second one that carries
-// the same event in another spelling, and expects the second refused.
+// the same event in another spelling, and expects the second refused: as
+// in progress while the first is not committed, as a replay once it is.
 func TestReplayRefused(t *testing.T) {
 	camel := map[string]any{
 		"eventName": "new-invoice", "invoiceId": testInvoiceID.String(),
@@ -78,8 +80,13 @@ func TestReplayRefused(t *testing.T) {
 			require.NotNil(t, ev)
 
 			second := tc.second(t)
-			ev, err = v.Verify(second)
-			assert.Nil(t, ev)
+			got, err := v.Verify(second)
+			assert.Nil(t, got)
+			requireOnly(t, err, webhook.ErrInProgress, second)
+
+			require.NoError(t, v.Commit(context.Background(), ev))
+			got, err = v.Verify(second)
+			assert.Nil(t, got)
 			requireOnly(t, err, webhook.ErrReplayed, second)
 		})
 	}
@@ -139,25 +146,69 @@ func TestReplayRecordsOnlyVerifiedEvents(t *testing.T) {
 	assert.Equal(t, testInvoiceID, ev.InvoiceID)
 }
 
-func TestForget(t *testing.T) {
+// TestForgetAndCommit walks one event through its marks: claimed (a second
+// delivery is in progress), forgotten (the next delivery claims it),
+// committed (every later delivery is a replay, and forgetting it changes
+// nothing).
+func TestForgetAndCommit(t *testing.T) {
+	ctx := context.Background()
 	v := newReplayVerifier(t)
 	tok := sign(t, invoiceClaims())
 	ev, err := v.Verify(tok)
 	require.NoError(t, err)
 
 	_, err = v.Verify(tok)
-	requireOnly(t, err, webhook.ErrReplayed, tok)
+	requireOnly(t, err, webhook.ErrInProgress, tok)
 
-	require.NoError(t, v.Forget(context.Background(), ev))
+	require.NoError(t, v.Forget(ctx, ev))
 	again, err := v.Verify(tok)
 	require.NoError(t, err)
 	assert.Equal(t, testInvoiceID, again.InvoiceID)
 
-	// Forgetting what was never recorded changes nothing.
-	require.NoError(t, v.Forget(context.Background(), nil))
-	require.NoError(t, v.Forget(context.Background(), &webhook.Event{Name: webhook.EventNewInvoice}))
+	require.NoError(t, v.Forget(ctx, ev), "a stale delivery's release is a no-op")
+	_, err = v.Verify(tok)
+	requireOnly(t, err, webhook.ErrInProgress, tok)
+
+	require.NoError(t, v.Commit(ctx, again))
 	_, err = v.Verify(tok)
 	requireOnly(t, err, webhook.ErrReplayed, tok)
+	require.NoError(t, v.Forget(ctx, again), "releasing a done event")
+	_, err = v.Verify(tok)
+	requireOnly(t, err, webhook.ErrReplayed, tok)
+
+	// Settling what was never claimed changes nothing.
+	for _, ev := range []*webhook.Event{nil, {Name: webhook.EventNewInvoice}} {
+		require.NoError(t, v.Forget(ctx, ev))
+		require.NoError(t, v.Commit(ctx, ev))
+	}
+	_, err = v.Verify(tok)
+	requireOnly(t, err, webhook.ErrReplayed, tok)
+}
+
+// TestLeaseEnds claims an event and never settles it, as a receiver that
+// died would: deliveries are in progress until the lease ends, and then
+// the event is accepted again.
+func TestLeaseEnds(t *testing.T) {
+	v := newVerifier(t,
+		webhook.WithReplayCache(webhook.NewMemoryReplayCache(10, time.Hour)),
+		webhook.WithLease(50*time.Millisecond))
+	tok := sign(t, invoiceClaims())
+	_, err := v.Verify(tok)
+	require.NoError(t, err)
+	_, err = v.Verify(tok)
+	requireOnly(t, err, webhook.ErrInProgress, tok)
+
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		ev, err := v.Verify(tok)
+		if err == nil {
+			assert.Equal(t, testInvoiceID, ev.InvoiceID)
+			break
+		}
+		requireOnly(t, err, webhook.ErrInProgress, tok)
+		require.True(t, time.Now().Before(deadline), "the lease never ended")
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 func TestNoReplayCacheAcceptsRepeats(t *testing.T) {
@@ -168,17 +219,33 @@ func TestNoReplayCacheAcceptsRepeats(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, testInvoiceID, ev.InvoiceID)
 		require.NoError(t, v.Forget(context.Background(), ev)) // no cache: a no-op
+		require.NoError(t, v.Commit(context.Background(), ev))
 	}
 }
 
-// failingCache is a ReplayCache whose Add always fails.
-type failingCache struct{ removed []string }
+// failingCache is a ReplayCache whose Claim always fails, or answers
+// state without an error when state is set.
+type failingCache struct {
+	state   webhook.ClaimState
+	settled []string
+}
 
 var errCacheDown = errors.New("cache is down")
 
-func (c *failingCache) Add(context.Context, string) (bool, error) { return false, errCacheDown }
-func (c *failingCache) Remove(_ context.Context, key string) error {
-	c.removed = append(c.removed, key)
+func (c *failingCache) Claim(context.Context, string, string, time.Duration) (webhook.ClaimState, error) {
+	if c.state != 0 {
+		return c.state, nil
+	}
+	return 0, errCacheDown
+}
+
+func (c *failingCache) Commit(_ context.Context, key string) error {
+	c.settled = append(c.settled, key)
+	return nil
+}
+
+func (c *failingCache) Release(_ context.Context, key, _ string) error {
+	c.settled = append(c.settled, key)
 	return nil
 }
 
@@ -192,11 +259,33 @@ func TestReplayCacheError(t *testing.T) {
 	for _, s := range sentinels {
 		assert.NotErrorIs(t, err, s)
 	}
-	assert.Empty(t, c.removed)
+	assert.Empty(t, c.settled)
+}
+
+// TestReplayCacheAnswersNoState checks that a cache answering a claim
+// state that is none of the three, without an error, fails closed: an
+// error that is neither a replay nor in progress.
+func TestReplayCacheAnswersNoState(t *testing.T) {
+	for _, st := range []webhook.ClaimState{-1, 4, 1 << 30} {
+		c := &failingCache{state: st}
+		v := newVerifier(t, webhook.WithReplayCache(c))
+		ev, err := v.Verify(sign(t, invoiceClaims()))
+		assert.Nil(t, ev)
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "webhook: replay cache: claim answered")
+		for _, s := range sentinels {
+			assert.NotErrorIs(t, err, s)
+		}
+		rec := &recorder{}
+		w := serve(v.Handler(rec.handle), newRequest(sign(t, invoiceClaims())))
+		assert.Equal(t, http.StatusServiceUnavailable, w.Code)
+		assert.Empty(t, rec.events)
+	}
 }
 
 // TestReplayConcurrentDeliveries delivers one event from many goroutines
-// at once: exactly one delivery is accepted.
+// at once: exactly one delivery is accepted, the others find it in
+// progress.
 func TestReplayConcurrentDeliveries(t *testing.T) {
 	v := newReplayVerifier(t)
 	tok := sign(t, invoiceClaims())
@@ -211,93 +300,139 @@ func TestReplayConcurrentDeliveries(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	accepted, replayed := 0, 0
+	accepted, busy := 0, 0
 	for _, err := range errs {
 		switch {
 		case err == nil:
 			accepted++
-		case errors.Is(err, webhook.ErrReplayed):
-			replayed++
+		case errors.Is(err, webhook.ErrInProgress):
+			busy++
 		}
 	}
 	assert.Equal(t, 1, accepted)
-	assert.Equal(t, n-1, replayed)
+	assert.Equal(t, n-1, busy)
 }
 
 func TestMemoryReplayCache(t *testing.T) {
 	ctx := context.Background()
 	c := webhook.NewMemoryReplayCache(2, time.Hour)
-	add := func(key string) bool {
+	claim := func(key, owner string) webhook.ClaimState {
 		t.Helper()
-		ok, err := c.Add(ctx, key)
+		st, err := c.Claim(ctx, key, owner, time.Hour)
 		require.NoError(t, err)
-		return ok
+		return st
 	}
-	assert.True(t, add("a"))
-	assert.False(t, add("a"))
-	assert.True(t, add("b"))
-	assert.True(t, add("c"), "adding to a full cache evicts the oldest key")
-	assert.True(t, add("a"), "a was evicted")
-	assert.False(t, add("c"))
+	commit := func(key string) { t.Helper(); require.NoError(t, c.Commit(ctx, key)) }
+	assert.Equal(t, webhook.ClaimNew, claim("a", "1"))
+	assert.Equal(t, webhook.ClaimInProgress, claim("a", "2"))
+	commit("a")
+	assert.Equal(t, webhook.ClaimDone, claim("a", "2"))
+	assert.Equal(t, webhook.ClaimNew, claim("b", "1"))
+	commit("b")
+	commit("c") // a commit without a claim records the key all the same
+	assert.Equal(t, webhook.ClaimDone, claim("c", "1"))
+	assert.Equal(t, webhook.ClaimNew, claim("a", "1"), "committing a third key evicted the oldest")
+	assert.Equal(t, webhook.ClaimDone, claim("b", "1"))
 
-	require.NoError(t, c.Remove(ctx, "c"))
-	assert.True(t, add("c"))
-	require.NoError(t, c.Remove(ctx, "never-added"))
-	assert.False(t, add("c"))
+	require.NoError(t, c.Release(ctx, "a", "2"), "not a's owner: nothing happens")
+	assert.Equal(t, webhook.ClaimInProgress, claim("a", "2"))
+	require.NoError(t, c.Release(ctx, "a", "1"))
+	assert.Equal(t, webhook.ClaimNew, claim("a", "2"))
+	require.NoError(t, c.Release(ctx, "never-claimed", "1"))
+	require.NoError(t, c.Release(ctx, "b", "1"), "releasing a done key")
+	assert.Equal(t, webhook.ClaimDone, claim("b", "1"))
+
+	for _, lease := range []time.Duration{0, -time.Second} {
+		_, err := c.Claim(ctx, "z", "1", lease)
+		require.Error(t, err, "lease %v", lease)
+	}
 }
 
 func TestMemoryReplayCacheZeroValue(t *testing.T) {
 	ctx := context.Background()
 	var c webhook.MemoryReplayCache
-	require.NoError(t, c.Remove(ctx, "x"))
-	ok, err := c.Add(ctx, "x")
+	require.NoError(t, c.Release(ctx, "x", "o"))
+	st, err := c.Claim(ctx, "x", "o", time.Minute)
 	require.NoError(t, err)
-	assert.True(t, ok)
-	ok, err = c.Add(ctx, "x")
+	assert.Equal(t, webhook.ClaimNew, st)
+	require.NoError(t, c.Commit(ctx, "x"))
+	st, err = c.Claim(ctx, "x", "p", time.Minute)
 	require.NoError(t, err)
-	assert.False(t, ok)
+	assert.Equal(t, webhook.ClaimDone, st)
+}
+
+func TestClaimStateString(t *testing.T) {
+	for st, want := range map[webhook.ClaimState]string{
+		webhook.ClaimNew: "new", webhook.ClaimInProgress: "in progress", webhook.ClaimDone: "done", 0: "invalid", 9: "invalid",
+	} {
+		assert.Equal(t, want, st.String())
+	}
 }
 
 // ctxCache is a ReplayCache that records the contexts it is given, and
-// whose Remove fails with removeErr, removeFails times.
+// whose Commit and Release fail with settleErr, settleFails times.
 type ctxCache struct {
 	webhook.MemoryReplayCache
-	mu           sync.Mutex
-	addCtx       []context.Context
-	removeCtx    []context.Context
-	removeCtxErr []error // ctx.Err() when Remove was called
-	removeErr    error
-	removeFails  int // Remove fails with removeErr this many times, or always when negative
+	mu          sync.Mutex
+	claimCtx    []context.Context
+	settleCtx   []context.Context
+	settleErrs  []error // ctx.Err() when Commit or Release was called
+	commits     int
+	releases    int
+	settleErr   error
+	settleFails int // Commit and Release fail with settleErr this many times, or always when negative
 }
 
-func (c *ctxCache) Add(ctx context.Context, key string) (bool, error) {
+func (c *ctxCache) Claim(ctx context.Context, key, owner string, lease time.Duration) (webhook.ClaimState, error) {
 	c.mu.Lock()
-	c.addCtx = append(c.addCtx, ctx)
+	c.claimCtx = append(c.claimCtx, ctx)
 	c.mu.Unlock()
 	if err := ctx.Err(); err != nil {
-		return false, err
+		return 0, err
 	}
-	return c.MemoryReplayCache.Add(ctx, key)
+	return c.MemoryReplayCache.Claim(ctx, key, owner, lease)
 }
 
-func (c *ctxCache) Remove(ctx context.Context, key string) error {
+// settle records a Commit or Release and reports whether it should fail.
+func (c *ctxCache) settle(ctx context.Context) error {
 	c.mu.Lock()
-	c.removeCtx = append(c.removeCtx, ctx)
-	c.removeCtxErr = append(c.removeCtxErr, ctx.Err())
-	c.mu.Unlock()
-	if c.removeErr != nil && c.removeFails != 0 {
-		c.removeFails--
-		return c.removeErr
+	defer c.mu.Unlock()
+	c.settleCtx = append(c.settleCtx, ctx)
+	c.settleErrs = append(c.settleErrs, ctx.Err())
+	if c.settleErr != nil && c.settleFails != 0 {
+		c.settleFails--
+		return c.settleErr
 	}
-	return c.MemoryReplayCache.Remove(ctx, key)
+	return nil
+}
+
+func (c *ctxCache) Commit(ctx context.Context, key string) error {
+	if err := c.settle(ctx); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	c.commits++
+	c.mu.Unlock()
+	return c.MemoryReplayCache.Commit(ctx, key)
+}
+
+func (c *ctxCache) Release(ctx context.Context, key, owner string) error {
+	if err := c.settle(ctx); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	c.releases++
+	c.mu.Unlock()
+	return c.MemoryReplayCache.Release(ctx, key, owner)
 }
 
 type ctxKey struct{}
 
 // TestReplayCacheGetsTheContext checks that the caller's context reaches
-// the cache: VerifyContext's, VerifyRequest's request context, and
-// Forget's, and that a cancelled one stops Add with an error that wraps
-// context.Canceled and matches no sentinel.
+// the cache: VerifyContext's, VerifyRequest's and Handler's request
+// context, Commit's and Forget's, each carrying the event; and that a
+// cancelled one stops Claim with an error that wraps context.Canceled and
+// matches no sentinel.
 func TestReplayCacheGetsTheContext(t *testing.T) {
 	c := &ctxCache{}
 	v := newVerifier(t, webhook.WithReplayCache(c))
@@ -306,14 +441,27 @@ func TestReplayCacheGetsTheContext(t *testing.T) {
 	ev, err := v.VerifyContext(ctx, sign(t, invoiceClaims()))
 	require.NoError(t, err)
 	require.NoError(t, v.Forget(ctx, ev))
+	require.NoError(t, v.Commit(ctx, ev))
 	r := newRequest(sign(t, documentClaims())).WithContext(ctx)
 	_, err = v.VerifyRequest(r)
 	require.NoError(t, err)
-	require.Len(t, c.addCtx, 2)
-	require.Len(t, c.removeCtx, 1)
-	for _, got := range append(c.addCtx, c.removeCtx...) {
-		assert.Equal(t, "caller", got.Value(ctxKey{}))
+	var inFn context.Context
+	h := v.Handler(func(ctx context.Context, _ *webhook.Event) error {
+		inFn = ctx
+		return nil
+	})
+	w := serve(h, newRequest(sign(t, with(invoiceClaims(), "jti", "handler"))).WithContext(ctx))
+	require.Equal(t, http.StatusOK, w.Code)
+	require.Len(t, c.claimCtx, 3)
+	require.Len(t, c.settleCtx, 3, "Forget, Commit, and the handler's Commit")
+	for i, got := range append(c.claimCtx, c.settleCtx...) {
+		assert.Equal(t, "caller", got.Value(ctxKey{}), "context %d", i)
+		ev, ok := webhook.FromContext(got)
+		if assert.True(t, ok, "context %d carries the event", i) {
+			assert.NotEmpty(t, ev.Name)
+		}
 	}
+	assert.Equal(t, "caller", inFn.Value(ctxKey{}), "fn's context derives from the request's")
 
 	cancelled, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -325,8 +473,10 @@ func TestReplayCacheGetsTheContext(t *testing.T) {
 	for _, s := range sentinels {
 		assert.NotErrorIs(t, err, s)
 	}
+	w = serve(h, newRequest(tok).WithContext(cancelled))
+	assert.Equal(t, http.StatusServiceUnavailable, w.Code, "the handler's claim ends with the request")
 	ev, err = v.VerifyContext(ctx, tok)
-	require.NoError(t, err, "a cancelled Add recorded nothing")
+	require.NoError(t, err, "a cancelled Claim recorded nothing")
 	assert.Equal(t, "fresh", ev.ID)
 
 	//lint:ignore SA1012 a nil context is the case under test
@@ -334,41 +484,59 @@ func TestReplayCacheGetsTheContext(t *testing.T) {
 	require.EqualError(t, err, "webhook: nil context")
 	//lint:ignore SA1012 a nil context is the case under test
 	require.EqualError(t, v.Forget(nil, ev), "webhook: nil context")
+	//lint:ignore SA1012 a nil context is the case under test
+	require.EqualError(t, v.Commit(nil, ev), "webhook: nil context")
 }
 
-// TestForgetReportsCacheErrors checks that Forget wraps the cache's error,
-// and that when fn fails Handler answers 500 and keeps trying to forget
-// the event while the cache fails, with a context that outlives the
-// request's but has a deadline, so that the redelivery is processed.
-func TestForgetReportsCacheErrors(t *testing.T) {
-	c := &ctxCache{removeErr: errCacheDown, removeFails: 1}
+// TestSettleReportsCacheErrors checks that Forget and Commit wrap the
+// cache's error, and that Handler keeps trying to settle the event while
+// the cache fails, with a context that outlives the request's but has a
+// deadline: after a failure, so that the redelivery is processed; after
+// a success, so that it is acknowledged.
+func TestSettleReportsCacheErrors(t *testing.T) {
+	c := &ctxCache{settleErr: errCacheDown, settleFails: 2}
 	v := newVerifier(t, webhook.WithReplayCache(c))
 	ev, err := v.Verify(sign(t, invoiceClaims()))
 	require.NoError(t, err)
 	err = v.Forget(context.Background(), ev)
 	require.ErrorIs(t, err, errCacheDown)
 	assert.EqualError(t, err, "webhook: replay cache: cache is down")
+	err = v.Commit(context.Background(), ev)
+	require.ErrorIs(t, err, errCacheDown)
+	assert.EqualError(t, err, "webhook: replay cache: cache is down")
 
-	c.removeFails = 3
-	reqCtx, cancel := context.WithCancel(context.Background())
-	var calls int
-	h := v.Handler(func(context.Context, *webhook.Event) error {
-		calls++
-		if calls == 1 {
+	for _, fnFails := range []bool{true, false} {
+		c.mu.Lock()
+		c.settleFails, c.settleCtx, c.settleErrs, c.commits, c.releases = 3, nil, nil, 0, 0
+		c.mu.Unlock()
+		reqCtx, cancel := context.WithCancel(context.Background())
+		var calls int
+		h := v.Handler(func(context.Context, *webhook.Event) error {
+			calls++
 			cancel() // the sender hangs up while the function runs
-			return errors.New("processing failed")
+			if fnFails && calls == 1 {
+				return errors.New("processing failed")
+			}
+			return nil
+		})
+		tok := sign(t, with(documentClaims(), "jti", fmt.Sprint(fnFails)))
+		w := serve(h, newRequest(tok).WithContext(reqCtx))
+		require.Len(t, c.settleCtx, 4, "three failed attempts, then one that worked")
+		for i, err := range c.settleErrs {
+			assert.NoError(t, err, "the outcome was recorded with the request's cancellation")
+			_, hasDeadline := c.settleCtx[i].Deadline()
+			assert.True(t, hasDeadline, "settling is bounded")
 		}
-		return nil
-	})
-	tok := sign(t, documentClaims())
-	w := serve(h, newRequest(tok).WithContext(reqCtx))
-	assert.Equal(t, http.StatusInternalServerError, w.Code)
-	require.Len(t, c.removeCtx, 1+4, "three failed removals, then one that worked")
-	for i := 1; i < len(c.removeCtx); i++ {
-		assert.NoError(t, c.removeCtxErr[i], "Forget ran with the request's cancellation")
-		_, hasDeadline := c.removeCtx[i].Deadline()
-		assert.True(t, hasDeadline, "Forget is bounded")
+		if fnFails {
+			assert.Equal(t, http.StatusInternalServerError, w.Code)
+			assert.Equal(t, 1, c.releases)
+			assert.Equal(t, http.StatusOK, serve(h, newRequest(tok)).Code)
+			assert.Equal(t, 2, calls, "the redelivery was processed")
+		} else {
+			assert.Equal(t, http.StatusOK, w.Code)
+			assert.Equal(t, 1, c.commits)
+			assert.Equal(t, http.StatusOK, serve(h, newRequest(tok)).Code)
+			assert.Equal(t, 1, calls, "the redelivery was acknowledged, not processed")
+		}
 	}
-	assert.Equal(t, http.StatusOK, serve(h, newRequest(tok)).Code)
-	assert.Equal(t, 2, calls, "the redelivery was processed")
 }

@@ -3,7 +3,9 @@ package webhook
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"crypto/subtle"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/http"
@@ -17,6 +19,7 @@ const (
 	defaultLeeway      = 60 * time.Second
 	defaultMaxBodySize = 1 << 20
 	defaultReadTimeout = 10 * time.Second
+	defaultLease       = 30 * time.Second
 )
 
 // Verifier checks callback tokens and requests. It is safe for concurrent
@@ -27,6 +30,7 @@ type Verifier struct {
 	accessKey string
 	maxBody   int64
 	readLimit time.Duration
+	lease     time.Duration
 	cache     ReplayCache
 }
 
@@ -39,6 +43,7 @@ type options struct {
 	leeway    time.Duration
 	maxBody   int64
 	readLimit time.Duration
+	lease     time.Duration
 	cache     ReplayCache
 	now       func() time.Time
 }
@@ -123,15 +128,39 @@ func WithReadTimeout(d time.Duration) Option {
 	}
 }
 
-// WithReplayCache makes the verifier refuse, with ErrReplayed, an event
-// that c has already recorded. Without it there is no replay protection.
-// NewMemoryReplayCache returns a cache for a single process.
+// WithReplayCache makes the verifier claim each event in c before it is
+// processed: an event c records as done is refused with ErrReplayed, one
+// that another delivery is processing with ErrInProgress. Without it there
+// is no replay protection. NewMemoryReplayCache returns a cache for a
+// single process; package webhook/redisreplay one that a fleet shares.
 func WithReplayCache(c ReplayCache) Option {
 	return func(o *options) error {
 		if c == nil {
 			return errors.New("webhook: nil replay cache")
 		}
 		o.cache = c
+		return nil
+	}
+}
+
+// WithLease sets how long an event stays marked in progress in the replay
+// cache when the delivery that claimed it neither commits nor releases it:
+// the receiver died, or lost its cache, while processing it. Once the
+// lease has ended, the event is accepted again. The default is 30
+// seconds; d must be positive.
+//
+// Handler also gives its function at most the lease: the function's
+// context ends when the lease does, counted from before the claim was
+// sent, so that the lease ends in the cache no sooner than the context
+// does. A function that ignores its context and outlives the lease may run
+// at the same time as a redelivery's; choose a lease longer than the
+// longest processing.
+func WithLease(d time.Duration) Option {
+	return func(o *options) error {
+		if d <= 0 {
+			return errors.New("webhook: lease must be positive")
+		}
+		o.lease = d
 		return nil
 	}
 }
@@ -155,7 +184,7 @@ func NewVerifier(secret []byte, opts ...Option) (*Verifier, error) {
 	if blank(secret) {
 		return nil, errors.New("webhook: empty secret")
 	}
-	o := options{leeway: defaultLeeway, maxBody: defaultMaxBodySize, readLimit: defaultReadTimeout, now: time.Now}
+	o := options{leeway: defaultLeeway, maxBody: defaultMaxBodySize, readLimit: defaultReadTimeout, lease: defaultLease, now: time.Now}
 	for _, opt := range opts {
 		if err := opt(&o); err != nil {
 			return nil, err
@@ -175,6 +204,7 @@ func NewVerifier(secret []byte, opts ...Option) (*Verifier, error) {
 		accessKey: o.accessKey,
 		maxBody:   o.maxBody,
 		readLimit: o.readLimit,
+		lease:     o.lease,
 		cache:     o.cache,
 	}, nil
 }
@@ -204,8 +234,15 @@ var errNilContext = errors.New("webhook: nil context")
 // wrong length or encoding), its signature against each secret
 // (ErrInvalidSignature), the exp, nbf and iat claims when present
 // (ErrExpired, ErrNotYetValid), the header's access_key (ErrAccessKey),
-// and last the replay cache (ErrReplayed). The event is recorded in the
-// cache only when every other check passed.
+// and last the replay cache: an event done before is ErrReplayed, one that
+// another delivery is processing is ErrInProgress. The event is claimed in
+// the cache only when every other check passed.
+//
+// With a replay cache, the event returned is marked in progress for this
+// call, for the lease (WithLease): process it, then call Commit when it
+// is done or Forget when it failed and should be delivered again. An
+// event neither committed nor forgotten is accepted again once its lease
+// has ended. Handler does all this itself.
 func (v *Verifier) VerifyContext(ctx context.Context, token string) (*Event, error) {
 	if ctx == nil {
 		return nil, errNilContext
@@ -229,17 +266,51 @@ func (v *Verifier) VerifyContext(ctx context.Context, token string) (*Event, err
 	}
 	ev := newEvent(pt.claims)
 	if v.cache != nil {
-		key := ev.identity()
-		fresh, err := v.cache.Add(ctx, key)
-		if err != nil {
-			return nil, fmt.Errorf("webhook: replay cache: %w", err)
+		if err := v.claim(ctx, ev); err != nil {
+			return nil, err
 		}
-		if !fresh {
-			return nil, ErrReplayed
-		}
-		ev.replayKey = key
 	}
 	return ev, nil
+}
+
+// claim claims ev in the replay cache under a new owner, and on ClaimNew
+// records the claim in ev.
+func (v *Verifier) claim(ctx context.Context, ev *Event) error {
+	owner, err := newOwner()
+	if err != nil {
+		return fmt.Errorf("webhook: replay cache: %w", err)
+	}
+	key := ev.identity()
+	// The lease is counted from before the claim is sent, so that it ends
+	// here no later than in the cache.
+	start := time.Now()
+	state, err := v.cache.Claim(context.WithValue(ctx, contextKey{}, ev), key, owner, v.lease)
+	if err != nil {
+		return fmt.Errorf("webhook: replay cache: %w", err)
+	}
+	switch state {
+	case ClaimNew:
+		ev.replayKey, ev.replayOwner, ev.leaseEnd = key, owner, start.Add(v.lease)
+		return nil
+	case ClaimDone:
+		return ErrReplayed
+	case ClaimInProgress:
+		return ErrInProgress
+	default:
+		// A cache that answers nothing it should cannot be trusted to have
+		// marked the event: fail closed, as for any cache error.
+		return fmt.Errorf("webhook: replay cache: claim answered %d, not a claim state", int(state))
+	}
+}
+
+// newOwner returns a random value that tells one delivery's claim from
+// every other.
+func newOwner() (string, error) {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(b[:]), nil
 }
 
 // checkSignature checks the token's signature against each secret in
@@ -285,15 +356,40 @@ func (v *Verifier) checkAccessKey(header map[string]any) error {
 	return nil
 }
 
-// Forget removes ev from the replay cache, so that a new delivery of the
-// same event is accepted. Call it when an event that Verify or
-// VerifyRequest returned could not be processed and its sender is asked to
-// retry; Handler does so itself. Forget does nothing, and returns nil,
-// without a replay cache or for an event that Verify did not record.
+// Commit records ev as done in the replay cache, so that every later
+// delivery of the event is refused with ErrReplayed (and acknowledged by
+// Handler without processing). Call it once an event that VerifyContext
+// or VerifyRequest returned has been processed; Handler does so itself.
+// Commit does nothing, and returns nil, without a replay cache or for an
+// event that Verify did not claim.
 //
-// An error, from the cache and wrapped, means that the event may still be
-// recorded: a new delivery of it would then be refused as a replay until
-// the cache forgets it on its own, so log it.
+// An error, from the cache and wrapped, means that the record may not have
+// been made: the event is then accepted again once its lease has ended.
+func (v *Verifier) Commit(ctx context.Context, ev *Event) error {
+	if ctx == nil {
+		return errNilContext
+	}
+	if v.cache == nil || ev == nil || ev.replayKey == "" {
+		return nil
+	}
+	if err := v.cache.Commit(context.WithValue(ctx, contextKey{}, ev), ev.replayKey); err != nil {
+		return fmt.Errorf("webhook: replay cache: %w", err)
+	}
+	return nil
+}
+
+// Forget releases ev's in-progress mark in the replay cache, so that a new
+// delivery of the same event is accepted at once rather than when the
+// lease ends. Call it when an event that VerifyContext or VerifyRequest
+// returned could not be processed and its sender is asked to retry;
+// Handler does so itself. A mark that another delivery took over after
+// the lease ended, and a done record, are left as they are. Forget does
+// nothing, and returns nil, without a replay cache or for an event that
+// Verify did not claim.
+//
+// An error, from the cache and wrapped, means that the mark may still be
+// there: new deliveries of the event are then refused with ErrInProgress
+// until the lease ends.
 func (v *Verifier) Forget(ctx context.Context, ev *Event) error {
 	if ctx == nil {
 		return errNilContext
@@ -301,7 +397,7 @@ func (v *Verifier) Forget(ctx context.Context, ev *Event) error {
 	if v.cache == nil || ev == nil || ev.replayKey == "" {
 		return nil
 	}
-	if err := v.cache.Remove(ctx, ev.replayKey); err != nil {
+	if err := v.cache.Release(context.WithValue(ctx, contextKey{}, ev), ev.replayKey, ev.replayOwner); err != nil {
 		return fmt.Errorf("webhook: replay cache: %w", err)
 	}
 	return nil

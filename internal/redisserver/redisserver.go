@@ -43,9 +43,10 @@ type Server struct {
 	dir  string
 	port int
 
-	mu   sync.Mutex
-	cmd  *exec.Cmd
-	done chan struct{} // closed when cmd has exited
+	mu     sync.Mutex
+	cmd    *exec.Cmd
+	done   chan struct{} // closed when cmd has exited
+	frozen bool          // stopped with SIGSTOP
 }
 
 // Start starts a redis-server for t and stops it when t ends.
@@ -169,8 +170,13 @@ func (s *Server) stopLocked() {
 	if s.cmd == nil {
 		return
 	}
-	// Process signals the process by the id Start recorded.
+	// Process signals the process by the id Start recorded. A frozen
+	// server must run again to handle SIGTERM.
 	_ = s.cmd.Process.Signal(syscall.SIGTERM)
+	if s.frozen {
+		_ = s.cmd.Process.Signal(syscall.SIGCONT)
+		s.frozen = false
+	}
 	select {
 	case <-s.done:
 	case <-time.After(stopTimeout):
@@ -211,6 +217,36 @@ func (s *Server) Kill() {
 	_ = s.cmd.Process.Kill()
 	<-s.done
 	s.cmd = nil
+	s.frozen = false
+}
+
+// Freeze stops the server's process where it is (SIGSTOP, by its id), as
+// a hung server: connections stay open and commands sent are taken by
+// the kernel, but none is answered until Thaw. Keys whose expiry passes
+// meanwhile expire once it runs again. The test's cleanup thaws it.
+func (s *Server) Freeze() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cmd == nil {
+		return errors.New("redisserver: not running")
+	}
+	if err := s.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		return err
+	}
+	s.frozen = true
+	return nil
+}
+
+// Thaw lets a frozen server run again (SIGCONT). It does nothing when the
+// server is not frozen.
+func (s *Server) Thaw() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cmd == nil || !s.frozen {
+		return nil
+	}
+	s.frozen = false
+	return s.cmd.Process.Signal(syscall.SIGCONT)
 }
 
 // Resume starts the server again after Stop or Kill, on the same port.

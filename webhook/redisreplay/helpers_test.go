@@ -3,6 +3,7 @@ package redisreplay_test
 import (
 	"bytes"
 	"context"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync/atomic"
@@ -96,4 +97,30 @@ func (r *receiver) post(t testing.TB, token string) int {
 	var b bytes.Buffer
 	_, _ = b.ReadFrom(resp.Body)
 	return resp.StatusCode
+}
+
+// serveToken serves one delivery of token to h, with no network, and
+// returns the status.
+func serveToken(h http.Handler, token string) int {
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, httptest.NewRequest(http.MethodPost, "/callbacks", strings.NewReader(token)))
+	return w.Code
+}
+
+// roundTrips is a go-redis hook that counts the commands sent, each one
+// round trip, and the commands of pipelines, each pipeline one round trip.
+type roundTrips struct{ n atomic.Int64 }
+
+func (h *roundTrips) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (h *roundTrips) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		h.n.Add(1)
+		return next(ctx, cmd)
+	}
+}
+func (h *roundTrips) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		h.n.Add(1)
+		return next(ctx, cmds)
+	}
 }
