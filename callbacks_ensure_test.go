@@ -47,13 +47,19 @@ func newEnsureServer(t *testing.T, holdFor int) *ensureServer {
 func (s *ensureServer) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.log = append(s.log, r.Method+" "+r.URL.Path)
+	s.mu.Unlock()
 	if r.Method == http.MethodGet && r.URL.Path == "/callbacks" {
+		// Count a listing once it is answered, so that no create can
+		// overtake a listing still being served.
+		s.fake.ServeHTTP(w, r)
+		s.mu.Lock()
 		s.lists++
 		if s.lists == s.holdFor {
 			close(s.released)
 		}
+		s.mu.Unlock()
+		return
 	}
-	s.mu.Unlock()
 	if r.Method == http.MethodPost {
 		select {
 		case <-s.released:
