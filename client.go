@@ -61,6 +61,10 @@ type Client struct {
 	retryWaitMin time.Duration
 	retryWaitMax time.Duration
 	hooks        *Hooks // nil when none is set
+	// auth signs requests; keys are the keys the client was given. Both
+	// serve the redaction of errors (see redactor).
+	auth Authenticator
+	keys redactor
 }
 
 // service is the shape every resource client shares.
@@ -216,12 +220,15 @@ func NewClient(accessKey, secretKey string, opts ...Option) (*Client, error) {
 	}
 
 	c := &Client{
+		auth:         s.auth,
 		baseURL:      base,
 		logger:       s.logger,
 		maxRetries:   s.maxRetries,
 		retryWaitMin: s.retryWaitMin,
 		retryWaitMax: s.retryWaitMax,
 	}
+	c.keys.add(accessKey, "[redacted]")
+	c.keys.add(secretKey, "[redacted]")
 	if h := s.hooks; h.CallStart != nil || h.CallEnd != nil || h.AttemptStart != nil || h.AttemptEnd != nil {
 		c.hooks = &h
 	}

@@ -190,7 +190,7 @@ func TestCompaniesUpdateBadCompanies(t *testing.T) {
 	}{
 		{"in an array", `[` + companyAcmeJSON + `,{"id":"5e0b7c1d-3a2f-4d6e-8b9c-0a1f2e3d4c02","name":7}]`, "cannot read JSON number as string"},
 		{"a single company", `{"id":"not-a-uuid","name":"Beta Corp"}`, "invalid UUID length: 10"},
-		{"not an object", `[3]`, "want a JSON object, got 3"},
+		{"not an object", `[3]`, "want a JSON object, got a number of 1 byte"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := newAPIServer(t, ok(tc.result))

@@ -142,7 +142,7 @@ func (j *jurisdictionNames) UnmarshalJSON(data []byte) error {
 	}
 	var items []json.RawMessage
 	if err := json.Unmarshal(data, &items); err != nil {
-		return fmt.Errorf("want an array of jurisdictions, got %s", clip(data))
+		return fmt.Errorf("want an array of jurisdictions, got %s", describe(data))
 	}
 	out := make([]string, 0, len(items))
 	for i, raw := range items {
@@ -155,7 +155,7 @@ func (j *jurisdictionNames) UnmarshalJSON(data []byte) error {
 			Name         *string `json:"name"`
 		}
 		if err := json.Unmarshal(raw, &obj); err != nil || (obj.Jurisdiction == nil && obj.Name == nil) {
-			return fmt.Errorf("item %d: want a jurisdiction name or {\"jurisdiction\": name}, got %s", i, clip(raw))
+			return fmt.Errorf("item %d: want a jurisdiction name or {\"jurisdiction\": name}, got %s", i, describe(raw))
 		}
 		if obj.Jurisdiction != nil {
 			out = append(out, *obj.Jurisdiction)

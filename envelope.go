@@ -34,7 +34,7 @@ func (b *flexBool) UnmarshalJSON(data []byte) error {
 	case "false", `"false"`:
 		*b = false
 	default:
-		return fmt.Errorf("want a boolean, got %s", clip(data))
+		return fmt.Errorf("want a boolean, got %s", describe(data))
 	}
 	return nil
 }
@@ -147,7 +147,7 @@ func locate(data []byte, t reflect.Type, path string, depth int) (string, error)
 		}
 		var a []json.RawMessage
 		if err := json.Unmarshal(data, &a); err != nil {
-			return path, fmt.Errorf("want a JSON array, got %s", clip(data))
+			return path, fmt.Errorf("want a JSON array, got %s", describe(data))
 		}
 		for i, raw := range a {
 			if p, err := locate(raw, t.Elem(), fmt.Sprintf("%s[%d]", path, i), depth+1); err != nil {
@@ -157,7 +157,7 @@ func locate(data []byte, t reflect.Type, path string, depth int) (string, error)
 	case reflect.Map:
 		var m map[string]json.RawMessage
 		if err := json.Unmarshal(data, &m); err != nil {
-			return path, fmt.Errorf("want a JSON object, got %s", clip(data))
+			return path, fmt.Errorf("want a JSON object, got %s", describe(data))
 		}
 		for key, raw := range m {
 			if p, err := locate(raw, t.Elem(), joinPath(path, key), depth+1); err != nil {
@@ -173,7 +173,7 @@ func locate(data []byte, t reflect.Type, path string, depth int) (string, error)
 func locateFields(data []byte, t reflect.Type, path string, depth int) (string, error) {
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(data, &m); err != nil {
-		return path, fmt.Errorf("want a JSON object, got %s", clip(data))
+		return path, fmt.Errorf("want a JSON object, got %s", describe(data))
 	}
 	fields := jsonFields(t)
 	keys := make([]string, 0, len(m))

@@ -9,7 +9,9 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"regexp"
+	"sort"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -75,15 +77,21 @@ type APIError struct {
 	// Message is the API's own explanation when its body carried one,
 	// otherwise the status text.
 	Message string
-	// Body is the start of the answer's body (at most 64 KiB).
+	// Body is the start of the answer's body (at most 64 KiB), with the
+	// redaction of Message applied: the client's keys, the request's
+	// token and its parts, and the query string and its values read
+	// "[redacted]" or "[query]" where the server echoed them; invalid
+	// UTF-8 reads as U+FFFD.
 	Body []byte
 	// RetryAfter is the wait the API asked for in a Retry-After header,
 	// or zero.
 	RetryAfter time.Duration
 	// Header is the answer's header, less anything secret: Authorization,
-	// cookies and authentication challenges are dropped, and a value that
-	// holds a token reads "[redacted]" in its place, and the query string
-	// "[query]". Nil for a 2xx answer whose envelope says success false.
+	// cookies and authentication challenges are dropped, and in every
+	// name and value a key or a token reads "[redacted]", the query string
+	// or one of its values "[query]". It is bounded: each value is cut to
+	// 1 KiB, and at most 64 values and 16 KiB in all are kept, by sorted
+	// name. Nil for a 2xx answer whose envelope says success false.
 	Header http.Header
 
 	// unknown, when not "", marks a server error of an at-most-once call
@@ -127,31 +135,199 @@ func (e *APIError) Is(target error) bool {
 }
 
 // newAPIError builds the error for an answer that reports a failure. body
-// is what was read of the answer (already capped by the caller).
-func newAPIError(status int, method, path string, body []byte, scrub func(string) string) *APIError {
+// is what was read of the answer (already capped by the caller); red is
+// the call's redaction, which Message and Body both pass through.
+func newAPIError(status int, method, path string, body []byte, red *redactor) *APIError {
 	if len(body) > maxErrorBody {
 		body = body[:maxErrorBody]
 	}
-	// Redact first, then cut: a cut made first could leave part of a
-	// token or of the query string behind, out of reach of the patterns.
-	msg := tokenLike.ReplaceAllString(errorMessage(body), "[redacted]")
-	if scrub != nil {
-		msg = scrub(msg)
-	}
-	msg = truncate(msg, maxMessage)
+	msg := red.clean(errorMessage(body), maxMessage)
 	if msg == "" {
 		msg = strings.ToLower(http.StatusText(status))
 		if msg == "" {
 			msg = "unexpected status"
 		}
 	}
-	return &APIError{StatusCode: status, Method: method, Path: path, Message: msg, Body: body}
+	return &APIError{StatusCode: status, Method: method, Path: path, Message: msg, Body: red.cleanBytes(body, maxErrorBody)}
 }
 
 // tokenLike matches a bearer token as a server may echo it into a message
 // ("invalid token eyJ…"): a JWT, whole or cut short, with or without the
 // Bearer scheme. Messages are shown by Error, and so end up in logs.
 var tokenLike = regexp.MustCompile(`(?i:bearer\s+)?eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]*)?`)
+
+// Redaction and bounds. Every text a server controls (a message, a
+// header, a Location, a field it got wrong) passes through one redactor
+// before an error, a log record, a hook or a Response shows it, and is
+// then cut to a bound. The redactor knows the call's secrets: the keys
+// the client was built with, every token it sent, the parts of those
+// tokens, and the query string, as sent and decoded.
+
+const (
+	// minSecret is the shortest secret the redactor looks for: a shorter
+	// one would match ordinary text and cannot identify anything.
+	minSecret = 6
+	// maxHeaderFields bounds the header fields an error or a Response
+	// keeps; maxHeaderValue bounds each value (cut, marked "…"), and
+	// maxHeaderBytes all of them together.
+	maxHeaderFields = 64
+	maxHeaderValue  = 1 << 10
+	maxHeaderBytes  = 16 << 10
+	// maxDetail bounds a detail taken from an answer into an error text:
+	// a redirect's host, a JSON path.
+	maxDetail = 200
+)
+
+// redactor takes secrets out of texts. The zero redactor still takes out
+// anything shaped like a token.
+type redactor struct {
+	secrets []string // each at least minSecret bytes, longest first
+	marks   []string // what each secret reads as instead
+}
+
+// add makes the redactor look for secret, shown as mark instead.
+func (r *redactor) add(secret, mark string) {
+	if len(secret) < minSecret {
+		return
+	}
+	for _, s := range r.secrets {
+		if s == secret {
+			return
+		}
+	}
+	// Longest first: a secret that contains another is replaced whole.
+	i := len(r.secrets)
+	for i > 0 && len(r.secrets[i-1]) < len(secret) {
+		i--
+	}
+	r.secrets = append(r.secrets[:i], append([]string{secret}, r.secrets[i:]...)...)
+	r.marks = append(r.marks[:i], append([]string{mark}, r.marks[i:]...)...)
+}
+
+// addToken makes the redactor look for a bearer token the call sent, and
+// for each of its parts (a server may echo only the signature).
+func (r *redactor) addToken(authorization string) {
+	tok := strings.TrimSpace(authorization)
+	if t, ok := cutPrefixFold(tok, "bearer "); ok {
+		tok = strings.TrimSpace(t)
+	}
+	r.add(tok, "[redacted]")
+	for _, part := range strings.Split(tok, ".") {
+		r.add(part, "[redacted]")
+	}
+}
+
+// addQuery makes the redactor look for a query string, as sent and as a
+// server may have decoded it.
+func (r *redactor) addQuery(q string) {
+	if q == "" {
+		return
+	}
+	r.add(q, "[query]")
+	if dec, err := url.QueryUnescape(q); err == nil {
+		r.add(dec, "[query]")
+	}
+	// Each value too, as sent and decoded: a server may echo one alone.
+	vals, _ := url.ParseQuery(q)
+	for _, vs := range vals {
+		for _, v := range vs {
+			r.add(v, "[query]")
+			r.add(url.QueryEscape(v), "[query]")
+		}
+	}
+}
+
+func cutPrefixFold(s, prefix string) (string, bool) {
+	if len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix) {
+		return s[len(prefix):], true
+	}
+	return s, false
+}
+
+// redact returns s with every secret of r, and anything shaped like a
+// token, replaced; invalid UTF-8 is replaced too, so that a cut secret
+// cannot hide in it.
+func (r *redactor) redact(s string) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	// Tokens first, so that "Bearer eyJ…" goes as a whole.
+	if strings.Contains(s, "eyJ") {
+		s = tokenLike.ReplaceAllString(s, "[redacted]")
+	}
+	if r != nil {
+		for i, secret := range r.secrets {
+			if strings.Contains(s, secret) {
+				s = strings.ReplaceAll(s, secret, r.marks[i])
+			}
+		}
+	}
+	return s
+}
+
+// clean is the one redaction and bound: s redacted, then cut to at most n
+// bytes (plus the mark of the cut). Redacting first means a cut cannot
+// leave part of a secret behind, out of reach of the patterns.
+func (r *redactor) clean(s string, n int) string {
+	return truncate(r.redact(s), n)
+}
+
+// cleanBytes is clean for a body: redacted, then cut to n bytes.
+func (r *redactor) cleanBytes(b []byte, n int) []byte {
+	if len(b) == 0 {
+		return nil
+	}
+	s := r.redact(string(b))
+	if len(s) > n {
+		s = s[:n]
+	}
+	return []byte(s)
+}
+
+// cleanHeader returns a copy of h without credentials and bounded: the
+// headers in secretHeaders are dropped, every name and value is redacted,
+// a value is cut to maxHeaderValue bytes, and at most maxHeaderFields
+// values and maxHeaderBytes bytes are kept, in the order of the sorted
+// names (the rest are dropped). Nil for nil.
+func (r *redactor) cleanHeader(h http.Header) http.Header {
+	if h == nil {
+		return nil
+	}
+	names := make([]string, 0, len(h))
+	for k := range h {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	out := make(http.Header, min(len(h), maxHeaderFields))
+	fields, size := 0, 0
+	for _, k := range names {
+		if isSecretHeader(k) {
+			continue
+		}
+		name := r.clean(k, maxDetail)
+		for _, v := range h[k] {
+			v = r.clean(v, maxHeaderValue)
+			if fields == maxHeaderFields || size+len(name)+len(v) > maxHeaderBytes {
+				return out
+			}
+			out[name] = append(out[name], v)
+			fields++
+			size += len(name) + len(v)
+		}
+	}
+	return out
+}
+
+// secretHeaders are dropped from headers shown to callers: they carry
+// credentials or session state.
+var secretHeaders = []string{"Authorization", "Proxy-Authorization", "Set-Cookie", "Cookie", "Www-Authenticate", "Proxy-Authenticate"}
+
+func isSecretHeader(name string) bool {
+	for _, s := range secretHeaders {
+		if strings.EqualFold(name, s) {
+			return true
+		}
+	}
+	return false
+}
 
 // errorMessage finds a human message in the shapes an error body takes:
 // {"message": …}, {"error": …}, {"error": {"message": …}}, {"errors": […]}.
@@ -250,7 +426,9 @@ func invalid(field, format string, args ...any) error {
 
 // DecodeError reports an answer the client could not read: a body that is
 // not JSON, JSON that is not the API's envelope, a field of an unexpected
-// type, or a binary answer of an unexpected content type.
+// type, or a binary answer of an unexpected content type. It says what
+// kind of value it found and how long ("a string of 40 bytes"), never the
+// value: a server may have put a secret or the query string there.
 type DecodeError struct {
 	// Endpoint names the request, as "GET /documents".
 	Endpoint string
@@ -272,6 +450,17 @@ func (e *DecodeError) Error() string {
 // Unwrap returns the cause.
 func (e *DecodeError) Unwrap() error { return e.Err }
 
+// redactedError stands for a cause whose own text showed a secret or ran
+// too long: it says text instead, and errors.Is still sees the cause.
+type redactedError struct {
+	text  string
+	cause error
+}
+
+func (e *redactedError) Error() string { return e.text }
+
+func (e *redactedError) Is(target error) bool { return errors.Is(e.cause, target) }
+
 // TransportError reports a call that got no answer from the API: the
 // connection failed, timed out or broke, after any retries. It names the
 // request by method and path only.
@@ -282,18 +471,27 @@ type TransportError struct {
 	// Attempts is how many times the request was tried.
 	Attempts int
 	// Err is the cause of the last attempt's failure, for errors.Is and
-	// errors.As (for example context.Canceled, or a *net.OpError).
+	// errors.As (for example context.Canceled, or a *net.OpError). Its
+	// own text may name hosts and quote what the server sent; Error does
+	// not show it.
 	Err error
 
 	// unknown, when not "", marks a failure of an at-most-once call after
 	// its request may have arrived (ErrOutcomeUnknown) and says how to find
 	// out what happened.
 	unknown string
+	// text is what Error says of Err: causeText, redacted and bounded as
+	// the client made it.
+	text string
 }
 
 // Error implements error.
 func (e *TransportError) Error() string {
-	return fmt.Sprintf("acctadmin: %s %s: %s (after %d attempt(s))", e.Method, e.Path, causeText(e.Err), e.Attempts) + outcomeText(e.unknown)
+	text := e.text
+	if text == "" {
+		text = truncate((*redactor)(nil).redact(causeText(e.Err)), maxMessage)
+	}
+	return fmt.Sprintf("acctadmin: %s %s: %s (after %d attempt(s))", e.Method, e.Path, text, e.Attempts) + outcomeText(e.unknown)
 }
 
 // Is makes errors.Is(err, ErrOutcomeUnknown) true for a failure of an

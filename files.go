@@ -55,11 +55,11 @@ func download(ctx context.Context, c *Client, ep endpoint, q *query, want string
 				defer releaseBuf(buf)
 				var raw json.RawMessage
 				if ok, derr := decodeEnvelope(st.endpoint(), buf.Bytes(), &raw); derr == nil && !ok {
-					return nil, st.failure(resp.StatusCode, append([]byte(nil), buf.Bytes()...))
+					return nil, st.failure(resp, buf.Bytes())
 				}
 			}
 		}
-		return nil, &DecodeError{Endpoint: st.endpoint(), Err: fmt.Errorf("unexpected content type %q (want %s)", mt, want)}
+		return nil, &DecodeError{Endpoint: st.endpoint(), Err: fmt.Errorf("unexpected content type %q (want %s)", st.secrets().clean(mt, maxDetail), want)}
 	}
 	f := &File{Body: resp.Body, ContentType: mt, ContentLength: resp.ContentLength}
 	if _, params, err := mime.ParseMediaType(resp.Header.Get("Content-Disposition")); err == nil {

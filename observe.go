@@ -215,7 +215,8 @@ func (st *call) finish(err error) {
 	var header http.Header
 	if o.final != nil {
 		o.call.StatusCode = o.final.StatusCode
-		header = redactHeader(o.final.Header, st.scrubQuery)
+		st.noteTokens(o.final)
+		header = st.secrets().cleanHeader(o.final.Header)
 	}
 	if o.into != nil {
 		*o.into = Response{StatusCode: o.call.StatusCode, Header: header, RequestID: requestID(header),
@@ -224,31 +225,6 @@ func (st *call) finish(err error) {
 	if o.hooks != nil && o.hooks.CallEnd != nil {
 		o.hooks.CallEnd(o.ctx, o.call)
 	}
-}
-
-// secretHeaders are dropped from headers shown to callers: they carry
-// credentials or session state.
-var secretHeaders = []string{"Authorization", "Proxy-Authorization", "Set-Cookie", "Cookie", "Www-Authenticate", "Proxy-Authenticate"}
-
-// redactHeader returns a copy of h without credentials: the headers in
-// secretHeaders are dropped, a value holding a token is replaced, and
-// scrub takes the call's query string out of every value (a Location
-// echoes it).
-func redactHeader(h http.Header, scrub func(string) string) http.Header {
-	if h == nil {
-		return nil
-	}
-	out := h.Clone()
-	for _, k := range secretHeaders {
-		delete(out, k)
-	}
-	for k, vs := range out {
-		for i, v := range vs {
-			vs[i] = scrub(tokenLike.ReplaceAllString(v, "[redacted]"))
-		}
-		out[k] = vs
-	}
-	return out
 }
 
 // requestID reads the request id an answer carries, if any.

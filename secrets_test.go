@@ -413,7 +413,8 @@ func TestSecretsNeverLeak(t *testing.T) {
 
 // A server that echoes the request into its message: Message (and so
 // Error) shows neither the token nor the query string, and still says
-// what the server said; Body is the raw answer, echo included.
+// what the server said; Body is the answer with the same redaction, still
+// JSON, the rest of it as sent.
 func TestSecretsEchoedIntoMessageAreRedacted(t *testing.T) {
 	var token, query string
 	srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
@@ -429,9 +430,13 @@ func TestSecretsEchoedIntoMessageAreRedacted(t *testing.T) {
 	if want := "acctadmin: GET /services: 401 invalid token: [redacted] for ?[query] (/services?[query])"; err.Error() != want {
 		t.Errorf("Error() = %q, want %q", err.Error(), want)
 	}
-	var echoed struct{ Authorization, Query string }
-	if json.Unmarshal(apiErr.Body, &echoed) != nil || echoed.Authorization != "Bearer "+token || echoed.Query != query || query == "" {
-		t.Errorf("Body = %s, want the server's answer as sent, echo included", apiErr.Body)
+	var echoed struct{ Authorization, Query, Message string }
+	if json.Unmarshal(apiErr.Body, &echoed) != nil || echoed.Authorization != "[redacted]" || echoed.Query != "limit=7&company=[query]" ||
+		echoed.Message != "invalid token: [redacted] for ?limit=7&company=[query] (/services?limit=7&company=[query])" {
+		t.Errorf("Body = %s, want the server's answer with the token and the query's values redacted", apiErr.Body)
+	}
+	if token == "" || query == "" || strings.Contains(string(apiErr.Body), token) || strings.Contains(string(apiErr.Body), secCompany) {
+		t.Errorf("Body = %s shows the token or a query value", apiErr.Body)
 	}
 
 	// A token cut short by the message cap is redacted too, and so is a

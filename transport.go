@@ -73,6 +73,9 @@ type call struct {
 	// obs observes the call for WithHooks and WithResponseInto; nil when
 	// nothing does.
 	obs *observer
+	// red is the call's redaction, made when a text from the server is
+	// first shown (see secrets); nil until then.
+	red *redactor
 }
 
 // request sends one JSON call and decodes the result of its envelope into
@@ -93,10 +96,10 @@ func request[T any](ctx context.Context, c *Client, ep endpoint, q *query, in an
 	}
 	ok, err := decodeEnvelope(st.endpoint(), b, &out)
 	if err != nil {
-		return out, err
+		return out, st.cleanDecode(err)
 	}
 	if !ok {
-		return out, st.failure(resp.StatusCode, append([]byte(nil), b...))
+		return out, st.failure(resp, b)
 	}
 	return out, nil
 }
@@ -279,7 +282,11 @@ func (st *call) attemptStarts(_ retryablehttp.Logger, req *http.Request, n int) 
 // function of the outcome alone, so asking twice is harmless.
 func (st *call) checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
 	if st.obs != nil {
-		st.obs.attemptOutcome(resp, err)
+		var shown error
+		if err != nil {
+			shown = st.readError(err)
+		}
+		st.obs.attemptOutcome(resp, shown)
 	}
 	if err == nil || !neverSent(err) {
 		st.sent = true
@@ -292,6 +299,7 @@ func (st *call) checkRetry(ctx context.Context, resp *http.Response, err error) 
 		return false, nil
 	}
 	st.wait, st.lastErr = wait, err
+	st.noteTokens(resp)
 	if resp != nil && err == nil {
 		// The library drains only 4 KiB of an answer it discards, which
 		// costs the connection of a longer one; and it hands the answer
@@ -347,7 +355,7 @@ func (st *call) retryWait(_, _ time.Duration, _ int, resp *http.Response) time.D
 			attrs = append(attrs, slog.Int("status", resp.StatusCode))
 		}
 		if st.lastErr != nil {
-			attrs = append(attrs, slog.String("error", causeText(stripURL(st.lastErr))))
+			attrs = append(attrs, slog.String("error", st.secrets().clean(causeText(st.lastErr), maxMessage)))
 		}
 		l.LogAttrs(context.Background(), slog.LevelWarn, "acctadmin: retrying", attrs...)
 	}
@@ -462,39 +470,83 @@ func (st *call) giveUp(resp *http.Response, err error, _ int) (*http.Response, e
 func (st *call) apiError(resp *http.Response) *APIError {
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 	drainAndClose(resp.Body)
-	e := st.failure(resp.StatusCode, body)
-	e.Header = redactHeader(resp.Header, st.scrubQuery)
+	e := st.failure(resp, body)
+	e.Header = st.secrets().cleanHeader(resp.Header)
 	if d, ok := retryAfter(resp.Header.Get("Retry-After"), time.Now()); ok {
 		e.RetryAfter = d
 	}
 	if resp.StatusCode >= 300 && resp.StatusCode < 400 {
 		e.Message = "redirect not followed"
 		if loc, err := resp.Location(); err == nil {
-			e.Message = "redirect to " + loc.Scheme + "://" + loc.Host + " not followed"
+			// Only where it leads, never its path or query, and that
+			// through the redaction and the bound like any server text.
+			e.Message = "redirect to " + st.secrets().clean(loc.Scheme+"://"+loc.Host, maxDetail) + " not followed"
 		}
 	}
 	return e
 }
 
-// failure builds the *APIError of an answer that reports a failure. A
-// server that echoes the request may have put the query string in its
-// message; it is taken out, as it is of every error (Body keeps what the
-// server sent).
-func (st *call) failure(status int, body []byte) *APIError {
-	return newAPIError(status, st.method, st.path, body, st.scrubQuery)
+// failure builds the *APIError of an answer resp that reports a failure,
+// whose body (or its start) is body. A server that echoes the request may
+// have put the token or the query string in it: Message and Body pass
+// through the call's redaction.
+func (st *call) failure(resp *http.Response, body []byte) *APIError {
+	st.noteTokens(resp)
+	return newAPIError(resp.StatusCode, st.method, st.path, body, st.secrets())
 }
 
-// scrubQuery replaces the call's query string, as sent or decoded, in a
-// message a server may have echoed it into.
-func (st *call) scrubQuery(msg string) string {
-	if st.query == "" {
-		return msg
+// secrets returns the call's redaction, made on first use (only a call
+// that fails or is observed needs it): the client's keys, the query
+// string, and the tokens noted so far.
+func (st *call) secrets() *redactor {
+	if st.red == nil {
+		k := &st.c.keys
+		st.red = &redactor{
+			secrets: append(make([]string, 0, len(k.secrets)+6), k.secrets...),
+			marks:   append(make([]string, 0, len(k.marks)+6), k.marks...),
+		}
+		st.red.addQuery(st.query)
 	}
-	msg = strings.ReplaceAll(msg, st.query, "[query]")
-	if dec, err := url.QueryUnescape(st.query); err == nil && dec != st.query {
-		msg = strings.ReplaceAll(msg, dec, "[query]")
+	return st.red
+}
+
+// noteTokens adds to the call's redaction the token sent for the request
+// that got resp, and those of the redirects that led to it.
+func (st *call) noteTokens(resp *http.Response) {
+	for i := 0; resp != nil && resp.Request != nil && i <= maxRedirects; i++ {
+		if a := resp.Request.Header.Get("Authorization"); a != "" {
+			st.secrets().addToken(a)
+		}
+		resp = resp.Request.Response
 	}
-	return msg
+}
+
+// learnToken adds to the call's redaction the token the client's own
+// signer makes for the call: a transport error may quote what the server
+// sent before any answer could hand the token back (see noteTokens). The
+// signer is deterministic, so it is the token that was sent.
+func (st *call) learnToken() {
+	if s, ok := st.c.auth.(*signer); ok {
+		st.secrets().addToken(s.token(st.path, st.body, ""))
+	}
+}
+
+// cleanDecode passes the path and the cause of a *DecodeError through the
+// call's redaction and bound: the path may hold a key the server chose,
+// and a cause from encoding/json may quote the answer.
+func (st *call) cleanDecode(err error) error {
+	var de *DecodeError
+	if !errors.As(err, &de) {
+		return err
+	}
+	r := st.secrets()
+	de.Path = r.clean(de.Path, maxDetail)
+	if de.Err != nil {
+		if text := de.Err.Error(); r.clean(text, maxMessage) != text {
+			de.Err = &redactedError{text: r.clean(text, maxMessage), cause: de.Err}
+		}
+	}
+	return err
 }
 
 // endpoint names a call in decode errors: "GET /documents".
@@ -518,7 +570,16 @@ func (st *call) redact(err error) error {
 	if errors.As(err, &te) || errors.As(err, &de) {
 		return err
 	}
-	return &TransportError{Method: st.method, Path: st.path, Attempts: max(st.attempt, 1), Err: stripURL(err)}
+	err = stripURL(err)
+	st.learnToken()
+	r := st.secrets()
+	text := r.clean(causeText(err), maxMessage)
+	if raw := err.Error(); r.clean(raw, maxMessage) != raw {
+		// The cause quotes the server (a malformed answer) with a secret
+		// in it, or at length: it is kept for errors.Is, not shown.
+		err = &redactedError{text: r.clean(raw, maxMessage), cause: err}
+	}
+	return &TransportError{Method: st.method, Path: st.path, Attempts: max(st.attempt, 1), Err: err, text: text}
 }
 
 // stripURL drops the *url.Error wrappers of err, whose text repeats the

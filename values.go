@@ -22,13 +22,36 @@ import (
 // apiTimeLayout is how the API writes times, and so how they are sent.
 const apiTimeLayout = "2006-01-02 15:04:05 -0700"
 
-// clip shortens a JSON value for an error message.
-func clip(data []byte) string {
-	const n = 40
-	if len(data) <= n {
+// describe says what kind of JSON value data is, and how long, for an
+// error message. It never quotes the value: a server may have put a
+// secret or a query string there, and errors end up in logs.
+func describe(data []byte) string {
+	data = bytes.TrimSpace(data)
+	switch {
+	case len(data) == 0:
+		return "nothing"
+	case string(data) == "true" || string(data) == "false" || string(data) == "null":
 		return string(data)
+	case data[0] == '"':
+		return "a string of " + byteCount(len(data)-2)
+	case data[0] == '{':
+		return "an object of " + byteCount(len(data))
+	case data[0] == '[':
+		return "an array of " + byteCount(len(data))
+	case data[0] == '-' || data[0] >= '0' && data[0] <= '9':
+		return "a number of " + byteCount(len(data))
 	}
-	return string(data[:n]) + "…"
+	return byteCount(len(data)) + " that are not JSON"
+}
+
+// describeText is describe for a text already out of its JSON string.
+func describeText(s string) string { return "a string of " + byteCount(len(s)) }
+
+func byteCount(n int) string {
+	if n == 1 {
+		return "1 byte"
+	}
+	return strconv.Itoa(n) + " bytes"
 }
 
 // unquote returns the content of a JSON string, or ok=false when data is
@@ -72,7 +95,7 @@ func (t *Time) UnmarshalJSON(data []byte) error {
 	}
 	s, ok := unquote(data)
 	if !ok {
-		return fmt.Errorf("want a time string, got %s", clip(data))
+		return fmt.Errorf("want a time string, got %s", describe(data))
 	}
 	v, err := ParseTime(s)
 	if err != nil {
@@ -104,7 +127,7 @@ func ParseTime(s string) (time.Time, error) {
 			return t, nil
 		}
 	}
-	return time.Time{}, fmt.Errorf("unrecognised time %q", clip([]byte(s)))
+	return time.Time{}, fmt.Errorf("unrecognised time (%s)", describeText(s))
 }
 
 // parseAPITime is the fast path for "2006-01-02 15:04:05 -0700", the shape
@@ -181,13 +204,18 @@ func DateOf(t time.Time) Date {
 // ParseDate reads a date written "YYYY-MM-DD".
 func ParseDate(s string) (Date, error) {
 	if len(s) != 10 || s[4] != '-' || s[7] != '-' {
-		return Date{}, fmt.Errorf("unrecognised date %q (want YYYY-MM-DD)", clip([]byte(s)))
+		return Date{}, fmt.Errorf("unrecognised date (%s; want YYYY-MM-DD)", describeText(s))
 	}
 	y, ok1 := digits(s[0:4])
 	m, ok2 := digits(s[5:7])
 	d, ok3 := digits(s[8:10])
-	if !(ok1 && ok2 && ok3) || m < 1 || m > 12 || d < 1 || d > daysIn(time.Month(m), y) {
-		return Date{}, fmt.Errorf("unrecognised date %q (want YYYY-MM-DD)", s)
+	if !(ok1 && ok2 && ok3) {
+		return Date{}, fmt.Errorf("unrecognised date (%s; want YYYY-MM-DD)", describeText(s))
+	}
+	if m < 1 || m > 12 || d < 1 || d > daysIn(time.Month(m), y) {
+		// Shaped as a date, it can be quoted: digits and dashes hold
+		// no secret.
+		return Date{}, fmt.Errorf("unrecognised date %q (no such day)", s)
 	}
 	return Date{Year: y, Month: time.Month(m), Day: d}, nil
 }
@@ -275,7 +303,7 @@ func (d *Date) UnmarshalJSON(data []byte) error {
 	}
 	s, ok := unquote(data)
 	if !ok {
-		return fmt.Errorf("want a date string, got %s", clip(data))
+		return fmt.Errorf("want a date string, got %s", describe(data))
 	}
 	v, err := ParseDate(s)
 	if err != nil {
@@ -323,7 +351,7 @@ func ParseMoney(s string) (Money, error) {
 	}
 	text, ok := canonicalDecimal(s)
 	if !ok {
-		return Money{}, fmt.Errorf("unrecognised amount %q", clip([]byte(s)))
+		return Money{}, fmt.Errorf("unrecognised amount (%s)", describeText(s))
 	}
 	return Money{text: text}, nil
 }
@@ -572,7 +600,7 @@ func (m *Money) UnmarshalJSON(data []byte) error {
 	if u, ok := unquote(data); ok {
 		s = strings.TrimSpace(u)
 	} else if len(data) == 0 || !(data[0] == '-' || data[0] >= '0' && data[0] <= '9') {
-		return fmt.Errorf("want an amount, got %s", clip(data))
+		return fmt.Errorf("want an amount, got %s", describe(data))
 	}
 	v, err := ParseMoney(s)
 	if err != nil {
@@ -631,7 +659,7 @@ func (t *Turnaround) UnmarshalJSON(data []byte) error {
 		}
 	}
 	if len(data) == 0 || data[0] != '{' {
-		return fmt.Errorf("want a turnaround object, got %s", clip(data))
+		return fmt.Errorf("want a turnaround object, got %s", describe(data))
 	}
 	var w struct {
 		Days  flexInt `json:"days"`
@@ -658,7 +686,7 @@ func (n *flexInt) UnmarshalJSON(data []byte) error {
 	}
 	v, err := strconv.Atoi(s)
 	if err != nil {
-		return fmt.Errorf("want an integer, got %s", clip(data))
+		return fmt.Errorf("want an integer, got %s", describe(data))
 	}
 	*n = flexInt(v)
 	return nil
@@ -734,7 +762,7 @@ func decodeRecord[W wire[R], R any](data []byte, r *R, raw *json.RawMessage) err
 		return nil
 	}
 	if len(data) == 0 || data[0] != '{' {
-		return fmt.Errorf("want a JSON object, got %s", clip(data))
+		return fmt.Errorf("want a JSON object, got %s", describe(data))
 	}
 	if err := json.Unmarshal(data, &w); err != nil {
 		return err
