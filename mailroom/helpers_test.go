@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -23,7 +24,9 @@ import (
 type world struct {
 	t       testing.TB
 	fake    *acctadmintest.Server
-	c       *acctadmin.Client
+	c       *acctadmin.Client // the rooms', through faults
+	clean   *acctadmin.Client // the test's own
+	faults  *faultyTransport
 	v       *webhook.Verifier
 	company acctadmintest.Company
 }
@@ -32,18 +35,24 @@ func newWorld(t testing.TB, opts ...acctadmintest.Option) *world {
 	t.Helper()
 	fake := acctadmintest.NewServer(append([]acctadmintest.Option{acctadmintest.WithDeliveryRetry(6, 20*time.Millisecond)}, opts...)...)
 	t.Cleanup(fake.Close)
+	faults := &faultyTransport{next: http.DefaultTransport}
 	c, err := acctadmin.NewClient(fake.AccessKey, fake.SecretKey, acctadmin.WithBaseURL(fake.URL),
-		acctadmin.WithRetryWait(time.Millisecond, 5*time.Millisecond))
+		acctadmin.WithRetryWait(time.Millisecond, 5*time.Millisecond), acctadmin.WithHTTPClient(&http.Client{Transport: faults}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(c.CloseIdleConnections)
+	clean, err := acctadmin.NewClient(fake.AccessKey, fake.SecretKey, acctadmin.WithBaseURL(fake.URL))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(clean.CloseIdleConnections)
 	v, err := webhook.NewVerifier([]byte(fake.SecretKey), webhook.WithAccessKey(fake.AccessKey))
 	if err != nil {
 		t.Fatal(err)
 	}
 	co := fake.AddCompany(acctadmintest.CompanyInput{Name: "Acme Widgets LLC", HomeState: "Utah"})
-	return &world{t: t, fake: fake, c: c, v: v, company: co}
+	return &world{t: t, fake: fake, c: c, clean: clean, faults: faults, v: v, company: co}
 }
 
 // addDocument adds a document without sending its event to anyone (no
@@ -57,7 +66,7 @@ func (w *world) addDocument(typ string) acctadmintest.Document {
 func (w *world) pdf(id uuid.UUID) []byte {
 	w.t.Helper()
 	d, _ := w.fake.Document(id)
-	f, err := w.c.Documents.Download(context.Background(), id)
+	f, err := w.clean.Documents.Download(context.Background(), id)
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -134,3 +143,62 @@ func savedFiles(t testing.TB, dir string) (docs map[uuid.UUID][]byte, others []s
 	}
 	return docs, others
 }
+
+// faultyTransport fails the next downloads the rooms make: refused with
+// 503 before they reach the API, or cut short after the API has marked
+// the document read.
+type faultyTransport struct {
+	next http.RoundTripper
+
+	mu       sync.Mutex
+	refuse   int
+	truncate int
+}
+
+func (f *faultyTransport) fail(n int, truncate bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if truncate {
+		f.truncate += n
+	} else {
+		f.refuse += n
+	}
+}
+
+func (f *faultyTransport) clear() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.refuse, f.truncate = 0, 0
+}
+
+// RoundTrip implements http.RoundTripper.
+func (f *faultyTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if !strings.HasSuffix(req.URL.Path, "/download") {
+		return f.next.RoundTrip(req)
+	}
+	f.mu.Lock()
+	refuse, truncate := f.refuse > 0, f.refuse == 0 && f.truncate > 0
+	if refuse {
+		f.refuse--
+	} else if truncate {
+		f.truncate--
+	}
+	f.mu.Unlock()
+	if refuse {
+		return &http.Response{StatusCode: http.StatusServiceUnavailable, Status: "503 Service Unavailable",
+			Header: http.Header{"Content-Type": {"application/json"}}, Request: req, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+			Body: io.NopCloser(strings.NewReader(`{"success":false,"message":"unavailable"}`))}, nil
+	}
+	resp, err := f.next.RoundTrip(req)
+	if err != nil || !truncate {
+		return resp, err
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	resp.Body = io.NopCloser(io.MultiReader(bytes.NewReader(b[:len(b)/2]), errReader{io.ErrUnexpectedEOF}))
+	return resp, nil
+}
+
+type errReader struct{ err error }
+
+func (r errReader) Read([]byte) (int, error) { return 0, r.err }

@@ -1,0 +1,339 @@
+package mailroom
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	acctadmin "github.com/acctadmin/acctadmin-go"
+	"github.com/acctadmin/acctadmin-go/acctadmintest"
+	"github.com/acctadmin/acctadmin-go/internal/redisserver"
+	"github.com/google/uuid"
+	"github.com/redis/go-redis/v9"
+	"pgregory.net/rapid"
+)
+
+var modelScale = flag.Int("mailroom.scale", 1, "multiply the generated runs of the model tests (CI: 40 runs of one room, 8 of the fleet)")
+
+// rapidChecksGiven says whether -rapid.checks was given on the command
+// line, before any test sets it.
+var rapidChecksGiven = sync.OnceValue(func() bool {
+	given := false
+	flag.Visit(func(fl *flag.Flag) { given = given || fl.Name == "rapid.checks" })
+	return given
+})
+
+// withChecks runs f with rapid's number of checks set to n times
+// -mailroom.scale, unless -rapid.checks was given.
+func withChecks(t *testing.T, n int, f func()) {
+	if !rapidChecksGiven() {
+		old := flag.Lookup("rapid.checks").Value.String()
+		if err := flag.Set("rapid.checks", strconv.Itoa(n**modelScale)); err != nil {
+			t.Fatal(err)
+		}
+		defer flag.Set("rapid.checks", old)
+	}
+	f()
+}
+
+// model drives rooms sharing one folder (and one Redis, when it has one)
+// through generated arrivals, deliveries, redeliveries, pulls, failing
+// downloads, crashes and Redis restarts, and checks after every step that
+// every document is saved at most once, byte-identical to the API's, that
+// every document a room acknowledged or saved is in the folder, and that
+// no temporary file of a live room is left; at the end, that none is
+// missing.
+type model struct {
+	t     *testing.T
+	w     *world
+	dir   string
+	redis *redisserver.Server // nil: one room, claims in memory
+	ttl   time.Duration
+
+	rooms []*Room
+	gone  []*Room                // rooms crashed and replaced
+	pdfs  map[uuid.UUID][]byte   // every document's file, as the API serves it
+	kept  map[uuid.UUID]bool     // documents kept out
+	acked map[uuid.UUID]bool     // documents a room answered 2xx for or saved
+	order []uuid.UUID            // documents, in arrival order
+	down  bool                   // Redis is down
+	dead  map[uuid.UUID]struct{} // documents a crashed room was downloading
+
+	clients []*redis.Client // closed at the end of the run
+}
+
+func keepOutRule(d acctadmin.Document) bool { return d.Type == "Annual Report" }
+
+func (m *model) newRoom() *Room {
+	opts := []Option{WithLogger(discardLogger()), WithKeepOut(keepOutRule), WithClaimTTL(m.ttl), WithWorkers(3)}
+	if m.redis != nil {
+		rdb := redis.NewClient(&redis.Options{Addr: m.redis.Addr, DialTimeout: 100 * time.Millisecond,
+			ReadTimeout: 100 * time.Millisecond, WriteTimeout: 100 * time.Millisecond, MaxRetries: -1})
+		m.clients = append(m.clients, rdb)
+		opts = append(opts, WithRedis(rdb))
+	}
+	r, err := New(m.w.c, m.w.v, Dir(m.dir), opts...)
+	if err != nil {
+		m.t.Fatal(err)
+	}
+	return r
+}
+
+func (m *model) pick(t *rapid.T) uuid.UUID {
+	return m.order[rapid.IntRange(0, len(m.order)-1).Draw(t, "doc")]
+}
+
+func (m *model) room(t *rapid.T) *Room {
+	return m.rooms[rapid.IntRange(0, len(m.rooms)-1).Draw(t, "room")]
+}
+
+// Arrive adds a document to the API; its event is delivered by Deliver.
+func (m *model) Arrive(t *rapid.T) {
+	typ := rapid.SampledFrom([]string{"Regular Mail", "Regular Mail", "Delivered Service of Process", "Annual Report"}).Draw(t, "type")
+	d := m.w.fake.AddDocument(acctadmintest.DocumentInput{CompanyID: m.w.company.ID, Type: typ, Pages: rapid.IntRange(1, 3).Draw(t, "pages")})
+	m.pdfs[d.ID] = m.w.pdf(d.ID)
+	m.kept[d.ID] = typ == "Annual Report"
+	m.order = append(m.order, d.ID)
+}
+
+// Deliver delivers a document's event to a room (a first delivery, or a
+// redelivery, late or not).
+func (m *model) Deliver(t *rapid.T) {
+	if len(m.order) == 0 {
+		t.Skip("no document yet")
+	}
+	id := m.pick(t)
+	r := m.room(t)
+	if code := m.w.deliver(r.Handler(), id); code == http.StatusOK {
+		m.acked[id] = true
+	} else if code < 500 {
+		t.Fatalf("delivery answered %d", code)
+	}
+}
+
+// DeliverTwiceAtOnce delivers one event to two rooms (or twice to one) at
+// the same time, as a sender whose first attempt timed out does.
+func (m *model) DeliverTwiceAtOnce(t *rapid.T) {
+	if len(m.order) == 0 {
+		t.Skip("no document yet")
+	}
+	id := m.pick(t)
+	a, b := m.room(t), m.room(t)
+	var wg sync.WaitGroup
+	codes := make([]int, 2)
+	for i, r := range []*Room{a, b} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			codes[i] = m.w.deliver(r.Handler(), id)
+		}()
+	}
+	wg.Wait()
+	for _, code := range codes {
+		if code == http.StatusOK {
+			m.acked[id] = true
+		}
+	}
+}
+
+// Pull runs a reconciling pull of one room.
+func (m *model) Pull(t *rapid.T) {
+	_ = m.room(t).Pull(context.Background())
+}
+
+// FailDownloads makes the next downloads fail: cut short after the API
+// marked the document read, or refused before.
+func (m *model) FailDownloads(t *rapid.T) {
+	m.w.faults.fail(rapid.IntRange(1, 4).Draw(t, "failures"), rapid.Bool().Draw(t, "truncate"))
+}
+
+// Crash kills a room in the middle of a download: its claim stays taken,
+// its journal record made, the document marked read, a temporary file
+// half written. The room is replaced by a new one, as a restart does.
+func (m *model) Crash(t *rapid.T) {
+	if len(m.order) == 0 {
+		t.Skip("no document yet")
+	}
+	i := rapid.IntRange(0, len(m.rooms)-1).Draw(t, "room")
+	id := m.pick(t)
+	ctx := context.Background()
+	victim := m.rooms[i]
+	if has, _ := victim.store.Has(ctx, id); has || m.kept[id] {
+		t.Skip("nothing to download")
+	}
+	if victim.shared != nil && !m.down {
+		if held, err := victim.shared.take(ctx, id); err != nil || !held {
+			t.Skip("claimed elsewhere")
+		}
+	}
+	if err := victim.journal.Begin(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	m.w.fake.SetDocumentStatus(id, acctadmintest.DocumentRead)
+	tmp := filepath.Join(m.dir, ".tmp-"+hostname+"-"+strconv.Itoa(deadPID(m.t))+"-"+id.String()[:8])
+	if err := os.WriteFile(tmp, m.pdfs[id][:len(m.pdfs[id])/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m.dead[id] = struct{}{}
+	m.gone = append(m.gone, victim)
+	m.rooms[i] = m.newRoom()
+}
+
+// RestartRedis stops Redis at once and starts it again empty, or leaves
+// it down until the next restart.
+func (m *model) RestartRedis(t *rapid.T) {
+	if m.redis == nil {
+		t.Skip("no Redis")
+	}
+	if m.down {
+		if err := m.redis.Resume(); err != nil {
+			t.Fatal(err)
+		}
+		m.down = false
+		return
+	}
+	m.redis.Kill()
+	if rapid.Bool().Draw(t, "stayDown") {
+		m.down = true
+		return
+	}
+	if err := m.redis.Resume(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Check is the invariant after every step.
+func (m *model) Check(t *rapid.T) {
+	docs, others := savedFiles(m.t, m.dir)
+	prefix := ".tmp-" + hostname + "-" + strconv.Itoa(os.Getpid()) + "-"
+	for _, name := range others {
+		if len(name) >= len(prefix) && name[:len(prefix)] == prefix {
+			t.Fatalf("temporary file of a live room left: %s", name)
+		}
+	}
+	for id, b := range docs {
+		want, ok := m.pdfs[id]
+		if !ok {
+			t.Fatalf("unknown document %s saved", id)
+		}
+		if !bytes.Equal(b, want) {
+			t.Fatalf("document %s saved with %d bytes, not the API's %d", id, len(b), len(want))
+		}
+		if m.kept[id] {
+			t.Fatalf("kept-out document %s saved", id)
+		}
+	}
+	for id := range m.acked {
+		if _, ok := docs[id]; !ok && !m.kept[id] {
+			t.Fatalf("document %s acknowledged but not saved", id)
+		}
+	}
+	var saved int64
+	for _, r := range append(append([]*Room(nil), m.rooms...), m.gone...) {
+		saved += r.Stats().Saved
+	}
+	if saved != int64(len(docs)) {
+		t.Fatalf("%d saves for %d files: a document was saved twice", saved, len(docs))
+	}
+}
+
+// drain brings Redis back, stops the faults, and pulls until every room
+// is done: after the claims of crashed rooms expire, every document but
+// those kept out must be saved, and no temporary file left.
+func (m *model) drain(t *rapid.T) {
+	if m.down {
+		if err := m.redis.Resume(); err != nil {
+			t.Fatal(err)
+		}
+		m.down = false
+	}
+	m.w.faults.clear()
+	deadline := time.Now().Add(20 * m.ttl)
+	for {
+		for _, r := range m.rooms {
+			_ = r.Pull(context.Background())
+		}
+		docs, others := savedFiles(m.t, m.dir)
+		missing := 0
+		for _, id := range m.order {
+			if _, ok := docs[id]; !ok && !m.kept[id] {
+				missing++
+			}
+		}
+		if missing == 0 && len(others) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after the run: %d documents missing, files left %v", missing, others)
+		}
+		time.Sleep(m.ttl / 4)
+	}
+	m.Check(t)
+	for id := range m.kept {
+		if d, _ := m.w.fake.Document(id); m.kept[id] && d.Status != acctadmintest.DocumentUnread {
+			t.Fatalf("kept-out document %s was downloaded", id)
+		}
+	}
+	if pending, _ := m.rooms[0].journal.Pending(context.Background()); len(pending) != 0 {
+		t.Fatalf("journal left %v", pending)
+	}
+}
+
+func runModel(t *testing.T, checks, rooms int, srv *redisserver.Server) {
+	withChecks(t, checks, func() {
+		rapid.Check(t, func(rt *rapid.T) {
+			m := &model{
+				t: t, w: newWorld(t), redis: srv, ttl: 150 * time.Millisecond,
+				pdfs: map[uuid.UUID][]byte{}, kept: map[uuid.UUID]bool{}, acked: map[uuid.UUID]bool{},
+				dead: map[uuid.UUID]struct{}{},
+			}
+			dir, err := os.MkdirTemp(t.TempDir(), "store")
+			if err != nil {
+				t.Fatal(err)
+			}
+			m.dir = dir
+			if srv != nil {
+				if line, err := srv.Do("FLUSHALL"); err != nil {
+					rt.Fatalf("FLUSHALL: %q, %v", line, err)
+				}
+			}
+			for range rooms {
+				m.rooms = append(m.rooms, m.newRoom())
+			}
+			actions := map[string]func(*rapid.T){
+				"":                   m.Check,
+				"Arrive":             m.Arrive,
+				"Deliver":            m.Deliver,
+				"DeliverTwiceAtOnce": m.DeliverTwiceAtOnce,
+				"Pull":               m.Pull,
+				"FailDownloads":      m.FailDownloads,
+				"Crash":              m.Crash,
+				"RestartRedis":       m.RestartRedis,
+			}
+			rt.Repeat(actions)
+			m.drain(rt)
+			for _, c := range m.clients {
+				c.Close()
+			}
+			m.w.fake.Close()
+		})
+	})
+}
+
+// TestModelOneRoom drives one room with its claims in memory.
+func TestModelOneRoom(t *testing.T) {
+	runModel(t, 40, 1, nil)
+}
+
+// TestModelFleetOnRedis drives three rooms sharing a real Redis that
+// restarts empty.
+func TestModelFleetOnRedis(t *testing.T) {
+	runModel(t, 8, 3, redisserver.Start(t))
+}
