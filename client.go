@@ -50,6 +50,14 @@ type Client struct {
 	Companies               *CompaniesClient
 	Invoices                *InvoicesClient
 	RegisteredAgentProducts *RegisteredAgentProductsClient
+	Account                 *AccountClient
+	Auth                    *AuthClient
+	FilingMethods           *FilingMethodsClient
+	SimpleProducts          *SimpleProductsClient
+	SignedForms             *SignedFormsClient
+	ShoppingCart            *ShoppingCartClient
+	PaymentMethods          *PaymentMethodsClient
+	OrderItems              *OrderItemsClient
 
 	baseURL      *url.URL
 	httpClient   *http.Client      // for JSON answers: the timeout bounds their body
@@ -266,6 +274,14 @@ func NewClient(accessKey, secretKey string, opts ...Option) (*Client, error) {
 	c.Companies = (*CompaniesClient)(&svc)
 	c.Invoices = (*InvoicesClient)(&svc)
 	c.RegisteredAgentProducts = (*RegisteredAgentProductsClient)(&svc)
+	c.Account = (*AccountClient)(&svc)
+	c.Auth = (*AuthClient)(&svc)
+	c.FilingMethods = (*FilingMethodsClient)(&svc)
+	c.SimpleProducts = (*SimpleProductsClient)(&svc)
+	c.SignedForms = (*SignedFormsClient)(&svc)
+	c.ShoppingCart = (*ShoppingCartClient)(&svc)
+	c.PaymentMethods = (*PaymentMethodsClient)(&svc)
+	c.OrderItems = (*OrderItemsClient)(&svc)
 	return c, nil
 }
 

@@ -16,6 +16,7 @@ type CompaniesClient service
 // The routes of companies.
 var (
 	routeCompaniesList   = declare(http.MethodGet, "/companies", "Companies.List")
+	routeCompaniesGet    = declare(http.MethodGet, "/companies/{id}", "Companies.Get")
 	routeCompaniesCreate = declareOnce(http.MethodPost, "/companies", "Companies.Create",
 		"Companies.List shows whether the companies were added")
 	routeCompaniesUpdate = declareOnce(http.MethodPatch, "/companies", "Companies.Update",
@@ -187,4 +188,12 @@ func (a *companyUpdateAnswer) UnmarshalJSON(data []byte) error {
 	}
 	*a = list
 	return nil
+}
+
+// Get returns the company id. GET /companies/:id.
+func (s *CompaniesClient) Get(ctx context.Context, id uuid.UUID) (*Company, error) {
+	if err := checkID("id", id); err != nil {
+		return nil, err
+	}
+	return requestOne[Company](ctx, s.c, routeCompaniesGet.at(id.String()), nil, nil)
 }

@@ -1,7 +1,8 @@
 // Package acctadmin is a typed client for the Account Administration API of
 // a registered-agent provider: the services, mail and documents, reference
 // resources, filing products, compliance due dates, websites, callbacks,
-// companies and invoices of one account.
+// companies and invoices of one account, and ordering and paying for
+// filings (the shopping cart, payment methods, order items).
 //
 // The map of the SDK:
 //
@@ -63,7 +64,21 @@
 //     ("2006-01-02 15:04:05 -0700"); dates as "YYYY-MM-DD".
 //   - A page image's DPI is left to the API unless set.
 //   - Records whose shape is undocumented (companies, invoices,
-//     registered-agent products) keep the whole record in a Raw field.
+//     registered-agent products, and every record of the routes the
+//     provider's example clients call beyond the API description: cart
+//     items, payment methods, order items, form schemas, …) keep the whole
+//     record in a Raw field; their doc comments say where the typed fields
+//     come from.
+//   - Card numbers, CVCs, passwords and tokens are [Secret] values, which
+//     print, log and marshal as "[redacted]"; the SDK sends them only in
+//     the request body that needs them and takes them out of any error an
+//     answer echoes them into.
+//   - Routes whose answer is not documented and may be a list or a single
+//     record (adding to the cart, paying invoices, storing a card) read
+//     either; a method that returns one record returns nil when the
+//     answer holds none.
+//   - DELETE /shopping-cart sends its ids in a signed JSON body, as three
+//     of the provider's four example clients do.
 //   - A record's times are plain time.Time values, in the offset the API
 //     wrote them in, so that Before, Equal, Sub and IsZero work on them and
 //     they can be passed to params such as [DocumentListParams.Start]. The

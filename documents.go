@@ -2,8 +2,10 @@ package acctadmin
 
 import (
 	"context"
+	"encoding/json"
 	"iter"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/google/uuid"
@@ -19,6 +21,8 @@ var (
 	routeDocumentsGet      = declare(http.MethodGet, "/documents/{id}", "Documents.Get")
 	routeDocumentsPage     = declare(http.MethodGet, "/documents/{id}/page/{n}", "Documents.Page")
 	routeDocumentsDownload = declare(http.MethodGet, "/documents/{id}/download", "Documents.Download")
+	routeDocumentsPageURL  = declare(http.MethodGet, "/documents/{id}/page/{n}/url", "Documents.PageURL")
+	routeDocumentsBulk     = declare(http.MethodGet, "/documents/bulk-download", "Documents.BulkDownload")
 )
 
 // DocumentStatus says whether a document was read.
@@ -259,4 +263,67 @@ func (s *DocumentsClient) Pull(ctx context.Context, p *PullParams,
 		}
 	}
 	return r.run(ctx)
+}
+
+// FileLink is a URL the API serves a file at until it expires, instead of
+// the file itself. The provider shows neither the answer of the routes
+// that give one nor its content type; the fields typed here are those of
+// the SDK's fake, a result that is a bare string is read as the URL, and
+// the whole record is kept in Raw. The URL may let anyone who has it read
+// the file: treat it as a secret of its own.
+type FileLink struct {
+	URL       string    `json:"url"`
+	ExpiresAt time.Time `json:"expires_at"`
+	// IDs are the documents the file holds, when the API says.
+	IDs []uuid.UUID `json:"ids"`
+	// Raw is the record exactly as the API sent it.
+	Raw json.RawMessage `json:"-"`
+}
+
+// UnmarshalJSON decodes the known fields and keeps the whole record in
+// Raw; a string is the URL alone.
+func (l *FileLink) UnmarshalJSON(data []byte) error {
+	if u, ok := unquote(data); ok {
+		*l = FileLink{URL: u, Raw: append(json.RawMessage(nil), data...)}
+		return nil
+	}
+	return decodeRecord[fileLinkWire](data, l, &l.Raw)
+}
+
+type plainFileLink FileLink
+
+type fileLinkWire struct {
+	plainFileLink
+	ExpiresAt Time `json:"expires_at"`
+}
+
+func (w fileLinkWire) record() FileLink {
+	l := FileLink(w.plainFileLink)
+	l.ExpiresAt = w.ExpiresAt.Time
+	return l
+}
+
+// PageURL returns a link to page n (counted from 0) of the document id as
+// an image, rather than the image (see Page).
+// GET /documents/:id/page/:page_number/url.
+func (s *DocumentsClient) PageURL(ctx context.Context, id uuid.UUID, n int) (*FileLink, error) {
+	if err := checkID("id", id); err != nil {
+		return nil, err
+	}
+	if n < 0 {
+		return nil, invalid("page_number", "must not be negative, got %d", n)
+	}
+	return requestOne[FileLink](ctx, s.c, routeDocumentsPageURL.at(id.String(), strconv.Itoa(n)), nil, nil)
+}
+
+// BulkDownload returns a link to one file that holds the documents ids
+// (at least one). Whether fetching it marks them read, as Download does,
+// is not documented. GET /documents/bulk-download.
+func (s *DocumentsClient) BulkDownload(ctx context.Context, ids ...uuid.UUID) (*FileLink, error) {
+	if err := firstErr(checkNotEmpty("ids", len(ids)), checkIDs("ids", ids)); err != nil {
+		return nil, err
+	}
+	q := &query{}
+	q.ids("ids", ids)
+	return requestOne[FileLink](ctx, s.c, routeDocumentsBulk.at(), q, nil)
 }

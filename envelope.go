@@ -235,3 +235,50 @@ func jsonFields(t reflect.Type) map[string]reflect.Type {
 	walk(t, 0)
 	return out
 }
+
+// recordsOrOne is the result of a route whose answer is not documented and
+// may be a list of records, one record, or something else: a list is
+// read as it is, an object as a list of that one record, and anything
+// else (null, true, a message) as no records.
+type recordsOrOne[R any] []R
+
+func (a *recordsOrOne[R]) UnmarshalJSON(data []byte) error {
+	data = bytes.TrimSpace(data)
+	*a = nil
+	if len(data) == 0 {
+		return nil
+	}
+	switch data[0] {
+	case '[':
+		var list []R
+		if err := json.Unmarshal(data, &list); err != nil {
+			return err
+		}
+		*a = list
+	case '{':
+		var r R
+		if err := json.Unmarshal(data, &r); err != nil {
+			return err
+		}
+		*a = []R{r}
+	}
+	return nil
+}
+
+// withTop is a result T read together with fields the envelope carries
+// beside "result", decoded into X: checkout's invoice_ids sit there.
+type withTop[T, X any] struct {
+	result T
+	top    X
+}
+
+func (w *withTop[T, X]) decodeEnvelope(endpoint string, body []byte) (bool, error) {
+	success, _, err := decodeEnvelopeInto(endpoint, body, &w.result)
+	if err != nil {
+		return false, err
+	}
+	if err := json.Unmarshal(body, &w.top); err != nil {
+		return false, decodeFailure(endpoint, body, reflect.TypeOf(w.top), err)
+	}
+	return success, nil
+}

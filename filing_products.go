@@ -7,11 +7,15 @@ import (
 	"github.com/google/uuid"
 )
 
-// FilingProductsClient reads the filings that can be bought for a website.
+// FilingProductsClient reads the filings that can be bought, for a
+// website or for one company.
 type FilingProductsClient service
 
 // The routes of filing products.
-var routeFilingProductsList = declare(http.MethodGet, "/filing-products", "FilingProducts.List")
+var (
+	routeFilingProductsList      = declare(http.MethodGet, "/filing-products", "FilingProducts.List")
+	routeFilingProductsOfferings = declare(http.MethodGet, "/filing-products/offerings", "FilingProducts.Offerings")
+)
 
 // FilingProduct is a filing that can be bought. GET /filing-products.
 type FilingProduct struct {
@@ -78,4 +82,30 @@ func (s *FilingProductsClient) List(ctx context.Context, p *FilingProductListPar
 	q.str("url", p.URL)
 	q.str("jurisdiction", p.Jurisdiction)
 	return request[[]FilingProduct](ctx, s.c, routeFilingProductsList.at(), q, nil)
+}
+
+// OfferingParams chooses the filing products of GET
+// /filing-products/offerings: both fields are required, as every one of
+// the provider's clients sends them.
+type OfferingParams struct {
+	CompanyID uuid.UUID
+	// Jurisdiction is a jurisdiction's two-letter abbreviation ("UT") or
+	// its name.
+	Jurisdiction string
+}
+
+// Offerings returns the filing products offered to the company
+// p.CompanyID in p.Jurisdiction: the first step of ordering a filing.
+// GET /filing-products/offerings.
+func (s *FilingProductsClient) Offerings(ctx context.Context, p *OfferingParams) ([]FilingProduct, error) {
+	if p == nil {
+		p = &OfferingParams{}
+	}
+	if err := firstErr(checkID("company_id", p.CompanyID), checkRequired("jurisdiction", p.Jurisdiction)); err != nil {
+		return nil, err
+	}
+	q := &query{}
+	q.id("company_id", p.CompanyID)
+	q.str("jurisdiction", p.Jurisdiction)
+	return request[[]FilingProduct](ctx, s.c, routeFilingProductsOfferings.at(), q, nil)
 }

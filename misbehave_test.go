@@ -340,6 +340,22 @@ func TestNilContextRefusedByEveryMethod(t *testing.T) {
 		reflect.TypeOf([]CompanyCreateParams{}):                                     []CompanyCreateParams{{Name: "A"}},
 		reflect.TypeOf([]CompanyUpdateParams{}):                                     []CompanyUpdateParams{{Company: "A", Name: "B"}},
 		reflect.TypeOf(func(context.Context, Document, *File) error { return nil }): func(context.Context, Document, *File) error { return nil },
+		reflect.TypeOf([]uuid.UUID{}):                                               []uuid.UUID{wcDocument},
+		reflect.TypeOf(&LoginParams{}):                                              &LoginParams{Email: "u@example.com", Password: wcPassword},
+		reflect.TypeOf(&ForgotPasswordParams{}):                                     &ForgotPasswordParams{EmailAddress: "u@example.com"},
+		reflect.TypeOf(&ResetPasswordParams{}):                                      &ResetPasswordParams{Token: wcResetToken, Password: wcPassword},
+		reflect.TypeOf(&ServiceInfo{}):                                              &ServiceInfo{},
+		reflect.TypeOf(&OfferingParams{}):                                           &OfferingParams{CompanyID: wcCompany, Jurisdiction: "UT"},
+		reflect.TypeOf(&FilingMethodListParams{}):                                   &FilingMethodListParams{CompanyID: wcCompany, Jurisdiction: "UT", FilingProductID: wcProduct},
+		reflect.TypeOf(&FormSchemaParams{}):                                         &FormSchemaParams{CompanyID: wcCompany, FilingMethodID: wcMethod},
+		reflect.TypeOf(&SimpleProductListParams{}):                                  &SimpleProductListParams{URL: "https://example.com/"},
+		reflect.TypeOf(&SignedFormListParams{}):                                     &SignedFormListParams{FilingMethodID: wcMethod},
+		reflect.TypeOf(&CartAddParams{}):                                            &CartAddParams{CompanyID: wcCompany, ProductID: wcProduct},
+		reflect.TypeOf(&CartRemoveParams{}):                                         &CartRemoveParams{ItemIDs: []uuid.UUID{wcItem}},
+		reflect.TypeOf(&CheckoutParams{}):                                           &CheckoutParams{ItemIDs: []uuid.UUID{wcItem}, PaymentMethodID: wcCard},
+		reflect.TypeOf(&Card{}):                                                     wcCardParams(),
+		reflect.TypeOf(&InvoicePayParams{}):                                         &InvoicePayParams{InvoiceIDs: []uuid.UUID{wcInvoice}, PaymentMethodID: wcCard},
+		reflect.TypeOf(&OrderItemFormDataParams{}):                                  &OrderItemFormDataParams{CompanyID: wcCompany, OrderItemID: wcOrder, FormData: map[string]any{}},
 	}
 	cv := reflect.ValueOf(c).Elem()
 	ctxType := reflect.TypeOf((*context.Context)(nil)).Elem()

@@ -1,6 +1,8 @@
 package acctadmin
 
 import (
+	"bytes"
+	"encoding/json"
 	"net/url"
 	"strconv"
 	"strings"
@@ -163,6 +165,41 @@ func checkIDs(field string, ids []uuid.UUID) error {
 		if id == uuid.Nil {
 			return invalid(field, "item %d is the nil UUID", i)
 		}
+	}
+	return nil
+}
+
+// checkSome requires at least one of two parameters.
+func checkSome(a string, aSet bool, b string, bSet bool) error {
+	if !aSet && !bSet {
+		return invalid(a, "give %s or %s", a, b)
+	}
+	return nil
+}
+
+// checkFormData checks a form's answers: a value that encodes as a JSON
+// object. A nil one is refused when required.
+func checkFormData(field string, v any, required bool) error {
+	if v == nil {
+		if required {
+			return invalid(field, "is required")
+		}
+		return nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return invalid(field, "does not encode as JSON: %v", err)
+	}
+	if b = bytes.TrimSpace(b); len(b) == 0 || b[0] != '{' {
+		return invalid(field, "must encode as a JSON object")
+	}
+	return nil
+}
+
+// checkNotEmpty requires a list of at least one item.
+func checkNotEmpty(field string, n int) error {
+	if n == 0 {
+		return invalid(field, "give at least one")
 	}
 	return nil
 }

@@ -34,7 +34,7 @@ func fileErr(f *File, err error) error {
 // everyCall calls every typed method, one for each declared route.
 func everyCall() []routeCall {
 	id := rcID
-	return []routeCall{
+	return append([]routeCall{
 		{routeServicesList, func(ctx context.Context, c *Client) error { _, err := c.Services.List(ctx, nil); return err }},
 		{routeServicesCreate, func(ctx context.Context, c *Client) error {
 			_, err := c.Services.Create(ctx, &ServiceCreateParams{CompanyID: id, JurisdictionIDs: []uuid.UUID{id}})
@@ -84,7 +84,17 @@ func everyCall() []routeCall {
 			_, err := c.RegisteredAgentProducts.List(ctx, &RegisteredAgentProductListParams{URL: "https://example.com"})
 			return err
 		}},
+	}, newRouteCalls()...)
+}
+
+// newRouteCalls calls the methods of the routes beyond the first spec,
+// with the values of wireCases.
+func newRouteCalls() []routeCall {
+	var out []routeCall
+	for _, wc := range wireCases() {
+		out = append(out, routeCall{wc.rt, wc.call})
 	}
+	return out
 }
 
 // hookedCall is what the hooks saw of one call.
@@ -227,7 +237,7 @@ func TestDeclaredRoutes(t *testing.T) {
 			t.Fatalf("%s %s: %d requests in all after %d calls", rc.rt.method, rc.rt.pattern, len(reqs), i+1)
 		}
 		req := reqs[i]
-		want := strings.NewReplacer("{id}", rcID.String(), "{n}", "[0-9]+").Replace(rc.rt.pattern)
+		want := strings.NewReplacer("{id}", "[0-9a-f-]{36}", "{n}", "[0-9]+").Replace(rc.rt.pattern)
 		if req.Method != rc.rt.method || !regexp.MustCompile("^"+want+"$").MatchString(req.Path) || !req.AuthOK {
 			t.Errorf("%s %s sent %s %s (auth %v %s)", rc.rt.method, rc.rt.pattern, req.Method, req.Path, req.AuthOK, req.AuthErr)
 		}

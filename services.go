@@ -22,6 +22,9 @@ var (
 	routeServicesList   = declare(http.MethodGet, "/services", "Services.List")
 	routeServicesCreate = declareOnce(http.MethodPost, "/services", "Services.Create",
 		"Services.List shows whether the services were ordered")
+	routeServicesInfo    = declare(http.MethodGet, "/services/{id}/info", "Services.Info")
+	routeServicesAddInfo = declareOnce(http.MethodPost, "/services/{id}/info", "Services.AddInfo",
+		"Services.Info shows what the service holds")
 	routeServicesCancel = declareOnce(http.MethodPost, "/services/{id}/cancel-request", "Services.RequestCancellation",
 		"Services.List shows whether the service is cancel-requested")
 )
@@ -213,4 +216,107 @@ func unpaidInvoices(body []byte) ([]Invoice, bool) {
 		}
 	}
 	return nil, false
+}
+
+// ServiceInfo is the information a service holds: the contact person and
+// the officers a corporation's service needs. Its shape is known only from
+// the provider's data file for POST /services/:id/info (keys with a dot,
+// such as "official.director"); Info reads an answer of any shape, typing
+// what it finds there or under "info", and keeps the whole record in Raw.
+// Zero values are not sent.
+type ServiceInfo struct {
+	ContactPerson *ServiceContact `json:"contact_person,omitempty"`
+	// Directors, Presidents, Secretaries and Treasurers are the officers,
+	// each with the matching Role.
+	Directors   []ServiceOfficer `json:"official.director,omitempty"`
+	Presidents  []ServiceOfficer `json:"official.president,omitempty"`
+	Secretaries []ServiceOfficer `json:"official.secretary,omitempty"`
+	Treasurers  []ServiceOfficer `json:"official.treasurer,omitempty"`
+	// Status is the service's status, when the answer says (read only).
+	Status ServiceStatus `json:"-"`
+	// Raw is the record exactly as the API sent it (read only).
+	Raw json.RawMessage `json:"-"`
+}
+
+// ServiceContact is the contact person of a service.
+type ServiceContact struct {
+	Title     string         `json:"title,omitempty"`
+	FirstName string         `json:"first_name,omitempty"`
+	LastName  string         `json:"last_name,omitempty"`
+	Phone     string         `json:"phone,omitempty"`
+	Email     string         `json:"email,omitempty"`
+	Address   ServiceAddress `json:"address"`
+}
+
+// ServiceOfficer is an officer of a company, as a service records it.
+type ServiceOfficer struct {
+	// Role is "Director", "President", "Secretary" or "Treasurer".
+	Role      string         `json:"role,omitempty"`
+	FirstName string         `json:"first_name,omitempty"`
+	LastName  string         `json:"last_name,omitempty"`
+	Address   ServiceAddress `json:"address"`
+}
+
+// ServiceAddress is an address in the shape the service routes use.
+type ServiceAddress struct {
+	Line1               string `json:"line_1,omitempty"`
+	Line2               string `json:"line_2,omitempty"`
+	City                string `json:"city,omitempty"`
+	Country             string `json:"country,omitempty"`
+	ZipPostalCode       string `json:"zip_postal_code,omitempty"`
+	StateProvinceRegion string `json:"state_province_region,omitempty"`
+}
+
+// UnmarshalJSON reads the information from the record or from its "info"
+// object, and keeps the whole record in Raw.
+func (si *ServiceInfo) UnmarshalJSON(data []byte) error {
+	type plain ServiceInfo
+	var w struct {
+		plain
+		Status ServiceStatus    `json:"status"`
+		Info   *json.RawMessage `json:"info"`
+	}
+	if string(data) == "null" {
+		*si = ServiceInfo{}
+		return nil
+	}
+	if err := json.Unmarshal(data, &w); err != nil {
+		return err
+	}
+	out := ServiceInfo(w.plain)
+	if w.Info != nil && string(*w.Info) != "null" {
+		var inner plain
+		if err := json.Unmarshal(*w.Info, &inner); err != nil {
+			return err
+		}
+		out = ServiceInfo(inner)
+	}
+	out.Status = w.Status
+	out.Raw = append(json.RawMessage(nil), data...)
+	*si = out
+	return nil
+}
+
+// Info returns the information the service id holds.
+// GET /services/:id/info.
+func (s *ServicesClient) Info(ctx context.Context, id uuid.UUID) (*ServiceInfo, error) {
+	if err := checkID("id", id); err != nil {
+		return nil, err
+	}
+	return requestOne[ServiceInfo](ctx, s.c, routeServicesInfo.at(id.String()), nil, nil)
+}
+
+// AddInfo gives the service id the information it needs (a service
+// awaiting client input waits for it) and returns what the service then
+// holds. It is sent at most once: a failure after the request may have
+// arrived is ErrOutcomeUnknown, and Info shows what the service holds.
+// POST /services/:id/info.
+func (s *ServicesClient) AddInfo(ctx context.Context, id uuid.UUID, info *ServiceInfo) (*ServiceInfo, error) {
+	if err := checkID("id", id); err != nil {
+		return nil, err
+	}
+	if info == nil {
+		return nil, invalid("info", "is required")
+	}
+	return requestOne[ServiceInfo](ctx, s.c, routeServicesAddInfo.at(id.String()), nil, info)
 }

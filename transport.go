@@ -114,6 +114,16 @@ func requestRecord[W wire[R], R any](ctx context.Context, c *Client, ep endpoint
 	return &r, nil
 }
 
+// requestOne sends a call whose result is one record R, which decodes
+// itself.
+func requestOne[R any](ctx context.Context, c *Client, ep endpoint, q *query, in any) (*R, error) {
+	r, err := request[R](ctx, c, ep, q, in)
+	if err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
 // requestRecords sends a call whose result is a list of records, each
 // written as W. A null result is a nil slice.
 func requestRecords[W wire[R], R any](ctx context.Context, c *Client, ep endpoint, q *query, in any) ([]R, error) {
@@ -157,6 +167,13 @@ func (c *Client) do(ctx context.Context, ep endpoint, q *query, in any, stream b
 			return nil, nil, nil, fmt.Errorf("acctadmin: %s %s: encode body: %w", rt.method, rt.pattern, err)
 		}
 		st.body = b
+		if sb, ok := in.(secretBody); ok {
+			// Values no message may show (a card number, a password): the
+			// call's redaction takes them out of anything an answer echoes.
+			for _, v := range sb.secretValues() {
+				st.secrets().add(v, redactedText)
+			}
+		}
 	}
 	ctx = st.begin(ctx)
 	resp, body, err := c.send(ctx, st, c.url(ep.path, st.query))
@@ -171,6 +188,9 @@ func (c *Client) do(ctx context.Context, ep endpoint, q *query, in any, stream b
 	}
 	return resp, body, st, nil
 }
+
+// secretBody is a request body that carries secrets.
+type secretBody interface{ secretValues() []string }
 
 // outcome marks the failure of an at-most-once call ErrOutcomeUnknown when
 // the request may have reached the API and may have taken effect: the

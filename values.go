@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math/big"
 	"reflect"
 	"strconv"
@@ -771,3 +772,54 @@ func decodeRecord[W wire[R], R any](data []byte, r *R, raw *json.RawMessage) err
 	*raw = append(json.RawMessage(nil), data...)
 	return nil
 }
+
+// Secret is a value that must never be shown: a card number, a CVC, a
+// password, a reset or session token. It formats itself as "[redacted]"
+// (and the empty Secret as "") under every fmt verb, in slog, and in JSON
+// and text encodings; the SDK sends its value only in the body of the
+// request that needs it, and takes it out of any error message or error
+// body an answer echoes it into. Reveal returns the value itself.
+type Secret string
+
+const redactedText = "[redacted]"
+
+// Reveal returns the secret value. Keep it out of logs.
+func (s Secret) Reveal() string { return string(s) }
+
+// String returns "[redacted]", or "" for the empty Secret.
+func (s Secret) String() string {
+	if s == "" {
+		return ""
+	}
+	return redactedText
+}
+
+// GoString returns the redacted form, for %#v.
+func (s Secret) GoString() string { return strconv.Quote(s.String()) }
+
+// Format writes the redacted form under every verb (%v, %+v, %#v, %s,
+// %q, %x, …), so that no verb prints the value.
+func (s Secret) Format(f fmt.State, verb rune) {
+	switch verb {
+	case 'q':
+		fmt.Fprint(f, strconv.Quote(s.String()))
+	case 'v':
+		if f.Flag('#') {
+			fmt.Fprint(f, s.GoString())
+			return
+		}
+		fmt.Fprint(f, s.String())
+	default:
+		fmt.Fprint(f, s.String())
+	}
+}
+
+// LogValue makes slog log the redacted form.
+func (s Secret) LogValue() slog.Value { return slog.StringValue(s.String()) }
+
+// MarshalJSON writes the redacted form: a params value marshalled by a
+// program shows no secret. The SDK writes request bodies with the value.
+func (s Secret) MarshalJSON() ([]byte, error) { return json.Marshal(s.String()) }
+
+// MarshalText writes the redacted form.
+func (s Secret) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
