@@ -94,9 +94,96 @@ type APIError struct {
 	// name. Nil for a 2xx answer whose envelope says success false.
 	Header http.Header
 
+	// Fields are the API's complaints about single fields of the request
+	// ("errors": [{"field", "message"}]), in the order it gave them, so
+	// that a refused form says which field: Field as the API names it,
+	// the JSON name sent (as ValidationError.Field names a parameter),
+	// and Message what is wrong with it. Both pass through the redaction
+	// of Message; at most 50 are kept, each text cut to 200 bytes.
+	Fields []FieldError
+
 	// unknown, when not "", marks a server error of an at-most-once call
 	// (ErrOutcomeUnknown) and says how to find out what happened.
 	unknown string
+}
+
+// FieldError is the API's complaint about one field of a request.
+type FieldError struct {
+	// Field names the field as the request spelled it, as "form_data.ssn"
+	// or "number".
+	Field string
+	// Message says what is wrong with it.
+	Message string
+}
+
+// Limits of APIError.Fields.
+const (
+	maxFieldErrors = 50
+	maxFieldText   = 200
+)
+
+// fieldErrors reads the per-field errors of an error body: "errors" as a
+// list of {"field", "message"} objects (also "attribute"/"param" and
+// "error"/"detail"), or as an object of field to message or messages.
+func fieldErrors(body []byte, red *redactor) []FieldError {
+	body = bytes.TrimSpace(body)
+	if len(body) == 0 || body[0] != '{' {
+		return nil
+	}
+	var m struct {
+		Errors json.RawMessage `json:"errors"`
+	}
+	if json.Unmarshal(body, &m) != nil || len(m.Errors) == 0 {
+		return nil
+	}
+	var out []FieldError
+	keep := func(field, msg string) bool {
+		if field == "" || len(out) == maxFieldErrors {
+			return len(out) < maxFieldErrors
+		}
+		out = append(out, FieldError{Field: red.clean(field, maxFieldText), Message: red.clean(msg, maxFieldText)})
+		return true
+	}
+	switch m.Errors[0] {
+	case '[':
+		var items []map[string]json.RawMessage
+		if json.Unmarshal(m.Errors, &items) != nil {
+			return nil
+		}
+		for _, it := range items {
+			field := firstText(it, "field", "attribute", "param", "path")
+			if !keep(field, firstText(it, "message", "error", "detail")) {
+				break
+			}
+		}
+	case '{':
+		var obj map[string]json.RawMessage
+		if json.Unmarshal(m.Errors, &obj) != nil {
+			return nil
+		}
+		keys := make([]string, 0, len(obj))
+		for k := range obj {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			if !keep(k, messageText(obj[k], 0)) {
+				break
+			}
+		}
+	}
+	return out
+}
+
+// firstText returns the first of the keys of m that holds a string.
+func firstText(m map[string]json.RawMessage, keys ...string) string {
+	for _, k := range keys {
+		var s string
+		if json.Unmarshal(m[k], &s) == nil && s != "" {
+			return s
+		}
+	}
+	return ""
 }
 
 // Error implements error.
@@ -148,7 +235,8 @@ func newAPIError(status int, method, path string, body []byte, red *redactor) *A
 			msg = "unexpected status"
 		}
 	}
-	return &APIError{StatusCode: status, Method: method, Path: path, Message: msg, Body: red.cleanBytes(body, maxErrorBody)}
+	return &APIError{StatusCode: status, Method: method, Path: path, Message: msg, Body: red.cleanBytes(body, maxErrorBody),
+		Fields: fieldErrors(body, red)}
 }
 
 // tokenLike matches a bearer token as a server may echo it into a message
