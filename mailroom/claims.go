@@ -109,13 +109,14 @@ type redisJournal struct {
 }
 
 // Begin implements Journal.
-func (j *redisJournal) Begin(ctx context.Context, id uuid.UUID) error {
+func (j *redisJournal) Begin(ctx context.Context, id uuid.UUID) (bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, redisTimeout)
 	defer cancel()
-	if err := j.rdb.SAdd(ctx, j.key, id.String()).Err(); err != nil {
-		return fmt.Errorf("mailroom: journal: %w", err)
+	added, err := j.rdb.SAdd(ctx, j.key, id.String()).Result()
+	if err != nil {
+		return false, fmt.Errorf("mailroom: journal: %w", err)
 	}
-	return nil
+	return added == 0, nil
 }
 
 // End implements Journal.

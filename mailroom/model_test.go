@@ -173,7 +173,7 @@ func (m *model) Crash(t *rapid.T) {
 			t.Skip("claimed elsewhere")
 		}
 	}
-	if err := victim.journal.Begin(ctx, id); err != nil {
+	if _, err := victim.journal.Begin(ctx, id); err != nil {
 		t.Fatal(err)
 	}
 	m.w.fake.SetDocumentStatus(id, acctadmintest.DocumentRead)

@@ -95,7 +95,7 @@ func TestAClaimOfADeadRoomIsTakenOver(t *testing.T) {
 	if held, err := dead.shared.take(ctx, doc.ID); err != nil || !held {
 		t.Fatalf("take = %v, %v", held, err)
 	}
-	if err := dead.journal.Begin(ctx, doc.ID); err != nil {
+	if _, err := dead.journal.Begin(ctx, doc.ID); err != nil {
 		t.Fatal(err)
 	}
 	w.fake.SetDocumentStatus(doc.ID, acctadmintest.DocumentRead) // it was downloaded
@@ -134,7 +134,7 @@ func TestRedisJournalForAStoreWithout(t *testing.T) {
 	}
 	ctx := context.Background()
 	id := uuid.New()
-	if err := j.Begin(ctx, id); err != nil {
+	if again, err := j.Begin(ctx, id); err != nil || again {
 		t.Fatal(err)
 	}
 	if got, err := j.Pending(ctx); err != nil || len(got) != 1 || got[0] != id {

@@ -339,13 +339,14 @@ func (r *Room) take(ctx context.Context, id uuid.UUID, d *acctadmin.Document, fr
 		r.keptOut.Add(1)
 		return r.journal.End(ctx, id)
 	}
-	if err := r.journal.Begin(ctx, id); err != nil {
+	recorded, err := r.journal.Begin(ctx, id)
+	if err != nil {
 		return err
 	}
 	stop := r.renewWhileDownloading(ctx, id)
 	defer stop()
 	r.downloads.Add(1)
-	again := fromJournal
+	again := fromJournal || recorded
 	if again {
 		r.redownloads.Add(1)
 	}

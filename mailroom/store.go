@@ -52,8 +52,10 @@ var ErrAlreadySaved = errors.New("mailroom: document already saved")
 // concurrent use, also by several processes when rooms share it.
 type Journal interface {
 	// Begin records that the download of id is about to start, durably:
-	// once it returns nil the record survives a crash.
-	Begin(ctx context.Context, id uuid.UUID) error
+	// once it returns nil the record survives a crash. It reports whether
+	// a record of id was there already: a download of it may have been
+	// made before.
+	Begin(ctx context.Context, id uuid.UUID) (again bool, err error)
 	// End removes the record of id; ending an id not recorded is not an
 	// error.
 	End(ctx context.Context, id uuid.UUID) error
@@ -189,18 +191,21 @@ func (s *dirStore) writeTemp(r io.Reader) (string, error) {
 }
 
 // Begin implements Journal.
-func (s *dirStore) Begin(_ context.Context, id uuid.UUID) error {
+func (s *dirStore) Begin(_ context.Context, id uuid.UUID) (bool, error) {
 	if err := s.init(); err != nil {
-		return err
+		return false, err
 	}
-	f, err := os.OpenFile(filepath.Join(s.pending, id.String()), os.O_CREATE|os.O_WRONLY, 0o644)
+	f, err := os.OpenFile(filepath.Join(s.pending, id.String()), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	if errors.Is(err, os.ErrExist) {
+		return true, nil
+	}
 	if err != nil {
-		return fmt.Errorf("mailroom: journal: %w", err)
+		return false, fmt.Errorf("mailroom: journal: %w", err)
 	}
 	if err := f.Close(); err != nil {
-		return fmt.Errorf("mailroom: journal: %w", err)
+		return false, fmt.Errorf("mailroom: journal: %w", err)
 	}
-	return syncDir(s.pending)
+	return false, syncDir(s.pending)
 }
 
 // End implements Journal.

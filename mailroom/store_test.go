@@ -122,9 +122,10 @@ func TestDirJournal(t *testing.T) {
 	s := Dir(t.TempDir()).(Journal)
 	ctx := context.Background()
 	a, b := uuid.New(), uuid.New()
-	for _, id := range []uuid.UUID{a, b, a} {
-		if err := s.Begin(ctx, id); err != nil {
-			t.Fatal(err)
+	for i, id := range []uuid.UUID{a, b, a} {
+		again, err := s.Begin(ctx, id)
+		if err != nil || again != (i == 2) {
+			t.Fatalf("Begin #%d = %v, %v", i, again, err)
 		}
 	}
 	got, err := s.Pending(ctx)
