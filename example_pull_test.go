@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log"
 	"os"
 	"path/filepath"
@@ -12,6 +11,7 @@ import (
 
 	acctadmin "github.com/acctadmin/acctadmin-go"
 	"github.com/acctadmin/acctadmin-go/acctadmintest"
+	"github.com/acctadmin/acctadmin-go/mailroom"
 )
 
 // pullDemo starts the fake API with 250 unread letters, and returns it, a
@@ -45,6 +45,7 @@ func ExampleDocumentsClient_Pull() {
 	defer srv.Close()
 	defer os.RemoveAll(dir)
 	ctx := context.Background()
+	store := mailroom.Dir(dir) // <id>.pdf, written whole or not at all
 	var progress acctadmin.PullProgress
 
 	err := c.Documents.Pull(ctx, &acctadmin.PullParams{
@@ -55,15 +56,7 @@ func ExampleDocumentsClient_Pull() {
 		},
 	}, func(ctx context.Context, d acctadmin.Document, f *acctadmin.File) error {
 		// Runs on 8 goroutines at once; Pull closes f when it returns.
-		dst, err := os.Create(filepath.Join(dir, d.ID.String()+".pdf"))
-		if err != nil {
-			return err
-		}
-		_, err = io.Copy(dst, f)
-		if cerr := dst.Close(); err == nil {
-			err = cerr
-		}
-		return err
+		return store.Save(ctx, d, f) // a download cut short leaves no file
 	})
 	var pe *acctadmin.PullError
 	if errors.As(err, &pe) {
@@ -75,7 +68,7 @@ func ExampleDocumentsClient_Pull() {
 		log.Fatal(pe.Err) // errors.Is(err, context.Canceled) and the sentinels work too
 	}
 
-	files, err := os.ReadDir(dir)
+	files, err := filepath.Glob(filepath.Join(dir, "*.pdf"))
 	if err != nil {
 		log.Fatal(err)
 	}

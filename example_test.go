@@ -17,6 +17,7 @@ import (
 
 	acctadmin "github.com/acctadmin/acctadmin-go"
 	"github.com/acctadmin/acctadmin-go/acctadmintest"
+	"github.com/acctadmin/acctadmin-go/mailroom"
 	"github.com/google/uuid"
 )
 
@@ -182,6 +183,7 @@ func ExampleDocumentsClient_All() {
 	}
 	defer os.RemoveAll(dir)
 
+	store := mailroom.Dir(dir) // <id>.pdf, written whole or not at all
 	for d, err := range c.Documents.All(ctx, nil) {
 		if err != nil {
 			log.Fatal(err)
@@ -190,21 +192,14 @@ func ExampleDocumentsClient_All() {
 		if err != nil {
 			log.Fatal(err)
 		}
-		dst, err := os.Create(filepath.Join(dir, d.ID.String()+".pdf"))
-		if err != nil {
-			log.Fatal(err)
-		}
-		_, err = io.Copy(dst, f)
+		err = store.Save(ctx, d, f) // temporary name, fsync, then the final name
 		f.Close()
-		if cerr := dst.Close(); err == nil {
-			err = cerr
-		}
 		if err != nil {
 			log.Fatal(err)
 		}
 	}
 
-	files, err := os.ReadDir(dir)
+	files, err := filepath.Glob(filepath.Join(dir, "*.pdf"))
 	if err != nil {
 		log.Fatal(err)
 	}
