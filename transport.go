@@ -172,6 +172,10 @@ func (c *Client) do(ctx context.Context, ep endpoint, q *query, in any, stream b
 			// call's redaction takes them out of anything an answer echoes.
 			for _, v := range sb.secretValues() {
 				st.secrets().add(v, redactedText)
+				// As the body carried it, for a server that echoes JSON.
+				if enc, _ := json.Marshal(v); len(enc) > 2 && string(enc[1:len(enc)-1]) != v {
+					st.secrets().add(string(enc[1:len(enc)-1]), redactedText)
+				}
 			}
 		}
 	}
