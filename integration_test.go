@@ -437,15 +437,16 @@ func TestFakeEndToEndEveryEndpoint(t *testing.T) {
 		}
 	})
 
-	// Every route of the API was answered with success at least once.
+	// Every route the SDK declares was answered with success at least
+	// once.
 	hit := map[string]bool{}
 	for _, r := range srv.Requests() {
 		if r.Status >= 200 && r.Status < 300 {
-			hit[r.Method+" "+r.Route] = true
+			hit[acctadmin.RouteShape(r.Method, r.Route)] = true
 		}
 	}
 	var missed []string
-	for _, route := range acctadmintest.Routes() {
+	for _, route := range acctadmin.DeclaredRouteShapes() {
 		if !hit[route] {
 			missed = append(missed, route)
 		}

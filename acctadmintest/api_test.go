@@ -31,10 +31,12 @@ func TestWrongMethodIs405(t *testing.T) {
 
 func TestRoutesListsEveryEndpoint(t *testing.T) {
 	routes := acctadmintest.Routes()
-	require.Len(t, routes, 22)
+	require.Len(t, routes, 50)
 	require.Contains(t, routes, "GET /documents/:id/page/:page_number")
 	require.Contains(t, routes, "DELETE /callbacks/:id")
 	require.Contains(t, routes, "PATCH /companies")
+	require.Contains(t, routes, "GET /documents/bulk-download")
+	require.Contains(t, routes, "POST /shopping-cart/checkout")
 	for _, r := range routes {
 		method, path, ok := strings.Cut(r, " ")
 		require.True(t, ok)

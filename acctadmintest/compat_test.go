@@ -137,7 +137,8 @@ func TestUnknownPathUnderKnownPrefixIsNoSuchEndpoint(t *testing.T) {
 	srv := newDemo(t)
 	doc := acctadmintest.DemoID("document", 1)
 	for _, target := range []string{
-		"/documents/bulk-download",
+		"/documents/" + doc.String() + "/page/1/url/x",
+		"/shopping-cart/" + doc.String(),
 		"/documents/" + doc.String() + "/pages",
 		"/documents/" + doc.String() + "/page/1/extra",
 		"/services/" + acctadmintest.DemoID("service", 1).String(),

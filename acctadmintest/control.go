@@ -81,6 +81,7 @@ func newControl(f *Fake) http.Handler {
 	handle("POST "+ControlPrefix+"faults", f.ctlInjectFault)
 	handle("DELETE "+ControlPrefix+"faults", f.ctlClearFaults)
 	handle("POST "+ControlPrefix+"reset", f.ctlReset)
+	handle("GET "+ControlPrefix+"auth/reset-token", f.ctlResetToken)
 	handle(ControlPrefix, controlNotFound)
 	return mux
 }
@@ -216,6 +217,7 @@ var controlRoutes = []string{
 	"POST " + ControlPrefix + "faults",
 	"DELETE " + ControlPrefix + "faults",
 	"POST " + ControlPrefix + "reset",
+	"GET " + ControlPrefix + "auth/reset-token",
 }
 
 // companyRef resolves the company_id or company (name) of a control body.
@@ -487,4 +489,13 @@ func (f *Fake) ctlReset(r *http.Request, _ []byte) (int, any, error) {
 	n := f.st.companies.len()
 	f.mu.Unlock()
 	return http.StatusOK, map[string]int{"companies": n}, nil
+}
+
+// ctlResetToken hands out the reset token that POST /auth/forgot-password
+// would have e-mailed to the account's user.
+func (f *Fake) ctlResetToken(*http.Request, []byte) (int, any, error) {
+	f.mu.Lock()
+	email := f.st.account.Email
+	f.mu.Unlock()
+	return http.StatusOK, map[string]string{"email": email, "token": f.ResetToken()}, nil
 }

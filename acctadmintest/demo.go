@@ -295,5 +295,9 @@ func (f *Fake) SeedDemo() Demo {
 	event(0, "Beneficial Ownership Update", ComplianceActive, 3, 1, "Utah", "Idaho", "Nevada")
 	event(4, "Annual Report", ComplianceNoneRequired, 8, 10, "Oregon")
 	event(2, "Annual Report", ComplianceActive, 11, 28, "Wyoming")
+
+	f.mu.Lock()
+	f.seedCommerce(now, *f.websiteByURL(DemoWebsiteURL), d.Companies)
+	f.mu.Unlock()
 	return d
 }

@@ -140,20 +140,9 @@ func encodeGray1(w, h int, bits []byte) []byte {
 // pages: the page number counts from 0 (not an integer: 400; outside the
 // file: 404); dpi is 72, 150 or 300 (default 150; anything else: 400).
 func (c *call) servePage(pages int) error {
-	n, err := strconv.Atoi(c.r.PathValue("page_number"))
+	n, dpi, err := c.pageParams(pages)
 	if err != nil {
-		return invalid("page_number", "must be an integer")
-	}
-	dpi := DefaultDPI
-	if s := c.scalar("dpi"); s != "" {
-		d, err := strconv.Atoi(s)
-		if err != nil || !validDPI[d] {
-			return invalid("dpi", "must be 72, 150 or 300")
-		}
-		dpi = d
-	}
-	if n < 0 || n >= pages {
-		return notFound(fmt.Sprintf("page %d (the file has %d pages, counted from 0)", n, pages))
+		return err
 	}
 	data := c.f.pngs.get(dpi, n)
 	h := c.w.Header()
@@ -162,6 +151,27 @@ func (c *call) servePage(pages int) error {
 	c.w.WriteHeader(http.StatusOK)
 	_, _ = c.w.Write(data)
 	return nil
+}
+
+// pageParams reads the page number of the path and the dpi of the query,
+// for a file of pages pages.
+func (c *call) pageParams(pages int) (n, dpi int, err error) {
+	n, err = strconv.Atoi(c.r.PathValue("page_number"))
+	if err != nil {
+		return 0, 0, invalid("page_number", "must be an integer")
+	}
+	dpi = DefaultDPI
+	if s := c.scalar("dpi"); s != "" {
+		d, err := strconv.Atoi(s)
+		if err != nil || !validDPI[d] {
+			return 0, 0, invalid("dpi", "must be 72, 150 or 300")
+		}
+		dpi = d
+	}
+	if n < 0 || n >= pages {
+		return 0, 0, notFound(fmt.Sprintf("page %d (the file has %d pages, counted from 0)", n, pages))
+	}
+	return n, dpi, nil
 }
 
 // serveFile answers a download: the PDF of a file, streamed, with its

@@ -48,29 +48,10 @@ func TestOpenAPIDocumentIsValid(t *testing.T) {
 		served[key] = true
 		require.True(t, ops[key], "the fake serves %s, which the document lacks", r)
 	}
-	var unserved []string
 	for op := range ops {
-		if !served[op] {
-			unserved = append(unserved, op)
-		}
+		require.True(t, served[op], "the document describes %s, which the fake does not serve", op)
 	}
-	require.ElementsMatch(t, documentedNotServed, unserved, "operations of the document the fake does not serve")
-}
-
-// documentedNotServed lists the operations the document describes and the
-// fake does not serve yet; it shrinks to nothing as they are added.
-var documentedNotServed = []string{
-	"GET /account", "GET /account/dashpanel",
-	"POST /auth/login", "GET /auth/refresh", "POST /auth/forgot-password", "POST /auth/reset-password",
-	"GET /companies/{id}",
-	"GET /services/{id}/info", "POST /services/{id}/info",
-	"GET /documents/bulk-download", "GET /documents/{id}/page/{page_number}/url",
-	"GET /filing-products/offerings", "GET /filing-methods", "GET /filing-methods/schemas",
-	"GET /simple-products", "GET /signed-forms",
-	"GET /shopping-cart", "POST /shopping-cart", "DELETE /shopping-cart", "POST /shopping-cart/checkout",
-	"GET /payment-methods", "POST /payment-methods", "PATCH /payment-methods/{id}", "DELETE /payment-methods/{id}",
-	"GET /invoices/{id}", "POST /invoices/pay",
-	"GET /order-items/requiring-attention", "POST /order-items/requiring-attention",
+	require.Len(t, ops, 50)
 }
 
 // TestOpenAPIServed: the fake with its control surface serves the

@@ -1,6 +1,8 @@
 package acctadmintest
 
 import (
+	"bytes"
+	"encoding/json"
 	"net/http"
 	"slices"
 	"time"
@@ -85,6 +87,7 @@ func (f *Fake) logBody(idx int, body []byte) {
 	if len(body) == 0 {
 		return
 	}
+	body = redacted(body)
 	body = body[:min(len(body), maxLoggedBody)]
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -125,7 +128,7 @@ func (f *Fake) recordWrite(c *call, created []uuid.UUID) {
 		Method:  c.r.Method,
 		Path:    c.r.URL.Path,
 		Route:   c.route,
-		Body:    append([]byte(nil), c.body...),
+		Body:    redacted(c.body),
 		Created: created,
 		Time:    f.now(),
 	})
@@ -188,4 +191,37 @@ func (f *Fake) ResetRequests() {
 	f.requests = nil
 	f.writes = nil
 	f.counts = make(map[routeKey]int)
+}
+
+// secretFields are the body fields that no log keeps: a card's number and
+// CVC, passwords and reset tokens.
+var secretFields = []string{"number", "cvc", "password", "password_confirmation", "token"}
+
+// Redacted is what the logs show in place of a secret field's value.
+const Redacted = "[REDACTED]"
+
+// redacted returns a copy of a body for the logs: a JSON object with a
+// secret field at its top level is written again with those values
+// replaced by Redacted (and its fields in name order); any other body is
+// copied as it is.
+func redacted(body []byte) []byte {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(body, &obj) != nil {
+		return bytes.Clone(body)
+	}
+	hit := false
+	for _, k := range secretFields {
+		if _, ok := obj[k]; ok {
+			obj[k] = json.RawMessage(`"` + Redacted + `"`)
+			hit = true
+		}
+	}
+	if !hit {
+		return bytes.Clone(body)
+	}
+	out, err := json.Marshal(obj)
+	if err != nil {
+		return []byte(`"` + Redacted + `"`)
+	}
+	return out
 }

@@ -42,13 +42,34 @@ var routes = []route{
 	{http.MethodPatch, "/companies", updateCompanies},
 	{http.MethodGet, "/invoices", listInvoices},
 	{http.MethodGet, "/registered-agent-products", listRegisteredAgentProducts},
-}
-
-// unserved lists endpoints of the real API that the fake does not serve
-// and whose paths one of its patterns would otherwise take for an id:
-// they are answered 404 "no such endpoint", not "document not found".
-var unserved = []string{
-	"GET /documents/bulk-download",
+	{http.MethodGet, "/account", getAccount},
+	{http.MethodGet, "/account/dashpanel", getDashpanel},
+	{http.MethodPost, "/auth/login", login},
+	{http.MethodGet, "/auth/refresh", refreshSession},
+	{http.MethodPost, "/auth/forgot-password", forgotPassword},
+	{http.MethodPost, "/auth/reset-password", resetPassword},
+	{http.MethodGet, "/companies/:id", getCompany},
+	{http.MethodGet, "/services/:id/info", getServiceInfo},
+	{http.MethodPost, "/services/:id/info", addServiceInfo},
+	{http.MethodGet, "/documents/bulk-download", bulkDownloadDocuments},
+	{http.MethodGet, "/documents/:id/page/:page_number/url", documentPageURL},
+	{http.MethodGet, "/filing-products/offerings", listOfferings},
+	{http.MethodGet, "/filing-methods", listFilingMethods},
+	{http.MethodGet, "/filing-methods/schemas", listFilingMethodSchemas},
+	{http.MethodGet, "/simple-products", listSimpleProducts},
+	{http.MethodGet, "/signed-forms", listSignedForms},
+	{http.MethodGet, "/shopping-cart", listCartItems},
+	{http.MethodPost, "/shopping-cart", addCartItem},
+	{http.MethodDelete, "/shopping-cart", removeCartItems},
+	{http.MethodPost, "/shopping-cart/checkout", checkout},
+	{http.MethodGet, "/payment-methods", listPaymentMethods},
+	{http.MethodPost, "/payment-methods", createPaymentMethod},
+	{http.MethodPatch, "/payment-methods/:id", updatePaymentMethod},
+	{http.MethodDelete, "/payment-methods/:id", deletePaymentMethod},
+	{http.MethodGet, "/invoices/:id", getInvoice},
+	{http.MethodPost, "/invoices/pay", payInvoices},
+	{http.MethodGet, "/order-items/requiring-attention", listOrderItemsRequiringAttention},
+	{http.MethodPost, "/order-items/requiring-attention", completeOrderItem},
 }
 
 // Routes lists the endpoints the fake serves as "METHOD /pattern" strings,
@@ -106,12 +127,17 @@ func newRouter(f *Fake) *router {
 	for _, p := range paths {
 		methods := slices.Sorted(slices.Values(allowed[p]))
 		rt.notAllowed[p] = f.endpoint(methodNotAllowed(p, methods))
-		rt.mux.Handle(muxPattern(p), rt.notAllowed[p])
-		rt.names[muxPattern(p)] = p
-	}
-	for _, u := range unserved {
-		rt.mux.Handle(u, rt.noSuchEndpoint)
-		rt.names[u] = ""
+		// One pattern per method, not a method-less one: that would
+		// conflict with a wildcard pattern of a sibling path
+		// (/documents/bulk-download beside GET /documents/{id}).
+		for _, m := range otherMethods {
+			if slices.Contains(methods, m) {
+				continue
+			}
+			mp := m + " " + muxPattern(p)
+			rt.mux.Handle(mp, rt.notAllowed[p])
+			rt.names[mp] = p
+		}
 	}
 	rt.mux.Handle("/", rt.noSuchEndpoint)
 	rt.names["/"] = ""
@@ -180,6 +206,12 @@ func validated(r route) func(*call) error {
 	}
 }
 
+// otherMethods are the methods answered 405 on a path that has routes
+// for other methods; any other method is a 404.
+var otherMethods = []string{
+	http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete, http.MethodOptions,
+}
+
 func noSuchEndpoint(c *call) error {
 	return &apiError{status: http.StatusNotFound, msg: "no such endpoint: " + c.r.Method + " " + c.r.URL.Path}
 }
@@ -214,11 +246,21 @@ func exchangeOf(r *http.Request) *exchange {
 func newHandler(f *Fake) http.Handler {
 	rt := newRouter(f)
 	api := f.logged(rt, f.delayed(f.withFaults(f.authenticated(rt))))
-	if !f.cfg.control {
-		return api
+	var ctl http.Handler
+	if f.cfg.control {
+		ctl = newControl(f)
 	}
-	ctl := newControl(f)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// URLs the API hands out serve with or without the control
+		// surface; the token in the path is their authority.
+		if strings.HasPrefix(r.URL.EscapedPath(), FilesPrefix) && cleanPath(r.URL.Path) {
+			f.serveLink(w, r)
+			return
+		}
+		if ctl == nil {
+			api.ServeHTTP(w, r)
+			return
+		}
 		if r.URL.Path == OpenAPIPath && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
 			serveOpenAPI(w, r)
 			return

@@ -131,12 +131,52 @@ type state struct {
 	events     table[ComplianceEvent]
 	callbacks  table[Callback]
 	invoices   table[Invoice]
+	// catalog holds the federal filing products, offered to every company
+	// in every jurisdiction, beside the websites' products.
+	catalog   table[FilingProduct]
+	offerings map[uuid.UUID]offering // by filing method id
+	simple    table[SimpleProduct]
+	forms     table[SignedForm]
+	cart      table[CartItem]
+	payments  table[PaymentMethod]
+	orders    table[OrderItem]
+	info      map[uuid.UUID]*serviceInfo // by service id
+	links     map[string]*fileLink       // by the token of the URL
+	account   account
 }
 
 // newState returns an empty account whose copies name companies as f
 // knows them.
 func newState(f *Fake) state {
 	return state{
+		catalog: table[FilingProduct]{
+			id: func(p *FilingProduct) uuid.UUID { return p.ID },
+			clone: func(p *FilingProduct) FilingProduct {
+				out := *p
+				out.Methods = slices.Clone(p.Methods)
+				return out
+			},
+		},
+		offerings: map[uuid.UUID]offering{},
+		simple:    table[SimpleProduct]{id: func(p *SimpleProduct) uuid.UUID { return p.ID }},
+		forms:     table[SignedForm]{id: func(p *SignedForm) uuid.UUID { return p.ID }},
+		cart: table[CartItem]{
+			id:   func(i *CartItem) uuid.UUID { return i.ID },
+			less: createdFirst(func(i *CartItem) (time.Time, uuid.UUID) { return i.CreatedAt, i.ID }),
+		},
+		payments: table[PaymentMethod]{
+			id:   func(p *PaymentMethod) uuid.UUID { return p.ID },
+			less: createdFirst(func(p *PaymentMethod) (time.Time, uuid.UUID) { return p.CreatedAt, p.ID }),
+		},
+		orders: table[OrderItem]{
+			id:   func(o *OrderItem) uuid.UUID { return o.ID },
+			less: createdFirst(func(o *OrderItem) (time.Time, uuid.UUID) { return o.CreatedAt, o.ID }),
+		},
+		info:  map[uuid.UUID]*serviceInfo{},
+		links: map[string]*fileLink{},
+		account: account{
+			ID: DemoID("account", 1), Name: "Test Account", Email: DemoUserEmail, password: DemoUserPassword, CreatedAt: f.now(),
+		},
 		companies: table[Company]{
 			id:   func(c *Company) uuid.UUID { return c.ID },
 			less: createdFirst(func(c *Company) (time.Time, uuid.UUID) { return c.CreatedAt, c.ID }),

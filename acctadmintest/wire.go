@@ -9,6 +9,8 @@ import (
 	"net/url"
 	"strconv"
 	"time"
+
+	"github.com/google/uuid"
 )
 
 // Wire forms of times.
@@ -73,6 +75,11 @@ type successEnvelope struct {
 	Success   any    `json:"success"`
 	Timestamp string `json:"timestamp"`
 	Result    any    `json:"result"`
+	// StatusCode is written by POST /payment-methods, as the C# client
+	// reads it.
+	StatusCode string `json:"status_code,omitempty"`
+	// InvoiceIDs is written beside result by checkout.
+	InvoiceIDs []uuid.UUID `json:"invoice_ids,omitempty"`
 }
 
 // errorEnvelope is every error answer.
@@ -88,6 +95,8 @@ type errorEnvelope struct {
 type answer struct {
 	stringSuccess bool // success as the text "true" (a quirk)
 	iso           bool // times in the ISO form (a quirk of cancel-request)
+	statusCode    string
+	invoiceIDs    []uuid.UUID
 }
 
 // ok writes a successful answer.
@@ -97,9 +106,11 @@ func (c *call) ok(result any, a answer) error {
 		success = "true"
 	}
 	writeJSON(c.w, http.StatusOK, successEnvelope{
-		Success:   success,
-		Timestamp: c.f.envelopeTime(a.iso),
-		Result:    result,
+		Success:    success,
+		Timestamp:  c.f.envelopeTime(a.iso),
+		Result:     result,
+		StatusCode: a.statusCode,
+		InvoiceIDs: a.invoiceIDs,
 	})
 	return nil
 }

@@ -420,9 +420,10 @@ var habits = []clientHabits{
 
 // envelope is the API's success shape.
 type envelope struct {
-	Success   any             `json:"success"`
-	Timestamp string          `json:"timestamp"`
-	Result    json.RawMessage `json:"result"`
+	Success    any             `json:"success"`
+	Timestamp  string          `json:"timestamp"`
+	Result     json.RawMessage `json:"result"`
+	InvoiceIDs []string        `json:"invoice_ids"`
 }
 
 func TestProviderClientsOnEveryRoute(t *testing.T) {
@@ -444,6 +445,7 @@ func TestProviderClientsOnEveryRoute(t *testing.T) {
 	utahID := mustJurisdiction(t, "UT")
 	today := time.Now().Format("2006-01-02")
 	nextYear := time.Now().AddDate(1, 0, 0).Format("2006-01-02")
+	site := acctadmintest.DemoID("website", 1).String()
 
 	for _, cl := range habits {
 		t.Run(cl.name, func(t *testing.T) {
@@ -553,12 +555,178 @@ func TestProviderClientsOnEveryRoute(t *testing.T) {
 			result(call("DELETE /callbacks/:id", apiCall{method: http.MethodDelete, path: "/callbacks/" + cb}), &item)
 			require.Equal(t, cb, item["id"])
 
+			// Account and the user's session, as the auth examples send them.
+			result(call("GET /account", apiCall{method: http.MethodGet, path: "/account"}), &item)
+			require.Equal(t, acctadmintest.DemoUserEmail, item["email"])
+			result(call("GET /account/dashpanel", apiCall{method: http.MethodGet, path: "/account/dashpanel"}), &item)
+			require.Greater(t, item["unread_documents"], float64(0))
+			login := map[string]any{"email": acctadmintest.DemoUserEmail, "password": acctadmintest.DemoUserPassword, "website_id": site}
+			result(call("POST /auth/login", apiCall{method: http.MethodPost, path: "/auth/login", body: login, order: []string{"email", "password", "website_id"}}), &item)
+			require.NotEmpty(t, item["token"])
+			result(call("GET /auth/refresh", apiCall{method: http.MethodGet, path: "/auth/refresh"}), &item)
+			require.NotEmpty(t, item["token"])
+			call("POST /auth/forgot-password", apiCall{method: http.MethodPost, path: "/auth/forgot-password",
+				body: map[string]any{"email_address": acctadmintest.DemoUserEmail, "website_id": site}, order: []string{"email_address", "website_id"}})
+			reset := map[string]any{"token": resetToken(t, h), "password": acctadmintest.DemoUserPassword, "password_confirmation": acctadmintest.DemoUserPassword}
+			call("POST /auth/reset-password", apiCall{method: http.MethodPost, path: "/auth/reset-password", body: reset, order: []string{"token", "password", "password_confirmation"}})
+
+			// One company; a service's information.
+			result(call("GET /companies/:id", apiCall{method: http.MethodGet, path: "/companies/" + coID}), &item)
+			require.Equal(t, renamed, item["name"])
+			info := map[string]any{"contact_person": map[string]any{"first_name": "Ada", "email": "ada@example.com"},
+				"official.director": []any{map[string]any{"role": "Director", "first_name": "Ada"}}}
+			result(call("POST /services/:id/info", apiCall{method: http.MethodPost, path: "/services/" + svc + "/info", body: info}), &item)
+			result(call("GET /services/:id/info", apiCall{method: http.MethodGet, path: "/services/" + svc + "/info"}), &item)
+			require.Equal(t, "Ada", item["info"].(map[string]any)["contact_person"].(map[string]any)["first_name"])
+
+			// URLs of files, fetched without a token as a browser would.
+			result(call("GET /documents/:id/page/:page_number/url", apiCall{method: http.MethodGet, path: "/documents/" + doc + "/page/0/url"}), &item)
+			require.True(t, bytes.HasPrefix(fetch(t, h, item["url"].(string), "image/png"), []byte("\x89PNG")))
+			result(call("GET /documents/bulk-download", apiCall{method: http.MethodGet, path: "/documents/bulk-download",
+				query: []param{{name: "ids", list: []string{doc}}}}), &item)
+			require.True(t, bytes.HasPrefix(fetch(t, h, item["url"].(string), "application/zip"), []byte("PK")))
+
+			// The catalogue and the EIN order of the end-to-end example.
+			result(call("GET /filing-products/offerings", apiCall{method: http.MethodGet, path: "/filing-products/offerings",
+				query: []param{{name: "company_id", value: coID}, {name: "jurisdiction", value: "UT"}}}), &items)
+			product := pickItem(t, items, "filing_name", "tax id")["id"].(string)
+			result(call("GET /filing-methods", apiCall{method: http.MethodGet, path: "/filing-methods",
+				query: []param{{name: "company_id", value: coID}, {name: "jurisdiction", value: "UT"}, {name: "filing_product_id", value: product}}}), &items)
+			method := pickItem(t, items, "name", "Standard")["id"].(string)
+			result(call("GET /filing-methods/schemas", apiCall{method: http.MethodGet, path: "/filing-methods/schemas",
+				query: []param{{name: "company_id", value: coID}, {name: "filing_method_id", value: method}}}), &items)
+			require.Len(t, items, 1)
+			result(call("GET /simple-products", apiCall{method: http.MethodGet, path: "/simple-products",
+				query: []param{{name: "url", value: acctadmintest.DemoWebsiteURL}}}), &items)
+			require.NotEmpty(t, items)
+			result(call("GET /signed-forms", apiCall{method: http.MethodGet, path: "/signed-forms",
+				query: []param{{name: "filing_method_id", value: method}, {name: "website_id", value: site}}}), &items)
+			require.NotEmpty(t, items)
+			add := map[string]any{"company_id": coID, "product_id": product, "product_option_id": method, "quantity": 1}
+			addOrder := []string{"company_id", "product_id", "product_option_id", "quantity"}
+			call("POST /shopping-cart", apiCall{method: http.MethodPost, path: "/shopping-cart", body: add, order: addOrder})
+			call("POST /payment-methods", apiCall{method: http.MethodPost, path: "/payment-methods", body: exampleCard("05", "2029"), order: cardOrder})
+			result(call("GET /payment-methods", apiCall{method: http.MethodGet, path: "/payment-methods"}), &items)
+			pm := pickItem(t, items, "exp_year", float64(2029))
+			require.Equal(t, "5556", pm["last4"])
+			require.Equal(t, float64(5), pm["exp_month"])
+			result(call("PATCH /payment-methods/:id", apiCall{method: http.MethodPatch, path: "/payment-methods/" + pm["id"].(string), body: exampleCard("05", "2032"), order: cardOrder}), &item)
+			require.Equal(t, float64(2032), item["exp_year"])
+			result(call("GET /shopping-cart", apiCall{method: http.MethodGet, path: "/shopping-cart", query: []param{{name: "company_ids", list: []string{coID}}}}), &items)
+			cartItem := pickItem(t, items, "title", "Tax id filing service - Standard")
+			env := call("POST /shopping-cart/checkout", apiCall{method: http.MethodPost, path: "/shopping-cart/checkout",
+				body: map[string]any{"item_ids": []any{cartItem["id"]}, "payment_token": pm["id"]}, order: []string{"item_ids", "payment_token"}})
+			require.Len(t, env.InvoiceIDs, 1)
+			result(call("GET /invoices/:id", apiCall{method: http.MethodGet, path: "/invoices/" + env.InvoiceIDs[0]}), &item)
+			require.Equal(t, "paid", item["status"])
+			result(call("GET /order-items/requiring-attention", apiCall{method: http.MethodGet, path: "/order-items/requiring-attention",
+				query: []param{{name: "company_ids", list: []string{coID}}}}), &items)
+			order := pickItem(t, items, "name", "Standard Federal EIN - Tax Id filing")
+			var form map[string]any
+			require.NoError(t, json.Unmarshal([]byte(einForm), &form))
+			result(call("POST /order-items/requiring-attention", apiCall{method: http.MethodPost, path: "/order-items/requiring-attention",
+				body: map[string]any{"company_id": coID, "order_item_id": order["id"], "form_data": form}, order: []string{"company_id", "order_item_id", "form_data"}}), &item)
+			require.Equal(t, "new", item["status"])
+
+			// A second item, removed again: in the body (JavaScript, Python,
+			// Ruby) or in the query (PHP).
+			result(call("POST /shopping-cart", apiCall{method: http.MethodPost, path: "/shopping-cart", body: add, order: addOrder}), &items)
+			second := items[0]["id"].(string)
+			del := apiCall{method: http.MethodDelete, path: "/shopping-cart",
+				body: map[string]any{"company_ids": []any{coID}, "item_ids": []any{second}}, order: []string{"company_ids", "item_ids"}}
+			if strings.HasPrefix(cl.name, "php") {
+				del.body, del.query = nil, []param{{name: "company_ids", list: []string{coID}}, {name: "item_ids", list: []string{second}}}
+			}
+			result(call("DELETE /shopping-cart", del), &items)
+			require.Len(t, items, 1)
+
+			// An unpaid invoice, paid; the card deleted.
+			unpaid := seedInvoice(t, h, coID)
+			result(call("POST /invoices/pay", apiCall{method: http.MethodPost, path: "/invoices/pay",
+				body: map[string]any{"payment_token": pm["id"], "invoice_ids": []any{unpaid}}, order: []string{"payment_token", "invoice_ids"}}), &items)
+			require.Equal(t, "paid", items[0]["status"])
+			result(call("DELETE /payment-methods/:id", apiCall{method: http.MethodDelete, path: "/payment-methods/" + pm["id"].(string)}), &item)
+			require.Equal(t, pm["id"], item["id"])
+
 			for _, r := range acctadmintest.Routes() {
 				require.True(t, covered[r], "route %s not covered", r)
 			}
 			require.Len(t, covered, len(acctadmintest.Routes()))
 		})
 	}
+}
+
+// einForm is the provider's data/form_data_ein_tax_id.json.
+const einForm = `{"ssn":"555-55-5555","start_date":"04/04/2023","fiscal_year_end":"01","entity_type":"Limited Liability Company",
+"ein_trucking":true,"ein_excise_tax":true,"ein_sell_tobacco":true,"ein_has_employees":true,"number_of_members":"1",
+"responsible_party":{"last_name":"Prime Corporate Services Test","first_name":"Tester McTestington","phone_number":"5555555555"},
+"principal_activity":"Just a Test","ein_other_employees":"1","ein_involves_gambling":true,
+"company_mailing_address":{"city":"Spokane","line1":"123 Test St","county":"Spokane","country":"US","zip_postal_code":"99223","state_province_region":"WA"},
+"company_principal_address":{"city":"Spokane","line1":"123 Test St","county":"Spokane","country":"US","zip_postal_code":"99223","state_province_region":"WA"},
+"ein_first_date_wages_paid":"04/17/2023","ein_agricultural_employees":"1","ein_employee_tax_liability_1000":true}`
+
+// cardOrder is the order in which the examples write a card.
+var cardOrder = []string{"number", "exp_month", "exp_year", "cvc", "first_name", "last_name", "billing_address"}
+
+// exampleCard is the card of the JavaScript, Python and Ruby flows.
+func exampleCard(month, year string) map[string]any {
+	return map[string]any{
+		"number": "4000056655665556", "exp_month": month, "exp_year": year, "cvc": "123",
+		"first_name": "Tester", "last_name": "McTestington",
+		"billing_address": map[string]any{"city": "Queens", "state": "NY", "zip": "11101", "country": "US", "address1": "1 Test Ave", "address2": nil},
+	}
+}
+
+// pickItem returns the first item whose key holds want.
+func pickItem(t *testing.T, items []map[string]any, key string, want any) map[string]any {
+	t.Helper()
+	for _, it := range items {
+		if it[key] == want {
+			return it
+		}
+	}
+	t.Fatalf("no item with %s %v in %v", key, want, items)
+	return nil
+}
+
+// fetch gets a URL the API handed out, without a token.
+func fetch(t *testing.T, h *harness, u, ctype string) []byte {
+	t.Helper()
+	resp, err := h.client.Get(u)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, resp.StatusCode, "%s", body)
+	require.Equal(t, ctype, resp.Header.Get("Content-Type"))
+	return body
+}
+
+// control sends a request to the control surface and decodes its answer.
+func control(t *testing.T, h *harness, method, path, body string, v any) {
+	t.Helper()
+	ex := h.do(t, method, acctadmintest.ControlPrefix+path, []byte(body), nil)
+	require.Less(t, ex.status, 300, "%s %s: %s", method, path, ex.body)
+	require.NoError(t, json.Unmarshal(ex.body, v))
+}
+
+// resetToken reads the reset token the control surface hands out.
+func resetToken(t *testing.T, h *harness) string {
+	var out struct {
+		Token string `json:"token"`
+	}
+	control(t, h, http.MethodGet, "auth/reset-token", "", &out)
+	require.NotEmpty(t, out.Token)
+	return out.Token
+}
+
+// seedInvoice adds an unpaid invoice through the control surface.
+func seedInvoice(t *testing.T, h *harness, company string) string {
+	var out struct {
+		ID string `json:"id"`
+	}
+	control(t, h, http.MethodPost, "invoices", `{"company_id":"`+company+`","items":[{"price":"19.00","description":"Certified copy"}]}`, &out)
+	return out.ID
 }
 
 func names(items []map[string]any) []any {

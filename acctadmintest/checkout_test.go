@@ -1,0 +1,247 @@
+package acctadmintest_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/acctadmin/acctadmin-go/acctadmintest"
+)
+
+// einFormData is the provider's data/form_data_ein_tax_id.json.
+const einFormData = `{"ssn":"555-55-5555","start_date":"04/04/2023","fiscal_year_end":"01",
+"entity_type":"Limited Liability Company","ein_trucking":true,"ein_excise_tax":true,"ein_sell_tobacco":true,
+"ein_has_employees":true,"number_of_members":"1","responsible_party":{"last_name":"Prime Corporate Services Test",
+"first_name":"Tester McTestington","phone_number":"5555555555"},"principal_activity":"Just a Test",
+"ein_other_employees":"1","ein_involves_gambling":true,"company_mailing_address":{"city":"Spokane",
+"line1":"123 Test St","county":"Spokane","country":"US","zip_postal_code":"99223","state_province_region":"WA"},
+"company_principal_address":{"city":"Spokane","line1":"123 Test St","county":"Spokane","country":"US",
+"zip_postal_code":"99223","state_province_region":"WA"},"ein_first_date_wages_paid":"04/17/2023",
+"ein_agricultural_employees":"1","ein_employee_tax_liability_1000":true}`
+
+// card is the card body the provider's end-to-end flows send.
+func card(number, month, year string) map[string]any {
+	return map[string]any{
+		"number": number, "exp_month": month, "exp_year": year, "cvc": "314",
+		"first_name": "Tester", "last_name": "McTestington",
+		"billing_address": map[string]any{"city": "Queens", "state": "NY", "zip": "11101", "country": "US", "address1": "1 Test Ave", "address2": nil},
+	}
+}
+
+// pick returns the first item whose fields equal want.
+func pick(t *testing.T, items []map[string]any, want map[string]any) map[string]any {
+	t.Helper()
+	for _, it := range items {
+		ok := true
+		for k, v := range want {
+			if it[k] != v {
+				ok = false
+			}
+		}
+		if ok {
+			return it
+		}
+	}
+	t.Fatalf("no item with %v among %v", want, items)
+	return nil
+}
+
+// TestEINCheckoutAsTheProviderExampleRunsIt follows section 5 of the
+// provider's examples: offerings, methods, cart, card, checkout, invoice,
+// schema, order item requiring attention, form data; with the demo
+// account and the configuration the README gives.
+func TestEINCheckoutAsTheProviderExampleRunsIt(t *testing.T) {
+	srv := newDemo(t, acctadmintest.WithDeliveryRetry(1, 0))
+	company := acctadmintest.DemoID("company", 1).String()
+	hook := newReceiver(t)
+	require.Equal(t, http.StatusOK, do(t, srv, http.MethodPost, "/callbacks", map[string]string{"url": hook.URL}).Status)
+
+	r := do(t, srv, http.MethodGet, "/filing-products/offerings?company_id="+company+"&jurisdiction=UT", nil)
+	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+	product := pick(t, r.Items(t), map[string]any{"filing_name": "tax id"})["id"].(string)
+	require.Equal(t, acctadmintest.DemoEINProductID.String(), product)
+
+	r = do(t, srv, http.MethodGet, "/filing-methods?company_id="+company+"&jurisdiction=UT&filing_product_id="+product, nil)
+	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+	method := pick(t, r.Items(t), map[string]any{"name": "Standard", "type": "online"})["id"].(string)
+
+	r = do(t, srv, http.MethodPost, "/shopping-cart", map[string]any{"company_id": company, "product_id": product, "product_option_id": method, "quantity": 1})
+	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+	require.Equal(t, true, r.JSON(t)["success"])
+
+	r = do(t, srv, http.MethodPost, "/payment-methods", card("5555555555554444", "05", "2029"))
+	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+	require.Equal(t, "200", r.JSON(t)["status_code"])
+	require.NotContains(t, string(r.Body), "5555555555554444")
+
+	r = do(t, srv, http.MethodGet, "/payment-methods", nil)
+	pm := pick(t, r.Items(t), map[string]any{"last4": "4444", "exp_month": float64(5), "exp_year": float64(2029)})
+	require.Equal(t, "mastercard", pm["brand"])
+
+	r = do(t, srv, http.MethodGet, "/shopping-cart?company_ids[]="+company, nil)
+	item := pick(t, r.Items(t), map[string]any{"product_id": product, "product_option_id": method, "company_id": company,
+		"title": "Tax id filing service - Standard", "status": "active"})
+
+	r = do(t, srv, http.MethodPost, "/shopping-cart/checkout", map[string]any{"item_ids": []any{item["id"]}, "payment_token": pm["id"]})
+	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+	var env struct {
+		InvoiceIDs []string `json:"invoice_ids"`
+	}
+	require.NoError(t, json.Unmarshal(r.Body, &env))
+	require.Len(t, env.InvoiceIDs, 1)
+
+	r = do(t, srv, http.MethodGet, "/invoices/"+env.InvoiceIDs[0], nil)
+	require.Equal(t, http.StatusOK, r.Status)
+	var inv struct {
+		Status string `json:"status"`
+		Items  []struct {
+			Price       float64 `json:"price"`
+			Description string  `json:"description"`
+		} `json:"items"`
+	}
+	r.Result(t, &inv)
+	require.Equal(t, "paid", inv.Status)
+	require.Equal(t, "Tax id filing service - Standard", inv.Items[0].Description)
+	require.InDelta(t, 79.00, inv.Items[0].Price, 0.001)
+
+	r = do(t, srv, http.MethodGet, "/filing-methods/schemas?company_id="+company+"&filing_method_id="+method, nil)
+	require.Equal(t, http.StatusOK, r.Status)
+	require.Len(t, r.Items(t), 1)
+
+	r = do(t, srv, http.MethodGet, "/order-items/requiring-attention?company_ids[]="+company, nil)
+	items := r.Items(t)
+	require.Len(t, items, 2, "the demo's waiting item and the new one")
+	order := items[len(items)-1]
+	require.Equal(t, "Standard Federal EIN - Tax Id filing", order["name"])
+	require.Equal(t, "requiring-client-attention", order["status"])
+
+	r = do(t, srv, http.MethodPost, "/order-items/requiring-attention", `{"company_id":"`+company+`","order_item_id":"`+order["id"].(string)+`","form_data":`+einFormData+`}`)
+	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+	var done map[string]any
+	r.Result(t, &done)
+	require.Equal(t, "new", done["status"])
+
+	r = do(t, srv, http.MethodGet, "/order-items/requiring-attention?company_ids[]="+company, nil)
+	require.Len(t, r.Items(t), 1, "only the demo's item is left waiting")
+	for _, it := range do(t, srv, http.MethodGet, "/shopping-cart?company_ids[]="+company, nil).Items(t) {
+		require.NotEqual(t, item["id"], it["id"], "checkout took the item out of the cart")
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	all, err := srv.WaitDeliveries(ctx, 1)
+	require.NoError(t, err)
+	var ev []acctadmintest.Delivery
+	for _, d := range all {
+		if d.Event == "new-invoice" {
+			ev = append(ev, d)
+		}
+	}
+	require.Len(t, ev, 1)
+	require.Equal(t, env.InvoiceIDs[0], ev[0].Claims["invoice_id"])
+}
+
+// TestCardsAreNeverKept: the number and the CVC appear in no answer, no
+// record and no log entry; only brand, last four and expiry are kept.
+func TestCardsAreNeverKept(t *testing.T) {
+	srv := newServer(t)
+	const number, cvc = "4111 1111 1111 1111", "987"
+	body := card(number, "12", "2031")
+	body["cvc"] = cvc
+	r := do(t, srv, http.MethodPost, "/payment-methods", body)
+	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+	id := r.Items(t)[0]["id"].(string)
+	r2 := do(t, srv, http.MethodPatch, "/payment-methods/"+id, body)
+	require.Equal(t, http.StatusOK, r2.Status, "%s", r2.Body)
+	// The contract refuses what is malformed; the fake what is not a card.
+	bad := card("4111111111111111", "12", "20x1")
+	bad["cvc"] = "12a"
+	r3 := do(t, srv, http.MethodPost, "/payment-methods", bad)
+	require.Equal(t, http.StatusBadRequest, r3.Status)
+	require.ElementsMatch(t, []string{"exp_year", "cvc"}, errorFields(t, r3))
+	r4 := do(t, srv, http.MethodPost, "/payment-methods", card("4111111111111112", "13", "2031"))
+	require.Equal(t, http.StatusBadRequest, r4.Status)
+	require.ElementsMatch(t, []string{"number", "exp_month"}, errorFields(t, r4))
+	r5 := do(t, srv, http.MethodPost, "/payment-methods", card("4111111111111111", "01", "2020"))
+	require.Equal(t, http.StatusBadRequest, r5.Status)
+	require.Contains(t, string(r5.Body), "expired")
+	require.Len(t, do(t, srv, http.MethodGet, "/payment-methods", nil).Items(t), 1, "no refused card was stored")
+
+	digits := strings.ReplaceAll(number, " ", "")
+	seen := string(r.Body) + string(r2.Body) + string(r3.Body) + string(r4.Body) + string(do(t, srv, http.MethodGet, "/payment-methods", nil).Body)
+	for _, q := range srv.Requests() {
+		seen += string(q.Body) + q.Query
+	}
+	for _, w := range srv.Writes() {
+		seen += string(w.Body)
+	}
+	for _, secret := range []string{digits, number, "4111111111111112", `"` + cvc + `"`, `"12a"`} {
+		require.NotContains(t, seen, secret)
+	}
+	require.Contains(t, seen, `"last4":"1111"`)
+}
+
+// TestDeclinedCard: the documented test card is stored, and declined when
+// charged: 402, and nothing changes.
+func TestDeclinedCard(t *testing.T) {
+	srv := newDemo(t)
+	r := do(t, srv, http.MethodPost, "/payment-methods", card(acctadmintest.DeclinedCardNumber, "12", "2031"))
+	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+	token := r.Items(t)[0]["id"]
+	cart := acctadmintest.DemoID("cart-item", 1).String()
+	invoicesBefore := len(srv.Invoices())
+
+	r = do(t, srv, http.MethodPost, "/shopping-cart/checkout", map[string]any{"item_ids": []string{cart}, "payment_token": token})
+	requireError(t, r, http.StatusPaymentRequired, "declined")
+	require.Len(t, srv.Invoices(), invoicesBefore)
+	require.Len(t, do(t, srv, http.MethodGet, "/shopping-cart", nil).Items(t), 1, "the cart is untouched")
+
+	unpaid := acctadmintest.DemoID("invoice", 4).String()
+	r = do(t, srv, http.MethodPost, "/invoices/pay", map[string]any{"invoice_ids": []string{unpaid}, "payment_token": token})
+	requireError(t, r, http.StatusPaymentRequired, "declined")
+	inv, _ := srv.Invoice(acctadmintest.DemoID("invoice", 4))
+	require.Equal(t, acctadmintest.InvoiceUnpaid, inv.Status)
+
+	r = do(t, srv, http.MethodPost, "/invoices/pay", map[string]any{"invoice_ids": []string{unpaid}, "payment_token": acctadmintest.DemoID("payment-method", 1)})
+	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+	inv, _ = srv.Invoice(acctadmintest.DemoID("invoice", 4))
+	require.Equal(t, acctadmintest.InvoicePaid, inv.Status)
+	r = do(t, srv, http.MethodPost, "/invoices/pay", map[string]any{"invoice_ids": []string{unpaid}, "payment_token": acctadmintest.DemoID("payment-method", 1)})
+	requireFieldError(t, r, "invoice_ids")
+}
+
+// TestFormDataCheckedBySchema: form data that fails the filing method's
+// schema is a 400 naming each field, and the item keeps waiting.
+func TestFormDataCheckedBySchema(t *testing.T) {
+	srv := newDemo(t)
+	company := acctadmintest.DemoID("company", 1).String()
+	item := acctadmintest.DemoID("order-item", 1).String()
+	for _, tc := range []struct {
+		form   string
+		fields []string
+	}{
+		{`{}`, []string{"form_data"}},
+		{`null`, []string{"form_data"}},
+		{strings.Replace(einFormData, `"555-55-5555"`, `"555555555"`, 1), []string{"form_data.ssn"}},
+		{strings.Replace(einFormData, `"ein_trucking":true`, `"ein_trucking":"yes"`, 1), []string{"form_data.ein_trucking"}},
+		{strings.Replace(einFormData, `"phone_number":"5555555555"`, `"phone_number":5555555555`, 1), []string{"form_data.responsible_party.phone_number"}},
+	} {
+		r := do(t, srv, http.MethodPost, "/order-items/requiring-attention", `{"company_id":"`+company+`","order_item_id":"`+item+`","form_data":`+tc.form+`}`)
+		require.Equal(t, http.StatusBadRequest, r.Status, "%s: %s", tc.form, r.Body)
+		fields := errorFields(t, r)
+		for _, f := range tc.fields {
+			if f == "form_data" {
+				require.NotEmpty(t, fields)
+				continue
+			}
+			require.Contains(t, fields, f, "%s", r.Body)
+		}
+	}
+	r := do(t, srv, http.MethodGet, "/order-items/requiring-attention?company_ids[]="+company, nil)
+	require.Equal(t, "requiring-client-attention", r.Items(t)[0]["status"])
+}

@@ -1,0 +1,66 @@
+package acctadmin
+
+import (
+	"context"
+	"regexp"
+	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/acctadmin/acctadmin-go/acctadmintest"
+)
+
+// routeShape writes a method and a path pattern with its parameters
+// blanked ("/documents/{id}", "/documents/:id" and "/documents/{x}" are
+// all "/documents/{}"), so that the SDK's declarations, the fake's routes
+// and the OpenAPI document's paths compare whatever they name their
+// parameters.
+func routeShape(method, pattern string) string {
+	return method + " " + paramRE.ReplaceAllString(pattern, "/{}")
+}
+
+var paramRE = regexp.MustCompile(`/(\{[^}/]*\}|:[^/]+)`)
+
+// DeclaredRouteShapes lists the routes the SDK declares, as routeShape
+// writes them, for the tests of package acctadmin_test.
+func DeclaredRouteShapes() []string {
+	out := make([]string, len(routes))
+	for i, r := range routes {
+		out[i] = routeShape(r.method, r.pattern)
+	}
+	return out
+}
+
+// RouteShape is routeShape, for the tests of package acctadmin_test.
+var RouteShape = routeShape
+
+// TestDeclaredRoutesAreInTheContract holds the SDK's route declarations
+// against the OpenAPI document of acctadmintest: every route the SDK
+// calls is an operation of the document.
+func TestDeclaredRoutesAreInTheContract(t *testing.T) {
+	loader := openapi3.NewLoader()
+	doc, err := loader.LoadFromData(acctadmintest.OpenAPI())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := doc.Validate(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ops := map[string]bool{}
+	for path, item := range doc.Paths.Map() {
+		for method := range item.Operations() {
+			ops[routeShape(method, path)] = true
+		}
+	}
+	if len(routes) == 0 {
+		t.Fatal("no route is declared")
+	}
+	for _, r := range routes {
+		if !ops[routeShape(r.method, r.pattern)] {
+			t.Errorf("the SDK declares %s %s (%s), which the OpenAPI document lacks", r.method, r.pattern, r.operation)
+		}
+	}
+	if got := routeShape("GET", "/documents/{id}/page/{n}"); got != routeShape("GET", "/documents/:id/page/:page_number") {
+		t.Fatalf("shapes differ: %s", got)
+	}
+}
