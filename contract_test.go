@@ -36,7 +36,8 @@ var RouteShape = routeShape
 
 // TestDeclaredRoutesAreInTheContract holds the SDK's route declarations
 // against the OpenAPI document of acctadmintest: every route the SDK
-// calls is an operation of the document.
+// calls is an operation of the document, and every operation has a
+// method of the SDK.
 func TestDeclaredRoutesAreInTheContract(t *testing.T) {
 	loader := openapi3.NewLoader()
 	doc, err := loader.LoadFromData(acctadmintest.OpenAPI())
@@ -55,10 +56,20 @@ func TestDeclaredRoutesAreInTheContract(t *testing.T) {
 	if len(routes) == 0 {
 		t.Fatal("no route is declared")
 	}
+	declared := map[string]bool{}
 	for _, r := range routes {
+		declared[routeShape(r.method, r.pattern)] = true
 		if !ops[routeShape(r.method, r.pattern)] {
 			t.Errorf("the SDK declares %s %s (%s), which the OpenAPI document lacks", r.method, r.pattern, r.operation)
 		}
+	}
+	for op := range ops {
+		if !declared[op] {
+			t.Errorf("the OpenAPI document has %s, for which the SDK has no method", op)
+		}
+	}
+	if len(ops) != len(declared) {
+		t.Errorf("%d operations, %d declared routes", len(ops), len(declared))
 	}
 	if got := routeShape("GET", "/documents/{id}/page/{n}"); got != routeShape("GET", "/documents/:id/page/:page_number") {
 		t.Fatalf("shapes differ: %s", got)

@@ -3,6 +3,7 @@ package acctadmin_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"image/png"
 	"io"
@@ -437,6 +438,140 @@ func TestFakeEndToEndEveryEndpoint(t *testing.T) {
 		}
 	})
 
+	t.Run("account, auth, catalogue, cart, checkout and order items", func(t *testing.T) {
+		acme := acctadmintest.DemoID("company", 1)
+		site := acctadmintest.DemoID("website", 1)
+		acct, err := c.Account.Get(ctx)
+		if err != nil || acct.Email != acctadmintest.DemoUserEmail {
+			t.Fatalf("Account.Get: %+v, %v", acct, err)
+		}
+		panel, err := c.Account.DashPanel(ctx)
+		if err != nil || panel.UnreadDocuments == 0 || panel.ItemsRequiringAttention != 1 || panel.Companies != len(srv.Companies()) {
+			t.Fatalf("DashPanel: %+v, %v", panel, err)
+		}
+		sess, err := c.Auth.Login(ctx, &acctadmin.LoginParams{Email: acctadmintest.DemoUserEmail, Password: acctadmin.Secret(acctadmintest.DemoUserPassword), WebsiteID: site})
+		if err != nil || sess.Token == "" {
+			t.Fatalf("Login: %+v, %v", sess, err)
+		}
+		if _, err := c.Auth.Login(ctx, &acctadmin.LoginParams{Email: acctadmintest.DemoUserEmail, Password: "wrong-password"}); err == nil {
+			t.Fatal("a wrong password logged in")
+		}
+		if sess, err = c.Auth.Refresh(ctx); err != nil || sess.Token == "" {
+			t.Fatalf("Refresh: %+v, %v", sess, err)
+		}
+		if err := c.Auth.ForgotPassword(ctx, &acctadmin.ForgotPasswordParams{EmailAddress: acctadmintest.DemoUserEmail}); err != nil {
+			t.Fatal(err)
+		}
+		pw := acctadmin.Secret("a-new-password")
+		if err := c.Auth.ResetPassword(ctx, &acctadmin.ResetPasswordParams{Token: acctadmin.Secret(srv.ResetToken()), Password: pw, PasswordConfirmation: pw}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Auth.Login(ctx, &acctadmin.LoginParams{Email: acctadmintest.DemoUserEmail, Password: pw}); err != nil {
+			t.Fatalf("login with the new password: %v", err)
+		}
+
+		if co, err := c.Companies.Get(ctx, acme); err != nil || co.Name != "Acme Widgets LLC" {
+			t.Fatalf("Companies.Get: %+v, %v", co, err)
+		}
+		svc := srv.Services()[0].ID
+		info := &acctadmin.ServiceInfo{ContactPerson: &acctadmin.ServiceContact{FirstName: "Ada", Email: "ada@example.com"}}
+		if _, err := c.Services.AddInfo(ctx, svc, info); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := c.Services.Info(ctx, svc); err != nil || got.ContactPerson == nil || got.ContactPerson.FirstName != "Ada" {
+			t.Fatalf("Services.Info: %+v, %v", got, err)
+		}
+
+		doc := srv.Documents()[0].ID
+		link, err := c.Documents.PageURL(ctx, doc, 0)
+		if err != nil || !strings.HasPrefix(link.URL, srv.URL+"/") || link.ExpiresAt.IsZero() {
+			t.Fatalf("PageURL: %+v, %v", link, err)
+		}
+		if link, err = c.Documents.BulkDownload(ctx, doc); err != nil || len(link.IDs) != 1 {
+			t.Fatalf("BulkDownload: %+v, %v", link, err)
+		}
+
+		offers, err := c.FilingProducts.Offerings(ctx, &acctadmin.OfferingParams{CompanyID: acme, Jurisdiction: "UT"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var product uuid.UUID
+		for _, p := range offers {
+			if p.FilingName == "tax id" {
+				product = p.ID
+			}
+		}
+		methods, err := c.FilingMethods.List(ctx, &acctadmin.FilingMethodListParams{CompanyID: acme, Jurisdiction: "UT", FilingProductID: product})
+		if err != nil || len(methods) == 0 || methods[0].Name != "Standard" {
+			t.Fatalf("FilingMethods.List: %+v, %v", methods, err)
+		}
+		method := methods[0].ID
+		if schemas, err := c.FilingMethods.Schemas(ctx, &acctadmin.FormSchemaParams{CompanyID: acme, FilingMethodID: method}); err != nil || len(schemas) != 1 || len(schemas[0].Schema) == 0 {
+			t.Fatalf("Schemas: %+v, %v", schemas, err)
+		}
+		if sp, err := c.SimpleProducts.List(ctx, &acctadmin.SimpleProductListParams{URL: acctadmintest.DemoWebsiteURL}); err != nil || len(sp) == 0 {
+			t.Fatalf("SimpleProducts.List: %+v, %v", sp, err)
+		}
+		if sf, err := c.SignedForms.List(ctx, &acctadmin.SignedFormListParams{FilingMethodID: method, WebsiteID: site}); err != nil || len(sf) == 0 {
+			t.Fatalf("SignedForms.List: %+v, %v", sf, err)
+		}
+
+		added, err := c.ShoppingCart.Add(ctx, &acctadmin.CartAddParams{CompanyID: acme, ProductID: product, ProductOptionID: method, Quantity: 1})
+		if err != nil || len(added) != 1 || added[0].Title != "Tax id filing service - Standard" {
+			t.Fatalf("ShoppingCart.Add: %+v, %v", added, err)
+		}
+		card := &acctadmin.Card{Number: "4000056655665556", ExpMonth: 5, ExpYear: 2029, CVC: "123", FirstName: "Ada", LastName: "Lovelace"}
+		pm, err := c.PaymentMethods.Create(ctx, card)
+		if err != nil || pm.Last4 != "5556" || pm.ExpMonth != 5 {
+			t.Fatalf("PaymentMethods.Create: %+v, %v", pm, err)
+		}
+		card.ExpYear = 2032
+		if pm, err = c.PaymentMethods.Update(ctx, pm.ID, card); err != nil || pm.ExpYear != 2032 {
+			t.Fatalf("PaymentMethods.Update: %+v, %v", pm, err)
+		}
+		if list, err := c.PaymentMethods.List(ctx); err != nil || len(list) != 2 {
+			t.Fatalf("PaymentMethods.List: %+v, %v", list, err)
+		}
+		cart, err := c.ShoppingCart.List(ctx, &acctadmin.CartListParams{CompanyIDs: []uuid.UUID{acme}})
+		if err != nil || len(cart) != 2 {
+			t.Fatalf("ShoppingCart.List: %+v, %v", cart, err)
+		}
+		co, err := c.ShoppingCart.Checkout(ctx, &acctadmin.CheckoutParams{ItemIDs: []uuid.UUID{added[0].ID}, PaymentMethodID: pm.ID})
+		if err != nil || len(co.InvoiceIDs) != 1 {
+			t.Fatalf("Checkout: %+v, %v", co, err)
+		}
+		if inv, err := c.Invoices.Get(ctx, co.InvoiceIDs[0]); err != nil || inv.Status != acctadmin.InvoicePaid {
+			t.Fatalf("Invoices.Get: %+v, %v", inv, err)
+		}
+		if err := c.ShoppingCart.Remove(ctx, &acctadmin.CartRemoveParams{CompanyIDs: []uuid.UUID{acme}}); err != nil {
+			t.Fatal(err)
+		}
+		waiting, err := c.OrderItems.ListRequiringAttention(ctx, &acctadmin.OrderItemListParams{CompanyIDs: []uuid.UUID{acme}})
+		if err != nil || len(waiting) != 2 {
+			t.Fatalf("ListRequiringAttention: %+v, %v", waiting, err)
+		}
+		var form map[string]any
+		if err := json.Unmarshal([]byte(einFormData), &form); err != nil {
+			t.Fatal(err)
+		}
+		done, err := c.OrderItems.SubmitFormData(ctx, &acctadmin.OrderItemFormDataParams{CompanyID: acme, OrderItemID: waiting[1].ID, FormData: form})
+		if err != nil || done.Status != acctadmin.OrderItemNew {
+			t.Fatalf("SubmitFormData: %+v, %v", done, err)
+		}
+		var unpaid uuid.UUID
+		for _, inv := range srv.Invoices() {
+			if inv.Status == acctadmintest.InvoiceUnpaid {
+				unpaid = inv.ID
+			}
+		}
+		if paid, err := c.Invoices.Pay(ctx, &acctadmin.InvoicePayParams{InvoiceIDs: []uuid.UUID{unpaid}, PaymentMethodID: pm.ID}); err != nil || len(paid) != 1 || paid[0].Status != acctadmin.InvoicePaid {
+			t.Fatalf("Invoices.Pay: %+v, %v", paid, err)
+		}
+		if err := c.PaymentMethods.Delete(ctx, pm.ID); err != nil {
+			t.Fatal(err)
+		}
+	})
+
 	// Every route the SDK declares was answered with success at least
 	// once.
 	hit := map[string]bool{}
@@ -525,3 +660,12 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+// einFormData is the provider's data/form_data_ein_tax_id.json.
+const einFormData = `{"ssn":"555-55-5555","start_date":"04/04/2023","fiscal_year_end":"01","entity_type":"Limited Liability Company",
+"ein_trucking":true,"ein_excise_tax":true,"ein_sell_tobacco":true,"ein_has_employees":true,"number_of_members":"1",
+"responsible_party":{"last_name":"Prime Corporate Services Test","first_name":"Tester McTestington","phone_number":"5555555555"},
+"principal_activity":"Just a Test","ein_other_employees":"1","ein_involves_gambling":true,
+"company_mailing_address":{"city":"Spokane","line1":"123 Test St","county":"Spokane","country":"US","zip_postal_code":"99223","state_province_region":"WA"},
+"company_principal_address":{"city":"Spokane","line1":"123 Test St","county":"Spokane","country":"US","zip_postal_code":"99223","state_province_region":"WA"},
+"ein_first_date_wages_paid":"04/17/2023","ein_agricultural_employees":"1","ein_employee_tax_liability_1000":true}`
