@@ -1,6 +1,8 @@
 package acctadmin
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -8,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"sort"
 	"strings"
 	"time"
 )
@@ -355,4 +358,130 @@ func (c *Client) url(path, query string) *url.URL {
 	u.Path = c.baseURL.Path + path
 	u.RawQuery = query
 	return &u
+}
+
+// RawRequest is a request to a route the SDK does not type yet, for
+// Client.Do and Client.DoFile.
+type RawRequest struct {
+	// Method is GET, POST, PATCH, PUT or DELETE.
+	Method string
+	// Path is the route's path, starting with "/", without a query
+	// string: "/order-items".
+	Path string
+	// Pattern is the path as hooks see it, with ids replaced, as
+	// "/order-items/{id}"; empty means Path.
+	Pattern string
+	// Query is sent in the order of its sorted keys; a key ending in "[]"
+	// keeps its brackets unescaped, as the API reads arrays
+	// ("company_ids[]").
+	Query url.Values
+	// Body, when not nil, is sent as JSON (a json.RawMessage or []byte is
+	// sent as it is). Put plain strings in it, not Secrets, which marshal
+	// redacted; name the values to keep out of errors in Secrets.
+	Body any
+	// Secrets are values the body carries that no error may show: they
+	// are taken out of anything the answer echoes, as for the typed
+	// methods' card numbers and passwords.
+	Secrets []string
+	// AtMostOnce sends a GET or DELETE at most once, as POST, PATCH and
+	// PUT always are: retried only when the connection could not be made.
+	AtMostOnce bool
+}
+
+// rawBody is the body of a RawRequest with the secrets it names.
+type rawBody struct {
+	v       any
+	secrets []string
+}
+
+func (b rawBody) MarshalJSON() ([]byte, error) {
+	switch v := b.v.(type) {
+	case json.RawMessage:
+		return v, nil
+	case []byte:
+		return v, nil
+	}
+	return json.Marshal(b.v)
+}
+
+func (b rawBody) secretValues() []string { return b.secrets }
+
+// endpoint checks r and declares it as a route of its own: its operation
+// is "Client.Do" (or "Client.DoFile"), its retry class follows from its
+// method.
+func (r *RawRequest) endpoint(operation string) (endpoint, *query, any, error) {
+	if r == nil {
+		return endpoint{}, nil, nil, invalid("request", "is required")
+	}
+	rt := &route{method: r.Method, pattern: r.Pattern, operation: operation}
+	switch r.Method {
+	case http.MethodGet, http.MethodDelete:
+		if r.AtMostOnce {
+			rt.class = atMostOnce
+		}
+	case http.MethodPost, http.MethodPatch, http.MethodPut:
+		rt.class = atMostOnce
+	default:
+		return endpoint{}, nil, nil, invalid("method", "want GET, POST, PATCH, PUT or DELETE, got %q", r.Method)
+	}
+	if rt.class == atMostOnce {
+		rt.verify = "read what it would have changed before trying again"
+	}
+	if !strings.HasPrefix(r.Path, "/") || strings.ContainsAny(r.Path, "?#") || strings.Contains(r.Path, "..") {
+		return endpoint{}, nil, nil, invalid("path", "want a path starting with / without a query, a fragment or ..")
+	}
+	if rt.pattern == "" {
+		rt.pattern = r.Path
+	}
+	q := &query{}
+	keys := make([]string, 0, len(r.Query))
+	for k := range r.Query {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		for _, v := range r.Query[k] {
+			q.add(k, v)
+		}
+	}
+	var body any
+	if r.Body != nil {
+		body = rawBody{r.Body, r.Secrets}
+	}
+	return endpoint{route: rt, path: r.Path}, q, body, nil
+}
+
+// Do sends a signed request to a route the SDK does not type, and decodes
+// the result of the API's envelope into out (a pointer, as for
+// json.Unmarshal; nil discards it). It is the typed methods' call in all
+// but the types: the same signing, the same retry rules by method (a GET
+// or DELETE is retried, a POST, PATCH or PUT never sent again once it may
+// have arrived, and then failing with ErrOutcomeUnknown), the same hooks
+// (operation "Client.Do", path req.Pattern), WithResponseInto, errors and
+// redaction. A failure the API reports is an *APIError.
+func (c *Client) Do(ctx context.Context, req *RawRequest, out any) error {
+	ep, q, body, err := req.endpoint("Client.Do")
+	if err != nil {
+		return err
+	}
+	result, err := request[json.RawMessage](ctx, c, ep, q, body)
+	if err != nil || out == nil || len(result) == 0 {
+		return err
+	}
+	if err := json.Unmarshal(result, out); err != nil {
+		return &DecodeError{Endpoint: ep.route.method + " " + c.baseURL.Path + ep.path, Path: "result", Err: err}
+	}
+	return nil
+}
+
+// DoFile is Do for a route whose answer is a file: any answer that is not
+// JSON comes back as a streamed *File, which the caller closes; a JSON
+// answer is read as the API's error. Its hooks see the operation
+// "Client.DoFile".
+func (c *Client) DoFile(ctx context.Context, req *RawRequest) (*File, error) {
+	ep, q, body, err := req.endpoint("Client.DoFile")
+	if err != nil {
+		return nil, err
+	}
+	return download(ctx, c, ep, q, body, "")
 }

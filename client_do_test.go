@@ -1,0 +1,141 @@
+package acctadmin
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"testing"
+)
+
+// Do sends any route signed, with its query as the API reads arrays,
+// decodes the envelope's result into any value, and retries by method.
+func TestDoSendsAndDecodes(t *testing.T) {
+	var n atomic.Int32
+	srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if n.Add(1) == 1 {
+			writeJSON(w, 503, `{"message":"busy"}`)
+			return
+		}
+		writeJSON(w, 200, `{"success":true,"result":[{"id":"`+wcOrder.String()+`","name":"EIN"}]}`)
+	})
+	c, seen := hookedClient(t, srv)
+	var out []struct{ ID, Name string }
+	var meta Response
+	err := c.Do(WithResponseInto(context.Background(), &meta), &RawRequest{
+		Method: http.MethodGet, Path: "/order-items", Pattern: "/order-items",
+		Query: url.Values{"company_ids[]": {wcCompany.String(), wcItem.String()}, "b": {"x y"}},
+	}, &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out) != 1 || out[0].Name != "EIN" || out[0].ID != wcOrder.String() {
+		t.Errorf("decoded %+v", out)
+	}
+	req := srv.last(t)
+	if want := "b=x+y&company_ids[]=" + wcCompany.String() + "&company_ids[]=" + wcItem.String(); req.RawQuery != want || !req.AuthOK || req.Body != "" {
+		t.Errorf("sent ?%s body %q (auth %v), want ?%s", req.RawQuery, req.Body, req.AuthOK, want)
+	}
+	if srv.count() != 2 || meta.Attempts != 2 {
+		t.Errorf("%d requests, %d attempts: a GET is retried", srv.count(), meta.Attempts)
+	}
+	if h := seen()[0]; h != (hookedCall{"Client.Do", "GET", "/order-items"}) {
+		t.Errorf("hooks saw %+v", h)
+	}
+}
+
+// A POST through Do is sent once, whatever happens; its failure after the
+// request may have arrived is ErrOutcomeUnknown; the secrets it names are
+// kept out of the error.
+func TestDoPostSentOnce(t *testing.T) {
+	srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		writeJSON(w, 503, `{"message":"could not store `+strings.ReplaceAll(string(b), `"`, `'`)+`"}`)
+	})
+	c := newTestClient(t, srv)
+	err := c.Do(context.Background(), &RawRequest{
+		Method: http.MethodPost, Path: "/payment-methods/verify",
+		Body: map[string]string{"number": wcCardNumber}, Secrets: []string{wcCardNumber},
+	}, nil)
+	var ae *APIError
+	if !errors.As(err, &ae) || ae.StatusCode != 503 || !errors.Is(err, ErrOutcomeUnknown) {
+		t.Fatalf("err = %v, want a 503 *APIError of unknown outcome", err)
+	}
+	if srv.count() != 1 {
+		t.Errorf("%d requests, want exactly 1", srv.count())
+	}
+	if req := srv.last(t); !sameJSON(req.Body, `{"number":"`+wcCardNumber+`"}`) {
+		t.Errorf("body %s", req.Body)
+	}
+	if strings.Contains(err.Error(), wcCardNumber) || strings.Contains(string(ae.Body), wcCardNumber) {
+		t.Errorf("the error shows the card number: %v", err)
+	}
+	// A DELETE marked AtMostOnce is not retried either; a raw JSON body is
+	// sent as it is.
+	err = c.Do(context.Background(), &RawRequest{Method: http.MethodDelete, Path: "/x", AtMostOnce: true, Body: []byte(`{"a":1}`)}, nil)
+	if !errors.Is(err, ErrOutcomeUnknown) || srv.count() != 2 || srv.last(t).Body != `{"a":1}` {
+		t.Errorf("err = %v after %d requests, body %q", err, srv.count(), srv.last(t).Body)
+	}
+}
+
+// DoFile streams any answer that is not JSON, and reads a JSON one as the
+// API's error.
+func TestDoFile(t *testing.T) {
+	srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/missing" {
+			writeJSON(w, 200, `{"success":false,"message":"no such archive"}`)
+			return
+		}
+		w.Header().Set("Content-Type", "application/zip")
+		_, _ = w.Write([]byte("PK\x03\x04zip"))
+	})
+	c := newTestClient(t, srv)
+	f, err := c.DoFile(context.Background(), &RawRequest{Method: http.MethodGet, Path: "/documents/archive"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(f)
+	f.Close()
+	if string(b) != "PK\x03\x04zip" || f.ContentType != "application/zip" {
+		t.Errorf("file %q of type %q", b, f.ContentType)
+	}
+	var ae *APIError
+	if _, err := c.DoFile(context.Background(), &RawRequest{Method: http.MethodGet, Path: "/missing"}); !errors.As(err, &ae) || ae.Message != "no such archive" {
+		t.Errorf("err = %v, want the API's error", err)
+	}
+}
+
+// A request Do cannot send is refused before anything is sent.
+func TestDoRefusesBadRequests(t *testing.T) {
+	srv := nullServer(t)
+	c := newTestClient(t, srv)
+	for _, tc := range []struct {
+		req   *RawRequest
+		field string
+	}{
+		{nil, "request"},
+		{&RawRequest{Method: "TRACE", Path: "/x"}, "method"},
+		{&RawRequest{Method: "get", Path: "/x"}, "method"},
+		{&RawRequest{Method: "GET", Path: "x"}, "path"},
+		{&RawRequest{Method: "GET", Path: "/x?a=1"}, "path"},
+		{&RawRequest{Method: "GET", Path: "/a/../b"}, "path"},
+	} {
+		var ve *ValidationError
+		if err := c.Do(context.Background(), tc.req, nil); !errors.As(err, &ve) || ve.Field != tc.field {
+			t.Errorf("%+v: err = %v, want a *ValidationError for %s", tc.req, err, tc.field)
+		}
+		if _, err := c.DoFile(context.Background(), tc.req); !errors.As(err, &ve) || ve.Field != tc.field {
+			t.Errorf("%+v: DoFile err = %v", tc.req, err)
+		}
+	}
+	//lint:ignore SA1012 the test is about a nil context
+	if err := c.Do(nil, &RawRequest{Method: "GET", Path: "/x"}, nil); !errors.Is(err, ErrInvalidParams) {
+		t.Errorf("nil context: err = %v", err)
+	}
+	if srv.count() != 0 {
+		t.Errorf("%d requests sent", srv.count())
+	}
+}
