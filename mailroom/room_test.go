@@ -8,12 +8,14 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	acctadmin "github.com/acctadmin/acctadmin-go"
 	"github.com/acctadmin/acctadmin-go/acctadmintest"
+	"github.com/acctadmin/acctadmin-go/webhook"
 	"github.com/google/uuid"
 )
 
@@ -338,5 +340,66 @@ func TestNewRefusesBadOptions(t *testing.T) {
 	}
 	if _, err := New(nil, w.v, store); err == nil {
 		t.Error("New accepted a nil client")
+	}
+}
+
+func TestJournalRecordOfASavedDocumentIsFinishedWithOnSaved(t *testing.T) {
+	w := newWorld(t)
+	dir := t.TempDir()
+	var seen []uuid.UUID
+	r := w.room(Dir(dir), WithOnSaved(func(_ context.Context, d acctadmin.Document) { seen = append(seen, d.ID) }))
+	doc := w.addDocument("High Priority")
+	ctx := context.Background()
+	// A room saved the document and died before it told WithOnSaved and
+	// ended its record.
+	if err := Dir(dir).Save(ctx, acctadmin.Document{ID: doc.ID}, bytes.NewReader(w.pdf(doc.ID))); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Dir(dir).(Journal).Begin(ctx, doc.ID); err != nil {
+		t.Fatal(err)
+	}
+	w.fake.SetDocumentStatus(doc.ID, acctadmintest.DocumentRead)
+	if err := r.Pull(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(seen, []uuid.UUID{doc.ID}) {
+		t.Fatalf("WithOnSaved saw %v", seen)
+	}
+	if pending, _ := Dir(dir).(Journal).Pending(ctx); len(pending) != 0 {
+		t.Fatalf("journal left %v", pending)
+	}
+	if n := w.downloads(); n != 1 { // the test's own, in w.pdf
+		t.Fatalf("%d downloads", n)
+	}
+}
+
+func TestHandlerAcknowledgesOtherEvents(t *testing.T) {
+	w := newWorld(t)
+	r := w.room(Dir(t.TempDir()))
+	for name, claims := range map[string]map[string]any{
+		"invoice":     {"event": "new-invoice", "invoice_id": uuid.NewString(), "company_id": w.company.ID.String()},
+		"no document": {"event": "new-document", "company_id": w.company.ID.String()},
+	} {
+		tok, err := webhook.Sign(claims, []byte(w.fake.SecretKey), webhook.WithSignAccessKey(w.fake.AccessKey))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req := httptest.NewRequest(http.MethodPost, "/callbacks", strings.NewReader(`{"data":"`+tok+`"}`))
+		req.Header.Set("Content-Type", "application/json")
+		rec := httptest.NewRecorder()
+		r.Handler().ServeHTTP(rec, req)
+		if rec.Code != http.StatusOK {
+			t.Errorf("%s: answered %d", name, rec.Code)
+		}
+	}
+	// A request that does not verify is refused, as webhook.Handler does.
+	req := httptest.NewRequest(http.MethodPost, "/callbacks", strings.NewReader(`{"data":"x.y.z"}`))
+	rec := httptest.NewRecorder()
+	r.Handler().ServeHTTP(rec, req)
+	if rec.Code/100 != 4 {
+		t.Errorf("a forged callback answered %d", rec.Code)
+	}
+	if n := w.downloads(); n != 0 {
+		t.Fatalf("%d downloads", n)
 	}
 }
