@@ -120,6 +120,8 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// The log and the program's own lines come from several goroutines.
+	out = &lockedWriter{w: out}
 	log := slog.New(slog.NewTextHandler(out, nil))
 	if os.Getenv(acctadmin.EnvAccessKey) == "" && os.Getenv(acctadmin.EnvSecretKey) == "" {
 		return demo(ctx, log, out, o)
@@ -296,4 +298,17 @@ func demo(ctx context.Context, log *slog.Logger, out io.Writer, o options) error
 		return serveErr
 	}
 	return nil
+}
+
+// lockedWriter writes to w one call at a time.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+// Write implements io.Writer.
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
