@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
+	"reflect"
 	"strings"
 
 	"github.com/golang-jwt/jwt/v5"
@@ -103,8 +105,8 @@ func (f *Fake) authenticate(r *http.Request, body []byte) string {
 	if !ok {
 		return "token has no path claim"
 	}
-	if path != r.URL.EscapedPath() && path != r.URL.Path {
-		return "path claim does not match the request path"
+	if msg := f.checkPathClaim(path, r); msg != "" {
+		return msg
 	}
 	content, ok := claims["content"].(string)
 	if !ok {
@@ -121,4 +123,27 @@ func (f *Fake) authenticate(r *http.Request, body []byte) string {
 		return ""
 	}
 	return "content claim does not match the SHA-256 of the request body"
+}
+
+// checkPathClaim checks the path claim against the request: the path
+// without the query, as the JavaScript, Python, Ruby and PHP clients sign
+// it; with WithQueryInPathClaim, also the path and the query as the C#
+// client signs them.
+func (f *Fake) checkPathClaim(claim string, r *http.Request) string {
+	if claim == r.URL.EscapedPath() || claim == r.URL.Path {
+		return ""
+	}
+	p, q, hasQuery := strings.Cut(claim, "?")
+	if !hasQuery || (p != r.URL.EscapedPath() && p != r.URL.Path) {
+		return fmt.Sprintf("path claim %q does not match the request path %q", claim, r.URL.Path)
+	}
+	if !f.cfg.queryInPath {
+		return "path claim carries a query string: sign the path without it (the C# client's form is accepted only with WithQueryInPathClaim)"
+	}
+	want, err1 := url.ParseQuery(r.URL.RawQuery)
+	got, err2 := url.ParseQuery(q)
+	if err1 != nil || err2 != nil || !reflect.DeepEqual(want, got) {
+		return "the query in the path claim does not match the request's query"
+	}
+	return ""
 }

@@ -167,3 +167,29 @@ func TestFixedKeys(t *testing.T) {
 	r = doToken(t, other, http.MethodGet, "/callbacks", nil, signJWT(t, "ak-123", "sk-456", "/callbacks", nil))
 	requireError(t, r, http.StatusUnauthorized, "access key")
 }
+
+// TestCSharpPathClaim: the C# client signs the query into the path
+// claim; that is a 401 saying so by default, and accepted with
+// WithQueryInPathClaim when the query is the request's own.
+func TestCSharpPathClaim(t *testing.T) {
+	target := "/compliance-events?company_id=" + acctadmintest.DemoID("company", 1).String() + "&start_date=2025-01-01&end_date=2026-01-01"
+	for _, tc := range []struct {
+		opts   []acctadmintest.Option
+		claim  string
+		status int
+		msg    string
+	}{
+		{nil, target, http.StatusUnauthorized, "path claim carries a query string"},
+		{[]acctadmintest.Option{acctadmintest.WithQueryInPathClaim()}, target, http.StatusOK, ""},
+		{[]acctadmintest.Option{acctadmintest.WithQueryInPathClaim()}, "/compliance-events?start_date=2025-01-01&end_date=2026-01-01", http.StatusUnauthorized, "query in the path claim does not match"},
+		{[]acctadmintest.Option{acctadmintest.WithQueryInPathClaim()}, "/documents?" + strings.SplitN(target, "?", 2)[1], http.StatusUnauthorized, `path claim "/documents?`},
+		{nil, "/documents", http.StatusUnauthorized, `does not match the request path "/compliance-events"`},
+	} {
+		srv := newDemo(t, tc.opts...)
+		r := doToken(t, srv, http.MethodGet, target, nil, signJWT(t, srv.AccessKey, srv.SecretKey, tc.claim, nil))
+		require.Equal(t, tc.status, r.Status, "%s: %s", tc.claim, r.Body)
+		if tc.msg != "" {
+			requireError(t, r, http.StatusUnauthorized, tc.msg)
+		}
+	}
+}

@@ -74,6 +74,7 @@ func newControl(f *Fake) http.Handler {
 	handle("POST "+ControlPrefix+"services", f.ctlAddService)
 	handle("POST "+ControlPrefix+"documents", f.ctlAddDocument)
 	handle("POST "+ControlPrefix+"invoices", f.ctlAddInvoice)
+	handle("POST "+ControlPrefix+"callbacks", f.ctlAddCallback)
 	handle("GET "+ControlPrefix+"requests", f.ctlRequests)
 	handle("DELETE "+ControlPrefix+"requests", f.ctlResetRequests)
 	handle("GET "+ControlPrefix+"deliveries", f.ctlDeliveries)
@@ -210,6 +211,7 @@ var controlRoutes = []string{
 	"POST " + ControlPrefix + "services",
 	"POST " + ControlPrefix + "documents",
 	"POST " + ControlPrefix + "invoices",
+	"POST " + ControlPrefix + "callbacks",
 	"GET " + ControlPrefix + "requests",
 	"DELETE " + ControlPrefix + "requests",
 	"GET " + ControlPrefix + "deliveries",
@@ -498,4 +500,20 @@ func (f *Fake) ctlResetToken(*http.Request, []byte) (int, any, error) {
 	email := f.st.account.Email
 	f.mu.Unlock()
 	return http.StatusOK, map[string]string{"email": email, "token": f.ResetToken()}, nil
+}
+
+// ctlAddCallback registers a callback URL, as POST /callbacks does, without
+// a token.
+func (f *Fake) ctlAddCallback(_ *http.Request, body []byte) (int, any, error) {
+	var in struct {
+		URL string `json:"url"`
+	}
+	if err := decodeControl(body, &in); err != nil {
+		return 0, nil, err
+	}
+	if !validCallbackURL(in.URL) {
+		return 0, nil, badControl("url must be an absolute http or https URL")
+	}
+	cb := f.AddCallback(in.URL)
+	return created(f, &f.st.callbacks, cb.ID, f.wire(false).callback)
 }

@@ -267,3 +267,38 @@ func (r *recorder) Write(p []byte) (int, error) {
 	}
 	return r.body.Write(p)
 }
+
+// TestControlSeedsCallbacksAndHandsOutResetTokens: a callback seeded
+// without a token is listed by the API; the reset token the control
+// surface hands out resets the password, once.
+func TestControlSeedsCallbacksAndHandsOutResetTokens(t *testing.T) {
+	srv := newServer(t, acctadmintest.WithControl())
+	m := ctlJSON(t, ctl(t, srv, http.MethodPost, "/_fake/callbacks", `{"url":"http://127.0.0.1:9/hook"}`), http.StatusCreated)
+	cbs := do(t, srv, http.MethodGet, "/callbacks", nil).Items(t)
+	require.Len(t, cbs, 1)
+	require.Equal(t, m["id"], cbs[0]["id"])
+	requireControlError(t, ctl(t, srv, http.MethodPost, "/_fake/callbacks", `{"url":"ftp://x"}`), http.StatusBadRequest, "url")
+	require.Len(t, srv.Callbacks(), 1, "nothing added by the refused one")
+
+	tok := ctlJSON(t, ctl(t, srv, http.MethodGet, "/_fake/auth/reset-token", ""), http.StatusOK)
+	require.Equal(t, acctadmintest.DemoUserEmail, tok["email"])
+	reset := map[string]string{"token": tok["token"].(string), "password": "new-password-1", "password_confirmation": "new-password-1"}
+	require.Equal(t, http.StatusOK, do(t, srv, http.MethodPost, "/auth/reset-password", reset).Status)
+	requireFieldError(t, do(t, srv, http.MethodPost, "/auth/reset-password", reset), "token")
+	login := map[string]string{"email": acctadmintest.DemoUserEmail, "password": "new-password-1"}
+	require.Equal(t, http.StatusOK, do(t, srv, http.MethodPost, "/auth/login", login).Status)
+	login["password"] = acctadmintest.DemoUserPassword
+	requireError(t, do(t, srv, http.MethodPost, "/auth/login", login), http.StatusUnauthorized, "e-mail or password")
+	for _, q := range srv.Requests() {
+		require.NotContains(t, string(q.Body), "new-password-1", "passwords never reach the log")
+		require.NotContains(t, string(q.Body), reset["token"])
+	}
+}
+
+// requireControlError checks a control error: its status, and a message
+// that mentions part.
+func requireControlError(t *testing.T, r response, status int, part string) {
+	t.Helper()
+	m := ctlJSON(t, r, status)
+	require.Contains(t, m["error"], part)
+}

@@ -75,6 +75,7 @@ type config struct {
 	control              bool
 	logLimit             int
 	contractReport       func(error)
+	queryInPath          bool
 }
 
 // DefaultLocation is the zone in which the fake writes times unless
@@ -123,6 +124,17 @@ func WithDemoData() Option {
 // fields.
 func WithoutQuirks() Option {
 	return func(c *config) { c.quirks = false }
+}
+
+// WithQueryInPathClaim makes the fake also accept tokens whose path claim
+// carries the query string ("/compliance-events?company_id=...&start_date=..."),
+// as the provider's C# example client signs them. Whether the real API
+// accepts that form is not known: the other clients (JavaScript, Python,
+// Ruby, PHP) sign the path alone, which is all the fake accepts by
+// default. The query in the claim must be the request's query (its values
+// compared once decoded).
+func WithQueryInPathClaim() Option {
+	return func(c *config) { c.queryInPath = true }
 }
 
 // WithLatency delays every request by d before it is handled. SetLatency

@@ -6,7 +6,7 @@
 //
 //	acctadmin-fake [-addr 127.0.0.1:8089] [-access-key KEY] [-secret-key KEY] [-seed] [-no-quirks]
 //	               [-latency 0s] [-no-control] [-read-timeout 30s] [-write-timeout 2m] [-idle-timeout 2m]
-//	               [-log-limit 10000] [-survive-parent]
+//	               [-log-limit 10000] [-survive-parent] [-query-in-path-claim]
 //
 // On startup it prints the base URL and the keys as environment
 // assignments (ACCTADMIN_BASE_URL, ACCTADMIN_ACCESS_KEY,
@@ -28,7 +28,9 @@
 // The server is a test double for clients in any language: it accepts
 // requests exactly as the provider's own example clients send them
 // (jurisdictions as names or two-letter abbreviations, {} bodies signed
-// as empty content). Unless -no-control is given it also serves the
+// as empty content). The C# client's signing, with the query inside the
+// path claim, is accepted only with -query-in-path-claim: whether the
+// real API takes it is not known. Unless -no-control is given it also serves the
 // control surface of acctadmintest.WithControl under /_fake/ on the same
 // address, for loopback clients only and without a token: seed records
 // (POST /_fake/companies, /_fake/services, /_fake/documents,
@@ -96,6 +98,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	writeTimeout := fs.Duration("write-timeout", 2*time.Minute, "longest time to handle a request and write its answer")
 	idleTimeout := fs.Duration("idle-timeout", 2*time.Minute, "longest time a connection may wait idle for its next request")
 	logLimit := fs.Int("log-limit", 10000, "entries each of the request, write and delivery logs keeps (0: all)")
+	queryInPath := fs.Bool("query-in-path-claim", false, "also accept tokens whose path claim carries the query, as the C# example client signs")
 	surviveParent := fs.Bool("survive-parent", false, "keep serving when the process that started the server exits")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -128,6 +131,9 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	if !*noControl {
 		opts = append(opts, acctadmintest.WithControl())
+	}
+	if *queryInPath {
+		opts = append(opts, acctadmintest.WithQueryInPathClaim())
 	}
 	fake := acctadmintest.NewFake(opts...)
 	defer fake.Close()
