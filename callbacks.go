@@ -31,14 +31,20 @@ type Callback struct {
 	URL       string    `json:"url"`
 }
 
-// callbackWire is a callback as the API writes it.
+// UnmarshalJSON reads a callback in any shape the API writes it.
+func (cb *Callback) UnmarshalJSON(data []byte) error { return decodeWire[callbackWire](data, cb) }
+
+// callbackWire is a callback as the API writes it. It embeds the callback
+// without its UnmarshalJSON, which would otherwise be its own.
 type callbackWire struct {
-	Callback
+	plainCallback
 	CreatedAt Time `json:"created_at"`
 }
 
+type plainCallback Callback
+
 func (w callbackWire) record() Callback {
-	cb := w.Callback
+	cb := Callback(w.plainCallback)
 	cb.CreatedAt = w.CreatedAt.Time
 	return cb
 }

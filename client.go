@@ -176,11 +176,19 @@ func WithLogger(l *slog.Logger) Option {
 	}
 }
 
-// WithUserAgent puts ua in front of the client's own User-Agent.
+// WithUserAgent puts ua in front of the client's own User-Agent. A line
+// break or any other control character (NUL, ESC, DEL, …; a tab is
+// allowed) makes NewClient return an error: no server would take the
+// header, and every call would fail after its retries.
 func WithUserAgent(ua string) Option {
 	return func(s *settings) error {
 		if strings.ContainsAny(ua, "\r\n") {
 			return errors.New("acctadmin: WithUserAgent: line break in user agent")
+		}
+		for i := 0; i < len(ua); i++ {
+			if c := ua[i]; c < 0x20 && c != '\t' || c == 0x7f {
+				return fmt.Errorf("acctadmin: WithUserAgent: control character %#02x in user agent", c)
+			}
 		}
 		s.userAgent = ua
 		return nil

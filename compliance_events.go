@@ -48,15 +48,23 @@ type ComplianceEvent struct {
 
 // complianceEventWire is a compliance event as the API writes it: its
 // jurisdictions come as names or as {"jurisdiction": name} objects.
+// It embeds the event without its UnmarshalJSON.
 type complianceEventWire struct {
-	ComplianceEvent
+	plainComplianceEvent
 	Jurisdictions jurisdictionNames `json:"jurisdictions"`
 	CreatedAt     Time              `json:"created_at"`
 	UpdatedAt     Time              `json:"updated_at"`
 }
 
+type plainComplianceEvent ComplianceEvent
+
+// UnmarshalJSON reads a compliance event in any shape the API writes it.
+func (e *ComplianceEvent) UnmarshalJSON(data []byte) error {
+	return decodeWire[complianceEventWire](data, e)
+}
+
 func (w complianceEventWire) record() ComplianceEvent {
-	e := w.ComplianceEvent
+	e := ComplianceEvent(w.plainComplianceEvent)
 	e.Jurisdictions = w.Jurisdictions
 	e.CreatedAt, e.UpdatedAt = w.CreatedAt.Time, w.UpdatedAt.Time
 	return e

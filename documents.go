@@ -68,17 +68,23 @@ type Document struct {
 	CompanyID    uuid.UUID `json:"company_id"`
 }
 
+// UnmarshalJSON reads a document in any shape the API writes it.
+func (d *Document) UnmarshalJSON(data []byte) error { return decodeWire[documentWire](data, d) }
+
 // documentWire is a document as the API writes it, with the older name of
-// its jurisdiction field.
+// its jurisdiction field. It embeds the document without its
+// UnmarshalJSON.
 type documentWire struct {
-	Document
+	plainDocument
 	State     string `json:"state"`
 	CreatedAt Time   `json:"created_at"`
 	UpdatedAt Time   `json:"updated_at"`
 }
 
+type plainDocument Document
+
 func (w documentWire) record() Document {
-	d := w.Document
+	d := Document(w.plainDocument)
 	if d.Jurisdiction == "" {
 		d.Jurisdiction = w.State
 	}

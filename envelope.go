@@ -16,11 +16,12 @@ import (
 // a field that could not be read. The values inside records (times, dates,
 // amounts, turnarounds) are read by their own types in values.go.
 
-// envelope is the API's response wrapper: {"success", "timestamp", "result"}.
+// envelope is the API's response wrapper: {"success", "timestamp",
+// "result"}. The timestamp is not read: the SDK never uses it, and a shape
+// of it the SDK does not know must not fail a good answer.
 type envelope[T any] struct {
-	Success   *flexBool `json:"success"`
-	Timestamp Time      `json:"timestamp"`
-	Result    T         `json:"result"`
+	Success *flexBool `json:"success"`
+	Result  T         `json:"result"`
 }
 
 // flexBool is a boolean carried as JSON true/false or as the strings

@@ -49,7 +49,7 @@ func TestDecodeErrorsNameEndpointAndPath(t *testing.T) {
 		{"bad time in second item", `{"success":true,"result":[` + good + `,{"id":"6f1c2c1e-2b59-4d4e-9b55-7d3f9a0e8c12","created_at":"soon"}]}`, "result[1].created_at", "unrecognised time"},
 		{"bad uuid", `{"success":true,"result":[{"id":"not-a-uuid"}]}`, "result[0].id", "invalid UUID"},
 		{"number for string", `{"success":true,"result":[{"url":42}]}`, "result[0].url", "cannot read JSON number as string"},
-		{"bad timestamp", `{"success":true,"timestamp":7,"result":[]}`, "timestamp", "want a time string"},
+		{"bad success flag", `{"success":"yes","timestamp":7,"result":[]}`, "success", "want a boolean"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -56,7 +56,33 @@ type Invoice struct {
 type InvoiceItem struct {
 	Price       Money  `json:"price"`
 	Description string `json:"description"`
-	Quantity    int    `json:"quantity"`
+	// Quantity is how many of the item the line bills. The API writes it
+	// as a number or a numeric string; a line without it (or with null)
+	// bills one, as every line in the provider's examples does.
+	Quantity int `json:"quantity"`
+}
+
+// UnmarshalJSON reads an invoice line: its quantity may be a numeric
+// string, and a missing or null quantity is 1.
+func (it *InvoiceItem) UnmarshalJSON(data []byte) error {
+	return decodeWire[invoiceItemWire](data, it)
+}
+
+// invoiceItemWire is an invoice line as the API writes it.
+type invoiceItemWire struct {
+	plainInvoiceItem
+	Quantity *flexInt `json:"quantity"`
+}
+
+type plainInvoiceItem InvoiceItem
+
+func (w invoiceItemWire) record() InvoiceItem {
+	it := InvoiceItem(w.plainInvoiceItem)
+	it.Quantity = 1
+	if w.Quantity != nil {
+		it.Quantity = int(*w.Quantity)
+	}
+	return it
 }
 
 // Total returns the sum of the invoice's items (each its price times its

@@ -55,14 +55,20 @@ type Service struct {
 }
 
 // serviceWire is a service as the API writes it.
+// It embeds the service without its UnmarshalJSON.
 type serviceWire struct {
-	Service
+	plainService
 	CreatedAt Time `json:"created_at"`
 	UpdatedAt Time `json:"updated_at"`
 }
 
+type plainService Service
+
+// UnmarshalJSON reads a service in any shape the API writes it.
+func (s *Service) UnmarshalJSON(data []byte) error { return decodeWire[serviceWire](data, s) }
+
 func (w serviceWire) record() Service {
-	s := w.Service
+	s := Service(w.plainService)
 	s.CreatedAt, s.UpdatedAt = w.CreatedAt.Time, w.UpdatedAt.Time
 	return s
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"math/big"
 	"reflect"
 	"strconv"
@@ -270,16 +271,67 @@ func (d Date) Compare(e Date) int {
 
 // DaysUntil returns the number of days from d to e: positive when e is
 // after d, negative when it is before, 0 on the same date. It counts
-// calendar days, so daylight-saving changes play no part, and it is exact
-// for any year an int can hold in a time.Time.
+// calendar days of the proleptic Gregorian calendar, so daylight-saving
+// changes play no part. It is exact for any two dates, however far from
+// the present (a month or day out of range is normalized, as time.Date
+// does); a count too large for an int saturates at the largest (or
+// smallest) int.
 func (d Date) DaysUntil(e Date) int {
-	return int((e.In(time.UTC).Unix() - d.In(time.UTC).Unix()) / (24 * 60 * 60))
+	n := new(big.Int).Sub(e.dayNumber(), d.dayNumber())
+	switch {
+	case n.Cmp(big.NewInt(math.MaxInt)) > 0:
+		return math.MaxInt
+	case n.Cmp(big.NewInt(math.MinInt)) < 0:
+		return math.MinInt
+	}
+	return int(n.Int64())
+}
+
+// dayNumber returns the number of days from 0000-03-01 to d, exactly, in
+// the proleptic Gregorian calendar, with the month and the day normalized
+// as time.Date does. It counts in whole 400-year eras (146,097 days each),
+// so no year is too large.
+func (d Date) dayNumber() *big.Int {
+	// Normalize the month into 0..11 (March is 0), carrying whole years:
+	// the year counts from March, so that the leap day ends it.
+	m := new(big.Int).SetInt64(int64(d.Month))
+	m.Sub(m, big.NewInt(3))
+	y, mp := new(big.Int).DivMod(m, big.NewInt(12), new(big.Int)) // Euclidean: mp in 0..11
+	y.Add(y, big.NewInt(int64(d.Year)))
+	era, yoe := new(big.Int).DivMod(y, big.NewInt(400), new(big.Int)) // yoe in 0..399
+	yo, mo := yoe.Int64(), mp.Int64()
+	doe := yo*365 + yo/4 - yo/100 + (153*mo+2)/5 // the day before day 1 of the month
+	n := new(big.Int).Mul(era, big.NewInt(146097))
+	n.Add(n, big.NewInt(doe))
+	return n.Add(n, big.NewInt(int64(d.Day)))
 }
 
 // MarshalText implements encoding.TextMarshaler: "YYYY-MM-DD", or empty
 // for the zero Date. With it a Date can key a map that encoding/json
-// marshals, as map[Date]int.
-func (d Date) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
+// marshals, as map[Date]int. A date that "YYYY-MM-DD" cannot write so
+// that it reads back (a year outside 0000-9999, a month or a day that
+// does not exist) is an error, never text that UnmarshalText refuses.
+func (d Date) MarshalText() ([]byte, error) {
+	if err := d.checkWritable(); err != nil {
+		return nil, err
+	}
+	return []byte(d.String()), nil
+}
+
+// checkWritable reports whether d can be written as "YYYY-MM-DD" and read
+// back: the zero Date, or a real day of a year from 0000 to 9999.
+func (d Date) checkWritable() error {
+	if d.IsZero() {
+		return nil
+	}
+	if d.Year < 0 || d.Year > 9999 {
+		return fmt.Errorf("acctadmin: date with year %d cannot be written as YYYY-MM-DD", d.Year)
+	}
+	if d.Month < 1 || d.Month > 12 || d.Day < 1 || d.Day > daysIn(d.Month, d.Year) {
+		return fmt.Errorf("acctadmin: date %04d-%02d-%02d does not exist", d.Year, int(d.Month), d.Day)
+	}
+	return nil
+}
 
 // UnmarshalText implements encoding.TextUnmarshaler: "YYYY-MM-DD", or
 // empty for the zero Date.
@@ -314,10 +366,14 @@ func (d *Date) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// MarshalJSON implements json.Marshaler.
+// MarshalJSON implements json.Marshaler: "YYYY-MM-DD", or null for the
+// zero Date; a date MarshalText refuses is an error here too.
 func (d Date) MarshalJSON() ([]byte, error) {
 	if d.IsZero() {
 		return []byte("null"), nil
+	}
+	if err := d.checkWritable(); err != nil {
+		return nil, err
 	}
 	return []byte(`"` + d.String() + `"`), nil
 }
@@ -489,16 +545,21 @@ func (m Money) Cents() (int64, error) {
 	for len(fp) < 2 {
 		fp += "0"
 	}
+	// An int64 holds one more negative cent than positive: -2⁶³.
+	limit := uint64(1<<63 - 1)
+	if neg {
+		limit++
+	}
 	var n uint64
 	for _, c := range ip + fp {
 		d := uint64(c - '0')
-		if n > (1<<63-1-d)/10 {
+		if n > (limit-d)/10 {
 			return 0, fmt.Errorf("acctadmin: amount %s is too large for int64 cents", m.text)
 		}
 		n = n*10 + d
 	}
 	if neg {
-		return -int64(n), nil
+		return int64(-n), nil // -n wraps to -2⁶³ for n = 2⁶³, as wanted
 	}
 	return int64(n), nil
 }
@@ -625,8 +686,38 @@ type Turnaround struct {
 }
 
 // Duration returns the turnaround as a time.Duration (a day is 24 hours).
+// A time.Duration holds about 292 years; a turnaround longer than that
+// (or more negative) saturates at the largest (or smallest) Duration
+// rather than wrap around.
 func (t Turnaround) Duration() time.Duration {
-	return time.Duration(t.Days)*24*time.Hour + time.Duration(t.Hours)*time.Hour
+	hours := new(big.Int).Mul(big.NewInt(int64(t.Days)), big.NewInt(24))
+	hours.Add(hours, big.NewInt(int64(t.Hours)))
+	const maxHours = math.MaxInt64 / int64(time.Hour)
+	switch {
+	case hours.Cmp(big.NewInt(maxHours)) > 0:
+		return math.MaxInt64
+	case hours.Cmp(big.NewInt(-maxHours)) < 0:
+		return math.MinInt64
+	}
+	return time.Duration(hours.Int64()) * time.Hour
+}
+
+// String returns the turnaround in words: "1 day", "2 days 4 hours",
+// "5 hours", or "0 days" for the zero Turnaround.
+func (t Turnaround) String() string {
+	unit := func(n int, one string) string {
+		if n == 1 || n == -1 {
+			return strconv.Itoa(n) + " " + one
+		}
+		return strconv.Itoa(n) + " " + one + "s"
+	}
+	switch {
+	case t.Hours == 0:
+		return unit(t.Days, "day")
+	case t.Days == 0:
+		return unit(t.Hours, "hour")
+	}
+	return unit(t.Days, "day") + " " + unit(t.Hours, "hour")
 }
 
 // IsZero reports whether t is the zero Turnaround.
@@ -756,10 +847,26 @@ func records[W wire[R], R any](ws []W) []R {
 // it decodes data, an object or null, as its wire type W (which must not
 // reach R's own UnmarshalJSON) into *r, and keeps a copy of data in *raw.
 func decodeRecord[W wire[R], R any](data []byte, r *R, raw *json.RawMessage) error {
+	if err := decodeWire[W](data, r); err != nil {
+		return err
+	}
+	*raw = nil
+	if string(data) != "null" {
+		*raw = append(json.RawMessage(nil), data...)
+	}
+	return nil
+}
+
+// decodeWire is the UnmarshalJSON of a record R: it decodes data, an
+// object or null, as its wire type W (which must not reach R's own
+// UnmarshalJSON: W embeds R under another name) into *r. With it,
+// json.Unmarshal of the API's own JSON into a record reads every shape
+// the SDK reads.
+func decodeWire[W wire[R], R any](data []byte, r *R) error {
 	var w W
 	if string(data) == "null" {
 		var zero R
-		*r, *raw = zero, nil
+		*r = zero
 		return nil
 	}
 	if len(data) == 0 || data[0] != '{' {
@@ -769,7 +876,6 @@ func decodeRecord[W wire[R], R any](data []byte, r *R, raw *json.RawMessage) err
 		return err
 	}
 	*r = w.record()
-	*raw = append(json.RawMessage(nil), data...)
 	return nil
 }
 

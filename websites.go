@@ -32,14 +32,20 @@ type Website struct {
 }
 
 // websiteWire is a website as the API writes it.
+// It embeds the website without its UnmarshalJSON.
 type websiteWire struct {
-	Website
+	plainWebsite
 	CreatedAt Time `json:"created_at"`
 	UpdatedAt Time `json:"updated_at"`
 }
 
+type plainWebsite Website
+
+// UnmarshalJSON reads a website in any shape the API writes it.
+func (w *Website) UnmarshalJSON(data []byte) error { return decodeWire[websiteWire](data, w) }
+
 func (w websiteWire) record() Website {
-	site := w.Website
+	site := Website(w.plainWebsite)
 	site.CreatedAt, site.UpdatedAt = w.CreatedAt.Time, w.UpdatedAt.Time
 	return site
 }
