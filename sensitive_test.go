@@ -45,7 +45,14 @@ func TestSensitiveValuesFormatRedacted(t *testing.T) {
 		}
 		texts = append(texts, string(b))
 		var logs bytes.Buffer
-		for _, h := range []slog.Handler{slog.NewTextHandler(&logs, nil), slog.NewJSONHandler(&logs, nil)} {
+		// No time in the records: its digits could spell a needle.
+		noTime := &slog.HandlerOptions{ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
+			if len(groups) == 0 && a.Key == slog.TimeKey {
+				return slog.Attr{}
+			}
+			return a
+		}}
+		for _, h := range []slog.Handler{slog.NewTextHandler(&logs, noTime), slog.NewJSONHandler(&logs, noTime)} {
 			slog.New(h).Info("params", "p", v, slog.Any("any", v))
 		}
 		texts = append(texts, logs.String())
