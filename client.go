@@ -120,8 +120,10 @@ func WithHTTPClient(hc *http.Client) Option {
 	}
 }
 
-// WithMaxRetries sets how many times a failed GET or DELETE is tried again
-// (default 3, at most 100). Zero turns retries off; a count below zero or
+// WithMaxRetries sets how many times a failed call that may be repeated
+// (a read, or the delete of a callback) is tried again (default 3, at
+// most 100); a call sent at most once is tried again only when the
+// connection could not be made. Zero turns retries off; a count below zero or
 // above 100 is an error.
 func WithMaxRetries(n int) Option {
 	return func(s *settings) error {

@@ -37,7 +37,7 @@ func main() {
 	c, err := acctadmin.NewClient(fake.AccessKey, fake.SecretKey, acctadmin.WithBaseURL(fake.URL))
 	if err == nil {
 		fmt.Printf("Ordering on the built-in fake API at %s\n\n", fake.URL)
-		err = run(ctx, os.Stdout, c, acctadmintest.DemoID("company", 1))
+		err = run(ctx, os.Stdout, c, acctadmintest.DemoID("company", 3))
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "order-filing:", err)
@@ -67,7 +67,7 @@ var einFormData = map[string]any{
 // run orders the EIN filing for the company co, printing each step.
 func run(ctx context.Context, out io.Writer, c *acctadmin.Client, co uuid.UUID) error {
 	// 1. The filing products offered to the company, and the EIN among them.
-	products, err := c.FilingProducts.Offerings(ctx, &acctadmin.OfferingParams{CompanyID: co, Jurisdiction: "UT"})
+	products, err := c.FilingProducts.Offerings(ctx, &acctadmin.OfferingParams{CompanyID: co, Jurisdiction: "WY"})
 	if err != nil {
 		return err
 	}
@@ -78,7 +78,7 @@ func run(ctx context.Context, out io.Writer, c *acctadmin.Client, co uuid.UUID) 
 	fmt.Fprintf(out, "1. product:       %s, %s\n", product.Name, product.Price)
 
 	// 2. Its standard online filing method.
-	methods, err := c.FilingMethods.List(ctx, &acctadmin.FilingMethodListParams{CompanyID: co, Jurisdiction: "UT", FilingProductID: product.ID})
+	methods, err := c.FilingMethods.List(ctx, &acctadmin.FilingMethodListParams{CompanyID: co, Jurisdiction: "WY", FilingProductID: product.ID})
 	if err != nil {
 		return err
 	}

@@ -32,7 +32,7 @@ func TestOrderOnTheFake(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	var out bytes.Buffer
-	if err := run(ctx, &out, c, acctadmintest.DemoID("company", 1)); err != nil {
+	if err := run(ctx, &out, c, acctadmintest.DemoID("company", 3)); err != nil {
 		t.Fatalf("run: %v\n%s", err, out.String())
 	}
 	for _, want := range []string{
