@@ -26,7 +26,10 @@ const ControlPrefix = "/_fake/"
 // The control surface asks for no token, so it answers only requests that
 // come from a loopback address and name a loopback host, and refuses any
 // request a browser sends on behalf of a web page (one with an Origin
-// header): a page that a developer visits cannot drive it.
+// header): a page that a developer visits cannot drive it. It also
+// refuses any request a proxy relayed (one with Forwarded,
+// X-Forwarded-For, X-Real-IP, X-Forwarded-Host or Via): a reverse proxy
+// or tunnel on the same machine would otherwise hand it to the network.
 func WithControl() Option {
 	return func(c *config) { c.control = true }
 }
@@ -83,6 +86,8 @@ func newControl(f *Fake) http.Handler {
 	handle("DELETE "+ControlPrefix+"faults", f.ctlClearFaults)
 	handle("POST "+ControlPrefix+"reset", f.ctlReset)
 	handle("GET "+ControlPrefix+"auth/reset-token", f.ctlResetToken)
+	handle("GET "+ControlPrefix+"clock", f.ctlClock)
+	handle("POST "+ControlPrefix+"clock", f.ctlSetClock)
 	handle(ControlPrefix, controlNotFound)
 	return mux
 }
@@ -163,8 +168,17 @@ func controlRefusal(r *http.Request) string {
 	if r.Header.Get("Origin") != "" {
 		return "the control surface does not answer requests from web pages"
 	}
+	for _, h := range relayHeaders {
+		if _, ok := r.Header[h]; ok {
+			return "the control surface does not answer relayed requests (" + h + "): a proxy or tunnel on this machine would open it to the network"
+		}
+	}
 	return ""
 }
+
+// relayHeaders mark a request a proxy relayed: its peer is the proxy on
+// loopback, its client anywhere.
+var relayHeaders = []string{"Forwarded", "X-Forwarded-For", "X-Real-Ip", "X-Forwarded-Host", "Via"}
 
 // loopbackHost reports whether a Host header names this machine:
 // localhost or a loopback IP, with or without a port.
@@ -220,6 +234,8 @@ var controlRoutes = []string{
 	"DELETE " + ControlPrefix + "faults",
 	"POST " + ControlPrefix + "reset",
 	"GET " + ControlPrefix + "auth/reset-token",
+	"GET " + ControlPrefix + "clock",
+	"POST " + ControlPrefix + "clock",
 }
 
 // companyRef resolves the company_id or company (name) of a control body.
@@ -374,21 +390,22 @@ func (f *Fake) ctlAddInvoice(_ *http.Request, body []byte) (int, any, error) {
 
 // requestWire is a request of the log as the control surface writes it.
 type requestWire struct {
-	Method  string `json:"method"`
-	Path    string `json:"path"`
-	Query   string `json:"query"`
-	Route   string `json:"route"`
-	Body    string `json:"body"`
-	Status  int    `json:"status"`
-	Faulted bool   `json:"faulted"`
-	Time    string `json:"time"`
+	Method  string              `json:"method"`
+	Path    string              `json:"path"`
+	Query   string              `json:"query"`
+	Route   string              `json:"route"`
+	Headers map[string][]string `json:"headers"`
+	Body    string              `json:"body"`
+	Status  int                 `json:"status"`
+	Faulted bool                `json:"faulted"`
+	Time    string              `json:"time"`
 }
 
 func (f *Fake) ctlRequests(*http.Request, []byte) (int, any, error) {
 	reqs := f.Requests()
 	out := make([]requestWire, len(reqs))
 	for i, r := range reqs {
-		out[i] = requestWire{Method: r.Method, Path: r.Path, Query: r.Query, Route: r.Route, Body: string(r.Body),
+		out[i] = requestWire{Method: r.Method, Path: r.Path, Query: r.Query, Route: r.Route, Headers: r.Header, Body: string(r.Body),
 			Status: r.Status, Faulted: r.Faulted, Time: r.Time.Format(time.RFC3339Nano)}
 	}
 	return http.StatusOK, out, nil
@@ -516,4 +533,35 @@ func (f *Fake) ctlAddCallback(_ *http.Request, body []byte) (int, any, error) {
 	}
 	cb := f.AddCallback(in.URL)
 	return created(f, &f.st.callbacks, cb.ID, f.wire(false).callback)
+}
+
+func (f *Fake) ctlClock(*http.Request, []byte) (int, any, error) {
+	return http.StatusOK, map[string]string{"now": f.now().Format(time.RFC3339Nano)}, nil
+}
+
+// ctlSetClock sets the clock ({"now": RFC 3339 time}) or advances it
+// ({"advance": "36h"}), and answers the new time.
+func (f *Fake) ctlSetClock(_ *http.Request, body []byte) (int, any, error) {
+	var in struct {
+		Now     *time.Time `json:"now"`
+		Advance string     `json:"advance"`
+	}
+	if err := decodeControl(body, &in); err != nil {
+		return 0, nil, err
+	}
+	switch {
+	case in.Now != nil && in.Advance != "":
+		return 0, nil, badControl("give now or advance, not both")
+	case in.Now != nil:
+		f.SetClock(*in.Now)
+	case in.Advance != "":
+		d, err := time.ParseDuration(in.Advance)
+		if err != nil {
+			return 0, nil, badControl("advance must be a duration like 36h or -15m")
+		}
+		f.AdvanceClock(d)
+	default:
+		return 0, nil, badControl("give now (an RFC 3339 time) or advance (a duration)")
+	}
+	return f.ctlClock(nil, nil)
 }

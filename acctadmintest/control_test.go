@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
@@ -301,4 +302,82 @@ func requireControlError(t *testing.T, r response, status int, part string) {
 	t.Helper()
 	m := ctlJSON(t, r, status)
 	require.Contains(t, m["error"], part)
+}
+
+// TestControlRefusesRelayedRequests: a request a proxy relayed comes from
+// loopback but not from this machine's user; it is refused, and changes
+// nothing.
+func TestControlRefusesRelayedRequests(t *testing.T) {
+	srv := newServer(t, acctadmintest.WithControl())
+	for _, h := range [][]string{
+		{"Forwarded", "for=203.0.113.9"},
+		{"X-Forwarded-For", "203.0.113.9"},
+		{"X-Real-IP", "203.0.113.9"},
+		{"X-Forwarded-Host", "fake.example.com"},
+		{"Via", "1.1 tunnel"},
+	} {
+		r := ctl(t, srv, http.MethodPost, "/_fake/companies", `{"name":"Relayed LLC"}`, h...)
+		requireControlError(t, r, http.StatusForbidden, "relayed")
+	}
+	require.Empty(t, srv.Companies())
+	ctlJSON(t, ctl(t, srv, http.MethodPost, "/_fake/companies", `{"name":"Local LLC"}`), http.StatusCreated)
+}
+
+// TestControlClock: the clock is set and advanced from outside; records,
+// timestamps and the expiry of file URLs follow it.
+func TestControlClock(t *testing.T) {
+	srv := newDemo(t, acctadmintest.WithControl())
+	m := ctlJSON(t, ctl(t, srv, http.MethodPost, "/_fake/clock", `{"now":"2030-06-01T12:00:00Z"}`), http.StatusOK)
+	require.Equal(t, "2030-06-01T12:00:00Z", m["now"])
+	r := do(t, srv, http.MethodPost, "/companies", map[string]any{"companies": []any{map[string]any{"name": "Clockwork LLC"}}})
+	require.Contains(t, string(r.Body), `"created_at":"2030-06-01 05:00:00 -0700"`)
+
+	doc := acctadmintest.DemoID("document", 1).String()
+	var link struct {
+		URL string `json:"url"`
+	}
+	do(t, srv, http.MethodGet, "/documents/"+doc+"/page/0/url", nil).Result(t, &link)
+	get := func() int {
+		resp, err := srv.Client().Get(link.URL)
+		require.NoError(t, err)
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	require.Equal(t, http.StatusOK, get())
+	m = ctlJSON(t, ctl(t, srv, http.MethodPost, "/_fake/clock", `{"advance":"16m"}`), http.StatusOK)
+	require.Equal(t, "2030-06-01T12:16:00Z", m["now"])
+	require.Equal(t, http.StatusGone, get(), "the URL expired with the clock")
+	require.Equal(t, "2030-06-01T12:16:00Z", srv.Now().UTC().Format(time.RFC3339))
+
+	for body, msg := range map[string]string{
+		`{}`:                 "give now",
+		`{"advance":"soon"}`: "duration",
+		`{"now":"2030-01-01T00:00:00Z","advance":"1h"}`: "not both",
+	} {
+		requireControlError(t, ctl(t, srv, http.MethodPost, "/_fake/clock", body), http.StatusBadRequest, msg)
+	}
+}
+
+// TestRequestLogHeaders: the request log keeps the headers, with the
+// token redacted, in Go and on the control surface.
+func TestRequestLogHeaders(t *testing.T) {
+	srv := newServer(t, acctadmintest.WithControl())
+	tok := signJWT(t, srv.AccessKey, srv.SecretKey, "/companies", nil)
+	r := doToken(t, srv, http.MethodGet, "/companies", nil, tok)
+	require.Equal(t, http.StatusOK, r.Status)
+	reqs := srv.Requests()
+	require.Len(t, reqs, 1)
+	require.Equal(t, "Bearer "+acctadmintest.Redacted, reqs[0].Header.Get("Authorization"))
+	reqs[0].Header.Set("Authorization", "changed")
+	require.Equal(t, "Bearer "+acctadmintest.Redacted, srv.Requests()[0].Header.Get("Authorization"), "the log is a copy")
+
+	r = ctl(t, srv, http.MethodGet, "/_fake/requests", "")
+	require.Equal(t, http.StatusOK, r.Status)
+	require.NotContains(t, string(r.Body), tok)
+	require.NotContains(t, string(r.Body), strings.Split(tok, ".")[2])
+	var log []struct {
+		Headers map[string][]string `json:"headers"`
+	}
+	require.NoError(t, json.Unmarshal(r.Body, &log))
+	require.Equal(t, []string{"Bearer " + acctadmintest.Redacted}, log[0].Headers["Authorization"])
 }

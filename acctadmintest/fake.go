@@ -36,6 +36,7 @@ type Fake struct {
 	cancel  context.CancelFunc
 
 	latency atomic.Int64 // time.Duration added to every request
+	skew    atomic.Int64 // time.Duration added to the clock by SetClock and AdvanceClock
 	conns   atomic.Int64 // TCP connections accepted, counted by ConnState
 	pngs    pngCache
 	client  *http.Client // delivers callback events
@@ -258,8 +259,22 @@ func (f *Fake) ConnState(_ net.Conn, s http.ConnState) {
 // accepted so far.
 func (f *Fake) ConnectionsOpened() int { return int(f.conns.Load()) }
 
-// now reads the configured clock.
-func (f *Fake) now() time.Time { return f.cfg.clock() }
+// now reads the configured clock, moved by SetClock and AdvanceClock.
+func (f *Fake) now() time.Time { return f.cfg.clock().Add(time.Duration(f.skew.Load())) }
+
+// Now returns the fake's current time: its clock (time.Now, or the one
+// WithClock gives) moved by SetClock and AdvanceClock.
+func (f *Fake) Now() time.Time { return f.now() }
+
+// SetClock moves the fake's clock so that it reads t now; it runs on from
+// there as its underlying clock does. New records, answers' timestamps,
+// due dates "from today", the expiry of file URLs and card expiry are
+// all read from it.
+func (f *Fake) SetClock(t time.Time) { f.skew.Store(int64(t.Sub(f.cfg.clock()))) }
+
+// AdvanceClock moves the fake's clock forward by d (back when d is
+// negative).
+func (f *Fake) AdvanceClock(d time.Duration) { f.skew.Add(int64(d)) }
 
 // newID draws a version 4 UUID from the seeded random source. f.mu must be
 // held.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -22,7 +23,12 @@ type Request struct {
 	// Route is the pattern of the matched route, as Routes lists them
 	// without the method, or the path itself when no route matched.
 	Route string
-	// Body is the request body (at most 64 KiB of it).
+	// Header is the request's header, with the token of Authorization
+	// replaced by Redacted (the scheme is kept: "Bearer [REDACTED]").
+	Header http.Header
+	// Body is the request body (at most 64 KiB of it), with the values
+	// of secret fields (a card's number and CVC, passwords, tokens)
+	// replaced by Redacted.
 	Body []byte
 	// Status is the status code answered; 0 while it is being handled or
 	// when the connection was dropped.
@@ -62,6 +68,7 @@ func (f *Fake) logRequest(r *http.Request, pattern string) int {
 		Path:   r.URL.Path,
 		Query:  r.URL.RawQuery,
 		Route:  route,
+		Header: loggedHeader(r.Header),
 		Time:   f.now(),
 	})
 	idx := f.reqBase + len(f.requests) - 1
@@ -142,7 +149,11 @@ func (f *Fake) recordWrite(c *call, created []uuid.UUID) {
 func (f *Fake) Requests() []Request {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return append([]Request(nil), f.requests...)
+	out := append([]Request(nil), f.requests...)
+	for i := range out {
+		out[i].Header = out[i].Header.Clone()
+	}
+	return out
 }
 
 // RequestCount reports how many requests arrived for a route: method ""
@@ -222,6 +233,25 @@ func redacted(body []byte) []byte {
 	out, err := json.Marshal(obj)
 	if err != nil {
 		return []byte(`"` + Redacted + `"`)
+	}
+	return out
+}
+
+// loggedHeader copies a request header for the log, without the token.
+func loggedHeader(h http.Header) http.Header {
+	out := h.Clone()
+	if out == nil {
+		return http.Header{}
+	}
+	for _, k := range []string{"Authorization", "Proxy-Authorization", "Cookie"} {
+		for i, v := range out[k] {
+			scheme, _, found := strings.Cut(v, " ")
+			if found && k != "Cookie" {
+				out[k][i] = scheme + " " + Redacted
+			} else {
+				out[k][i] = Redacted
+			}
+		}
 	}
 	return out
 }

@@ -6,7 +6,7 @@
 //
 //	acctadmin-fake [-addr 127.0.0.1:8089] [-access-key KEY] [-secret-key KEY] [-seed] [-no-quirks]
 //	               [-latency 0s] [-no-control] [-read-timeout 30s] [-write-timeout 2m] [-idle-timeout 2m]
-//	               [-log-limit 10000] [-survive-parent] [-query-in-path-claim]
+//	               [-log-limit 10000] [-survive-parent] [-query-in-path-claim] [-clock 2025-01-31T09:00:00Z]
 //
 // On startup it prints the base URL and the keys as environment
 // assignments (ACCTADMIN_BASE_URL, ACCTADMIN_ACCESS_KEY,
@@ -98,6 +98,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	writeTimeout := fs.Duration("write-timeout", 2*time.Minute, "longest time to handle a request and write its answer")
 	idleTimeout := fs.Duration("idle-timeout", 2*time.Minute, "longest time a connection may wait idle for its next request")
 	logLimit := fs.Int("log-limit", 10000, "entries each of the request, write and delivery logs keeps (0: all)")
+	clock := fs.String("clock", "", "start the fake's clock at this RFC 3339 time (it runs on from there)")
 	queryInPath := fs.Bool("query-in-path-claim", false, "also accept tokens whose path claim carries the query, as the C# example client signs")
 	surviveParent := fs.Bool("survive-parent", false, "keep serving when the process that started the server exits")
 	if err := fs.Parse(args); err != nil {
@@ -135,8 +136,25 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	if *queryInPath {
 		opts = append(opts, acctadmintest.WithQueryInPathClaim())
 	}
+	var start time.Time
+	if *clock != "" {
+		t, err := time.Parse(time.RFC3339, *clock)
+		if err != nil {
+			return fmt.Errorf("-clock must be an RFC 3339 time like 2025-01-31T09:00:00Z: %w", err)
+		}
+		start = t
+	}
 	fake := acctadmintest.NewFake(opts...)
 	defer fake.Close()
+	if !start.IsZero() {
+		fake.SetClock(start)
+		if *seed {
+			// The demo's times are relative to the clock: seed again at
+			// the clock's start.
+			fake.Reset()
+			fake.SeedDemo()
+		}
+	}
 
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
