@@ -151,3 +151,35 @@ func TestRedisJournalForAStoreWithout(t *testing.T) {
 		t.Fatalf("answered %d", code)
 	}
 }
+
+// A Redis that takes connections and never answers stops the downloads
+// as one that is down does, even with a client that has no timeout of its
+// own: the room gives up on each call after a third of the claim TTL.
+func TestAHungRedisStopsTheDownloads(t *testing.T) {
+	srv := redisserver.Start(t)
+	w := newWorld(t)
+	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr, ReadTimeout: -1, WriteTimeout: -1, MaxRetries: -1})
+	t.Cleanup(func() { rdb.Close() })
+	r := w.room(Dir(t.TempDir()), WithRedis(rdb), WithClaimTTL(300*time.Millisecond))
+	doc := w.addDocument("Regular Mail")
+	if err := rdb.Ping(context.Background()).Err(); err != nil { // a pooled connection
+		t.Fatal(err)
+	}
+	if line, err := srv.Do("CLIENT", "PAUSE", "60000", "ALL"); err != nil || line != "+OK" {
+		t.Fatalf("CLIENT PAUSE: %q, %v", line, err)
+	}
+	t.Cleanup(func() { srv.Do("CLIENT", "UNPAUSE") })
+	answered := make(chan int, 1)
+	go func() { answered <- w.deliver(r.Handler(), doc.ID) }()
+	select {
+	case code := <-answered:
+		if code < 500 {
+			t.Fatalf("with Redis hung the room answered %d", code)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the handler waited for a hung Redis")
+	}
+	if n := w.downloads(); n != 0 {
+		t.Fatalf("%d downloads with Redis hung", n)
+	}
+}

@@ -216,9 +216,10 @@ func New(c *acctadmin.Client, v *webhook.Verifier, store Store, opts ...Option) 
 		if _, err := rand.Read(owner); err != nil {
 			return nil, fmt.Errorf("mailroom: %w", err)
 		}
-		r.shared = &redisClaims{rdb: cfg.rdb, prefix: keyPrefix, owner: hex.EncodeToString(owner), ttl: cfg.ttl}
+		timeout := min(maxRedisTimeout, cfg.ttl/3)
+		r.shared = &redisClaims{rdb: cfg.rdb, prefix: keyPrefix, owner: hex.EncodeToString(owner), ttl: cfg.ttl, timeout: timeout}
 		if r.journal == nil {
-			r.journal = &redisJournal{rdb: cfg.rdb, key: keyPrefix + "journal"}
+			r.journal = &redisJournal{rdb: cfg.rdb, key: keyPrefix + "journal", timeout: timeout}
 		}
 	}
 	if r.journal == nil {
