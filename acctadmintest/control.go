@@ -42,6 +42,7 @@ func (f *Fake) Reset() {
 	f.mu.Lock()
 	f.st = newState(f)
 	f.faults = nil
+	f.deliveryFaults = nil
 	f.mu.Unlock()
 	f.ResetRequests()
 }
@@ -87,6 +88,10 @@ func newControl(f *Fake) http.Handler {
 	handle("POST "+ControlPrefix+"reset", f.ctlReset)
 	handle("GET "+ControlPrefix+"auth/reset-token", f.ctlResetToken)
 	handle("GET "+ControlPrefix+"clock", f.ctlClock)
+	handle("POST "+ControlPrefix+"events", f.ctlSendEvent)
+	handle("POST "+ControlPrefix+"deliveries/resend", f.ctlRedeliver)
+	handle("POST "+ControlPrefix+"delivery-faults", f.ctlInjectDeliveryFault)
+	handle("DELETE "+ControlPrefix+"delivery-faults", f.ctlClearDeliveryFaults)
 	handle("POST "+ControlPrefix+"clock", f.ctlSetClock)
 	handle(ControlPrefix, controlNotFound)
 	return mux
@@ -235,6 +240,10 @@ var controlRoutes = []string{
 	"POST " + ControlPrefix + "reset",
 	"GET " + ControlPrefix + "auth/reset-token",
 	"GET " + ControlPrefix + "clock",
+	"POST " + ControlPrefix + "events",
+	"POST " + ControlPrefix + "deliveries/resend",
+	"POST " + ControlPrefix + "delivery-faults",
+	"DELETE " + ControlPrefix + "delivery-faults",
 	"POST " + ControlPrefix + "clock",
 }
 
@@ -564,4 +573,73 @@ func (f *Fake) ctlSetClock(_ *http.Request, body []byte) (int, any, error) {
 		return 0, nil, badControl("give now (an RFC 3339 time) or advance (a duration)")
 	}
 	return f.ctlClock(nil, nil)
+}
+
+// ctlSendEvent sends an event about a record, possibly forged.
+func (f *Fake) ctlSendEvent(_ *http.Request, body []byte) (int, any, error) {
+	var in struct {
+		Event    string    `json:"event"`
+		RecordID uuid.UUID `json:"record_id"`
+		URL      string    `json:"url"`
+		Forge    string    `json:"forge"`
+		Copies   int       `json:"copies"`
+	}
+	if err := decodeControl(body, &in); err != nil {
+		return 0, nil, err
+	}
+	if err := f.SendEvent(EventInput{Event: in.Event, RecordID: in.RecordID, URL: in.URL, Forge: in.Forge, Copies: in.Copies}); err != nil {
+		return 0, nil, badControl("%s", err.Error())
+	}
+	return http.StatusAccepted, map[string]bool{"sent": true}, nil
+}
+
+// ctlRedeliver posts a logged delivery's token again.
+func (f *Fake) ctlRedeliver(_ *http.Request, body []byte) (int, any, error) {
+	var in struct {
+		Index  *int `json:"index"`
+		Copies int  `json:"copies"`
+	}
+	if err := decodeControl(body, &in); err != nil {
+		return 0, nil, err
+	}
+	if in.Index == nil {
+		return 0, nil, badControl("index is required: the position of the delivery in GET %sdeliveries, from 0", ControlPrefix)
+	}
+	if err := f.Redeliver(*in.Index, in.Copies); err != nil {
+		return 0, nil, badControl("%s", err.Error())
+	}
+	return http.StatusAccepted, map[string]bool{"sent": true}, nil
+}
+
+func (f *Fake) ctlInjectDeliveryFault(_ *http.Request, body []byte) (int, any, error) {
+	var in struct {
+		URL     string `json:"url"`
+		Count   int    `json:"count"`
+		Drop    bool   `json:"drop"`
+		Latency string `json:"latency"`
+	}
+	if err := decodeControl(body, &in); err != nil {
+		return 0, nil, err
+	}
+	df := DeliveryFault{URL: in.URL, Count: in.Count, Drop: in.Drop}
+	if in.Latency != "" {
+		d, err := time.ParseDuration(in.Latency)
+		if err != nil || d < 0 || d > time.Hour {
+			return 0, nil, badControl("latency must be a duration like 250ms, at most 1h")
+		}
+		df.Latency = d
+	}
+	switch {
+	case df.Count < 0:
+		return 0, nil, badControl("count must not be negative")
+	case !df.Drop && df.Latency == 0:
+		return 0, nil, badControl("a delivery fault needs drop or latency")
+	}
+	f.InjectDeliveryFault(df)
+	return http.StatusCreated, map[string]bool{"injected": true}, nil
+}
+
+func (f *Fake) ctlClearDeliveryFaults(*http.Request, []byte) (int, any, error) {
+	f.ClearDeliveryFaults()
+	return http.StatusOK, map[string]bool{"cleared": true}, nil
 }

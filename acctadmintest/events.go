@@ -69,20 +69,30 @@ func (f *Fake) emit(claims map[string]any) {
 	if err != nil {
 		panic("acctadmintest: signing an event: " + err.Error())
 	}
-	body, _ := json.Marshal(map[string]string{"data": token})
 	event, _ := claims["event"].(string)
+	f.dispatch(event, claims, token, nil, 1)
+}
 
+// dispatch delivers a signed event to urls (every registered callback
+// when nil), copies times each, each delivery in its own goroutine, which
+// Close waits for.
+func (f *Fake) dispatch(event string, claims map[string]any, token string, urls []string, copies int) {
+	body, _ := json.Marshal(map[string]string{"data": token})
 	f.mu.Lock()
 	if f.closed {
 		f.mu.Unlock()
 		return
 	}
-	urls := mapRows(f.st.callbacks.rows, func(cb *Callback) string { return cb.URL })
-	f.wg.Add(len(urls))
+	if urls == nil {
+		urls = mapRows(f.st.callbacks.rows, func(cb *Callback) string { return cb.URL })
+	}
+	f.wg.Add(len(urls) * copies)
 	f.mu.Unlock()
 
 	for _, u := range urls {
-		go f.deliver(u, event, claims, token, body)
+		for range copies {
+			go f.deliver(u, event, claims, token, body)
+		}
 	}
 }
 
@@ -123,6 +133,20 @@ func (f *Fake) deliver(url, event string, claims map[string]any, token string, b
 
 // post makes one delivery attempt and returns the receiver's status code.
 func (f *Fake) post(url string, body []byte) (int, error) {
+	if df, ok := f.deliveryFault(url); ok {
+		if df.Latency > 0 {
+			t := time.NewTimer(df.Latency)
+			select {
+			case <-t.C:
+			case <-f.ctx.Done():
+				t.Stop()
+				return 0, f.ctx.Err()
+			}
+		}
+		if df.Drop {
+			return 0, errDropped
+		}
+	}
 	req, err := http.NewRequestWithContext(f.ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
 		return 0, err

@@ -42,19 +42,20 @@ type Fake struct {
 	client  *http.Client // delivers callback events
 	wg      sync.WaitGroup
 
-	mu          sync.Mutex // guards everything below
-	closed      bool
-	rng         *rand.Rand
-	st          state
-	faults      []*activeFault
-	faultsFired int
-	requests    []Request
-	reqBase     int // requests dropped from the log by ResetRequests
-	counts      map[routeKey]int
-	writes      []Write
-	deliveries  []Delivery
-	finished    int           // deliveries that reached their final attempt
-	changed     chan struct{} // closed and replaced whenever deliveries change
+	mu             sync.Mutex // guards everything below
+	closed         bool
+	rng            *rand.Rand
+	st             state
+	faults         []*activeFault
+	deliveryFaults []*activeDeliveryFault
+	faultsFired    int
+	requests       []Request
+	reqBase        int // requests dropped from the log by ResetRequests
+	counts         map[routeKey]int
+	writes         []Write
+	deliveries     []Delivery
+	finished       int           // deliveries that reached their final attempt
+	changed        chan struct{} // closed and replaced whenever deliveries change
 }
 
 // Option configures a Fake or a Server.
