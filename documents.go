@@ -145,25 +145,28 @@ func (s *DocumentsClient) List(ctx context.Context, p *DocumentListParams) ([]Do
 // then skip documents (half of them when every one is downloaded), and so
 // would reading a page ahead, whose offset is chosen before the loop has
 // run. So for the unread listing All asks for each page only once the loop
-// is done with the previous one, starts it at the number of documents
-// already yielded that the previous answer showed still unread, and skips
-// ids it has already yielded. Every document that stays unread until it is
-// reached is yielded exactly once, whether the loop downloads all, some or
-// none of them; the cost is one extra request per page when the loop
-// downloads none, and nothing extra when it downloads all.
+// is done with the previous one, starts it past the documents already
+// yielded that the previous answer showed still unread, and skips ids it
+// has already yielded. Servers also cap pages below the limit, list a
+// document twice, or serve the listing from a replica that trails the
+// read marks; so a short page does not end the listing (an empty one
+// does), and a walk over it that may have missed documents (the listing
+// moved under it) is followed by another, until two walks running see
+// the same documents, at most 10 (then All ends with an error saying the
+// listing kept changing). Every document that stays unread until All is
+// done, and that nobody else reads, is yielded exactly once, whether the
+// loop downloads all, some or none of them, in the body or on other
+// goroutines. The cost: nothing extra when the loop downloads every
+// document (the listing ends empty); when it downloads none, one extra
+// request per page and a second walk of one request per page.
 //
-// That exactly-once holds only when each document is consumed inside the
-// loop body: the download it makes must have answered before the body
-// returns. Handing documents to other goroutines to download (a worker
-// pool fed from the loop) lets the listing shrink under a request that
-// was anchored as if it had not, and skips mail without any error. To
-// download several documents at once, use Pull, which owns its workers
-// and keeps the promise.
+// To download several documents at once, use Pull: it knows which
+// downloads are in flight, so its listing rarely needs a second walk.
 //
 // The read listing cannot shrink this way; it is read ahead of the loop
 // (see the package docs on paging). A record without an id is yielded like
-// any other. An API that answers a later offset with documents already
-// yielded (it ignores offset) ends the loop with ErrPagingIgnored.
+// any other, once. An API that answers later offsets with the same full
+// page (it ignores offset) ends the loop with ErrPagingIgnored.
 func (s *DocumentsClient) All(ctx context.Context, p *DocumentListParams) iter.Seq2[Document, error] {
 	l := listingOf(p, maxDocumentsLimit, s.List, func(d Document) uuid.UUID { return d.ID })
 	l.shrinks = p == nil || p.Status == "" || p.Status == DocumentUnread
@@ -195,6 +198,13 @@ func (s *DocumentsClient) Download(ctx context.Context, id uuid.UUID) (*File, er
 type PullParams struct {
 	DocumentListParams
 	Workers int // documents downloaded at once; 0 means 4; at most 32
+	// Skip, when set, is called with each listed document before it is
+	// downloaded, from the goroutine that called Pull; a document it
+	// returns true for is kept out: never downloaded (so it stays unread),
+	// not handed to fn, not unfinished, and counted in PullProgress.KeptOut.
+	// Keep it quick and decide on the listed record alone (its Type,
+	// CompanyID, CompanyName...).
+	Skip func(Document) bool
 	// OnProgress, when set, is called after each document with the running totals.
 	// Calls are made one at a time, from the goroutine that called Pull, in
 	// the order the documents finish; a slow OnProgress holds up the
@@ -219,34 +229,51 @@ type PullProgress struct {
 	// Skipped counts the listed documents without an id, which cannot be
 	// downloaded and are passed over, as far as the listing was read.
 	Skipped int
+	// KeptOut counts the documents Skip kept out. OnProgress is called
+	// once for each of them too, with Document set, Err nil and KeptOut
+	// one higher than in the call before.
+	KeptOut int
 }
 
 // Pull downloads every document of the listing, Workers at a time, and hands each
 // open file to fn, which may run on Workers goroutines at once.
 //
 // The file is closed once fn returns; fn reads it (or not) before then.
-// Every document that stays in the listing until Pull reaches it is handed
-// to fn exactly once, although each download takes a document out of the
-// unread listing while Pull is reading it and downloads finish in any
-// order: Pull knows which downloads are in flight when it asks for the
-// next page, and starts each page only past documents that can no longer
-// leave the listing (see All for why a worker pool fed from All cannot).
+// When Pull returns nil, every document that was unread when it started
+// and that nobody else read was handed to fn exactly once, although each
+// download takes a document out of the unread listing while Pull is
+// reading it and downloads finish in any order: Pull knows which downloads
+// are in flight when it asks for the next page, and starts each page only
+// past documents that can no longer leave the listing. That holds too
+// against servers that cap pages below the limit, list a document twice,
+// or trail their read marks: a short page does not end the listing, and a
+// walk that may have missed documents is followed by another (see All).
 // Documents without an id cannot be downloaded; Pull passes over them and
-// counts them in PullProgress.Skipped.
+// counts them in PullProgress.Skipped. Documents that Skip keeps out are
+// never downloaded.
 //
 // The first error (fn's, a download's, a listing request's, or the end of
 // ctx) stops Pull from starting downloads; it waits for those in flight,
 // whose fn still runs, and returns a *PullError naming every document whose
 // download was asked for but whose fn did not return nil: the API has
 // probably marked those read, so fetch them again with Download. A panic in
-// fn or OnProgress stops Pull the same way and is raised again from Pull
-// once no goroutine of it is left. Pull returns nil when fn returned nil
-// for every document.
+// fn, Skip, OnProgress or a hook of the client (on a worker or a listing
+// request) stops Pull the same way and is raised again from Pull, on the
+// caller's goroutine, once no goroutine of it is left; fn calling
+// runtime.Goexit (as t.Fatal does) stops it with an error naming that
+// document. A listing that the API answers with the same full page at
+// every offset ends Pull with ErrPagingIgnored; one that keeps changing
+// after 10 walks over it ends Pull with an error saying so. Pull returns
+// nil when fn returned nil for every document.
 //
 // Pull holds at most Workers downloads, and a page of listed documents
 // plus Workers more waiting for a worker, at a time, and the id of each
-// document listed so far (to hand none out twice), whatever the size of
-// the listing.
+// document listed so far (to hand none out twice; about 40 bytes a
+// document, see BENCHMARKS.md), whatever the size of the listing.
+//
+// With WithResponseInto, Pull fills the *Response once, as it returns,
+// with the answer to its last listing request; the contexts fn and the
+// downloads get do not carry it.
 //
 // Bad parameters (Workers outside 0 to 32, a nil fn, or a bad listing
 // parameter) give a *ValidationError, and nothing is sent. Each call is
@@ -262,10 +289,13 @@ func (s *DocumentsClient) Pull(ctx context.Context, p *PullParams,
 		workers: p.Workers,
 		fn:      fn,
 		open:    func(ctx context.Context, d Document) (*File, error) { return s.Download(ctx, d.ID) },
+		skip:    p.Skip,
 	}
+	r.l.shrinks = lp.Status == "" || lp.Status == DocumentUnread
 	if on := p.OnProgress; on != nil {
 		r.report = func(d Document, err error, t pullTally) {
-			on(PullProgress{Document: d, Err: err, Done: t.done, Failed: t.failed, Bytes: t.bytes, Skipped: t.skipped})
+			on(PullProgress{Document: d, Err: err, Done: t.done, Failed: t.failed, Bytes: t.bytes,
+				Skipped: t.skipped, KeptOut: t.keptOut})
 		}
 	}
 	return r.run(ctx)

@@ -168,8 +168,10 @@ func TestHooksCountCallsAndAttempts(t *testing.T) {
 		switch r.URL.Query().Get("offset") {
 		case "", "0":
 			writeJSON(w, 200, `{"success":true,"result":[{"id":"`+uuid.NewString()+`"},{"id":"`+uuid.NewString()+`"}]}`)
-		default:
+		case "2":
 			writeJSON(w, 200, `{"success":true,"result":[{"id":"`+uuid.NewString()+`"}]}`)
+		default:
+			writeJSON(w, 200, `{"success":true,"result":[]}`)
 		}
 	})
 	var mu sync.Mutex

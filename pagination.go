@@ -2,7 +2,9 @@ package acctadmin
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"iter"
 	"reflect"
@@ -14,7 +16,12 @@ import (
 )
 
 // The API pages its listings by limit and offset and says nothing of
-// totals, so a page shorter than the page size is the last one.
+// totals. Servers do not all keep to that: some cap a page below the limit
+// asked for, some list a row twice, some serve the unread listing from a
+// replica that trails the read marks, and some ignore limit or offset. So
+// a page shorter than the limit is not taken for the last one: a listing
+// ends with an empty page (or a page longer than asked for, which is the
+// rest of it, the limit being ignored).
 //
 // Every All method is one call of paginate, which has two strategies:
 //
@@ -23,21 +30,27 @@ import (
 //     its way, so N pages cost about N round trips of wall time rather
 //     than N round trips plus the caller's work; when the loop is faster
 //     than the API, more pages are asked for at once (up to maxReadAhead).
+//     Each page is asked for at the offset the rows before it reached, so
+//     a short page (a server that caps its pages) drops the pages read
+//     ahead of it and reads on from where it ended.
 //
 //   - Shrinking listings (unread documents: downloading one marks it read
-//     and takes it out of the listing) cannot be read ahead, since a page's
-//     offset must be chosen after the loop body has run. Each request is
-//     re-anchored at the number of already-yielded items that the previous
-//     answer showed still present, and ids already yielded are skipped.
-//     When the loop removes every item this costs nothing extra; when it
-//     removes none it costs one extra request per page; in every case each
-//     item present throughout is yielded exactly once.
+//     and takes it out of the listing) are walked (see walk), one request
+//     at a time, each anchored past the rows that can no longer leave the
+//     listing; a walk that may have missed rows is followed by another.
 //
 // Breaking out of the loop, or cancelling the context, stops the fetcher;
-// no goroutine outlives the loop. An error is yielded once and ends it.
-// Both strategies end with ErrPagingIgnored when a later offset brings back
-// what was already yielded, and take a page longer than asked for as the
-// whole listing.
+// no goroutine outlives the loop. An error is yielded once and ends it. A
+// panic on a goroutine the engine started (a hook called while a page is
+// read ahead) is raised again on the loop's goroutine.
+//
+// An API that ignores the offset answers every offset with the same rows.
+// A page is taken for that only when it comes back ignoredAfter times
+// running at later offsets (a listing may repeat a row, so twice proves
+// nothing); then a full page ends the listing with ErrPagingIgnored (the
+// rest is out of reach), and a shorter one ends it quietly (the API sent
+// its whole listing, and would send it again). Rows without an id are told
+// apart by their content.
 
 // fetchPage reads one page of a listing.
 type fetchPage[T any] func(ctx context.Context, limit, offset int) ([]T, error)
@@ -110,9 +123,65 @@ func paginate[T any](ctx context.Context, l listing[T]) iter.Seq2[T, error] {
 	}
 }
 
+// ending is how a function that the SDK ran for its caller ended, when it
+// did not return: by a panic, or by runtime.Goexit.
+type ending struct {
+	panicked bool
+	value    any  // the panic's value
+	goexit   bool // it called runtime.Goexit
+}
+
+// errGoexit stands for a runtime.Goexit on a goroutine of the SDK, which
+// can only be reported, not raised again.
+var errGoexit = errors.New("acctadmin: runtime.Goexit called on a goroutine of the SDK")
+
+// guard runs f, then done with how f ended. done runs even when f panics
+// (the panic is stopped there, to be raised again on the caller's
+// goroutine) or calls runtime.Goexit (the goroutine then ends after done):
+// a goroutine the SDK starts always says how it ended.
+func guard(f func(), done func(ending)) {
+	var e ending
+	returned := false
+	defer func() {
+		if !returned {
+			if v := recover(); v != nil {
+				e.panicked, e.value = true, v
+			} else {
+				e.goexit = true
+			}
+		}
+		done(e)
+	}()
+	f()
+	returned = true
+}
+
+// raise raises a panic again on the calling goroutine, and turns a Goexit
+// into errGoexit.
+func (e ending) raise() error {
+	if e.panicked {
+		panic(e.value)
+	}
+	if e.goexit {
+		return errGoexit
+	}
+	return nil
+}
+
+// responseInto is the *Response a caller asked WithResponseInto to fill,
+// or nil.
+func responseInto(ctx context.Context) *Response {
+	dst, _ := ctx.Value(responseKey{}).(*Response)
+	return dst
+}
+
+// page is a page read ahead.
 type page[T any] struct {
-	items []T
-	err   error
+	offset int
+	items  []T
+	err    error
+	end    ending
+	resp   *Response // the answer's metadata, when the caller asked for it
 }
 
 // maxReadAhead bounds how far a stable listing reads ahead of the loop:
@@ -120,178 +189,433 @@ type page[T any] struct {
 // (in flight, or arrived and waiting), besides the page the loop is on.
 const maxReadAhead = 4
 
+// ignoredAfter is how many times running a page must be answered, at
+// later offsets, before the API is taken to ignore the offset. A listing
+// may show a row twice, so two equal pages in a row can be honest.
+const ignoredAfter = 3
+
+// pageAhead is a page asked for and not yet taken.
+type pageAhead[T any] struct {
+	ch     chan page[T]
+	cancel context.CancelFunc
+}
+
 // ahead reads a stable listing ahead of the caller. It starts one page
 // ahead; each time the loop gets to a page that has not arrived yet (the
 // loop is faster than the API), it asks for one more page at once, up to
 // maxReadAhead. Pages are handed to the loop in order, whatever order they
-// arrive in. Reading ahead costs at most maxReadAhead-1 requests past the
-// end of the listing. Those are let finish while the loop works through the
-// last page (every request sent gets its answer); breaking out of the
-// loop, or an error, cancels whatever is still in flight.
+// arrive in. A page that comes back shorter than the pages before it (a
+// server that caps its pages, or the end) moves the rows on by less than
+// the pages read ahead assumed: those are dropped, and reading goes on
+// from where that page ended, one page ahead. The pages asked for past the
+// end of the listing are let finish while the loop works through the last
+// page (every request sent gets its answer); breaking out of the loop, or
+// an error, cancels whatever is still in flight.
+//
+// Each page's request gets its own *Response when the caller asked for
+// one with WithResponseInto; the loop's goroutine copies it into the
+// caller's as it takes the page, so nothing is written from two
+// goroutines.
 func (l *listing[T]) ahead(ctx context.Context, yield func(T, error) bool) {
+	into := responseInto(ctx)
 	ctx, cancel := context.WithCancel(ctx)
-	var queue []chan page[T] // pages asked for and not yet taken, in order
-	defer func() {
-		cancel()
-		for _, ch := range queue {
-			<-ch // every fetcher ends with the loop
-		}
-	}()
-	next := l.offset // the offset of the next page to ask for
-	start := func() {
-		ch := make(chan page[T], 1)
-		go func(offset int) {
-			items, err := l.fetch(ctx, l.limit, offset)
-			ch <- page[T]{items, err}
-		}(next)
-		next += l.limit
-		queue = append(queue, ch)
-	}
-	// end lets the pages asked for past the end of the listing finish.
-	end := func() {
-		for _, ch := range queue {
-			<-ch
+	var queue []pageAhead[T] // pages asked for and not yet taken, in order
+	// drop lets the pages asked for finish, and forgets them.
+	drop := func() {
+		for _, p := range queue {
+			<-p.ch
+			p.cancel()
 		}
 		queue = nil
 	}
+	defer func() {
+		cancel()
+		drop() // every fetcher ends with the loop
+	}()
+	want := l.offset  // the offset of the next row the loop needs
+	next := l.offset  // the offset of the next page to ask for
+	stride := l.limit // the rows a page brings: the limit, or the server's cap
+	start := func() {
+		pctx, pcancel := context.WithCancel(ctx)
+		p := pageAhead[T]{ch: make(chan page[T], 1), cancel: pcancel}
+		go l.fetchAhead(pctx, into != nil, next, p.ch)
+		next += stride
+		queue = append(queue, p)
+	}
 	var zero T
-	var prev []T
+	var prev []T   // the page before
+	short := false // it was shorter than the limit: the end is likely, so do not read deeper
+	var held [][]T // pages equal to the one before, not yielded until the offset is seen honoured
 	depth := 1
-	start()
-	for taken := 0; len(queue) > 0; taken++ {
+	for taken := 0; ; taken++ {
+		if len(queue) == 0 {
+			start()
+		}
 		var p page[T]
 		select {
-		case p = <-queue[0]:
+		case p = <-queue[0].ch:
 		default:
 			// The loop waits for the API: read further ahead. (The first
 			// page is always waited for; it says nothing of the loop.)
-			if taken > 0 && depth < maxReadAhead {
+			if taken > 0 && !short && depth < maxReadAhead {
 				depth++
 				for len(queue) < depth {
 					start()
 				}
 			}
-			p = <-queue[0]
+			p = <-queue[0].ch
 		}
+		queue[0].cancel()
 		queue = queue[1:]
+		if err := p.end.raise(); err != nil {
+			p.err = err
+		}
+		if into != nil {
+			*into = *p.resp
+		}
 		if p.err != nil {
 			yield(zero, p.err)
 			return
 		}
-		if len(p.items) == l.limit && len(prev) == l.limit && l.samePage(prev, p.items) {
-			// A full page again, for a later offset: the API ignores the
-			// offset, and the rest of the listing is out of reach.
-			if !l.unpaged {
+		n := len(p.items)
+		repeated := prev != nil && n > 0 && l.samePage(prev, p.items)
+		if repeated && len(held)+2 >= ignoredAfter {
+			// The same page again and again: the API ignores the offset.
+			// A full page leaves the rest of the listing out of reach; a
+			// shorter one was the whole listing.
+			if n >= l.limit && !l.unpaged {
 				yield(zero, ErrPagingIgnored)
 				return
 			}
-			end()
+			drop()
 			return
 		}
-		// A short page is the last one; so is a page longer than asked
-		// for, which means the API ignored the limit and sent everything.
-		if len(p.items) == l.limit {
+		want += n
+		switch {
+		case n == 0 || n > l.limit || l.unpaged && n < l.limit:
+			// The end; or a page longer than asked for: the API ignored
+			// the limit and sent the rest of the listing; or a short page
+			// of a listing the API does not page.
+			drop()
+		case n != stride:
+			// A short page: the pages read ahead assumed longer ones.
+			drop()
+			next, stride, depth = want, n, 1
+		}
+		last := n == 0 || n > l.limit || l.unpaged && n < l.limit
+		if !last {
 			for len(queue) < depth {
 				start()
 			}
 		}
-		for _, item := range p.items {
-			if !yield(item, nil) {
-				return
+		if repeated {
+			held = append(held, p.items)
+		} else {
+			// Pages held back and then a different page (or the end):
+			// the API honours the offset, and those rows are the listing's.
+			for _, h := range append(held, p.items) {
+				for _, item := range h {
+					if !yield(item, nil) {
+						return
+					}
+				}
 			}
+			held = nil
 		}
-		if len(p.items) != l.limit {
-			end()
+		if last {
 			return
 		}
-		prev = p.items
+		prev, short = p.items, n < l.limit
 	}
 }
 
-// samePage reports whether page b repeats page a: they agree on the first
-// item of b that has an id, or, when no item has one, on everything.
+// fetchAhead reads the page at offset into ch, with its own *Response
+// when meta is set.
+func (l *listing[T]) fetchAhead(ctx context.Context, meta bool, offset int, ch chan<- page[T]) {
+	p := page[T]{offset: offset}
+	if meta {
+		p.resp = new(Response)
+		ctx = context.WithValue(ctx, responseKey{}, p.resp)
+	}
+	guard(func() { p.items, p.err = l.fetch(ctx, l.limit, offset) }, func(e ending) {
+		p.end = e
+		ch <- p
+	})
+}
+
+// samePage reports whether page b repeats page a: the same rows in the
+// same order, rows with an id compared by id and rows without one by
+// their content.
 func (l *listing[T]) samePage(a, b []T) bool {
-	if l.id == nil {
+	if len(a) != len(b) {
 		return false
 	}
-	for i, item := range b {
-		if id := l.id(item); id != uuid.Nil {
-			return i < len(a) && l.id(a[i]) == id
+	for i := range a {
+		ia, ib := uuid.Nil, uuid.Nil
+		if l.id != nil {
+			ia, ib = l.id(a[i]), l.id(b[i])
+		}
+		if ia != ib || ia == uuid.Nil && !reflect.DeepEqual(a[i], b[i]) {
+			return false
 		}
 	}
-	return reflect.DeepEqual(a, b)
+	return true
 }
 
 // shrinking reads a listing that the loop body may shrink by removing the
-// items it is given.
-//
-// Records without an id cannot be told apart, so they are never taken for
-// ones already yielded; since nothing can remove them, the id-less items an
-// answer yields come back in the next answer, ahead of anything new, and
-// are skipped there by count. The offset can never pass more items than
-// were yielded; when it would (the API answers a later offset with items
-// already yielded, that is, it ignores the offset), the loop ends with
-// ErrPagingIgnored.
+// items it is given (All over the unread documents, downloading each). It
+// is a walk (see walk) whose consumer is the loop body: an item yielded
+// from an answer has been dealt with before the next request is sent.
+// Items without an id are yielded the first time the walk passes over
+// them.
 func (l *listing[T]) shrinking(ctx context.Context, yield func(T, error) bool) {
 	var zero T
-	seen := make(map[uuid.UUID]struct{})
-	idless := 0     // id-less items yielded
-	lastIdless := 0 // id-less items the previous answer yielded
-	offset := l.offset
+	w := newWalk(l, true)
+	w.idless = true
 	for {
+		seq, offset := w.request()
 		items, err := l.fetch(ctx, l.limit, offset)
 		if err != nil {
 			yield(zero, err)
 			return
 		}
-		present, skip, fresh := 0, lastIdless, 0
-		for _, item := range items {
-			if id := l.id(item); id == uuid.Nil {
-				if skip > 0 {
-					skip--
-					present++
-					continue
-				}
-				fresh++
-			} else if _, ok := seen[id]; ok {
-				present++
-				continue
-			} else {
-				seen[id] = struct{}{}
+		out, _, step := w.take(seq, offset, items)
+		for _, item := range out {
+			if id := l.id(item); id != uuid.Nil {
+				w.mark(id, int32(seq)) // dealt with before the next request
 			}
 			if !yield(item, nil) {
 				return
 			}
 		}
-		idless += fresh
-		lastIdless = fresh
-		if len(items) != l.limit {
-			return
-		}
-		offset += present
-		if offset-l.offset > len(seen)+idless {
-			yield(zero, ErrPagingIgnored)
+		if err := step.err(); err != nil || step == walkDone {
+			if err != nil {
+				yield(zero, err)
+			}
 			return
 		}
 	}
 }
 
+// maxPasses bounds the passes of a walk over a shrinking listing.
+const maxPasses = 10
+
+// errUnsettled ends a walk whose listing never showed the same rows twice
+// running.
+var errUnsettled = fmt.Errorf("acctadmin: the listing was still changing after %d passes over it; documents may be left in it", maxPasses)
+
+// walkStep is what an answer decided.
+type walkStep int
+
+const (
+	walkOn        walkStep = iota // ask for the next page
+	walkDone                      // every row was seen
+	walkIgnored                   // the API ignores the offset and the rest is out of reach
+	walkUnsettled                 // maxPasses passes, and the listing still moved
+)
+
+func (s walkStep) err() error {
+	switch s {
+	case walkIgnored:
+		return ErrPagingIgnored
+	case walkUnsettled:
+		return errUnsettled
+	}
+	return nil
+}
+
+// A walk reads a listing that its consumer shrinks (downloading a
+// document takes it out of the unread listing) and that others may change
+// under it, and hands out each item with an id once. It is the paging of
+// both All over a shrinking listing and Pull. Here is why it hands out
+// every row that stays in the listing until it is reached, exactly once.
+//
+// Once: every id handed out is kept (in known, 20 bytes an id), and an id
+// already known is never handed out again, however often the listing
+// shows it.
+//
+// Every row: the offset of each request counts only rows that cannot
+// leave the listing any more because of the consumer: rows without an id
+// (nothing can download them), rows kept out on purpose, and rows whose
+// download had answered before the request was sent (the listing the
+// answer shows is past their leaving, so a row it still lists stays).
+// They are counted while they form an unbroken run from the previous
+// offset, so the offset never passes a row that was not yet handed out,
+// or that may still vanish and pull unseen rows back under the offset. A
+// row counted is a row passed over: the sequence of rows a pass goes over
+// is the listing, as far as the walk could see it.
+//
+// That argument assumes the listing moves only by the consumer's own
+// downloads, answered in order. It does not when the listing trails the
+// read marks (a replica), when others read documents, or when the consumer
+// downloads on other goroutines than the walk knows of (a worker pool fed
+// from All): a row passed over may vanish later and move an unseen row
+// under the offset. A pass can miss a row only that way, and the row that
+// vanished is one it passed over. So a pass that ends (an empty page past
+// the start) is not the end of the walk: another pass follows, from the
+// start, and the walk ends when two passes running go over the same rows
+// in the same order (the same signature). Then no row passed over in the
+// first of them vanished (it would be missing from the second), so that
+// pass missed no row present while it ran; every document still unread
+// then was handed out. An empty page at the start also ends the walk:
+// every row that was listed has been handed out. The walk gives up after
+// maxPasses passes (errUnsettled), and ends with ErrPagingIgnored when a
+// full page comes back ignoredAfter times running at later offsets.
+type walk[T any] struct {
+	l *listing[T]
+	// settle marks a walk whose consumer shrinks the listing: its end is
+	// confirmed by passes. A walk over a listing that nothing shrinks
+	// ends with its first pass.
+	settle bool
+	// idless hands out rows without an id the first time a pass goes over
+	// them (All yields them; Pull cannot download them).
+	idless bool
+	offset int // where the next request starts
+	sent   int // requests sent; numbers each request from 1
+	// known is every id handed out, with the number of requests sent when
+	// it could no longer leave the listing by the consumer's doing (its
+	// download answered, or it was kept out), or -1 while it still may.
+	known map[uuid.UUID]int32
+	// The pass under way.
+	passes   int          // passes ended
+	sig      maphash.Hash // of the ids of the rows it passed over, in order
+	idlessIn int          // rows without an id it passed over
+	skipped  int          // the most rows without an id a pass passed over
+	prevSig  uint64       // the signature of the pass before
+	// The last answer, where it was asked for, and how many times running
+	// it came back at later offsets.
+	last       []T
+	lastOffset int
+	lastRun    int // the rows it passed over
+	repeats    int
+}
+
+func newWalk[T any](l *listing[T], settle bool) *walk[T] {
+	w := &walk[T]{l: l, settle: settle, offset: l.offset, known: make(map[uuid.UUID]int32)}
+	w.sig.SetSeed(maphash.MakeSeed())
+	return w
+}
+
+// request numbers the next request and says where it starts.
+func (w *walk[T]) request() (seq, offset int) {
+	w.sent++
+	return w.sent, w.offset
+}
+
+// mark records that the item id can leave the listing by the consumer's
+// doing until request at (exclusive), or, for -1, still may.
+func (w *walk[T]) mark(id uuid.UUID, at int32) { w.known[id] = at }
+
+// idlessSeen is how many rows without an id one pass went over, at most.
+func (w *walk[T]) idlessSeen() int { return max(w.skipped, w.idlessIn) }
+
+// take takes in the answer items to request seq, sent at offset. It
+// returns the items to hand out, in order (the new ones, marked -1 until
+// the consumer says otherwise), whether the walk moved (it passed rows or
+// found new ones; when not, the first row is one whose download has not
+// answered, and the next request should wait for it), and what comes next.
+func (w *walk[T]) take(seq, offset int, items []T) (out []T, moved bool, step walkStep) {
+	if len(items) == 0 {
+		if offset == w.l.offset {
+			w.skipped = w.idlessSeen()
+			return nil, false, walkDone // nothing listed: every row was handed out
+		}
+		return nil, false, w.endPass()
+	}
+	run, inRun, fresh := 0, true, 0
+	// The rows without an id that this answer passes over, in the first
+	// pass, and that the answer before did not show passed over already.
+	var idless []T
+	from := 0
+	if w.last != nil && offset == w.lastOffset && w.l.samePage(w.last, items) {
+		from = w.lastRun
+	}
+	for i, item := range items {
+		id := w.l.id(item)
+		at, known := w.known[id]
+		switch {
+		case id == uuid.Nil:
+			// Nothing can download it, so it stays where it is.
+			if !inRun {
+				continue
+			}
+			run++
+			w.idlessIn++
+			w.sig.Write(id[:])
+			if w.idless && w.passes == 0 && i >= from {
+				idless = append(idless, item)
+			}
+		case !known:
+			w.known[id] = -1
+			fresh++
+			out = append(out, idless...)
+			out = append(out, item)
+			idless = idless[:0]
+			inRun = false
+		case inRun && at >= 0 && int(at) < seq:
+			run++ // it stays: passed over
+			w.sig.Write(id[:])
+		default:
+			inRun = false
+		}
+	}
+	w.offset = offset + run
+	moved = run > 0 || fresh > 0
+	switch {
+	case w.last != nil && offset > w.lastOffset && w.l.samePage(w.last, items):
+		// The page before, again, at a later offset: what an API that
+		// ignores the offset does (or a listing that repeats its rows,
+		// for a time). Its rows without an id are taken for the same
+		// rows again.
+		w.repeats++
+	case w.last == nil || offset != w.lastOffset:
+		w.repeats = 1
+		fallthrough
+	default:
+		out = append(out, idless...)
+	}
+	w.last, w.lastOffset, w.lastRun = items, offset, run
+	switch {
+	case w.repeats >= ignoredAfter && len(items) >= w.l.limit && !w.l.unpaged:
+		return out, moved, walkIgnored
+	case w.repeats >= ignoredAfter, run == len(items) && len(items) > w.l.limit:
+		// The API sent its whole listing (it ignores the offset and the
+		// page is not full, or it ignored the limit): the pass is over.
+		return out, moved, w.endPass()
+	}
+	return out, moved, walkOn
+}
+
+// endPass ends a pass, and says whether the walk is over.
+func (w *walk[T]) endPass() walkStep {
+	w.skipped = w.idlessSeen()
+	if !w.settle {
+		return walkDone
+	}
+	sig := w.sig.Sum64()
+	if w.passes > 0 && sig == w.prevSig {
+		return walkDone
+	}
+	w.passes++
+	if w.passes >= maxPasses {
+		return walkUnsettled
+	}
+	w.prevSig = sig
+	w.sig.Reset()
+	w.idlessIn, w.last, w.repeats = 0, nil, 0
+	w.offset = w.l.offset
+	return walkOn
+}
+
 // A pull drains a listing the way Documents.Pull does: a pool of workers
 // opens each item (a download, which takes it out of a shrinking listing)
-// and hands it to the caller's function, while the listing is read under
-// them. Unlike a worker pool fed from All, the pull knows which downloads
-// are in flight when it asks for the next page, so it never anchors a
-// request on an item that may still vanish.
-//
-// The offset of each listing request counts only items that cannot vanish
-// any more: items whose download had answered before the request was sent
-// and that the answer still lists (a listing that does not shrink, as the
-// read documents), and items without an id (nothing can download them).
-// They are counted while they form an unbroken run from the previous
-// offset, so the offset never passes an item that was not handed out yet.
-// Items already handed out are recognised by id and not handed out again.
-// A request that cannot move forward (a full page of items handed out and
-// still in flight) waits for a download to answer first, so the pull never
+// and hands it to the caller's function, while a walk (see walk) reads the
+// listing under them. Unlike a worker pool fed from All, the pull knows
+// which downloads are in flight when it asks for the next page: an item
+// counts as gone for good only once its download has answered, so the
+// walk never anchors a request on an item that may still vanish. A
+// request that cannot move forward (its first row's download has not
+// answered yet) waits for a download to answer first, so the pull never
 // asks for the same page twice in a row for nothing.
 
 // The number of workers of a pull: the default, and the most it may have.
@@ -302,8 +626,8 @@ const (
 
 // pullTally is the running count of a pull.
 type pullTally struct {
-	done, failed, skipped int
-	bytes                 int64
+	done, failed, skipped, keptOut int
+	bytes                          int64
 }
 
 // pullRun is one pull.
@@ -312,42 +636,31 @@ type pullRun[T any] struct {
 	workers int // 0 for defaultPullWorkers
 	open    func(context.Context, T) (*File, error)
 	fn      func(context.Context, T, *File) error
+	// skip, when set, keeps an item out: it is not opened.
+	skip func(T) bool
 	// report, when set, is told of each item handed out once it is done
-	// with; it is called by the pull's own goroutine, one call at a time.
+	// with, and of each item kept out; it is called by the pull's own
+	// goroutine, one call at a time.
 	report func(item T, err error, t pullTally)
 }
 
-// pullState is where an item handed out stands.
-type pullState int
-
-const (
-	pullPending  pullState = iota // listed, not given to a worker yet
-	pullStarted                   // its download was asked for
-	pullOpened                    // its download answered (it stays listed or not for good)
-	pullFinished                  // fn returned nil
-	pullFailed                    // the download or fn failed
-)
-
-type pullItem[T any] struct {
-	item  T // until it is done with; then only its id and state are kept
-	id    uuid.UUID
-	state pullState
-	// openedAt is the number of listing requests sent when its download
-	// answered: the answers to later requests show whether it stays.
-	openedAt int
-	// seq orders the items by when they were handed to a worker.
-	seq int
+// pullJob is an item given to a worker.
+type pullJob[T any] struct {
+	item   T
+	id     uuid.UUID
+	seq    int  // the order in which items were handed out: the listing's
+	opened bool // its download answered (or it ended without one)
 }
 
-// pullEvent is what a worker tells the pull: a download answered (opened)
-// or an item is done with.
+// pullEvent is what a worker tells the pull: a download answered, or an
+// item is done with (every job gets one of each, the first maybe not when
+// the download ended abnormally).
 type pullEvent[T any] struct {
-	it       *pullItem[T]
-	opened   bool // the download answered; another event follows if it succeeded
-	err      error
-	bytes    int64
-	panicked bool
-	panicVal any
+	job   *pullJob[T]
+	done  bool
+	err   error
+	bytes int64
+	end   ending // how the worker's call ended, for a done event
 }
 
 // pullAnswer is the answer to one listing request.
@@ -355,6 +668,8 @@ type pullAnswer[T any] struct {
 	seq, offset int
 	items       []T
 	err         error
+	end         ending
+	resp        *Response
 }
 
 // countingBody counts the bytes read through it.
@@ -367,37 +682,6 @@ func (b *countingBody) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
 	b.n.Add(int64(n))
 	return n, err
-}
-
-// work is a worker: it opens each item it is given, hands it to fn and
-// closes it, telling the pull at each step.
-func (r *pullRun[T]) work(ctx context.Context, jobs <-chan *pullItem[T], events chan<- pullEvent[T]) {
-	for it := range jobs {
-		f, err := r.open(ctx, it.item)
-		events <- pullEvent[T]{it: it, opened: true, err: err}
-		if err != nil {
-			continue
-		}
-		events <- r.call(ctx, it, f)
-	}
-}
-
-// call hands the open file f of it to fn and closes it once fn returns,
-// even by a panic, which is caught and passed to the pull.
-func (r *pullRun[T]) call(ctx context.Context, it *pullItem[T], f *File) (ev pullEvent[T]) {
-	body := &countingBody{ReadCloser: f.Body}
-	f.Body = body
-	ev.it = it
-	defer func() {
-		f.Close()
-		ev.bytes = body.n.Load()
-		if v := recover(); v != nil {
-			ev.panicked, ev.panicVal = true, v
-			ev.err = fmt.Errorf("acctadmin: pull: panic in fn: %v", v)
-		}
-	}()
-	ev.err = r.fn(ctx, it.item, f)
-	return ev
 }
 
 // run drains the listing. It returns nil when every item listed was handed
@@ -421,196 +705,334 @@ func (r *pullRun[T]) run(ctx context.Context) error {
 	if l.limit == 0 {
 		l.limit = l.max
 	}
-	lctx, cancelList := context.WithCancel(ctx)
-	defer cancelList()
+	p := &puller[T]{r: r, walk: newWalk(l, l.shrinks), into: responseInto(ctx), ctx: ctx}
+	if p.into != nil {
+		// Only the pull's own goroutine fills the caller's *Response.
+		p.ctx = context.WithValue(ctx, responseKey{}, (*Response)(nil))
+	}
+	p.lctx, p.cancelList = context.WithCancel(ctx)
+	defer p.cancelList()
+	return p.drain()
+}
 
-	jobs := make(chan *pullItem[T])
-	events := make(chan pullEvent[T], 2*r.workers)
-	answers := make(chan pullAnswer[T], 1)
-	var wg sync.WaitGroup
-	for range r.workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r.work(ctx, jobs, events)
-		}()
-	}
+// puller is the state of one pull, kept by the goroutine that called
+// Pull; the workers and the listing requests only send it events.
+type puller[T any] struct {
+	r    *pullRun[T]
+	walk *walk[T]
+	ctx  context.Context // the workers'
+	// lctx is the listing requests', cancelled when the pull stops.
+	lctx       context.Context
+	cancelList context.CancelFunc
+	into, last *Response // the caller's *Response, and the last listing answer's
 
-	var (
-		known     = make(map[uuid.UUID]*pullItem[T]) // every item listed so far, by id
-		pending   []*pullItem[T]                     // listed, not handed to a worker yet
-		failed    []*pullItem[T]                     // whose download or fn failed
-		nstarted  int                                // items handed to a worker
-		inFlight  int                                // handed to a worker and not done with
-		offset    = l.offset                         // where the next listing request starts
-		idlessRun int                                // id-less items between l.offset and offset
-		sent      int                                // listing requests sent
-		listing   bool                               // a listing request is out
-		listed    bool                               // the end of the listing was seen
-		moved     = true                             // the last answer brought something
-		openedNew int                                // downloads answered since the last request
-		tally     pullTally
-		firstErr  error
-		firstItem uuid.UUID
-		panicked  bool
-		panicVal  any
-		stopping  bool
-		ctxDone   = ctx.Done()
-	)
-	stop := func(err error, id uuid.UUID) {
-		if firstErr == nil {
-			firstErr, firstItem = err, id
-		}
-		if !stopping {
-			stopping = true
-			cancelList()
-			ctxDone = nil
-		}
-	}
-	report := func(it *pullItem[T], err error) {
-		if r.report == nil {
-			return
-		}
-		defer func() {
-			if v := recover(); v != nil {
-				r.report = nil // it is not called again
-				if !panicked {
-					panicked, panicVal = true, v
-				}
-				stop(fmt.Errorf("acctadmin: pull: panic in OnProgress: %v", v), uuid.Nil)
-			}
-		}()
-		r.report(it.item, err, tally)
-	}
-	// answer takes in a listing answer.
-	answer := func(a pullAnswer[T]) {
-		listing = false
-		if a.err != nil {
-			stop(a.err, uuid.Nil)
-			return
-		}
-		run, inRun, fresh, idless, idlessInRun := 0, true, 0, 0, 0
-		for _, item := range a.items {
-			id := l.id(item)
-			if id == uuid.Nil {
-				// Nothing can download it, so it stays where it is.
-				idless++
-				if inRun {
-					run++
-					idlessInRun++
-				}
-				continue
-			}
-			it := known[id]
-			if it == nil {
-				it = &pullItem[T]{item: item, id: id}
-				known[id] = it
-				pending = append(pending, it)
-				fresh++
-				inRun = false
-				continue
-			}
-			if inRun && it.state >= pullOpened && it.openedAt < a.seq {
-				run++ // answered before this request, and still listed: it stays
-			} else {
-				inRun = false
-			}
-		}
-		tally.skipped = max(tally.skipped, idlessRun+idless)
-		idlessRun += idlessInRun
-		offset = a.offset + run
-		moved = fresh > 0 || run > 0
-		if len(a.items) != l.limit {
-			listed = true // a short page, or the API ignored the limit and sent all
-			return
-		}
-		if offset-l.offset-idlessRun > len(known) {
-			stop(ErrPagingIgnored, uuid.Nil)
-		}
-	}
-	// event takes in what a worker says.
-	event := func(ev pullEvent[T]) {
-		it := ev.it
-		if ev.opened {
-			it.state, it.openedAt = pullOpened, sent
-			openedNew++
-			if ev.err == nil {
-				return
-			}
-		}
-		inFlight--
-		tally.bytes += ev.bytes
-		if ev.err == nil {
-			it.state = pullFinished
-			tally.done++
-		} else {
-			it.state = pullFailed
-			tally.failed++
-			failed = append(failed, it)
-			if ev.panicked && !panicked {
-				panicked, panicVal = true, ev.panicVal
-			}
-			stop(ev.err, it.id)
-		}
-		report(it, ev.err)
-		var zero T
-		it.item = zero // the id is enough from now on
-	}
+	jobs    chan *pullJob[T]
+	events  chan pullEvent[T]
+	answers chan pullAnswer[T]
+	wg      sync.WaitGroup
 
+	pending     []*pullJob[T] // listed, not handed to a worker yet
+	handed      int           // items handed to a worker
+	inFlight    int           // handed to a worker and not done with
+	listing     bool          // a listing request is out
+	listed      bool          // the walk is over
+	waiting     bool          // the last answer could not move on: wait for a download
+	openedSince int           // downloads answered since the last listing request
+	failed      []*pullJob[T]
+	tally       pullTally
+
+	stopping bool
+	err      error     // the first error
+	errItem  uuid.UUID // the item it is about
+	end      ending    // the first panic, raised once every goroutine is done
+}
+
+// drain runs the pull to its end and says how it went.
+func (p *puller[T]) drain() error {
+	p.jobs = make(chan *pullJob[T])
+	p.events = make(chan pullEvent[T], 2*p.r.workers)
+	p.answers = make(chan pullAnswer[T], 1)
+	for range p.r.workers {
+		p.wg.Add(1)
+		go p.work()
+	}
+	ctxDone := p.ctx.Done()
 	for {
-		if !stopping && !listing && !listed && len(pending) <= r.workers && (moved || openedNew > 0) {
-			listing, moved, openedNew = true, false, 0
-			sent++
-			go func(seq, offset int) {
-				items, err := l.fetch(lctx, l.limit, offset)
-				answers <- pullAnswer[T]{seq: seq, offset: offset, items: items, err: err}
-			}(sent, offset)
+		if p.mayList() {
+			p.list()
 		}
-		if !listing && inFlight == 0 && (stopping || len(pending) == 0) {
-			if stopping || listed {
-				break
-			}
-			// A full page of items already handed out, none of them in
-			// flight any more, and still no way forward: the API repeats
-			// itself whatever the offset.
-			stop(ErrPagingIgnored, uuid.Nil)
+		if p.over() {
 			break
 		}
-		var next chan<- *pullItem[T]
-		var job *pullItem[T]
-		if !stopping && len(pending) > 0 {
-			next, job = jobs, pending[0]
+		var next chan<- *pullJob[T]
+		var job *pullJob[T]
+		if !p.stopping && len(p.pending) > 0 {
+			next, job = p.jobs, p.pending[0]
+		}
+		if p.stopping {
+			ctxDone = nil
 		}
 		select {
 		case next <- job:
-			pending[0] = nil
-			pending = pending[1:]
-			job.state = pullStarted
-			job.seq = nstarted
-			nstarted++
-			inFlight++
-		case ev := <-events:
-			event(ev)
-		case a := <-answers:
-			answer(a)
+			p.handOut()
+		case ev := <-p.events:
+			p.took(ev)
+		case a := <-p.answers:
+			p.answered(a)
 		case <-ctxDone:
-			stop(ctx.Err(), uuid.Nil)
+			p.stop(p.ctx.Err(), uuid.Nil)
 		}
 	}
-	close(jobs)
-	wg.Wait()
-	if panicked {
-		panic(panicVal)
+	close(p.jobs)
+	p.wg.Wait()
+	return p.result()
+}
+
+// mayList decides whether to ask for the next page now: one request at a
+// time, not past the end, not while more items wait for a worker than
+// there are workers, and not again for nothing while the first row of the
+// last answer still waits for its download (unless nothing is left to
+// answer, which the walk's bookkeeping rules out).
+func (p *puller[T]) mayList() bool {
+	return !p.stopping && !p.listing && !p.listed && len(p.pending) <= p.r.workers &&
+		(!p.waiting || p.inFlight+len(p.pending) == 0)
+}
+
+// over decides whether the pull is done: nothing asked for is still out,
+// and either it stopped or the walk is over and every item was dealt with.
+func (p *puller[T]) over() bool {
+	return !p.listing && p.inFlight == 0 && (p.stopping || p.listed && len(p.pending) == 0)
+}
+
+// list sends the next listing request.
+func (p *puller[T]) list() {
+	seq, offset := p.walk.request()
+	p.listing, p.openedSince = true, 0
+	go func() {
+		a := pullAnswer[T]{seq: seq, offset: offset}
+		ctx := p.lctx
+		if p.into != nil {
+			a.resp = new(Response)
+			ctx = context.WithValue(ctx, responseKey{}, a.resp)
+		}
+		guard(func() { a.items, a.err = p.r.l.fetch(ctx, p.r.l.limit, offset) }, func(e ending) {
+			a.end = e
+			p.answers <- a
+		})
+	}()
+}
+
+// answered takes in a listing answer: new items wait for a worker (or are
+// kept out), and the walk says what comes next.
+func (p *puller[T]) answered(a pullAnswer[T]) {
+	p.listing = false
+	if a.resp != nil {
+		p.last = a.resp
 	}
-	if firstErr == nil {
+	if a.end.panicked || a.end.goexit {
+		p.abnormal(a.end, "a listing request", uuid.Nil)
+		return
+	}
+	if a.err != nil {
+		p.stop(a.err, uuid.Nil)
+		return
+	}
+	out, moved, step := p.walk.take(a.seq, a.offset, a.items)
+	for _, item := range out {
+		p.admit(item)
+	}
+	p.tally.skipped = p.walk.idlessSeen()
+	p.waiting = !moved && p.openedSince == 0
+	switch step {
+	case walkDone:
+		p.listed = true
+	case walkIgnored, walkUnsettled:
+		p.stop(step.err(), uuid.Nil)
+	}
+}
+
+// admit takes a new item: kept out, or queued for a worker.
+func (p *puller[T]) admit(item T) {
+	id := p.r.l.id(item)
+	if p.keepOut(item) {
+		p.walk.mark(id, 0) // it stays in the listing
+		p.tally.keptOut++
+		p.report(item, nil)
+		return
+	}
+	p.pending = append(p.pending, &pullJob[T]{item: item, id: id})
+}
+
+// keepOut asks skip about item; a panic in it stops the pull and is
+// raised again from Pull.
+func (p *puller[T]) keepOut(item T) (out bool) {
+	if p.r.skip == nil || p.stopping {
+		return false
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			p.abnormal(ending{panicked: true, value: v}, "Skip", uuid.Nil)
+			out = true
+		}
+	}()
+	return p.r.skip(item)
+}
+
+// handOut notes that the first pending item went to a worker.
+func (p *puller[T]) handOut() {
+	job := p.pending[0]
+	p.pending[0] = nil
+	p.pending = p.pending[1:]
+	job.seq = p.handed
+	p.handed++
+	p.inFlight++
+}
+
+// took takes in what a worker says.
+func (p *puller[T]) took(ev pullEvent[T]) {
+	j := ev.job
+	if !j.opened {
+		// Its download answered (or ended without an answer): from the
+		// next request on, the listing shows whether it stays.
+		j.opened = true
+		p.walk.mark(j.id, int32(p.walk.sent))
+		p.openedSince++
+		p.waiting = false
+	}
+	if !ev.done {
+		return
+	}
+	p.inFlight--
+	p.tally.bytes += ev.bytes
+	err := ev.err
+	if ev.end.panicked || ev.end.goexit {
+		err = p.abnormal(ev.end, "fn", j.id)
+	}
+	if err == nil {
+		p.tally.done++
+	} else {
+		p.tally.failed++
+		p.failed = append(p.failed, j)
+		p.stop(err, j.id)
+	}
+	p.report(j.item, err)
+	var zero T
+	j.item = zero // the id is enough from now on
+}
+
+// abnormal notes a panic or a Goexit where of a goroutine of the pull (or
+// of Skip or OnProgress): the pull stops, and a panic is raised again once
+// it is over.
+func (p *puller[T]) abnormal(e ending, where string, id uuid.UUID) error {
+	var err error
+	if e.goexit {
+		err = fmt.Errorf("%w (in %s)", errGoexit, where)
+	} else {
+		if !p.end.panicked {
+			p.end = e
+		}
+		err = fmt.Errorf("acctadmin: pull: panic in %s: %v", where, e.value)
+	}
+	p.stop(err, id)
+	return err
+}
+
+// stop records the first error and stops starting anything new.
+func (p *puller[T]) stop(err error, id uuid.UUID) {
+	if p.err == nil {
+		p.err, p.errItem = err, id
+	}
+	if !p.stopping {
+		p.stopping = true
+		p.cancelList()
+	}
+}
+
+// report tells OnProgress; a panic in it stops the pull, and it is not
+// called again.
+func (p *puller[T]) report(item T, err error) {
+	if p.r.report == nil {
+		return
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			p.r.report = nil
+			p.abnormal(ending{panicked: true, value: v}, "OnProgress", uuid.Nil)
+		}
+	}()
+	p.r.report(item, err, p.tally)
+}
+
+// result is what Pull returns once every goroutine of it is done.
+func (p *puller[T]) result() error {
+	if p.into != nil && p.last != nil {
+		*p.into = *p.last
+	}
+	if p.end.panicked {
+		panic(p.end.value)
+	}
+	if p.err == nil {
 		return nil
 	}
 	// Every item handed out is done with by now: the unfinished are the
-	// failed ones, in the order they were handed out.
-	slices.SortFunc(failed, func(a, b *pullItem[T]) int { return a.seq - b.seq })
-	pe := &PullError{Err: firstErr, Document: firstItem, Done: tally.done}
-	for _, it := range failed {
-		pe.Unfinished = append(pe.Unfinished, it.id)
+	// failed ones, in the order they were handed out, which is the
+	// listing's.
+	slices.SortFunc(p.failed, func(a, b *pullJob[T]) int { return a.seq - b.seq })
+	pe := &PullError{Err: p.err, Document: p.errItem, Done: p.tally.done}
+	for _, j := range p.failed {
+		pe.Unfinished = append(pe.Unfinished, j.id)
 	}
 	return pe
+}
+
+// work is a worker: it opens each item it is given, hands it to fn and
+// closes it, telling the pull at each step. A panic or a Goexit in the
+// download (its hooks) or in fn is caught and told; after a Goexit the
+// worker ends.
+func (p *puller[T]) work() {
+	defer p.wg.Done()
+	for j := range p.jobs {
+		p.serve(j)
+	}
+}
+
+// serve opens the item of j, hands it to fn and closes it, even when fn
+// panics or calls runtime.Goexit.
+func (p *puller[T]) serve(j *pullJob[T]) {
+	fin := pullEvent[T]{job: j, done: true}
+	var f *File
+	var body *countingBody
+	guard(func() {
+		var err error
+		f, err = p.r.open(p.ctx, j.item)
+		p.events <- pullEvent[T]{job: j, err: err}
+		if err != nil {
+			fin.err = err
+			return
+		}
+		body = &countingBody{ReadCloser: f.Body}
+		f.Body = body
+		fin.err = p.r.fn(p.ctx, j.item, f)
+	}, func(e ending) {
+		if f != nil {
+			if c := closeFile(f); !e.panicked && !e.goexit {
+				e = c
+			}
+			fin.bytes = body.n.Load()
+		}
+		fin.end = e
+		p.events <- fin
+	})
+}
+
+// closeFile closes f, catching a panic (of a hook called as the file
+// closes).
+func closeFile(f *File) (e ending) {
+	defer func() {
+		if v := recover(); v != nil {
+			e = ending{panicked: true, value: v}
+		}
+	}()
+	f.Close()
+	return e
 }

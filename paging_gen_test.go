@@ -1,0 +1,640 @@
+package acctadmin
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"pgregory.net/rapid"
+)
+
+// Paging and Pull, proven on generated servers.
+//
+// TestPagingOnGeneratedServers draws a documents API from a family of
+// servers that misbehave the way real ones do, and a consumer, and checks
+// the invariant of the unread listing: a consumer that ends without an
+// error was handed, exactly once, every document that was unread when it
+// started and that nobody else read; one that ends with an error was
+// handed no document twice, and a Pull names in PullError.Unfinished
+// exactly the documents it handed out whose fn did not return nil;
+// ErrPagingIgnored comes only from a server that ignores the offset.
+//
+// The family: pages capped below the limit asked (by a server that
+// honours the offset: one that caps and ignores the offset shows its first
+// rows whatever is asked, and no client can tell that from a short
+// listing); rows listed twice, next
+// to each other or a row or two apart (so within and across pages), among
+// the documents there from the start (new ones come after them); rows
+// without an id; a listing served from a replica that trails the read
+// marks by up to 3 refreshes (one refresh per listing request, never
+// going back); documents added (at the end of the listing) and read by
+// others while the walk runs; the offset, or the limit, ignored; downloads
+// that are slow, that fail (404, 503), or that are cut short mid-body.
+// The consumers: All with a Download in the body, All reading only, All
+// with a break, Pull with 1 to 32 workers, whose fn may return an error,
+// panic or call runtime.Goexit, with a cancel, a Skip filter and
+// OnProgress.
+//
+// The server is an http.RoundTripper (no sockets), so a case takes about a
+// millisecond. `go test -run TestPagingOnGeneratedServers` runs genChecks
+// (1000) cases; `-rapid.checks=20000` runs that many, `-rapid.seed=N`
+// replays one.
+
+// genServer is one server of the family.
+type genServer struct {
+	cap          int  // the most rows a page holds; 0 for no cap
+	ignoreOffset bool // every answer starts at the first row
+	ignoreLimit  bool // every answer runs to the end
+	lag          int  // the replica trails the read marks by up to lag refreshes
+	othersEvery  int  // others read or add a document every othersEvery listing requests; 0 never
+	// dupGap lists a document twice: its second row comes dupGap rows
+	// after the first (0: right after it).
+	dupGap int
+	// failEvery fails one download in failEvery (404 or 503, or cut
+	// short mid-body); 0 never.
+	failEvery int
+
+	mu      sync.Mutex
+	rng     *genRand
+	docs    []*genDoc // in listing order
+	lists   int       // listing requests
+	replica int       // the replica sees the read marks made before this listing request
+	byID    map[uuid.UUID]*genDoc
+	initial int               // the documents there from the start come first in docs
+	gets    map[uuid.UUID]int // downloads answered, by document
+	readers int               // downloads so far, to number the failing ones
+}
+
+type genDoc struct {
+	id       uuid.UUID
+	title    string
+	dup      bool
+	readAt   int  // the listing request count when it was marked read; -1 while unread
+	byOthers bool // read, or added, by others
+	initial  bool // unread when the consumer started
+}
+
+// genRand is a small deterministic generator the server draws its
+// choices from while it runs (its seed comes from rapid).
+type genRand struct{ s uint64 }
+
+func (r *genRand) intn(n int) int {
+	r.s ^= r.s << 13
+	r.s ^= r.s >> 7
+	r.s ^= r.s << 17
+	return int(r.s % uint64(n))
+}
+
+func drawServer(t *rapid.T) *genServer {
+	s := &genServer{
+		rng:  &genRand{s: rapid.Uint64Min(1).Draw(t, "seed")},
+		byID: map[uuid.UUID]*genDoc{}, gets: map[uuid.UUID]int{},
+	}
+	switch rapid.IntRange(0, 5).Draw(t, "paging") {
+	case 0:
+		s.ignoreOffset = true
+	case 1:
+		s.ignoreLimit = true
+	}
+	// A server that caps its pages and ignores the offset shows its first
+	// rows whatever is asked: no client can tell its listing from a short
+	// one, so the family leaves that pair out.
+	if !s.ignoreOffset && rapid.Bool().Draw(t, "capped") {
+		s.cap = rapid.IntRange(1, 9).Draw(t, "cap")
+	}
+	s.lag = rapid.IntRange(0, 3).Draw(t, "lag")
+	if rapid.Bool().Draw(t, "others") {
+		s.othersEvery = rapid.IntRange(1, 6).Draw(t, "othersEvery")
+	}
+	s.dupGap = rapid.IntRange(0, 2).Draw(t, "dupGap")
+	if rapid.IntRange(0, 3).Draw(t, "failing") == 0 {
+		s.failEvery = rapid.IntRange(3, 40).Draw(t, "failEvery")
+	}
+	n := rapid.IntRange(0, 60).Draw(t, "documents")
+	dups := rapid.IntRange(0, 3).Draw(t, "dupRate") // one document in dups+1... none for 0
+	idless := rapid.IntRange(0, 3).Draw(t, "idless")
+	for i := range n {
+		d := &genDoc{id: uuid.NewSHA1(uuid.NameSpaceOID, []byte("gen"+strconv.Itoa(i))), title: "letter " + strconv.Itoa(i), readAt: -1, initial: true}
+		d.dup = dups > 0 && s.rng.intn(dups+1) == 0
+		s.docs = append(s.docs, d)
+		s.byID[d.id] = d
+	}
+	for i := range idless {
+		at := s.rng.intn(len(s.docs) + 1)
+		d := &genDoc{title: "no id " + strconv.Itoa(i), readAt: -1}
+		s.docs = slices.Insert(s.docs, at, d)
+	}
+	s.initial = len(s.docs)
+	return s
+}
+
+// required is the documents every consumer that ends without an error
+// must have been handed: unread at the start, with an id, and not read by
+// others.
+func (s *genServer) required() []uuid.UUID {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var ids []uuid.UUID
+	for _, d := range s.docs {
+		if d.initial && d.id != uuid.Nil && !d.byOthers {
+			ids = append(ids, d.id)
+		}
+	}
+	return ids
+}
+
+// rows is the unread listing as the replica shows it: a document read
+// before the replica's refresh is out; a document listed twice shows its
+// second row dupGap rows later.
+func (s *genServer) rows() []*genDoc {
+	var rows []*genDoc
+	var later []*genDoc // second rows, in the order they are due
+	var due []int       // for each, the index in docs it follows
+	for i, d := range s.docs {
+		if !(d.readAt >= 0 && d.readAt < s.replica) {
+			rows = append(rows, d)
+			if d.dup {
+				later = append(later, d)
+				due = append(due, min(i+s.dupGap, s.initial-1))
+			}
+		}
+		for len(later) > 0 && due[0] <= i {
+			rows = append(rows, later[0])
+			later, due = later[1:], due[1:]
+		}
+	}
+	return rows
+}
+
+// others reads an unread document, or adds one at the end.
+func (s *genServer) others() {
+	if s.rng.intn(2) == 0 {
+		var unread []*genDoc
+		for _, d := range s.docs {
+			if d.readAt < 0 && d.id != uuid.Nil {
+				unread = append(unread, d)
+			}
+		}
+		if len(unread) > 0 {
+			d := unread[s.rng.intn(len(unread))]
+			d.readAt, d.byOthers = s.lists, true
+		}
+		return
+	}
+	d := &genDoc{id: uuid.NewSHA1(uuid.NameSpaceOID, []byte("new"+strconv.Itoa(len(s.byID)))), title: "new letter", readAt: -1, byOthers: true}
+	s.docs = append(s.docs, d)
+	s.byID[d.id] = d
+}
+
+func (s *genServer) list(q map[string][]string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.lists++
+	if s.othersEvery > 0 && s.lists%s.othersEvery == 0 {
+		s.others()
+	}
+	// The replica refreshes to somewhere within lag of now, never back.
+	s.replica = max(s.replica, s.lists-s.rng.intn(s.lag+1))
+	limit, _ := strconv.Atoi(first(q["limit"]))
+	offset, _ := strconv.Atoi(first(q["offset"]))
+	if s.ignoreOffset {
+		offset = 0
+	}
+	size := limit
+	if s.cap > 0 {
+		size = min(size, s.cap)
+	}
+	rows := s.rows()
+	offset = min(offset, len(rows))
+	end := min(offset+size, len(rows))
+	if s.ignoreLimit {
+		end = len(rows)
+	}
+	var b strings.Builder
+	b.WriteString(`{"success":true,"result":[`)
+	for i, d := range rows[offset:end] {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		if d.id == uuid.Nil {
+			fmt.Fprintf(&b, `{"id":null,"title":%q}`, d.title)
+		} else {
+			fmt.Fprintf(&b, `{"id":%q,"title":%q,"status":"unread"}`, d.id, d.title)
+		}
+	}
+	b.WriteString(`]}`)
+	return b.String()
+}
+
+func first(v []string) string {
+	if len(v) == 0 {
+		return ""
+	}
+	return v[0]
+}
+
+// genPDF is the content of document id's file.
+func genPDF(id uuid.UUID) string { return "%PDF-1.4 " + id.String() }
+
+// download answers a download: the document is marked read as the answer
+// starts, as the API does. how says whether it fails: 0 no, 1 a 404
+// before anything, 2 a 503 before anything, 3 cut short mid-body; slow
+// asks the body to yield as it is read.
+func (s *genServer) download(id uuid.UUID) (status int, cut, slow bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.readers++
+	d := s.byID[id]
+	if d == nil {
+		return http.StatusNotFound, false, false
+	}
+	how := 0
+	if s.failEvery > 0 && s.readers%s.failEvery == 0 {
+		how = 1 + s.rng.intn(3)
+	}
+	switch how {
+	case 1:
+		return http.StatusNotFound, false, false
+	case 2:
+		return http.StatusServiceUnavailable, false, false
+	}
+	if d.readAt < 0 {
+		d.readAt = s.lists
+	}
+	s.gets[id]++
+	return http.StatusOK, how == 3, s.rng.intn(4) == 0
+}
+
+// RoundTrip serves a request of the client.
+func (s *genServer) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp := &http.Response{StatusCode: http.StatusOK, Header: http.Header{}, Request: r, ProtoMajor: 1, ProtoMinor: 1}
+	if r.URL.Path == "/documents" {
+		resp.Header.Set("Content-Type", "application/json")
+		resp.Body = io.NopCloser(strings.NewReader(s.list(r.URL.Query())))
+		return resp, nil
+	}
+	parts := strings.Split(r.URL.Path, "/")
+	id, err := uuid.Parse(parts[2])
+	if err != nil || len(parts) != 4 || parts[3] != "download" {
+		return nil, fmt.Errorf("unexpected request %s", r.URL.Path)
+	}
+	status, cut, slow := s.download(id)
+	if status != http.StatusOK {
+		resp.StatusCode = status
+		resp.Header.Set("Content-Type", "application/json")
+		resp.Body = io.NopCloser(strings.NewReader(`{"success":false,"message":"refused"}`))
+		return resp, nil
+	}
+	resp.Header.Set("Content-Type", "application/pdf")
+	body := genPDF(id)
+	resp.ContentLength = int64(len(body))
+	resp.Body = &genBody{r: strings.NewReader(body), cut: cut, slow: slow, ctx: r.Context()}
+	return resp, nil
+}
+
+// genBody is a file's body: slow ones yield between reads, cut ones break
+// off half way.
+type genBody struct {
+	r         *strings.Reader
+	cut, slow bool
+	ctx       context.Context
+}
+
+func (b *genBody) Read(p []byte) (int, error) {
+	if err := b.ctx.Err(); err != nil {
+		return 0, err
+	}
+	if b.slow {
+		runtime.Gosched()
+		p = p[:min(len(p), 7)]
+	}
+	if b.cut && b.r.Len() < int(b.r.Size())/2 {
+		return 0, io.ErrUnexpectedEOF
+	}
+	return b.r.Read(p)
+}
+
+func (b *genBody) Close() error { return nil }
+
+// genConsumer is one consumer of the family.
+type genConsumer struct {
+	kind     string // "all+download", "all", "all+break", "pull"
+	limit    int
+	workers  int
+	breakAt  int // All stops after this many documents
+	failAt   int // fn (or the loop) fails at this document, counted from 1; 0 never
+	failHow  string
+	cancelAt int // the context is cancelled at this document; 0 never
+	skipOdd  bool
+}
+
+func drawConsumer(t *rapid.T) genConsumer {
+	c := genConsumer{kind: rapid.SampledFrom([]string{"all+download", "all", "all+break", "pull", "pull", "pull"}).Draw(t, "consumer")}
+	c.limit = rapid.SampledFrom([]int{1, 2, 3, 5, 8, 20, 200}).Draw(t, "limit")
+	switch c.kind {
+	case "all+break":
+		c.breakAt = rapid.IntRange(1, 30).Draw(t, "breakAt")
+	case "pull":
+		c.workers = rapid.IntRange(1, 32).Draw(t, "workers")
+		if rapid.IntRange(0, 2).Draw(t, "fnFails") == 0 {
+			c.failAt = rapid.IntRange(1, 40).Draw(t, "failAt")
+			c.failHow = rapid.SampledFrom([]string{"error", "panic", "goexit"}).Draw(t, "failHow")
+		}
+		if rapid.IntRange(0, 4).Draw(t, "cancels") == 0 {
+			c.cancelAt = rapid.IntRange(1, 40).Draw(t, "cancelAt")
+		}
+		c.skipOdd = rapid.IntRange(0, 4).Draw(t, "skips") == 0
+	}
+	return c
+}
+
+// genOutcome is what a consumer was handed and how it ended.
+type genOutcome struct {
+	mu      sync.Mutex
+	handed  map[uuid.UUID]int // documents handed over (yielded, or given to fn)
+	ok      map[uuid.UUID]bool
+	kept    map[uuid.UUID]bool // kept out by Skip
+	err     error
+	panic   any
+	stopped bool // the consumer stopped on its own (break, its own error)
+}
+
+func (o *genOutcome) hand(id uuid.UUID) int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.handed[id]++
+	return len(o.handed)
+}
+
+// skipOdd keeps out the documents whose id's last byte is odd.
+func skipOdd(d Document) bool { return d.ID[15]%2 == 1 }
+
+func (c genConsumer) run(s *genServer) *genOutcome {
+	o := &genOutcome{handed: map[uuid.UUID]int{}, ok: map[uuid.UUID]bool{}, kept: map[uuid.UUID]bool{}}
+	cl, err := NewClient(testAccessKey, testSecretKey, WithBaseURL("http://api.test"),
+		WithHTTPClient(&http.Client{Transport: s}), WithMaxRetries(0))
+	if err != nil {
+		panic(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	params := &DocumentListParams{Limit: c.limit}
+	if c.kind != "pull" {
+		n := 0
+		for d, err := range cl.Documents.All(ctx, params) {
+			if err != nil {
+				o.err = err
+				break
+			}
+			if d.ID == uuid.Nil {
+				continue
+			}
+			n = o.hand(d.ID)
+			if c.kind == "all+download" {
+				f, err := cl.Documents.Download(ctx, d.ID)
+				if err != nil {
+					o.stopped = true
+					break
+				}
+				b, err := io.ReadAll(f)
+				f.Close()
+				if err != nil || string(b) != genPDF(d.ID) {
+					o.stopped = true
+					break
+				}
+			}
+			o.ok[d.ID] = true
+			if c.breakAt > 0 && n >= c.breakAt {
+				o.stopped = true
+				break
+			}
+		}
+		return o
+	}
+	p := &PullParams{DocumentListParams: *params, Workers: c.workers}
+	if c.skipOdd {
+		p.Skip = skipOdd
+		p.OnProgress = func(pr PullProgress) {
+			if pr.Err == nil && skipOdd(pr.Document) {
+				o.mu.Lock()
+				o.kept[pr.Document.ID] = true
+				o.mu.Unlock()
+			}
+		}
+	}
+	func() {
+		defer func() { o.panic = recover() }()
+		o.err = cl.Documents.Pull(ctx, p, func(ctx context.Context, d Document, f *File) error {
+			n := o.hand(d.ID)
+			if c.cancelAt > 0 && n == c.cancelAt {
+				cancel()
+			}
+			b, err := io.ReadAll(f)
+			if err != nil {
+				return err
+			}
+			if string(b) != genPDF(d.ID) {
+				return fmt.Errorf("document %s: read %q", d.ID, b)
+			}
+			if c.failAt > 0 && n == c.failAt {
+				switch c.failHow {
+				case "panic":
+					panic("fn broke at " + d.ID.String())
+				case "goexit":
+					runtime.Goexit()
+				}
+				return errShredder
+			}
+			o.mu.Lock()
+			o.ok[d.ID] = true
+			o.mu.Unlock()
+			return nil
+		})
+	}()
+	return o
+}
+
+// check checks the invariant of the family on one case.
+func (c genConsumer) check(t *rapid.T, s *genServer, o *genOutcome) {
+	for id, n := range o.handed {
+		if n != 1 {
+			t.Fatalf("document %s handed over %d times", id, n)
+		}
+	}
+	if o.panic != nil {
+		if c.failHow != "panic" || !strings.HasPrefix(fmt.Sprint(o.panic), "fn broke at ") {
+			t.Fatalf("Pull panicked with %v", o.panic)
+		}
+		return
+	}
+	if errors.Is(o.err, ErrPagingIgnored) && !s.ignoreOffset {
+		t.Fatalf("ErrPagingIgnored from a server that honours the offset (%+v)", s.describe())
+	}
+	if c.kind == "pull" {
+		c.checkPull(t, s, o)
+	}
+	if o.err != nil || o.stopped {
+		return
+	}
+	for _, id := range s.required() {
+		if o.handed[id] != 1 && !o.kept[id] {
+			t.Fatalf("nil error, but document %s was never handed over (%d of %d handed; %s)", id, len(o.handed), len(s.required()), s.describe())
+		}
+	}
+}
+
+func (c genConsumer) checkPull(t *rapid.T, s *genServer, o *genOutcome) {
+	for id := range o.kept {
+		if o.handed[id] != 0 || s.gets[id] != 0 {
+			t.Fatalf("document %s kept out, but handed to fn %d times and downloaded %d times", id, o.handed[id], s.gets[id])
+		}
+	}
+	if o.err == nil {
+		if c.failAt > 0 && len(o.handed) >= c.failAt {
+			t.Fatalf("fn failed at document %d, and Pull returned nil", c.failAt)
+		}
+		return
+	}
+	var pe *PullError
+	if !errors.As(o.err, &pe) {
+		t.Fatalf("Pull returned %v (%T), want a *PullError", o.err, o.err)
+	}
+	var want []uuid.UUID
+	for id := range o.handed {
+		if !o.ok[id] {
+			want = append(want, id)
+		}
+	}
+	got := slices.Clone(pe.Unfinished)
+	// A download that failed never reached fn, but was asked for: it is
+	// unfinished too.
+	for _, id := range pe.Unfinished {
+		if o.ok[id] {
+			t.Fatalf("document %s finished, but in Unfinished", id)
+		}
+	}
+	got = slices.DeleteFunc(got, func(id uuid.UUID) bool { return o.handed[id] == 0 })
+	sortIDs(got)
+	sortIDs(want)
+	if !slices.Equal(got, want) {
+		t.Fatalf("Unfinished (of those fn had) %v, want %v; err %v", got, want, o.err)
+	}
+	if pe.Done != len(o.ok) {
+		t.Fatalf("PullError.Done %d, fn returned nil %d times", pe.Done, len(o.ok))
+	}
+}
+
+func (s *genServer) describe() string {
+	return fmt.Sprintf("cap %d, ignore offset %v, ignore limit %v, lag %d, others every %d, dup gap %d, fail every %d, %d listing requests",
+		s.cap, s.ignoreOffset, s.ignoreLimit, s.lag, s.othersEvery, s.dupGap, s.failEvery, s.lists)
+}
+
+// genChecks is how many cases TestPagingOnGeneratedServers runs when
+// -rapid.checks is not given: a case takes about a millisecond.
+const genChecks = 1000
+
+func TestPagingOnGeneratedServers(t *testing.T) {
+	if !flagGiven("rapid.checks") {
+		defer setFlag(t, "rapid.checks", strconv.Itoa(genChecks))()
+	}
+	rapid.Check(t, func(t *rapid.T) {
+		s := drawServer(t)
+		c := drawConsumer(t)
+		done := make(chan *genOutcome, 1)
+		go func() { done <- c.run(s) }()
+		var o *genOutcome
+		select {
+		case o = <-done:
+		case <-time.After(20 * time.Second):
+			buf := make([]byte, 1<<20)
+			t.Fatalf("no end after 20 s (%s, %+v)\n%s", s.describe(), c, buf[:runtime.Stack(buf, true)])
+		}
+		c.check(t, s, o)
+	})
+}
+
+// TestGeneratedServerFamily checks the generated server itself on a few
+// hand-made cases, so that the property above tests the client and not a
+// broken server.
+func TestGeneratedServerFamily(t *testing.T) {
+	mk := func(n int) *genServer {
+		s := &genServer{rng: &genRand{s: 1}, byID: map[uuid.UUID]*genDoc{}, gets: map[uuid.UUID]int{}}
+		for i := range n {
+			d := &genDoc{id: numberedID(i), title: strconv.Itoa(i), readAt: -1, initial: true}
+			s.docs = append(s.docs, d)
+			s.byID[d.id] = d
+		}
+		s.initial = n
+		return s
+	}
+	titles := func(s *genServer) string {
+		var b bytes.Buffer
+		for _, d := range s.rows() {
+			b.WriteString(d.title)
+		}
+		return b.String()
+	}
+	s := mk(4)
+	s.docs[1].dup = true
+	if got := titles(s); got != "01123" {
+		t.Fatalf("a row twice, gap 0: %q", got)
+	}
+	s.dupGap = 2
+	if got := titles(s); got != "01231" {
+		t.Fatalf("a row twice, gap 2: %q", got)
+	}
+	// Read at listing request 1: the replica shows it until its refresh
+	// passes request 1.
+	s = mk(3)
+	s.docs[0].readAt = 1
+	s.replica = 1
+	if got := titles(s); got != "012" {
+		t.Fatalf("lagging replica: %q", got)
+	}
+	s.replica = 2
+	if got := titles(s); got != "12" {
+		t.Fatalf("refreshed replica: %q", got)
+	}
+	// A cap below the limit, and the offset ignored.
+	s = mk(10)
+	s.cap = 3
+	if got := s.list(map[string][]string{"limit": {"5"}, "offset": {"4"}}); strings.Count(got, `"id"`) != 3 || !strings.Contains(got, numberedID(4).String()) {
+		t.Fatalf("capped page: %s", got)
+	}
+	s.ignoreOffset = true
+	if got := s.list(map[string][]string{"limit": {"5"}, "offset": {"4"}}); !strings.Contains(got, numberedID(0).String()) {
+		t.Fatalf("offset ignored: %s", got)
+	}
+}
+
+// flagGiven reports whether the flag name was set on the command line.
+func flagGiven(name string) bool {
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	return given
+}
+
+// setFlag sets the flag name to v and returns what puts it back.
+func setFlag(t *testing.T, name, v string) func() {
+	f := flag.Lookup(name)
+	if f == nil {
+		t.Fatalf("no flag %s", name)
+	}
+	old := f.Value.String()
+	if err := f.Value.Set(v); err != nil {
+		t.Fatal(err)
+	}
+	return func() { _ = f.Value.Set(old) }
+}
