@@ -153,6 +153,22 @@ type faultyTransport struct {
 	mu       sync.Mutex
 	refuse   int
 	truncate int
+	hold     chan struct{} // when set, answers of downloads wait for it to close
+}
+
+// holdDownloads makes every download wait, once the API has answered it,
+// until the returned function is called.
+func (f *faultyTransport) holdDownloads() (release func()) {
+	ch := make(chan struct{})
+	f.mu.Lock()
+	f.hold = ch
+	f.mu.Unlock()
+	return func() {
+		f.mu.Lock()
+		f.hold = nil
+		f.mu.Unlock()
+		close(ch)
+	}
 }
 
 func (f *faultyTransport) fail(n int, truncate bool) {
@@ -177,6 +193,7 @@ func (f *faultyTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return f.next.RoundTrip(req)
 	}
 	f.mu.Lock()
+	hold := f.hold
 	refuse, truncate := f.refuse > 0, f.refuse == 0 && f.truncate > 0
 	if refuse {
 		f.refuse--
@@ -190,6 +207,9 @@ func (f *faultyTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			Body: io.NopCloser(strings.NewReader(`{"success":false,"message":"unavailable"}`))}, nil
 	}
 	resp, err := f.next.RoundTrip(req)
+	if hold != nil {
+		<-hold
+	}
 	if err != nil || !truncate {
 		return resp, err
 	}

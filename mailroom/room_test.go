@@ -65,14 +65,17 @@ func TestHandlerAnswersARedeliveryDuringTheSaveRetryably(t *testing.T) {
 	r := w.room(Dir(dir))
 	h := r.Handler()
 	doc := w.addDocument("Regular Mail")
-	// The first download is slow, and the second delivery comes meanwhile.
-	w.fake.InjectFault(acctadmintest.Fault{Method: http.MethodGet, Path: "/documents/:id/download", Count: 1, Latency: 300 * time.Millisecond})
+	// The first download is held once the API has answered it, and the
+	// second delivery comes meanwhile.
+	release := w.faults.holdDownloads()
 	first := make(chan int)
 	go func() { first <- w.deliver(h, doc.ID) }()
 	for w.downloads() == 0 { // bounded by the test's timeout: the download starts at once
 		time.Sleep(time.Millisecond)
 	}
-	if code := w.deliver(h, doc.ID); code < 500 {
+	code := w.deliver(h, doc.ID)
+	release()
+	if code < 500 {
 		t.Fatalf("redelivery during the save answered %d, want a retryable 5xx", code)
 	}
 	if code := <-first; code != http.StatusOK {
