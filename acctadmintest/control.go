@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -79,6 +80,12 @@ func newControl(f *Fake) http.Handler {
 	handle("POST "+ControlPrefix+"documents", f.ctlAddDocument)
 	handle("POST "+ControlPrefix+"invoices", f.ctlAddInvoice)
 	handle("POST "+ControlPrefix+"callbacks", f.ctlAddCallback)
+	handle("POST "+ControlPrefix+"compliance-events", f.ctlAddComplianceEvent)
+	handle("POST "+ControlPrefix+"resources", f.ctlAddResource)
+	handle("POST "+ControlPrefix+"order-items", f.ctlAddOrderItem)
+	handle("PATCH "+ControlPrefix+"documents/{id}", f.ctlSetStatus("document", f.SetDocumentStatus, DocumentRead, DocumentUnread))
+	handle("PATCH "+ControlPrefix+"invoices/{id}", f.ctlSetStatus("invoice", f.SetInvoiceStatus, InvoiceUnpaid, InvoicePaid, InvoiceCancelled))
+	handle("PATCH "+ControlPrefix+"services/{id}", f.ctlSetStatus("service", f.SetServiceStatus, ServiceActive, ServiceCancelled, ServiceAwaitingClientInput, ServiceCancelRequested))
 	handle("GET "+ControlPrefix+"requests", f.ctlRequests)
 	handle("DELETE "+ControlPrefix+"requests", f.ctlResetRequests)
 	handle("GET "+ControlPrefix+"deliveries", f.ctlDeliveries)
@@ -231,6 +238,12 @@ var controlRoutes = []string{
 	"POST " + ControlPrefix + "documents",
 	"POST " + ControlPrefix + "invoices",
 	"POST " + ControlPrefix + "callbacks",
+	"POST " + ControlPrefix + "compliance-events",
+	"POST " + ControlPrefix + "resources",
+	"POST " + ControlPrefix + "order-items",
+	"PATCH " + ControlPrefix + "documents/{id}",
+	"PATCH " + ControlPrefix + "invoices/{id}",
+	"PATCH " + ControlPrefix + "services/{id}",
 	"GET " + ControlPrefix + "requests",
 	"DELETE " + ControlPrefix + "requests",
 	"GET " + ControlPrefix + "deliveries",
@@ -642,4 +655,119 @@ func (f *Fake) ctlInjectDeliveryFault(_ *http.Request, body []byte) (int, any, e
 func (f *Fake) ctlClearDeliveryFaults(*http.Request, []byte) (int, any, error) {
 	f.ClearDeliveryFaults()
 	return http.StatusOK, map[string]bool{"cleared": true}, nil
+}
+
+func (f *Fake) ctlAddComplianceEvent(_ *http.Request, body []byte) (int, any, error) {
+	var in struct {
+		ID            uuid.UUID `json:"id"`
+		CompanyID     uuid.UUID `json:"company_id"`
+		Company       string    `json:"company"`
+		Filing        string    `json:"filing"`
+		Status        string    `json:"status"`
+		DueDate       string    `json:"due_date"`
+		Jurisdictions []string  `json:"jurisdictions"`
+		CreatedAt     time.Time `json:"created_at"`
+	}
+	if err := decodeControl(body, &in); err != nil {
+		return 0, nil, err
+	}
+	due, err := time.Parse(DateLayout, in.DueDate)
+	if err != nil {
+		return 0, nil, badControl("due_date is required: a date like 2006-01-02")
+	}
+	if in.Status != "" && in.Status != ComplianceActive && in.Status != ComplianceNoneRequired {
+		return 0, nil, badControl("status must be %s or %s", ComplianceActive, ComplianceNoneRequired)
+	}
+	cid, err := f.companyRef(in.CompanyID, in.Company)
+	if err != nil {
+		return 0, nil, err
+	}
+	ev := f.AddComplianceEvent(ComplianceEventInput{ID: in.ID, CompanyID: cid, Filing: in.Filing, Status: in.Status,
+		DueDate: due, Jurisdictions: in.Jurisdictions, CreatedAt: in.CreatedAt})
+	wf := f.wire(false)
+	return created(f, &f.st.events, ev.ID, func(e *ComplianceEvent) complianceEventWire { return f.complianceWire(wf, e) })
+}
+
+func (f *Fake) ctlAddResource(_ *http.Request, body []byte) (int, any, error) {
+	var in struct {
+		ID           uuid.UUID `json:"id"`
+		Name         string    `json:"name"`
+		URL          string    `json:"url"`
+		Kind         string    `json:"kind"`
+		Jurisdiction string    `json:"jurisdiction"`
+		Agency       string    `json:"agency"`
+		EntityTypes  []string  `json:"entity_types"`
+		Pages        int       `json:"pages"`
+	}
+	if err := decodeControl(body, &in); err != nil {
+		return 0, nil, err
+	}
+	switch {
+	case in.Name == "":
+		return 0, nil, badControl("name is required")
+	case in.Kind != "" && in.Kind != ResourceDocument && in.Kind != ResourceURL:
+		return 0, nil, badControl("kind must be %s or %s", ResourceDocument, ResourceURL)
+	case in.Pages < 0 || in.Pages > 1000:
+		return 0, nil, badControl("pages must be from 1 to 1000")
+	}
+	r := f.AddResource(ResourceInput{ID: in.ID, Name: in.Name, URL: in.URL, Kind: in.Kind, Jurisdiction: in.Jurisdiction,
+		Agency: in.Agency, EntityTypes: in.EntityTypes, Pages: in.Pages})
+	return created(f, &f.st.resources, r.ID, f.wire(false).resource)
+}
+
+func (f *Fake) ctlAddOrderItem(_ *http.Request, body []byte) (int, any, error) {
+	var in struct {
+		ID             uuid.UUID `json:"id"`
+		CompanyID      uuid.UUID `json:"company_id"`
+		Company        string    `json:"company"`
+		FilingMethodID uuid.UUID `json:"filing_method_id"`
+		Name           string    `json:"name"`
+		Status         string    `json:"status"`
+		Quantity       int       `json:"quantity"`
+	}
+	if err := decodeControl(body, &in); err != nil {
+		return 0, nil, err
+	}
+	if in.Status != "" && in.Status != OrderItemNew && in.Status != OrderItemRequiringAttention {
+		return 0, nil, badControl("status must be %s or %s", OrderItemNew, OrderItemRequiringAttention)
+	}
+	if in.Quantity < 0 {
+		return 0, nil, badControl("quantity must not be negative")
+	}
+	cid, err := f.companyRef(in.CompanyID, in.Company)
+	if err != nil {
+		return 0, nil, err
+	}
+	f.mu.Lock()
+	_, m := f.findMethod(in.FilingMethodID)
+	f.mu.Unlock()
+	if m == nil {
+		return 0, nil, badControl("filing_method_id must name a filing method (GET /filing-methods lists them)")
+	}
+	oi := f.AddOrderItem(OrderItemInput{ID: in.ID, CompanyID: cid, FilingMethodID: in.FilingMethodID, Name: in.Name, Status: in.Status, Quantity: in.Quantity})
+	wf := f.wire(false)
+	return created(f, &f.st.orders, oi.ID, func(o *OrderItem) orderItemWire { return f.orderItemWire(wf, o) })
+}
+
+// ctlSetStatus changes the status of a record: {"status": one of allowed}.
+func (f *Fake) ctlSetStatus(what string, set func(uuid.UUID, string) bool, allowed ...string) controlHandler {
+	return func(r *http.Request, body []byte) (int, any, error) {
+		id, err := uuid.Parse(r.PathValue("id"))
+		if err != nil {
+			return 0, nil, &controlError{status: http.StatusNotFound, msg: "no " + what + " " + r.PathValue("id")}
+		}
+		var in struct {
+			Status string `json:"status"`
+		}
+		if err := decodeControl(body, &in); err != nil {
+			return 0, nil, err
+		}
+		if !slices.Contains(allowed, in.Status) {
+			return 0, nil, badControl("status must be one of %s", strings.Join(allowed, ", "))
+		}
+		if !set(id, in.Status) {
+			return 0, nil, &controlError{status: http.StatusNotFound, msg: "no " + what + " " + id.String()}
+		}
+		return http.StatusOK, map[string]string{"id": id.String(), "status": in.Status}, nil
+	}
 }

@@ -381,3 +381,60 @@ func TestRequestLogHeaders(t *testing.T) {
 	require.NoError(t, json.Unmarshal(r.Body, &log))
 	require.Equal(t, []string{"Bearer " + acctadmintest.Redacted}, log[0].Headers["Authorization"])
 }
+
+// TestControlSeedsEveryTable: what a test in another language needs, for
+// example "companies with a due date within 30 days and unpaid invoices",
+// is seeded without a token and read back through the API.
+func TestControlSeedsEveryTable(t *testing.T) {
+	srv := newServer(t, acctadmintest.WithControl())
+	co := ctlJSON(t, ctl(t, srv, http.MethodPost, "/_fake/companies", `{"name":"Due Soon LLC","home_state":"UT"}`), http.StatusCreated)
+	soon := fixedNow.AddDate(0, 0, 10).Format("2006-01-02")
+	ev := ctlJSON(t, ctl(t, srv, http.MethodPost, "/_fake/compliance-events", `{"company":"Due Soon LLC","filing":"Annual Report","due_date":"`+soon+`","jurisdictions":["UT"]}`), http.StatusCreated)
+	require.Equal(t, soon, ev["due_date"])
+	inv := ctlJSON(t, ctl(t, srv, http.MethodPost, "/_fake/invoices", `{"company":"Due Soon LLC","items":[{"price":"149.00","description":"Annual report"}]}`), http.StatusCreated)
+	res := ctlJSON(t, ctl(t, srv, http.MethodPost, "/_fake/resources", `{"name":"Utah Annual Report","jurisdiction":"UT","entity_types":["LLC"],"pages":2}`), http.StatusCreated)
+	require.Equal(t, "Utah", res["jurisdiction"])
+	svc := ctlJSON(t, ctl(t, srv, http.MethodPost, "/_fake/services", `{"company":"Due Soon LLC","jurisdiction":"UT"}`), http.StatusCreated)
+	doc := ctlJSON(t, ctl(t, srv, http.MethodPost, "/_fake/documents", `{"company":"Due Soon LLC","title":"Notice"}`), http.StatusCreated)
+
+	var panel struct {
+		UnpaidInvoices   int `json:"unpaid_invoices"`
+		UnreadDocuments  int `json:"unread_documents"`
+		UpcomingDueDates []struct {
+			Company string `json:"company"`
+			DueDate string `json:"due_date"`
+		} `json:"upcoming_due_dates"`
+	}
+	do(t, srv, http.MethodGet, "/account/dashpanel", nil).Result(t, &panel)
+	require.Equal(t, 1, panel.UnpaidInvoices)
+	require.Equal(t, 1, panel.UnreadDocuments)
+	require.Len(t, panel.UpcomingDueDates, 1)
+	require.Equal(t, "Due Soon LLC", panel.UpcomingDueDates[0].Company)
+
+	// Statuses change from outside.
+	ctlJSON(t, ctl(t, srv, http.MethodPatch, "/_fake/invoices/"+inv["id"].(string), `{"status":"paid"}`), http.StatusOK)
+	ctlJSON(t, ctl(t, srv, http.MethodPatch, "/_fake/documents/"+doc["id"].(string), `{"status":"read"}`), http.StatusOK)
+	ctlJSON(t, ctl(t, srv, http.MethodPatch, "/_fake/services/"+svc["id"].(string), `{"status":"cancelled"}`), http.StatusOK)
+	do(t, srv, http.MethodGet, "/account/dashpanel", nil).Result(t, &panel)
+	require.Zero(t, panel.UnpaidInvoices)
+	require.Zero(t, panel.UnreadDocuments)
+	requireControlError(t, ctl(t, srv, http.MethodPatch, "/_fake/invoices/"+inv["id"].(string), `{"status":"gone"}`), http.StatusBadRequest, "status must be one of")
+	requireControlError(t, ctl(t, srv, http.MethodPatch, "/_fake/invoices/"+co["id"].(string), `{"status":"paid"}`), http.StatusNotFound, "no invoice")
+
+	// An order item waiting for form data.
+	srv.SeedDemo()
+	oi := ctlJSON(t, ctl(t, srv, http.MethodPost, "/_fake/order-items", `{"company":"Due Soon LLC","filing_method_id":"`+acctadmintest.DemoEINMethodID.String()+`"}`), http.StatusCreated)
+	require.Equal(t, "requiring-client-attention", oi["status"])
+	require.Equal(t, "Standard Federal EIN - Tax Id filing", oi["name"])
+	items := do(t, srv, http.MethodGet, "/order-items/requiring-attention?company_ids[]="+co["id"].(string), nil).Items(t)
+	require.Len(t, items, 1)
+
+	for path, body := range map[string]string{
+		"/_fake/compliance-events": `{"company":"Due Soon LLC","due_date":"soon"}`,
+		"/_fake/resources":         `{"name":"X","jurisdiction":"Gondor"}`,
+		"/_fake/order-items":       `{"company":"Due Soon LLC","filing_method_id":"` + co["id"].(string) + `"}`,
+	} {
+		r := ctl(t, srv, http.MethodPost, path, body)
+		require.Equal(t, http.StatusBadRequest, r.Status, "%s: %s", path, r.Body)
+	}
+}

@@ -167,3 +167,51 @@ func completeOrderItem(c *call) error {
 	}
 	return c.ok(out, answer{})
 }
+
+// OrderItemInput describes an order item for AddOrderItem. Zero fields
+// get defaults: a new ID and order ID, quantity 1, the current time, the
+// name the filing method's orders take, and status
+// requiring-client-attention when the method needs form data, new
+// otherwise.
+type OrderItemInput struct {
+	ID             uuid.UUID
+	OrderID        uuid.UUID
+	CompanyID      uuid.UUID // required: an existing company
+	FilingMethodID uuid.UUID // required: a filing method of a product
+	Name           string
+	Status         string
+	Quantity       int
+	CreatedAt      time.Time
+}
+
+// AddOrderItem adds an order item, as checkout makes them. It panics on
+// an unknown company or filing method.
+func (f *Fake) AddOrderItem(in OrderItemInput) OrderItem {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	co := f.mustCompany("AddOrderItem", in.CompanyID)
+	p, m := f.findMethod(in.FilingMethodID)
+	if m == nil {
+		panic("acctadmintest: AddOrderItem: unknown filing method " + in.FilingMethodID.String())
+	}
+	o := f.st.offerings[m.ID]
+	status := OrderItemNew
+	if o.schema != nil {
+		status = OrderItemRequiringAttention
+	}
+	at := f.timeOr(in.CreatedAt)
+	oi := &OrderItem{
+		ID: f.idOr(in.ID), OrderID: f.idOr(in.OrderID), CompanyID: co.ID, Type: "filing",
+		Name: orDefault(in.Name, orDefault(o.orderName, p.Name+" - "+m.Name)), Status: orDefault(in.Status, status),
+		Quantity: max(in.Quantity, 1), ProductID: p.ID, MethodID: m.ID, CreatedAt: at, UpdatedAt: at,
+	}
+	f.st.orders.insert(oi)
+	return *oi
+}
+
+// OrderItems returns every order item, oldest first.
+func (f *Fake) OrderItems() []OrderItem {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.st.orders.copies()
+}
