@@ -14,7 +14,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -24,6 +23,7 @@ import (
 
 	acctadmin "github.com/acctadmin/acctadmin-go"
 	"github.com/acctadmin/acctadmin-go/internal/redisserver"
+	"github.com/acctadmin/acctadmin-go/webhook"
 	"github.com/google/uuid"
 )
 
@@ -46,7 +46,7 @@ const (
 // balancer, sharing one folder and one real redis-server, and the
 // standalone fake API (cmd/acctadmin-fake) as the sender, with its faults
 // on: dropped connections, 503s, truncated and slow downloads, failing
-// listings. The balancer gives up on a callback after senderTimeout
+// listings, deliveries dropped or a second late. The balancer gives up on a callback after senderTimeout
 // (shorter than the slow downloads), so the fake delivers again, and it
 // delivers some callbacks a second time, late, to another room. During
 // the run one room is killed with SIGKILL in the middle of a download and
@@ -129,9 +129,26 @@ func TestSoakFleet(t *testing.T) {
 		mu.Lock()
 		ids = append(ids, id)
 		mu.Unlock()
+		// Now and then the fake's own delivery fails or comes late.
+		if step := max(n/10, 1); i%step == step/3 {
+			ctl.post("delivery-faults", map[string]any{"count": 3, "drop": true})
+		} else if i%step == 2*step/3 {
+			ctl.post("delivery-faults", map[string]any{"count": 3, "latency": "1s"})
+		}
 		switch i {
 		case killAt:
-			killMidDownload(t, rooms[1], dir)
+			victim := lb.addr(1)
+			killMidDownload(t, rooms[1], dir, func(id uuid.UUID) {
+				// A document whose download takes 3 s, whose event the fake
+				// sends late, and which room 1 is given first.
+				ctl.post("faults", map[string]any{"method": "GET", "path": "/documents/" + id.String() + "/download", "latency": "3s"})
+				ctl.post("delivery-faults", map[string]any{"count": 1, "latency": "4s"})
+				ctl.post("documents", map[string]any{"id": id, "company": "Soak Widgets LLC", "title": "Killed mid-download"})
+				mu.Lock()
+				ids, slow[id] = append(ids, id), true
+				mu.Unlock()
+				go postEvent(victim, id, accessKey, secretKey)
+			})
 			rooms[1] = startRoom(1)
 		case redisAt:
 			rds.Kill()
@@ -146,14 +163,15 @@ func TestSoakFleet(t *testing.T) {
 	// The faults stop; every document must be saved within a few pull
 	// intervals.
 	ctl.delete("faults")
+	ctl.delete("delivery-faults")
 	deadline := time.Now().Add(60*time.Second + 3*pullInterval)
 	for {
 		docs, _ := listFolder(t, dir)
-		if len(docs) >= n {
+		if len(docs) >= len(ids) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%d of %d documents saved", len(docs), n)
+			t.Fatalf("%d of %d documents saved", len(docs), len(ids))
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
@@ -188,8 +206,8 @@ func TestSoakFleet(t *testing.T) {
 	}
 	// Every document exactly once, byte-identical, nothing else left.
 	docs, others := listFolder(t, dir)
-	if len(docs) != n || len(others) != 0 {
-		t.Fatalf("folder: %d documents of %d, others %v", len(docs), n, others)
+	if len(docs) != len(ids) || len(others) != 0 {
+		t.Fatalf("folder: %d documents of %d, others %v", len(docs), len(ids), others)
 	}
 	if pending, _ := os.ReadDir(filepath.Join(dir, ".mailroom", "pending")); len(pending) != 0 {
 		t.Fatalf("journal left %d records", len(pending))
@@ -212,10 +230,10 @@ func TestSoakFleet(t *testing.T) {
 	}
 	callbacks := lb.received.Load()
 	t.Logf("soak: %d documents, %d callbacks (%d late duplicates), %d downloads, %d wasted (%.2f%%), %d after faults, in %s; rooms that stopped: saved=%d downloads=%d redownloads=%d",
-		n, callbacks, lb.duplicates.Load(), downloads, wasted, 100*float64(wasted)/float64(n), downloads-len(ids)-wasted, elapsed.Round(time.Millisecond),
+		len(ids), callbacks, lb.duplicates.Load(), downloads, wasted, 100*float64(wasted)/float64(len(ids)), downloads-len(ids)-wasted, elapsed.Round(time.Millisecond),
 		totals[0], totals[1], totals[2])
-	if float64(wasted) > 0.01*float64(n)+2 {
-		t.Fatalf("%d wasted downloads for %d documents: over 1%%", wasted, n)
+	if float64(wasted) > 0.01*float64(len(ids))+2 {
+		t.Fatalf("%d wasted downloads for %d documents: over 1%%", wasted, len(ids))
 	}
 }
 
@@ -321,22 +339,18 @@ func (p *proc) stop(t *testing.T) [4]int {
 	return st
 }
 
-// killMidDownload kills the room p with SIGKILL once it is writing a
-// document (a temporary file of its process is in the folder), or after a
-// few seconds.
-func killMidDownload(t *testing.T, p *proc, dir string) {
+// killMidDownload kills the room p with SIGKILL while it downloads a
+// document: start adds the document and hands it to p, and p is killed
+// once its journal record is there (or after 10 s, which the log says).
+func killMidDownload(t *testing.T, p *proc, dir string, start func(uuid.UUID)) {
 	t.Helper()
-	prefix := ".tmp-"
-	pid := "-" + strconv.Itoa(p.cmd.Process.Pid) + "-"
+	id := uuid.New()
+	start(id)
+	record := filepath.Join(dir, ".mailroom", "pending", id.String())
 	found := false
-	for range 300 {
-		entries, _ := os.ReadDir(dir)
-		for _, e := range entries {
-			if strings.HasPrefix(e.Name(), prefix) && strings.Contains(e.Name(), pid) {
-				found = true
-			}
-		}
-		if found {
+	for range 1000 {
+		if _, err := os.Stat(record); err == nil {
+			found = true
 			break
 		}
 		time.Sleep(10 * time.Millisecond)
@@ -344,6 +358,20 @@ func killMidDownload(t *testing.T, p *proc, dir string) {
 	_ = p.cmd.Process.Signal(syscall.SIGKILL)
 	<-p.done
 	t.Logf("room killed with SIGKILL (mid-download: %v)", found)
+}
+
+// postEvent posts a new-document event for id to the room at addr, signed
+// as the API signs it.
+func postEvent(addr string, id uuid.UUID, accessKey, secretKey string) {
+	tok, err := webhook.Sign(map[string]any{"event": "new-document", "document_id": id.String()},
+		[]byte(secretKey), webhook.WithSignAccessKey(accessKey))
+	if err != nil {
+		return
+	}
+	resp, err := http.Post(addr+"/callbacks", "application/json", strings.NewReader(`{"data":"`+tok+`"}`))
+	if err == nil {
+		resp.Body.Close()
+	}
 }
 
 // listFolder reads the saved documents and the other names at the top of
@@ -453,6 +481,12 @@ func (b *balancer) set(i int, addr string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.addrs[i] = addr
+}
+
+func (b *balancer) addr(i int) string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.addrs[i]
 }
 
 func (b *balancer) pick() string {
