@@ -116,11 +116,12 @@ const maxWalks = 8
 // maxWalks times.
 //
 // A walk hands each listed document to a worker as soon as it is listed,
-// so the downloads shrink the listing while All reads it, and All (whose
-// promise holds only when each document is done with inside the loop) may
-// pass over some. A walk that downloads nothing shrinks nothing and passes
-// over nothing: so walking again until a walk downloads nothing finds
-// every document that stays unread until then.
+// so the downloads shrink the listing while All reads it; All keeps its
+// promise under that (it walks the listing again when it moved), and
+// when it cannot (a listing that never settles) it says so. The walks
+// that follow a walk that downloaded anything catch the documents that
+// arrived meanwhile, so that the pull ends only on a walk that found
+// nothing to do.
 func (p *pass) unread(ctx context.Context) error {
 	for range maxWalks {
 		before := p.r.downloads.Load()
