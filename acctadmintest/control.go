@@ -55,7 +55,8 @@ const maxControlBody = 1 << 20
 type controlError struct {
 	status int
 	msg    string
-	allow  string // the Allow header of a 405
+	allow  string       // the Allow header of a 405
+	fields []fieldError // the fields at fault of a 400
 }
 
 func (e *controlError) Error() string { return e.msg }
@@ -133,7 +134,7 @@ func (f *Fake) controlEndpoint(h controlHandler) http.Handler {
 			if ce.allow != "" {
 				w.Header().Set("Allow", ce.allow)
 			}
-			writeJSON(w, ce.status, map[string]string{"error": ce.msg})
+			writeJSON(w, ce.status, controlErrorWire{Error: ce.msg, Errors: ce.fields})
 			return
 		}
 		writeJSON(w, status, result)
@@ -151,6 +152,9 @@ func (f *Fake) serveControl(h controlHandler, r *http.Request) (status int, resu
 			return 0, nil, &controlError{status: http.StatusRequestEntityTooLarge, msg: "request body is larger than 1 MiB"}
 		}
 		return 0, nil, badControl("request body could not be read")
+	}
+	if e := validateControl(r, body.Bytes()); e != nil {
+		return 0, nil, e
 	}
 	// The seeding helpers panic on input a Go test could only get wrong
 	// by mistake; here the input comes from outside, so it is a 400.
@@ -770,4 +774,28 @@ func (f *Fake) ctlSetStatus(what string, set func(uuid.UUID, string) bool, allow
 		}
 		return http.StatusOK, map[string]string{"id": id.String(), "status": in.Status}, nil
 	}
+}
+
+// controlErrorWire is a refusal of the control surface.
+type controlErrorWire struct {
+	Error  string       `json:"error"`
+	Errors []fieldError `json:"errors,omitempty"`
+}
+
+// validateControl checks a control request against the control surface's
+// OpenAPI document: a wrong field or type is a 400 naming the field and
+// what it must be.
+func validateControl(r *http.Request, body []byte) error {
+	method, path, ok := strings.Cut(r.Pattern, " ")
+	if !ok || !strings.HasPrefix(path, ControlPrefix) || path == ControlPrefix {
+		return nil
+	}
+	op, err := documentRoute(mustDocument(controlContract), method, path)
+	if err != nil {
+		return nil // an endpoint the document does not describe is refused by its handler
+	}
+	if e := validateRequest(op, r, body); e != nil {
+		return &controlError{status: http.StatusBadRequest, msg: e.msg, fields: e.fields}
+	}
+	return nil
 }

@@ -173,10 +173,10 @@ func TestControlRefusesBadInputAndChangesNothing(t *testing.T) {
 		status     int
 		msg        string
 	}{
-		{"/_fake/companies", `{"name":""}`, 400, "empty name"},
+		{"/_fake/companies", `{"name":""}`, 400, "name minimum string length is 1"},
 		{"/_fake/companies", `{"name":"Taken LLC"}`, 409, "exists"},
 		{"/_fake/companies", `{"name":"X","home_state":"Atlantis"}`, 400, "unknown jurisdiction"},
-		{"/_fake/companies", `{"name":"X","nmae":"typo"}`, 400, "unknown field"},
+		{"/_fake/companies", `{"name":"X","nmae":"typo"}`, 400, "nmae is not a field"},
 		{"/_fake/companies", `{"name":"X"} {"name":"Y"}`, 400, "more than one"},
 		{"/_fake/companies", `[1,2]`, 400, "request body"},
 		{"/_fake/documents", `{"title":"No company"}`, 400, "company_id or company is required"},
@@ -185,8 +185,8 @@ func TestControlRefusesBadInputAndChangesNothing(t *testing.T) {
 		{"/_fake/documents", `{"company":"Taken LLC","pages":100000}`, 400, "pages"},
 		{"/_fake/documents", `{"company":"Taken LLC","pdf_size":-1}`, 400, "pdf_size"},
 		{"/_fake/documents", `{"company":"Taken LLC","status":"burnt"}`, 400, "status"},
-		{"/_fake/invoices", `{"company":"Taken LLC","items":[{"price":"1e400"}]}`, 400, "not decimal text"},
-		{"/_fake/invoices", `{"company":"Taken LLC","items":[{"price":"abc"}]}`, 400, "request body"},
+		{"/_fake/invoices", `{"company":"Taken LLC","items":[{"price":"1e400"}]}`, 400, "items[0].price must be of type number or string"},
+		{"/_fake/invoices", `{"company":"Taken LLC","items":[{"price":"abc"}]}`, 400, "items[0].price must be of type"},
 		{"/_fake/invoices", `{"company":"Taken LLC","due_date":"tomorrow"}`, 400, "due_date"},
 		{"/_fake/invoices", `{"company":"Taken LLC","items":[{"price":"1.00","quantity":-2}]}`, 400, "quantity"},
 		{"/_fake/services", `{"company":"Taken LLC","jurisdiction":"Narnia"}`, 400, "unknown jurisdiction"},
@@ -418,7 +418,7 @@ func TestControlSeedsEveryTable(t *testing.T) {
 	do(t, srv, http.MethodGet, "/account/dashpanel", nil).Result(t, &panel)
 	require.Zero(t, panel.UnpaidInvoices)
 	require.Zero(t, panel.UnreadDocuments)
-	requireControlError(t, ctl(t, srv, http.MethodPatch, "/_fake/invoices/"+inv["id"].(string), `{"status":"gone"}`), http.StatusBadRequest, "status must be one of")
+	requireControlError(t, ctl(t, srv, http.MethodPatch, "/_fake/invoices/"+inv["id"].(string), `{"status":"gone"}`), http.StatusBadRequest, "status value is not one of the allowed values")
 	requireControlError(t, ctl(t, srv, http.MethodPatch, "/_fake/invoices/"+co["id"].(string), `{"status":"paid"}`), http.StatusNotFound, "no invoice")
 
 	// An order item waiting for form data.

@@ -21,6 +21,20 @@ import (
 //go:embed openapi.yaml
 var openAPIDoc []byte
 
+//go:embed control.openapi.yaml
+var controlOpenAPIDoc []byte
+
+// ControlOpenAPIPath is where the control surface's own OpenAPI document
+// is served, beside OpenAPIPath.
+const ControlOpenAPIPath = ControlPrefix + "control.openapi.yaml"
+
+// ControlOpenAPI returns the OpenAPI 3 document (YAML) of the control
+// surface of WithControl: every endpoint, the fields each body takes and
+// their types. The fake validates every control request by it, so that a
+// wrong field or type is a 400 that names the field and the expected
+// type. The caller owns the returned slice.
+func ControlOpenAPI() []byte { return bytes.Clone(controlOpenAPIDoc) }
+
 // OpenAPIPath is where a fake with the control surface, and the standalone
 // server, serve OpenAPI: GET it without a token, from loopback.
 const OpenAPIPath = ControlPrefix + "openapi.yaml"
@@ -35,10 +49,10 @@ const OpenAPIPath = ControlPrefix + "openapi.yaml"
 // returned slice.
 func OpenAPI() []byte { return bytes.Clone(openAPIDoc) }
 
-// contract is the parsed OpenAPI document, loaded once.
-var contract = sync.OnceValues(func() (*openapi3.T, error) {
+// loadDocument parses and checks an embedded OpenAPI document.
+func loadDocument(data []byte) (*openapi3.T, error) {
 	loader := openapi3.NewLoader()
-	doc, err := loader.LoadFromData(openAPIDoc)
+	doc, err := loader.LoadFromData(data)
 	if err != nil {
 		return nil, err
 	}
@@ -46,17 +60,25 @@ var contract = sync.OnceValues(func() (*openapi3.T, error) {
 		return nil, err
 	}
 	return doc, nil
-})
+}
 
-// mustContract returns the parsed document; the embedded document is
+// The parsed documents, loaded once.
+var (
+	contract        = sync.OnceValues(func() (*openapi3.T, error) { return loadDocument(openAPIDoc) })
+	controlContract = sync.OnceValues(func() (*openapi3.T, error) { return loadDocument(controlOpenAPIDoc) })
+)
+
+// mustDocument returns a parsed document; the embedded documents are
 // checked by the tests, so a failure here is a broken build.
-func mustContract() *openapi3.T {
-	doc, err := contract()
+func mustDocument(load func() (*openapi3.T, error)) *openapi3.T {
+	doc, err := load()
 	if err != nil {
-		panic("acctadmintest: the embedded OpenAPI document is invalid: " + err.Error())
+		panic("acctadmintest: an embedded OpenAPI document is invalid: " + err.Error())
 	}
 	return doc
 }
+
+func mustContract() *openapi3.T { return mustDocument(contract) }
 
 // openAPIPath writes a route pattern ("/documents/:id") as an OpenAPI
 // path ("/documents/{id}").
@@ -64,8 +86,11 @@ func openAPIPath(pattern string) string { return strings.TrimPrefix(muxPattern("
 
 // contractRoute finds the operation of a route in the document.
 func contractRoute(method, pattern string) (*routers.Route, error) {
-	doc := mustContract()
-	p := openAPIPath(pattern)
+	return documentRoute(mustContract(), method, openAPIPath(pattern))
+}
+
+// documentRoute finds the operation of a method and path in a document.
+func documentRoute(doc *openapi3.T, method, p string) (*routers.Route, error) {
 	item := doc.Paths.Value(p)
 	if item == nil {
 		return nil, fmt.Errorf("the OpenAPI document has no path %s", p)
@@ -199,6 +224,26 @@ func schemaFieldError(field string, param bool, se *openapi3.SchemaError) fieldE
 		field = b.String()
 	}
 	msg := se.Reason
+	if name, ok := strings.CutPrefix(msg, `property "`); ok && strings.HasSuffix(name, `" is unsupported`) {
+		name = strings.TrimSuffix(name, `" is unsupported`)
+		if field == "body" || field == "" {
+			field = name
+		} else {
+			field += "." + name
+		}
+		return fieldError{Field: field, Message: "is not a field of this endpoint"}
+	}
+	if (se.SchemaField == "anyOf" || se.SchemaField == "oneOf") && se.Schema != nil {
+		var kinds []string
+		for _, alt := range append(se.Schema.AnyOf, se.Schema.OneOf...) {
+			if alt.Value != nil && alt.Value.Type != nil {
+				kinds = append(kinds, strings.Join(alt.Value.Type.Slice(), " or "))
+			}
+		}
+		if len(kinds) > 0 {
+			msg = "must be of type " + strings.Join(kinds, " or ")
+		}
+	}
 	switch {
 	case msg == "":
 		msg = "is not valid"
@@ -288,14 +333,14 @@ func (f *Fake) checkedAnswer(op *routers.Route, c *call, h func(*call) error) er
 	return nil
 }
 
-// serveOpenAPI answers the document. It is public knowledge, so it needs
-// no token and is served to any client.
-func serveOpenAPI(w http.ResponseWriter, r *http.Request) {
+// serveDocument answers an OpenAPI document. It is public knowledge, so
+// it needs no token and is served to any client.
+func serveDocument(w http.ResponseWriter, r *http.Request, doc []byte) {
 	h := w.Header()
 	h.Set("Content-Type", "application/yaml")
-	h.Set("Content-Length", strconv.Itoa(len(openAPIDoc)))
+	h.Set("Content-Length", strconv.Itoa(len(doc)))
 	w.WriteHeader(http.StatusOK)
 	if r.Method != http.MethodHead {
-		_, _ = w.Write(openAPIDoc)
+		_, _ = w.Write(doc)
 	}
 }

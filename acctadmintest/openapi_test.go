@@ -2,6 +2,7 @@ package acctadmintest_test
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"strings"
@@ -104,4 +105,71 @@ func TestRequestsValidatedByContract(t *testing.T) {
 		require.Contains(t, string(r.Body), tc.msg)
 	}
 	require.Len(t, srv.Companies(), before, "nothing was created")
+}
+
+// TestControlOpenAPIDocumentIsValid: the control surface's document is a
+// valid OpenAPI 3 document, served beside the API's, and describes every
+// control endpoint.
+func TestControlOpenAPIDocumentIsValid(t *testing.T) {
+	loader := openapi3.NewLoader()
+	doc, err := loader.LoadFromData(acctadmintest.ControlOpenAPI())
+	require.NoError(t, err)
+	require.NoError(t, doc.Validate(context.Background()))
+
+	srv := newServer(t, acctadmintest.WithControl())
+	resp, err := srv.Client().Get(srv.URL + acctadmintest.ControlOpenAPIPath)
+	require.NoError(t, err)
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	require.Equal(t, acctadmintest.ControlOpenAPI(), body)
+
+	r := ctl(t, srv, http.MethodGet, "/_fake/", "")
+	var index struct {
+		Control []string `json:"control"`
+	}
+	require.NoError(t, json.Unmarshal(r.Body, &index))
+	for _, route := range index.Control {
+		method, path, _ := strings.Cut(route, " ")
+		item := doc.Paths.Value(path)
+		require.NotNil(t, item, "%s is not in the control document", route)
+		require.NotNil(t, item.GetOperation(method), "%s is not in the control document", route)
+	}
+}
+
+// TestControlFieldErrors: a wrong field or type is a 400 that names the
+// field and the type it must have, never a Go decoding message; nothing
+// is created.
+func TestControlFieldErrors(t *testing.T) {
+	srv := newServer(t, acctadmintest.WithControl())
+	for _, tc := range []struct {
+		path, body string
+		field, msg string
+	}{
+		{"/_fake/companies", `{"name":7}`, "name", "must be a string"},
+		{"/_fake/companies", `{"name":"A","colour":"red"}`, "colour", "not a field"},
+		{"/_fake/documents", `{"company":"A","pages":"two"}`, "pages", "must be an integer"},
+		{"/_fake/invoices", `{"company":"A","items":[{"price":"1.00","quantity":"1"}]}`, "items[0].quantity", "must be an integer"},
+		{"/_fake/clock", `{"now":"tomorrow"}`, "now", "regular expression"},
+		{"/_fake/events", `{"event":"new-invoice","copies":"2"}`, "copies", "must be an integer"},
+		{"/_fake/companies", `[]`, "body", "JSON object"},
+	} {
+		r := ctl(t, srv, http.MethodPost, tc.path, tc.body)
+		require.Equal(t, http.StatusBadRequest, r.Status, "%s %s: %s", tc.path, tc.body, r.Body)
+		var e struct {
+			Error  string `json:"error"`
+			Errors []struct {
+				Field   string `json:"field"`
+				Message string `json:"message"`
+			} `json:"errors"`
+		}
+		require.NoError(t, json.Unmarshal(r.Body, &e))
+		require.NotEmpty(t, e.Errors, "%s", r.Body)
+		require.Equal(t, tc.field, e.Errors[0].Field, "%s", r.Body)
+		require.Contains(t, e.Errors[0].Message, tc.msg, "%s", r.Body)
+		require.NotContains(t, e.Error, "json:", "no Go decoding message")
+		require.NotContains(t, e.Error, "Go struct")
+	}
+	require.Empty(t, srv.Companies())
 }

@@ -261,9 +261,15 @@ func newHandler(f *Fake) http.Handler {
 			api.ServeHTTP(w, r)
 			return
 		}
-		if r.URL.Path == OpenAPIPath && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
-			serveOpenAPI(w, r)
-			return
+		if r.Method == http.MethodGet || r.Method == http.MethodHead {
+			switch r.URL.Path {
+			case OpenAPIPath:
+				serveDocument(w, r, openAPIDoc)
+				return
+			case ControlOpenAPIPath:
+				serveDocument(w, r, controlOpenAPIDoc)
+				return
+			}
 		}
 		// The prefix as written: an escaped form of it is an API path.
 		if strings.HasPrefix(r.URL.EscapedPath(), ControlPrefix) {
