@@ -267,7 +267,8 @@ var errRefusing = errors.New("mailroom: the store refuses writes; no download st
 // another kind or without a document id; 500 when the document is being
 // saved by another delivery or room, when the download or the save
 // failed, when Redis or the store cannot answer, and while the store
-// refuses writes; 503 when the verifier's replay cache cannot answer. The
+// refuses writes; 503 when the verifier has a replay cache that cannot
+// answer or that records the event in progress elsewhere. The
 // download and save go on after the sender hangs up (within
 // WithDownloadTimeout), so that its redelivery finds the document saved.
 func (r *Room) Handler() http.Handler {
