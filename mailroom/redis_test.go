@@ -87,7 +87,7 @@ func TestAClaimOfADeadRoomIsTakenOver(t *testing.T) {
 	srv := redisserver.Start(t)
 	w := newWorld(t)
 	dir := t.TempDir()
-	ttl := 200 * time.Millisecond
+	ttl := time.Second
 	dead := w.room(Dir(dir), WithRedis(redisClient(t, srv.Addr)), WithClaimTTL(ttl))
 	live := w.room(Dir(dir), WithRedis(redisClient(t, srv.Addr)), WithClaimTTL(ttl))
 	doc := w.addDocument("Regular Mail")
@@ -101,10 +101,13 @@ func TestAClaimOfADeadRoomIsTakenOver(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.fake.SetDocumentStatus(doc.ID, acctadmintest.DocumentRead) // it was downloaded
+	claimed := time.Now()
 	if err := live.Pull(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if has, _ := live.store.Has(ctx, doc.ID); has {
+	if has, _ := live.store.Has(ctx, doc.ID); has && time.Since(claimed) < ttl {
+		// (On a machine so slow that the claim expired during the pull,
+		// taking it was right.)
 		t.Fatal("the live room took a claim that had not expired")
 	}
 	deadline := time.Now().Add(10 * time.Second)
