@@ -79,9 +79,10 @@ type Hooks struct {
 
 // CallInfo describes one call: one SDK method that sent a request.
 type CallInfo struct {
-	// Operation is the SDK method, as "Documents.List"; a page read by
-	// All or Pull is a List call, and each document Pull fetches a
-	// Download call.
+	// Operation is the SDK method, as "Documents.List", from the route's
+	// declaration; a page read by All or Pull is a List call, each
+	// document Pull fetches a Download call, and a request of Client.Do
+	// is "Client.Do" (of DoFile, "Client.DoFile").
 	Operation string
 	// Method is the HTTP method; Path the request's path pattern, with
 	// ids and page numbers replaced by {id} and {n}.

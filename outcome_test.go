@@ -60,6 +60,7 @@ func TestAtMostOnceRoutesSentOnce(t *testing.T) {
 				continue
 			}
 			t.Run(f.name+" "+rc.rt.operation, func(t *testing.T) {
+				t.Parallel()
 				srv := newAPIServer(t, f.handler)
 				c := newTestClient(t, srv, WithTimeout(200*time.Millisecond))
 				err := rc.call(context.Background(), c)
