@@ -55,8 +55,13 @@ type Demo struct {
 // of 1 to 5 pages (read and unread), invoices (DemoUnpaidCompany has
 // unpaid ones), resources for eight jurisdictions, the websites
 // DemoWebsiteURL and DemoBareWebsiteURL with filing products, filing
-// methods and registered-agent products, and compliance events over the
-// next 12 months. Everything is the same in every run except the times,
+// methods and registered-agent products, compliance events over the
+// next 12 months, and for the commerce routes: the federal EIN ("tax id")
+// product the provider's end-to-end example orders (DemoEINProductID,
+// DemoEINMethodID), two simple products, signed forms, a stored card
+// (DemoID("payment-method", 1)), a cart item (DemoID("cart-item", 1)) and
+// an order item waiting for its form data (DemoID("order-item", 1)), all
+// of the first company. Everything is the same in every run except the times,
 // which are relative to the fake's clock (fix it with WithClock to fix
 // them too). Call it once; the names would clash a second time.
 func (f *Fake) SeedDemo() Demo {

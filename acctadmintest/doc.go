@@ -28,7 +28,21 @@
 // and the axios variant with GET too); any other body must match its
 // hash. Anything else is answered 401 with a message that says what was
 // wrong. Authentication comes before routing, so an unknown path without
-// a token is a 401, not a 404.
+// a token is a 401, not a 404. The C# example client signs the query
+// inside the path claim; that form is accepted only with
+// WithQueryInPathClaim, as whether the real API takes it is not known.
+//
+// # The contract
+//
+// OpenAPI returns the OpenAPI 3 document of the API as this project knows
+// it (acctadmintest/openapi.yaml): all 50 routes the provider describes or
+// its example clients call, with the wire quirks below. Every request is
+// validated by it with kin-openapi before its handler runs; a refusal is a
+// 400 whose errors name each field at fault ("companies[0].name", "body")
+// and what it must be. WithContractChecks holds every answer against it
+// too. A fake with the control surface serves the document at OpenAPIPath
+// and the control surface's own document (ControlOpenAPI) at
+// ControlOpenAPIPath.
 //
 // # Routing
 //
@@ -36,8 +50,7 @@
 // latency of WithLatency, injected faults, authentication (which reads
 // the body), and then an http.ServeMux of method-and-wildcard patterns
 // ("GET /documents/{id}"). A path no route has, including one under a
-// known prefix such as GET /documents/bulk-download (an endpoint of the
-// real API the fake does not serve), is 404 "no such endpoint"; a path
+// known prefix, is 404 "no such endpoint"; a path
 // that is not clean (dot segments, doubled slashes) is too, never a
 // redirect. A known path with another method is 405 with Allow.
 //
@@ -161,6 +174,55 @@
 // Both check the whole batch before changing anything. home_state is null
 // for a company without one. Records of a company follow its renames.
 //
+// Account and auth: GET /account is the account the keys belong to, with
+// one user, DemoUserEmail with DemoUserPassword, in every fake. POST
+// /auth/login and GET /auth/refresh answer a session token valid for an
+// hour; a wrong e-mail or password is a 401 that does not say which. POST
+// /auth/forgot-password answers the same for any address and, for the
+// user's, makes a reset token (ResetToken, GET /_fake/auth/reset-token);
+// POST /auth/reset-password uses it up. GET /account/dashpanel counts
+// companies, active services, unread documents, unpaid invoices (and
+// their total), order items requiring attention, and lists active
+// compliance events due within 30 days.
+//
+// Catalogue: GET /filing-products/offerings lists, for a company and a
+// jurisdiction (name or abbreviation), the federal products (offered
+// everywhere) and the website products with a method in that
+// jurisdiction; GET /filing-methods lists those methods; GET
+// /filing-methods/schemas answers, in a list, the JSON Schema (draft
+// 2020-12) that the method's form data must pass, empty when it needs
+// none. Simple products belong to a website, signed forms to a method.
+//
+// Cart and checkout: POST /shopping-cart adds a filing product with one
+// of its methods (product_option_id), or a simple product; its title is
+// "product - method", its total (price + cost) x quantity, and form_data,
+// when given, must pass the schema. DELETE /shopping-cart takes item_ids
+// and company_ids in a JSON body or in the query. Checkout charges the
+// payment method, creates one paid invoice per company (their ids in
+// invoice_ids beside result, the invoices in result), an order item per
+// cart item (requiring-client-attention when its method needs form data
+// that was not given, new otherwise), empties those items from the cart
+// and sends new-invoice. POST /invoices/pay pays unpaid invoices only.
+// The card DeclinedCardNumber is declined when charged: 402, nothing
+// changes. POST /order-items/requiring-attention validates form_data by
+// the schema (400 naming each field otherwise) and makes the item new.
+//
+// Payment methods: a card must pass the Luhn check and not be expired;
+// exp_month and exp_year are taken as numbers or digits and answered as
+// numbers. Only the brand, last four digits, expiry, names and billing
+// address are kept; the number and CVC never reach a record, an answer or
+// a log (the logs write secret fields as Redacted).
+//
+// File URLs: GET /documents/:id/page/:n/url and GET
+// /documents/bulk-download (ids[], at most 50) answer a URL under
+// FilesPrefix that needs no token and expires after LinkLifetime on the
+// fake's clock (then 410); the bulk one serves a ZIP of the PDFs and
+// marks them read when fetched.
+//
+// Services: POST /services/:id/info stores the JSON object (keys such as
+// "official.director" included) and makes a service awaiting client input
+// active; GET answers it, {} before.
+//
 // Callbacks: url must be an absolute http or https URL; registering a URL
 // twice makes two callbacks. DELETE answers {"id": "<id>"}.
 //
@@ -187,7 +249,13 @@
 // collide with it, since none of its paths starts with an underscore. As
 // it asks for no token, it answers only requests from a loopback peer
 // that name a loopback host (against DNS rebinding) and carry no Origin
-// header (against web pages posting to localhost); anything else is 403.
+// header (against web pages posting to localhost) and no header a proxy
+// adds (Forwarded, X-Forwarded-For, X-Real-IP, X-Forwarded-Host, Via: a
+// local proxy or tunnel would open it to the network); anything else is
+// 403. Its own OpenAPI document (ControlOpenAPI, served at
+// ControlOpenAPIPath) lists every endpoint and field; requests are
+// validated by it, so a wrong field or type is a 400 whose errors name the
+// field and its type.
 //
 //	GET    /_fake/               the API's routes and the control endpoints
 //	POST   /_fake/companies      {"name", "home_state", "entity_type", "id", "created_at"}
@@ -196,8 +264,19 @@
 //	                             and sends new-document to every callback
 //	POST   /_fake/invoices       {"company_id" or "company", "status", "due_date", "items":
 //	                             [{"price", "description", "quantity"}]} and sends new-invoice
-//	GET    /_fake/requests       the request log; DELETE empties it
+//	POST   /_fake/callbacks      {"url"}
+//	POST   /_fake/compliance-events {"company_id" or "company", "filing", "due_date", "status", "jurisdictions"}
+//	POST   /_fake/resources      {"name", "url", "kind", "jurisdiction", "agency", "entity_types", "pages"}
+//	POST   /_fake/order-items    {"company_id" or "company", "filing_method_id", "name", "status", "quantity"}
+//	PATCH  /_fake/documents/{id} {"status"}; also /_fake/invoices/{id}, /_fake/services/{id}
+//	GET    /_fake/clock          {"now"}; POST sets it ({"now": RFC 3339}) or moves it ({"advance": "36h"})
+//	GET    /_fake/auth/reset-token  the user's password-reset token
+//	GET    /_fake/requests       the request log, with headers (the token redacted); DELETE empties it
 //	GET    /_fake/deliveries     every event delivery attempt
+//	POST   /_fake/deliveries/resend {"index", "copies"}: the same token again
+//	POST   /_fake/events         {"event", "record_id", "url", "forge", "copies"}; forge is
+//	                             bad-signature, expired or unknown-record
+//	POST   /_fake/delivery-faults {"url", "count", "drop", "latency"}; DELETE clears
 //	GET    /_fake/faults         {"active", "fired"}; POST adds one ({"method", "path", "count",
 //	                             "probability", "status", "retry_after", "message", "latency",
 //	                             "drop_connection", "truncate_body", "after_apply"}); DELETE clears
@@ -205,7 +284,8 @@
 //
 // Seeding answers 201 with the record as the API writes it. Unknown
 // fields, bad values and unknown companies are 400 or 404 with
-// {"error": "..."}, and nothing is changed; a taken company name is 409.
+// {"error": "...", "errors": [{"field", "message"}]}, and nothing is
+// changed; a taken company name is 409.
 //
 // # Faults, inspection and determinism
 //
@@ -216,6 +296,6 @@
 // many writes were applied (to catch duplicates), how many connections.
 //
 // WithSeed fixes the random source of record IDs and fault probabilities;
-// WithClock fixes the time. The demo account of SeedDemo has fixed IDs
+// WithClock fixes the time, and SetClock and AdvanceClock move it. The demo account of SeedDemo has fixed IDs
 // (DemoID) and content; its times are relative to the clock.
 package acctadmintest
