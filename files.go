@@ -40,10 +40,18 @@ func (f *File) Close() error { return f.Body.Close() }
 // ("application/pdf" or "image/png"; "" takes any type but JSON), with
 // the JSON body in when not nil. A JSON answer is read as the API's
 // error; any other type is a *DecodeError rather than a corrupt file.
+//
+// A file's call ends when the file is closed: the hooks' AttemptEnd and
+// CallEnd run then (with the error that cut the file short, if one did),
+// while WithResponseInto's *Response is filled as the headers arrive.
 func download(ctx context.Context, c *Client, ep endpoint, q *query, in any, want string) (_ *File, err error) {
 	resp, _, st, err := c.do(ctx, ep, q, in, true)
 	if st != nil {
-		defer func() { st.finish(err) }()
+		defer func() {
+			if err != nil {
+				st.finish(err)
+			}
+		}()
 	}
 	if err != nil {
 		return nil, err
@@ -65,11 +73,44 @@ func download(ctx context.Context, c *Client, ep endpoint, q *query, in any, wan
 		}
 		return nil, &DecodeError{Endpoint: st.endpoint(), Err: fmt.Errorf("unexpected content type %q (want %s)", st.secrets().clean(mt, maxDetail), want)}
 	}
-	f := &File{Body: resp.Body, ContentType: mt, ContentLength: resp.ContentLength}
+	st.answered()
+	f := &File{Body: &fileBody{ReadCloser: resp.Body, st: st}, ContentType: mt, ContentLength: resp.ContentLength}
 	if _, params, err := mime.ParseMediaType(resp.Header.Get("Content-Disposition")); err == nil {
 		f.Filename = safeFilename(params["filename"])
 	}
 	return f, nil
+}
+
+// fileBody is a file's body as the caller reads it. An error that cuts
+// the file short (a connection dropped mid-body, the context ended) is a
+// *TransportError naming the request, whose path names the file; closing
+// the body ends the call for the hooks.
+type fileBody struct {
+	io.ReadCloser
+	st     *call
+	err    error // the first error reading it
+	closed bool
+}
+
+func (b *fileBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err != nil && err != io.EOF {
+		err = b.st.redact(err)
+		if b.err == nil {
+			b.err = err
+		}
+	}
+	return n, err
+}
+
+// Close closes the body, and the first time ends the call.
+func (b *fileBody) Close() error {
+	err := b.ReadCloser.Close()
+	if !b.closed {
+		b.closed = true
+		b.st.fileClosed(b.err)
+	}
+	return err
 }
 
 // safeFilename keeps only the last element of a name the server gave, so

@@ -43,10 +43,15 @@ type responseKey struct{}
 //	docs, err := c.Documents.List(acctadmin.WithResponseInto(ctx, &meta), nil)
 //	log.Println(meta.StatusCode, meta.RequestID)
 //
-// Each request made with the context fills *dst, so for All the last page
-// read wins. A call refused before anything was sent (a nil context,
-// invalid parameters) leaves *dst as it was. Do not share dst between
-// calls that run at the same time.
+// Each call made with the context fills *dst; a file's call as its
+// headers arrive. All fills it on the loop's goroutine, before it yields
+// the first item of each page, with that page's answer (pages read ahead
+// keep theirs apart until then), so the loop body may read it. Pull fills
+// it once, as it returns, with the answer to its last listing request;
+// the contexts it gives fn and its downloads do not carry dst, so nothing
+// writes it while Pull runs. A call refused before anything was sent (a
+// nil context, invalid parameters) leaves *dst as it was. Do not share dst
+// between calls that run at the same time.
 func WithResponseInto(ctx context.Context, dst *Response) context.Context {
 	return context.WithValue(ctx, responseKey{}, dst)
 }
@@ -73,7 +78,9 @@ type Hooks struct {
 	AttemptStart func(ctx context.Context, a AttemptInfo) context.Context
 	// AttemptEnd is called once per attempt, after its answer was read or
 	// it failed, before the next attempt starts or the call ends, with ctx
-	// as AttemptStart returned it.
+	// as AttemptStart returned it. For a file (Download, Page) the last
+	// attempt ends, and then the call, when the file is closed: its
+	// Duration counts the reading, and its Err is what cut the file short.
 	AttemptEnd func(ctx context.Context, a AttemptInfo)
 }
 
@@ -135,6 +142,7 @@ type observer struct {
 	actx    context.Context // the current attempt's
 	open    bool            // an attempt is started and not yet ended
 	final   *http.Response  // the final answer, when one came
+	settled bool            // answered has run
 }
 
 // begin starts observing a call, if anything observes it, and returns the
@@ -205,14 +213,20 @@ func (o *observer) endAttempt() {
 
 // finish ends the observation of a call with its result.
 func (st *call) finish(err error) {
+	st.answered()
+	st.closed(err)
+}
+
+// answered records the call's final answer, for WithResponseInto, and
+// finish or closed (for a file) ends it.
+func (st *call) answered() {
 	o := st.obs
-	if o == nil {
+	if o == nil || o.settled {
 		return
 	}
-	o.endAttempt()
+	o.settled = true
 	o.call.Attempts = st.attempt
 	o.call.Duration = time.Since(o.call.Start)
-	o.call.Err = err
 	var header http.Header
 	if o.final != nil {
 		o.call.StatusCode = o.final.StatusCode
@@ -223,6 +237,30 @@ func (st *call) finish(err error) {
 		*o.into = Response{StatusCode: o.call.StatusCode, Header: header, RequestID: requestID(header),
 			Attempts: o.call.Attempts, Duration: o.call.Duration}
 	}
+}
+
+// fileClosed ends the call of a file as it is closed: its last attempt
+// lasted until then, and failed if err (what cut the file short) is set.
+func (st *call) fileClosed(err error) {
+	if o := st.obs; o != nil && o.open {
+		o.attempt.Duration = time.Since(o.attempt.Start)
+		if err != nil {
+			o.attempt.Err = err
+		}
+	}
+	st.closed(err)
+}
+
+// closed ends the call with err: the last attempt's AttemptEnd, then
+// CallEnd.
+func (st *call) closed(err error) {
+	o := st.obs
+	if o == nil {
+		return
+	}
+	o.endAttempt()
+	o.call.Duration = time.Since(o.call.Start)
+	o.call.Err = err
 	if o.hooks != nil && o.hooks.CallEnd != nil {
 		o.hooks.CallEnd(o.ctx, o.call)
 	}

@@ -742,6 +742,7 @@ type puller[T any] struct {
 	tally       pullTally
 
 	stopping bool
+	ended    error     // why the walk ended early, once what it gave is done
 	err      error     // the first error
 	errItem  uuid.UUID // the item it is about
 	end      ending    // the first panic, raised once every goroutine is done
@@ -847,7 +848,9 @@ func (p *puller[T]) answered(a pullAnswer[T]) {
 	case walkDone:
 		p.listed = true
 	case walkIgnored, walkUnsettled:
-		p.stop(step.err(), uuid.Nil)
+		// The listing can be read no further; what it gave is still
+		// handed out, and the pull then ends with the reason.
+		p.listed, p.ended = true, step.err()
 	}
 }
 
@@ -970,6 +973,9 @@ func (p *puller[T]) result() error {
 	}
 	if p.end.panicked {
 		panic(p.end.value)
+	}
+	if p.err == nil {
+		p.err = p.ended
 	}
 	if p.err == nil {
 		return nil

@@ -527,9 +527,7 @@ func TestPullEndsWhenTheAPIIgnoresOffset(t *testing.T) {
 	})
 	c := newTestClient(t, srv)
 	rec := newPullRecorder()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	err := c.Documents.Pull(ctx, &PullParams{DocumentListParams: DocumentListParams{Limit: 10, Status: DocumentRead}, Workers: 3}, rec.fn)
+	err := c.Documents.Pull(context.Background(), &PullParams{DocumentListParams: DocumentListParams{Limit: 10, Status: DocumentRead}, Workers: 3}, rec.fn)
 	if !errors.Is(err, ErrPagingIgnored) {
 		t.Fatalf("got %v, want ErrPagingIgnored", err)
 	}
@@ -543,7 +541,10 @@ func TestPullEndsWhenTheAPIIgnoresOffset(t *testing.T) {
 			lists++
 		}
 	}
-	if lists > 15 {
+	// Whatever the timing: a request follows the first one only after a
+	// download answered (10 of them) or after an answer that moved the
+	// offset on, and the third answer in a row at a later offset ends it.
+	if lists > 14 {
 		t.Fatalf("%d listing requests", lists)
 	}
 }
