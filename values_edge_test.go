@@ -247,9 +247,9 @@ func TestErrorMessageSearchIsBoundedInDepth(t *testing.T) {
 	if got := errorMessage([]byte(`{"errors":[[{"message":"a"}],"b"]}`)); got != "a; b" {
 		t.Errorf("messages in an array: %q", got)
 	}
-	// 9,000 levels: Go's decoder takes them, the search stops at four.
+	// 1,000 levels: Go's decoder takes them, the search stops at four.
 	srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, http.StatusBadRequest, nest(9000))
+		writeJSON(w, http.StatusBadRequest, nest(1000))
 	})
 	_, err := newTestClient(t, srv).Services.List(context.Background(), nil)
 	if got := tpAPIError(t, err).Message; got != "bad request" {
