@@ -94,21 +94,26 @@
 //
 // # Paging
 //
-// The API pages by limit and offset and gives no totals: a page shorter
-// than asked for is the last, and so is one longer (the API sent the whole
-// listing). A listing that the loop cannot change (services, resources,
-// compliance events, invoices, read documents) is read ahead: one page at
-// first, and one more each time the loop finds the next page not there yet,
-// up to four pages beyond the one the loop is on, so at most five pages are
-// held at once. Reading ahead may ask for up to three pages past the end;
-// those are let finish, and breaking out of the loop cancels them. The
-// unread documents are not read ahead (see [DocumentsClient.All]).
+// The API pages by limit and offset and gives no totals. Servers cap pages
+// below the limit asked, so a page shorter than asked for does not end a
+// listing: an empty one does (a page longer than asked for is the rest of
+// the listing: the API ignored the limit). A listing that the loop cannot
+// change (services, resources, compliance events, invoices, read
+// documents) is read ahead: one page at first, and one more each time the
+// loop finds the next page not there yet, up to four pages beyond the one
+// the loop is on, so at most five pages are held at once. A short page
+// drops the pages read ahead of it (they assumed a longer one) and reading
+// goes on from where it ended. Reading ahead may ask for a few pages past
+// the end; those are let finish, and breaking out of the loop cancels
+// them. The unread documents are not read ahead: they are walked, and
+// walked again until two walks agree (see [DocumentsClient.All]).
 //
-// A record without an id is yielded like any other. When the API answers a
-// later offset with what it already sent (it ignores offset), the loop ends
-// with [ErrPagingIgnored] after everything it could read; invoices, whose
-// paging the API does not document, take a repeated page as the whole
-// listing instead.
+// A record without an id is yielded like any other. When the API answers
+// three later offsets running with the same full page (it ignores offset;
+// a listing may repeat a row, so twice proves nothing), the loop ends with
+// [ErrPagingIgnored] after everything it could read; the same page shorter
+// than asked for is taken for the whole listing, and so is any repeated
+// or short page of the invoices, whose paging the API does not document.
 //
 // [DocumentsClient.Pull] downloads with 4 workers unless told otherwise,
 // hands fn the documents in listing order as workers free up, and passes
@@ -132,6 +137,7 @@ package acctadmin
 //	observe.go    hooks and answer metadata
 //	routes.go     the declaration of a route: method, path pattern,
 //	              operation name, retry class
-//	pagination.go the listing engine: read-ahead, re-anchoring, Pull's workers
+//	pagination.go the listing engine: read-ahead, the walk over a shrinking
+//	              listing (and its exactly-once argument), Pull
 //	params.go     query encoding and the checks made before sending
 //	services.go … one file per resource, which only declares
