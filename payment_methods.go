@@ -150,8 +150,12 @@ func (p *Card) body() *cardBody {
 	}
 }
 
-// secrets lists the values an answer must not echo.
-func (b *cardBody) secretValues() []string { return []string{b.Number, b.CVC} }
+// secretValues lists the values an answer must not echo: the number as
+// sent and as digits alone, and the CVC, which is too short to look for
+// alone, as the body carried it.
+func (b *cardBody) secretValues() []string {
+	return []string{b.Number, strings.ReplaceAll(b.Number, " ", ""), `"cvc":"` + b.CVC + `"`}
+}
 
 // List returns the account's stored cards. GET /payment-methods.
 func (s *PaymentMethodsClient) List(ctx context.Context) ([]PaymentMethod, error) {

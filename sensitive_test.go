@@ -226,3 +226,27 @@ func TestSensitiveValuesNeverLeakGenerated(t *testing.T) {
 		}
 	})
 }
+
+// A server that echoes the card's body shows neither the number (as sent,
+// or as digits alone) nor the CVC as the body carried it.
+func TestCardEchoRedacted(t *testing.T) {
+	srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		body, _ := json.Marshal(map[string]any{"message": "declined " + string(b) + " card 4242424242424242"})
+		writeJSON(w, 402, string(body))
+	})
+	card := wcCardParams()
+	card.Number = "4242 4242 4242 4242"
+	_, err := newTestClient(t, srv).PaymentMethods.Create(context.Background(), card)
+	var ae *APIError
+	if !errors.As(err, &ae) || ae.StatusCode != 402 {
+		t.Fatalf("err = %v", err)
+	}
+	for _, text := range []string{err.Error(), string(ae.Body)} {
+		for _, n := range []string{"4242 4242 4242 4242", "4242424242424242", `"cvc":"` + wcCVC + `"`} {
+			if strings.Contains(text, n) {
+				t.Errorf("%q shows %q", text, n)
+			}
+		}
+	}
+}
