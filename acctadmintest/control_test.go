@@ -1,6 +1,7 @@
 package acctadmintest_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -437,4 +438,24 @@ func TestControlSeedsEveryTable(t *testing.T) {
 		r := ctl(t, srv, http.MethodPost, path, body)
 		require.Equal(t, http.StatusBadRequest, r.Status, "%s: %s", path, r.Body)
 	}
+}
+
+// TestControlTakesJSONWhateverItsLabel: curl -d labels a body as a form;
+// the control surface and the API read it as JSON all the same.
+func TestControlTakesJSONWhateverItsLabel(t *testing.T) {
+	srv := newServer(t, acctadmintest.WithControl())
+	for _, ct := range []string{"application/x-www-form-urlencoded", "text/plain", ""} {
+		r := ctl(t, srv, http.MethodPost, "/_fake/companies", `{"name":"Label `+ct+`"}`, "Content-Type", ct)
+		ctlJSON(t, r, http.StatusCreated)
+	}
+	body := []byte(`{"url":"http://127.0.0.1:9/hook"}`)
+	req, err := http.NewRequest(http.MethodPost, srv.URL+"/callbacks", bytes.NewReader(body))
+	require.NoError(t, err)
+	req.Header.Set("Authorization", "Bearer "+signJWT(t, srv.AccessKey, srv.SecretKey, "/callbacks", body))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	resp, err := srv.Client().Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	require.Len(t, srv.Companies(), 3)
 }

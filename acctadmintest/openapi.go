@@ -116,9 +116,9 @@ func validationInput(rt *routers.Route, r *http.Request, body []byte) *openapi3f
 	if len(body) == 0 {
 		req.Body = http.NoBody
 	}
-	if req.Header.Get("Content-Type") == "" && len(bytes.TrimSpace(body)) > 0 {
-		// Bodies are JSON whatever their label (the PHP clients label
-		// some, not all).
+	if len(bytes.TrimSpace(body)) > 0 {
+		// Bodies are JSON whatever their label: the PHP clients label
+		// some, not all, and curl -d labels them as a form.
 		req.Header.Set("Content-Type", "application/json")
 	}
 	return &openapi3filter.RequestValidationInput{
@@ -232,6 +232,9 @@ func schemaFieldError(field string, param bool, se *openapi3.SchemaError) fieldE
 			field += "." + name
 		}
 		return fieldError{Field: field, Message: "is not a field of this endpoint"}
+	}
+	if se.SchemaField == "pattern" && se.Schema != nil && se.Schema.Description != "" {
+		return fieldError{Field: field, Message: "must be " + se.Schema.Description}
 	}
 	if (se.SchemaField == "anyOf" || se.SchemaField == "oneOf") && se.Schema != nil {
 		var kinds []string

@@ -151,7 +151,8 @@ func TestControlFieldErrors(t *testing.T) {
 		{"/_fake/companies", `{"name":"A","colour":"red"}`, "colour", "not a field"},
 		{"/_fake/documents", `{"company":"A","pages":"two"}`, "pages", "must be an integer"},
 		{"/_fake/invoices", `{"company":"A","items":[{"price":"1.00","quantity":"1"}]}`, "items[0].quantity", "must be an integer"},
-		{"/_fake/clock", `{"now":"tomorrow"}`, "now", "regular expression"},
+		{"/_fake/clock", `{"now":"tomorrow"}`, "now", "must be an RFC 3339 time"},
+		{"/_fake/events", `{"event":"new-invoice","record_id":"x"}`, "record_id", "must be a UUID"},
 		{"/_fake/events", `{"event":"new-invoice","copies":"2"}`, "copies", "must be an integer"},
 		{"/_fake/companies", `[]`, "body", "JSON object"},
 	} {
