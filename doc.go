@@ -27,11 +27,12 @@
 // # Requests
 //
 // Every request is signed as the API requires (an HS256 JWT over the path
-// and the body's hash, see [NewSigner]). GET and DELETE are retried on
-// connection errors and on 429, 500, 502, 503 and 504 answers, with
-// jittered exponential backoff and the API's Retry-After (up to 60 s); a
-// longer Retry-After ends the call at once with [ErrRateLimited]. Every
-// wait lies between the bounds of [WithRetryWait], jitter included.
+// and the body's hash, see [NewSigner]). Reads (GET) and the delete of a
+// callback are retried on connection errors and on 429, 500, 502, 503 and
+// 504 answers, with jittered exponential backoff and the API's Retry-After
+// (up to 60 s); a longer Retry-After ends the call at once with
+// [ErrRateLimited]. Every wait lies between the bounds of [WithRetryWait],
+// jitter included.
 // Calls that move money or change what the account owns (every POST and
 // PATCH, and the deletes of the cart and of payment methods) are sent at
 // most once: retried only when the connection could not be made, so that
