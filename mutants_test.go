@@ -4,7 +4,11 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"strconv"
@@ -160,5 +164,168 @@ func TestUnresolvedNameIsRetriedForAWrite(t *testing.T) {
 	}
 	if errors.Is(err, ErrOutcomeUnknown) {
 		t.Fatalf("err = %v: nothing was sent, so the outcome is known", err)
+	}
+}
+
+// A redirect to the same host on another scheme is not followed; the
+// authTransport signs nothing sent to another scheme either.
+func TestRedirectToAnotherSchemeRefused(t *testing.T) {
+	srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
+		u := "https://" + r.Host + "/callbacks"
+		http.Redirect(w, r, u, http.StatusFound)
+	})
+	_, err := newTestClient(t, srv).Callbacks.List(context.Background())
+	if apiErr := tpAPIError(t, err); apiErr.StatusCode != http.StatusFound {
+		t.Fatalf("err = %v, want the 302 not followed", err)
+	}
+	if n := srv.count(); n != 1 {
+		t.Fatalf("%d requests, want 1", n)
+	}
+
+	var seen []*http.Request
+	base := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		seen = append(seen, r)
+		return &http.Response{StatusCode: http.StatusOK, Body: http.NoBody, Request: r}, nil
+	})
+	signer, _ := NewSigner(testAccessKey, testSecretKey)
+	tr := &authTransport{base: base, auth: signer, scheme: "http", host: "api.example"}
+	for _, u := range []string{"https://api.example/x", "http://other.example/x", "http://api.example/x"} {
+		req, _ := http.NewRequest(http.MethodGet, u, nil)
+		resp, err := tr.RoundTrip(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	for i, want := range []bool{false, false, true} {
+		if got := seen[i].Header.Get("Authorization") != ""; got != want {
+			t.Errorf("%s signed: %v, want %v", seen[i].URL, got, want)
+		}
+	}
+}
+
+// Same-host redirects are followed up to the bound: a chain of four
+// arrives, a chain of five ends in the fifth redirect as an *APIError.
+func TestRedirectChainBound(t *testing.T) {
+	for _, tc := range []struct {
+		hops int
+		ok   bool
+	}{{4, true}, {5, false}} {
+		srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
+			n, _ := strconv.Atoi(strings.TrimPrefix(r.URL.Path, "/hop"))
+			if r.URL.Path == "/callbacks" || n < tc.hops {
+				http.Redirect(w, r, "/hop"+strconv.Itoa(n+1), http.StatusFound)
+				return
+			}
+			ok("[]")(w, r)
+		})
+		_, err := newTestClient(t, srv).Callbacks.List(context.Background())
+		if tc.ok && err != nil {
+			t.Errorf("%d redirects: %v", tc.hops, err)
+		}
+		if !tc.ok {
+			if apiErr := tpAPIError(t, err); apiErr.StatusCode != http.StatusFound || srv.count() != maxRedirects {
+				t.Errorf("%d redirects: %v after %d requests, want the 302 after %d", tc.hops, err, srv.count(), maxRedirects)
+			}
+		}
+	}
+}
+
+// A token sent before a same-host redirect is redacted from the answer
+// after it, and a server that quotes the token's signature in a status
+// line it garbles does not get it into the error.
+func TestTokensOfTheCallAreRedactedWhereverEchoed(t *testing.T) {
+	var first string
+	srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/callbacks" {
+			first = strings.Split(rdToken(r), ".")[2]
+			http.Redirect(w, r, "/moved", http.StatusFound)
+			return
+		}
+		writeJSON(w, http.StatusBadRequest, `{"success":false,"message":"first signature was `+first+`"}`)
+	})
+	_, err := newTestClient(t, srv).Callbacks.List(context.Background())
+	if first == "" || strings.Contains(err.Error(), first) || tpAPIError(t, err).Message != "first signature was [redacted]" {
+		t.Fatalf("err = %v, want the earlier token's signature redacted", err)
+	}
+
+	raw := newRDServer(t)
+	raw.reset(func(r *http.Request) []byte {
+		return rawAnswer("HTTP/1.1 "+rdTokenPart(2)(r)+" Oops", nil, nil)
+	})
+	c, err := NewClient(testAccessKey, testSecretKey, WithBaseURL("http://"+raw.ln.Addr().String()), WithMaxRetries(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Callbacks.List(context.Background())
+	var te *TransportError
+	if !errors.As(err, &te) || !strings.Contains(err.Error(), "[redacted]") {
+		t.Fatalf("err = %v, want a *TransportError with the signature redacted", err)
+	}
+	for _, n := range raw.needles() {
+		if strings.Contains(err.Error(), n) || strings.Contains(te.Err.Error(), n) {
+			t.Fatalf("err shows %q: %v", n, err)
+		}
+	}
+}
+
+// At most five messages of an error body's list are joined.
+func TestErrorMessageJoinsAtMostFive(t *testing.T) {
+	got := errorMessage([]byte(`{"errors":["a","b","c","d","e","f","g"]}`))
+	if got != "a; b; c; d; e" {
+		t.Fatalf("message = %q, want the first five", got)
+	}
+}
+
+// A cause whose text is redacted keeps its sentinel for errors.Is.
+func TestRedactedCauseKeepsItsSentinel(t *testing.T) {
+	c, err := NewClient(testAccessKey, testSecretKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := &call{c: c, method: http.MethodGet, path: "/x"}
+	got := st.redact(fmt.Errorf("server said %s: %w", testAccessKey, io.ErrUnexpectedEOF))
+	if !errors.Is(got, io.ErrUnexpectedEOF) || strings.Contains(got.Error(), testAccessKey) {
+		t.Fatalf("redact = %v: want io.ErrUnexpectedEOF kept and the key out", got)
+	}
+	for e := got; e != nil; e = errors.Unwrap(e) {
+		if strings.Contains(e.Error(), testAccessKey) {
+			t.Fatalf("%T in the chain shows the key: %v", e, e)
+		}
+	}
+}
+
+// A path with characters JSON escapes is signed with them escaped: the
+// content claim reads back as the path.
+func TestSignedPathIsEscaped(t *testing.T) {
+	for _, path := range []string{`/a\b`, `/a"b`, "/caf\u00e9", "/a\x01b", "/plain"} {
+		claims := appendJSONString(nil, path)
+		var back string
+		if err := json.Unmarshal(claims, &back); err != nil || back != path {
+			t.Errorf("appendJSONString(%q) = %s, reads back as %q, %v", path, claims, back, err)
+		}
+	}
+}
+
+// A call whose context ends during an attempt stops there: no retry is
+// planned, so none is logged, and the error is the context's after one
+// attempt.
+func TestCancelDuringAnAttemptPlansNoRetry(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
+		cancel()
+		<-r.Context().Done()
+	})
+	var logs tpLog
+	c := newTestClient(t, srv, WithMaxRetries(3), WithRetryWait(time.Millisecond, time.Millisecond),
+		WithLogger(slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))
+	_, err := c.Callbacks.List(ctx)
+	var te *TransportError
+	if !errors.As(err, &te) || !errors.Is(err, context.Canceled) || te.Attempts != 1 {
+		t.Fatalf("err = %v, want context.Canceled after 1 attempt", err)
+	}
+	if n := len(logs.records(t, "acctadmin: retrying")); n != 0 {
+		t.Fatalf("%d retries logged for a cancelled call:\n%s", n, logs.String())
 	}
 }

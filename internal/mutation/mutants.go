@@ -155,11 +155,6 @@ var mutants = []mutant{
 		what: `a redirect's host is shown raw`,
 		from: `st.secrets().clean(loc.Scheme+"://"+loc.Host, maxDetail)`,
 		to:   `loc.Scheme+"://"+loc.Host`},
-	{id: `transport-decode-path-raw`, file: `transport.go`, pkg: `.`,
-		what: `a decode error's path is shown raw`,
-		from: `	de.Path = r.clean(de.Path, maxDetail)
-`,
-		to: ``},
 	{id: `transport-cause-raw`, file: `transport.go`, pkg: `.`,
 		what: `a transport error shows its cause raw`,
 		from: `	text := r.clean(causeText(err), maxMessage)`,
@@ -355,26 +350,34 @@ var mutants = []mutant{
 		to:   `	if accessKey == "" {`},
 	{id: `pull-unfinished-reversed`, file: `pagination.go`, pkg: `.`,
 		what: `PullError.Unfinished in reverse order`,
-		from: `slices.SortFunc(failed, func(a, b *pullItem[T]) int { return a.seq - b.seq })`,
-		to:   `slices.SortFunc(failed, func(a, b *pullItem[T]) int { return b.seq - a.seq })`},
-	{id: `all-paging-ignored-never`, file: `pagination.go`, pkg: `.`,
-		what: `a listing that ignores offset loops in All`,
-		from: `		if offset-l.offset > len(seen)+idless {
-			yield(zero, ErrPagingIgnored)`,
-		to: `		if false {
-			yield(zero, ErrPagingIgnored)`},
-	{id: `pull-paging-ignored-idless`, file: `pagination.go`, pkg: `.`,
-		what: `a full page of id-less documents ends Pull with ErrPagingIgnored`,
-		from: `		if offset-l.offset-idlessRun > len(known) {`,
-		to:   `		if offset-l.offset > len(known) {`},
-	{id: `all-short-page-end`, file: `pagination.go`, pkg: `.`,
-		what: `a full page taken for the last one`,
-		from: `		if len(items) != l.limit {
-			return
-		}`,
-		to: `		if len(items) <= l.limit {
-			return
-		}`},
+		from: `slices.SortFunc(p.failed, func(a, b *pullJob[T]) int { return a.seq - b.seq })`,
+		to:   `slices.SortFunc(p.failed, func(a, b *pullJob[T]) int { return b.seq - a.seq })`},
+	{id: `all-paging-ignored-quiet`, file: `pagination.go`, pkg: `.`,
+		what: `All ends quietly on an API that ignores the offset`,
+		from: `			if n >= l.limit && !l.unpaged {
+				yield(zero, ErrPagingIgnored)`,
+		to: `			if false {
+				yield(zero, ErrPagingIgnored)`},
+	{id: `walk-ignored-short-page`, file: `pagination.go`, pkg: `.`,
+		what: `a short page repeated taken for ignored paging`,
+		from: `	case w.repeats >= ignoredAfter && len(items) >= w.l.limit && !w.l.unpaged:`,
+		to:   `	case w.repeats >= ignoredAfter && !w.l.unpaged:`},
+	{id: `walk-passed-any-seq`, file: `pagination.go`, pkg: `.`,
+		what: `a row handed out later taken as passed over`,
+		from: `		case inRun && at >= 0 && int(at) < seq:`,
+		to:   `		case inRun && at >= 0:`},
+	{id: `walk-ignored-after-30`, file: `pagination.go`, pkg: `.`,
+		what: `an API that ignores the offset read thirty times`,
+		from: `const ignoredAfter = 3`,
+		to:   `const ignoredAfter = 30`},
+	{id: `walk-one-pass`, file: `pagination.go`, pkg: `.`,
+		what: `a shrinking listing walked once, whatever moved`,
+		from: `	if !w.settle {
+		return walkDone
+	}`,
+		to: `	if true {
+		return walkDone
+	}`},
 	{id: `webhook-access-key-ignored`, file: `webhook/verifier.go`, pkg: `./webhook`,
 		what: `a wrong access_key accepted`,
 		from: `	if !ok || subtle.ConstantTimeCompare([]byte(s), []byte(v.accessKey)) != 1 {`,
