@@ -207,9 +207,9 @@ type pageAhead[T any] struct {
 // arrive in. A page that comes back shorter than the pages before it (a
 // server that caps its pages, or the end) moves the rows on by less than
 // the pages read ahead assumed: those are dropped, and reading goes on
-// from where that page ended, one page ahead. The pages asked for past the
-// end of the listing are let finish while the loop works through the last
-// page (every request sent gets its answer); breaking out of the loop, or
+// from where that page ended, one page ahead. The pages dropped, and those
+// asked for past the end of the listing, are let finish while the loop
+// works (every request sent gets its answer); breaking out of the loop, or
 // an error, cancels whatever is still in flight.
 //
 // Each page's request gets its own *Response when the caller asked for
@@ -220,17 +220,23 @@ func (l *listing[T]) ahead(ctx context.Context, yield func(T, error) bool) {
 	into := responseInto(ctx)
 	ctx, cancel := context.WithCancel(ctx)
 	var queue []pageAhead[T] // pages asked for and not yet taken, in order
-	// drop lets the pages asked for finish, and forgets them.
+	var stale []pageAhead[T] // pages dropped, their answers not needed
+	// drop forgets the pages asked for; they are let finish (wait).
 	drop := func() {
-		for _, p := range queue {
+		stale = append(stale, queue...)
+		queue = nil
+	}
+	wait := func() {
+		for _, p := range stale {
 			<-p.ch
 			p.cancel()
 		}
-		queue = nil
+		stale = nil
 	}
 	defer func() {
 		cancel()
-		drop() // every fetcher ends with the loop
+		drop()
+		wait() // every fetcher ends with the loop
 	}()
 	want := l.offset  // the offset of the next row the loop needs
 	next := l.offset  // the offset of the next page to ask for
@@ -288,6 +294,7 @@ func (l *listing[T]) ahead(ctx context.Context, yield func(T, error) bool) {
 				return
 			}
 			drop()
+			wait()
 			return
 		}
 		want += n
@@ -323,6 +330,7 @@ func (l *listing[T]) ahead(ctx context.Context, yield func(T, error) bool) {
 			held = nil
 		}
 		if last {
+			wait() // the pages asked for past the end finish
 			return
 		}
 		prev, short = p.items, n < l.limit
