@@ -188,3 +188,41 @@ func TestAHungRedisStopsTheDownloads(t *testing.T) {
 		t.Fatalf("%d downloads with Redis hung", n)
 	}
 }
+
+// A room renews its claim while its download runs, however long that
+// takes: another room given the document meanwhile does not download it.
+func TestAClaimIsRenewedWhileTheDownloadRuns(t *testing.T) {
+	srv := redisserver.Start(t)
+	w := newWorld(t)
+	dir := t.TempDir()
+	ttl := 600 * time.Millisecond
+	a := w.room(Dir(dir), WithRedis(redisClient(t, srv.Addr)), WithClaimTTL(ttl))
+	b := w.room(Dir(dir), WithRedis(redisClient(t, srv.Addr)), WithClaimTTL(ttl))
+	doc := w.addDocument("Regular Mail")
+	release := w.faults.holdDownloads()
+	first := make(chan int)
+	go func() { first <- w.deliver(a.Handler(), doc.ID) }()
+	for w.downloads() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	time.Sleep(3 * ttl) // the claim would have expired three times over
+	second := make(chan int, 1)
+	go func() { second <- w.deliver(b.Handler(), doc.ID) }()
+	select {
+	case code := <-second:
+		release()
+		if code < 500 {
+			t.Fatalf("the second room answered %d while the first still downloads", code)
+		}
+	case <-time.After(10 * time.Second): // a bound for a failure: its download is held
+		release()
+		<-second
+		t.Fatal("the second room took the claim and downloaded the document")
+	}
+	if code := <-first; code != http.StatusOK {
+		t.Fatalf("the first room answered %d", code)
+	}
+	if n := w.downloads(); n != 1 {
+		t.Fatalf("%d downloads", n)
+	}
+}
