@@ -288,3 +288,11 @@ func decimal(n int64) string {
 	}
 	return sign + strconv.FormatInt(n/100, 10) + "." + strconv.FormatInt(n%100/10, 10) + strconv.FormatInt(n%10, 10)
 }
+
+// PaymentMethods returns the stored cards, oldest first: what a payment
+// processor would keep of them.
+func (f *Fake) PaymentMethods() []PaymentMethod {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.st.payments.copies()
+}
