@@ -122,8 +122,9 @@
 // neither committed nor released: it ends with its lease, and the event is
 // then accepted again. So, with an at-least-once sender, each event is
 // processed until it succeeds (never lost), by one delivery at a time, and
-// not again once its success is recorded, provided processing ends within
-// the lease: Handler's function gets a context that ends with it.
+// not again by a delivery that arrives once its success is recorded,
+// provided processing ends within the lease: Handler's function gets a
+// context that ends before it.
 // MemoryReplayCache serves a single process; a fleet of receivers needs a
 // shared ReplayCache, such as the one of package webhook/redisreplay.
 //
@@ -157,7 +158,9 @@
 // cancelled when the sender hangs up: an event accepted is processed to
 // its end, so that a sender whose timeout is shorter than the processing
 // finds the event done on its next delivery, rather than cancelling it
-// each time. It ends with the lease.
+// each time. It ends a little before the lease does (a fifth of the lease
+// before, at most 5 seconds), so that the function has stopped by the time
+// another delivery may take the event over.
 //
 // # Errors
 //

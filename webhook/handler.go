@@ -17,8 +17,11 @@ import (
 // event from it, but it is not cancelled when the sender hangs up: an
 // event claimed is processed to its end, so that the sender's redelivery
 // finds it done rather than starting it over, which a sender whose
-// timeout is shorter than fn would do forever. It ends when the lease
-// does (WithLease, 30 seconds by default).
+// timeout is shorter than fn would do forever. It ends a fifth of the
+// lease (WithLease, 30 seconds by default), at most 5 seconds, before the
+// lease does, so that fn has returned by the time another delivery may
+// take the event over; fn is not called at all when the claim answered
+// later than that.
 //
 // It answers:
 //   - 200 when fn returns nil, after the event is recorded as done in the
@@ -49,7 +52,9 @@ import (
 //     that the retry is processed;
 //   - 503 when the replay cache fails (Redis down, a timeout, the
 //     request's context cancelled): whether the event is new is not
-//     known, so fn is not called and the sender is asked to deliver again.
+//     known, so fn is not called and the sender is asked to deliver again;
+//     503 too, without calling fn, when the claim took so long to answer
+//     that fn's time within the lease had already run out.
 //
 // A Commit or release that fails is tried again, even after the request's
 // context is cancelled: a Commit for up to 10 seconds, a release until the
@@ -96,7 +101,11 @@ func (v *Verifier) Handler(fn func(context.Context, *Event) error) http.Handler 
 			return
 		}
 		if err := v.deliver(r.Context(), ev, fn); err != nil {
-			reply(w, http.StatusInternalServerError)
+			code := http.StatusInternalServerError
+			if errors.Is(err, errLeaseOver) {
+				code = http.StatusServiceUnavailable
+			}
+			reply(w, code)
 			return
 		}
 		w.WriteHeader(http.StatusOK)
@@ -147,21 +156,44 @@ const (
 	settleBackoff = 50 * time.Millisecond
 )
 
+// maxLeaseMargin bounds leaseMargin.
+const maxLeaseMargin = 5 * time.Second
+
+// leaseMargin is how long before the end of the lease fn's context ends:
+// a fifth of the lease, at most maxLeaseMargin. It covers the time fn
+// takes to see that its context ended and return, and the time between
+// the check that fn may start and its start, so that fn is not running
+// when the lease ends and another delivery may claim the event.
+func leaseMargin(lease time.Duration) time.Duration {
+	return min(lease/5, maxLeaseMargin)
+}
+
+// errLeaseOver is deliver's error for an event whose time within the lease
+// ran out before fn could start.
+var errLeaseOver = errors.New("webhook: the lease ran out before processing could start")
+
 // deliver calls fn with a context that carries ev, is not cancelled with
-// reqCtx, and ends with the lease; then, before the answer is written, it
-// commits ev when fn succeeded or failed permanently, and releases it
-// when fn failed otherwise or panicked. It returns fn's error, or nil for
+// reqCtx, and ends before the lease does; then, before the answer is
+// written, it commits ev when fn succeeded or failed permanently, and
+// releases it when fn failed otherwise, panicked or exited. It returns fn's error, or nil for
 // a permanent one.
 func (v *Verifier) deliver(reqCtx context.Context, ev *Event, fn func(context.Context, *Event) error) (err error) {
 	leaseEnd := ev.leaseEnd
 	if leaseEnd.IsZero() {
 		leaseEnd = time.Now().Add(v.lease)
 	}
-	ctx, cancel := context.WithDeadline(context.WithValue(context.WithoutCancel(reqCtx), contextKey{}, ev), leaseEnd)
-	defer cancel()
 	// The outcome is recorded with a context of its own: the sender may
 	// have hung up, and fn's context may have ended with the lease.
 	settleCtx := context.WithValue(context.WithoutCancel(reqCtx), contextKey{}, ev)
+	fnEnd := leaseEnd.Add(-leaseMargin(v.lease))
+	if !time.Now().Before(fnEnd) {
+		// The claim took fn's whole time to answer: another delivery
+		// may take the event over soon, so fn must not start.
+		v.settle(settleCtx, ev, leaseEnd, v.Forget)
+		return errLeaseOver
+	}
+	ctx, cancel := context.WithDeadline(context.WithValue(context.WithoutCancel(reqCtx), contextKey{}, ev), fnEnd)
+	defer cancel()
 	returned := false
 	defer func() {
 		if !returned {

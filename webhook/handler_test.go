@@ -236,11 +236,20 @@ func TestHandlerRedeliveryWhileInProgress(t *testing.T) {
 
 // TestHandlerFunctionOutlivesTheSender cancels the request while fn runs,
 // as a sender whose timeout is shorter than fn does: fn's context is not
-// cancelled with it, and ends with the lease instead.
+// cancelled with it, and ends a fifth of the lease, at most 5 seconds,
+// before the lease instead.
 func TestHandlerFunctionOutlivesTheSender(t *testing.T) {
-	for _, withCache := range []bool{false, true} {
-		opts := []webhook.Option{webhook.WithLease(time.Hour)}
-		if withCache {
+	for _, tc := range []struct {
+		lease, margin time.Duration
+		withCache     bool
+	}{
+		{time.Hour, 5 * time.Second, false},
+		{time.Hour, 5 * time.Second, true},
+		{10 * time.Second, 2 * time.Second, true},
+		{25 * time.Second, 5 * time.Second, true},
+	} {
+		opts := []webhook.Option{webhook.WithLease(tc.lease)}
+		if tc.withCache {
 			opts = append(opts, webhook.WithReplayCache(webhook.NewMemoryReplayCache(10, time.Hour)))
 		}
 		v := newVerifier(t, opts...)
@@ -261,9 +270,9 @@ func TestHandlerFunctionOutlivesTheSender(t *testing.T) {
 		w := serve(h, newRequest(sign(t, invoiceClaims())).WithContext(reqCtx))
 		assert.Equal(t, http.StatusOK, w.Code)
 		assert.NoError(t, fnErr, "fn's context ended with the request's")
-		require.True(t, hasDeadline, "fn's context ends with the lease")
-		assert.False(t, deadline.Before(before.Add(time.Hour)), "deadline %v", deadline)
-		assert.False(t, deadline.After(time.Now().Add(time.Hour)), "deadline %v", deadline)
+		require.True(t, hasDeadline, "fn's context ends before the lease")
+		assert.False(t, deadline.Before(before.Add(tc.lease-tc.margin)), "lease %v: deadline %v", tc.lease, deadline)
+		assert.False(t, deadline.After(time.Now().Add(tc.lease-tc.margin)), "lease %v: deadline %v", tc.lease, deadline)
 	}
 }
 
@@ -273,7 +282,7 @@ func TestHandlerFunctionOutlivesTheSender(t *testing.T) {
 func TestHandlerFunctionContextEndsWithTheLease(t *testing.T) {
 	v := newVerifier(t,
 		webhook.WithReplayCache(webhook.NewMemoryReplayCache(10, time.Hour)),
-		webhook.WithLease(20*time.Millisecond))
+		webhook.WithLease(200*time.Millisecond))
 	var calls int
 	h := v.Handler(func(ctx context.Context, _ *webhook.Event) error {
 		calls++
@@ -329,4 +338,35 @@ func TestHandlerPermanentError(t *testing.T) {
 	assert.Equal(t, http.StatusInternalServerError, serve(h, newRequest(body)).Code)
 	assert.Equal(t, http.StatusInternalServerError, serve(h, newRequest(body)).Code)
 	assert.Len(t, rec.events, 2)
+}
+
+// slowClaims is a memory cache whose Claim answers only after delay.
+type slowClaims struct {
+	webhook.MemoryReplayCache
+	delay    time.Duration
+	released int
+}
+
+func (c *slowClaims) Claim(ctx context.Context, key, owner string, lease time.Duration) (webhook.ClaimState, error) {
+	time.Sleep(c.delay)
+	return c.MemoryReplayCache.Claim(ctx, key, owner, lease)
+}
+
+func (c *slowClaims) Release(ctx context.Context, key, owner string) error {
+	c.released++
+	return c.MemoryReplayCache.Release(ctx, key, owner)
+}
+
+// TestHandlerLeaseEndedDuringTheClaim checks that fn does not start when
+// the claim took the whole lease to answer (another delivery could take
+// the event over at any moment): the answer is 503, and the mark is
+// released.
+func TestHandlerLeaseEndedDuringTheClaim(t *testing.T) {
+	c := &slowClaims{delay: 30 * time.Millisecond}
+	rec := &recorder{}
+	h := newVerifier(t, webhook.WithReplayCache(c), webhook.WithLease(10*time.Millisecond)).Handler(rec.handle)
+	w := serve(h, newRequest(sign(t, invoiceClaims())))
+	assert.Equal(t, http.StatusServiceUnavailable, w.Code)
+	assert.Empty(t, rec.events)
+	assert.Equal(t, 1, c.released)
 }

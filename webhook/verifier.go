@@ -149,12 +149,12 @@ func WithReplayCache(c ReplayCache) Option {
 // lease has ended, the event is accepted again. The default is 30
 // seconds; d must be positive.
 //
-// Handler also gives its function at most the lease: the function's
-// context ends when the lease does, counted from before the claim was
-// sent, so that the lease ends in the cache no sooner than the context
-// does. A function that ignores its context and outlives the lease may run
-// at the same time as a redelivery's; choose a lease longer than the
-// longest processing.
+// Handler also gives its function less than the lease: the function's
+// context ends a fifth of the lease (at most 5 seconds) before the lease
+// does, counted from before the claim was sent, so that the lease ends in
+// the cache after the function has seen its context end. A function that
+// ignores its context and outlives the lease may run at the same time as
+// a redelivery's; choose a lease well longer than the longest processing.
 func WithLease(d time.Duration) Option {
 	return func(o *options) error {
 		if d <= 0 {

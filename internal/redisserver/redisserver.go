@@ -2,9 +2,13 @@
 // loopback port, with persistence off and its own temporary folder, and
 // stops it by its process id when the test ends.
 //
-// When redis-server is not installed, Start skips the test with a message
-// naming the command that installs it; when the environment variable CI
-// is set, the test fails instead, so that CI never passes without Redis.
+// When redis-server is not on the PATH, the first test of the package
+// that calls Start fails, with a message naming the command that installs
+// it: go test prints a passing package's output only under -v, so a skip
+// would go unseen. The package's other tests that need Redis are then
+// skipped. Setting ACCTADMIN_SKIP_REDIS_TESTS=1 skips them all instead,
+// except when the environment variable CI is set: CI never passes without
+// Redis.
 package redisserver
 
 import (
@@ -18,6 +22,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -25,6 +30,31 @@ import (
 
 // InstallCommand installs redis-server on Debian and Ubuntu.
 const InstallCommand = "apt-get update && apt-get install -y redis-server"
+
+// SkipEnv is the environment variable that, set to 1, skips the tests
+// that need redis-server when it is not installed, outside CI.
+const SkipEnv = "ACCTADMIN_SKIP_REDIS_TESTS"
+
+// missingReported is set once a test has failed for want of redis-server.
+var missingReported atomic.Bool
+
+// missing fails or skips t for want of redis-server, as the package
+// documentation says.
+func missing(t testing.TB) {
+	t.Helper()
+	msg := fmt.Sprintf("redis-server (7.0 or later) is not installed: the tests of the Redis-backed parts need it. "+
+		"Install it with %q (macOS: brew install redis)", InstallCommand)
+	switch {
+	case os.Getenv("CI") != "":
+		t.Fatalf("%s; CI is set, so this fails", msg)
+	case os.Getenv(SkipEnv) == "1":
+		t.Skipf("%s; skipped because %s=1", msg, SkipEnv)
+	case missingReported.CompareAndSwap(false, true):
+		t.Fatalf("%s, or set %s=1 to skip the tests that need it", msg, SkipEnv)
+	default:
+		t.Skipf("%s (reported by the first test that needed it)", msg)
+	}
+}
 
 // startTimeout bounds the wait for a started server to answer, and
 // stopTimeout the wait for a stopped one to exit before it is killed.
@@ -54,10 +84,7 @@ func Start(t testing.TB) *Server {
 	t.Helper()
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("redis-server is not installed, and CI is set: install it with %q", InstallCommand)
-		}
-		t.Skipf("redis-server is not installed: install it with %q (under CI this test fails)", InstallCommand)
+		missing(t)
 	}
 	port, err := freePort()
 	if err != nil {

@@ -103,6 +103,7 @@ type Cache struct {
 	prefix  string
 	ttl     time.Duration
 	timeout time.Duration
+	late    error // the cause of a call given up on at the timeout
 
 	// background counts the goroutines of calls given up on that have
 	// not finished yet.
@@ -157,6 +158,7 @@ func New(rdb redis.UniversalClient, opts ...Option) *Cache {
 	for _, opt := range opts {
 		opt(c)
 	}
+	c.late = fmt.Errorf("no answer from Redis within %v: %w", c.timeout, context.DeadlineExceeded)
 	return c
 }
 
@@ -306,7 +308,7 @@ func (c *Cache) run(ctx context.Context, op string, cmd func(context.Context) er
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("redisreplay: %s: %w", op, err)
 	}
-	callCtx, cancel := context.WithTimeoutCause(ctx, c.timeout, fmt.Errorf("no answer from Redis within %v: %w", c.timeout, context.DeadlineExceeded))
+	callCtx, cancel := context.WithTimeoutCause(ctx, c.timeout, c.late)
 	// outcome decides, once, whether the caller takes cmd's result
 	// (finished) or has given up on it (givenUp), whichever comes first.
 	var outcome atomic.Int32
