@@ -136,7 +136,7 @@ const (
 	maxBackoff    = 60 * time.Millisecond
 	minTimeoutMS  = 5
 	maxTimeoutMS  = 120
-	maxFnMS       = 300
+	maxFnMS       = 450
 	maxWaitMS     = 80
 	maxBehaviours = 3
 )
