@@ -55,7 +55,9 @@ func (s *CallbacksClient) List(ctx context.Context) ([]Callback, error) {
 }
 
 // Create registers callbackURL, an absolute http or https URL, to receive
-// events. POST /callbacks.
+// events. It is sent at most once: a failure after the request may have
+// arrived is ErrOutcomeUnknown, and List shows whether the URL was
+// registered (Ensure does that check itself). POST /callbacks.
 func (s *CallbacksClient) Create(ctx context.Context, callbackURL string) (*Callback, error) {
 	if err := checkCallbackURL(callbackURL); err != nil {
 		return nil, err

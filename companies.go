@@ -78,7 +78,9 @@ type CompanyCreateParams struct {
 
 // Create adds one or more companies in one request and returns the
 // companies just added (a name the account already has may be left out
-// of the answer). Each company needs a name. POST /companies.
+// of the answer). Each company needs a name. It is sent at most once: a
+// failure after the request may have arrived is ErrOutcomeUnknown, and
+// List shows whether the companies were added. POST /companies.
 func (s *CompaniesClient) Create(ctx context.Context, companies ...CompanyCreateParams) ([]Company, error) {
 	if len(companies) == 0 {
 		return nil, invalid("companies", "give at least one company")
@@ -128,7 +130,9 @@ type companyUpdate struct {
 // read as the changed companies; when it is a single company (an object
 // with an "id") or an object {"companies": [...]}, as those; any other
 // result (a message, true, null) means the API sent no companies, and
-// Update returns a nil slice and no error. PATCH /companies.
+// Update returns a nil slice and no error. It is sent at most once: a
+// failure after the request may have arrived is ErrOutcomeUnknown, and
+// List shows whether the companies were changed. PATCH /companies.
 func (s *CompaniesClient) Update(ctx context.Context, updates ...CompanyUpdateParams) ([]Company, error) {
 	if len(updates) == 0 {
 		return nil, invalid("companies", "give at least one company")

@@ -141,7 +141,9 @@ func (p *ServiceCreateParams) validate() error {
 
 // Create orders services for a company in one or more jurisdictions and
 // returns the services just created (status active or
-// awaiting-client-input). POST /services.
+// awaiting-client-input). It is sent at most once: a failure after the
+// request may have arrived is ErrOutcomeUnknown, and List shows whether
+// the services were ordered. POST /services.
 func (s *ServicesClient) Create(ctx context.Context, p *ServiceCreateParams) ([]Service, error) {
 	if p == nil {
 		p = &ServiceCreateParams{}
@@ -162,7 +164,9 @@ func (s *ServicesClient) Create(ctx context.Context, p *ServiceCreateParams) ([]
 // it with status cancel-requested; the provider's staff then cancels it.
 // When the service's company has unpaid invoices the API refuses, and the
 // error is an *UnpaidInvoicesError listing them.
-// POST /services/:id/cancel-request.
+// It is sent at most once: a failure after the request may have arrived
+// is ErrOutcomeUnknown, and List shows whether the service is
+// cancel-requested. POST /services/:id/cancel-request.
 func (s *ServicesClient) RequestCancellation(ctx context.Context, id uuid.UUID) (*Service, error) {
 	if err := checkID("id", id); err != nil {
 		return nil, err
