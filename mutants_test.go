@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -307,9 +308,9 @@ func TestSignedPathIsEscaped(t *testing.T) {
 	}
 }
 
-// A call whose context ends during an attempt stops there: no retry is
-// planned, so none is logged, and the error is the context's after one
-// attempt.
+// A call whose context ends during an attempt stops there: the attempt
+// ends by the cancel (not as a timeout), no retry is planned, so none is
+// logged, and the error is the context's after one attempt.
 func TestCancelDuringAnAttemptPlansNoRetry(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -318,14 +319,61 @@ func TestCancelDuringAnAttemptPlansNoRetry(t *testing.T) {
 		<-r.Context().Done()
 	})
 	var logs tpLog
+	var attemptErrs []error
 	c := newTestClient(t, srv, WithMaxRetries(3), WithRetryWait(time.Millisecond, time.Millisecond),
-		WithLogger(slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))
+		WithLogger(slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))),
+		WithHooks(Hooks{AttemptEnd: func(_ context.Context, a AttemptInfo) { attemptErrs = append(attemptErrs, a.Err) }}))
 	_, err := c.Callbacks.List(ctx)
+	// The attempt ended by the caller's cancel, not by its own timeout.
+	if len(attemptErrs) != 1 || !errors.Is(attemptErrs[0], context.Canceled) || errors.Is(attemptErrs[0], errAttemptTimeout) {
+		t.Fatalf("attempt errors %v, want one context.Canceled", attemptErrs)
+	}
 	var te *TransportError
 	if !errors.As(err, &te) || !errors.Is(err, context.Canceled) || te.Attempts != 1 {
 		t.Fatalf("err = %v, want context.Canceled after 1 attempt", err)
 	}
 	if n := len(logs.records(t, "acctadmin: retrying")); n != 0 {
 		t.Fatalf("%d retries logged for a cancelled call:\n%s", n, logs.String())
+	}
+}
+
+// An error answer longer than what an APIError keeps is read to its end
+// (up to the drain bound), so its connection serves the next call: three
+// calls, one connection, for a 404 of 300 KB and a PDF answered where
+// JSON was due.
+func TestLongErrorAnswersKeepTheConnection(t *testing.T) {
+	conns := &lkConns{states: map[net.Conn]http.ConnState{}}
+	long := `{"success":false,"message":"no","pad":"` + strings.Repeat("x", 300<<10) + `"}`
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/download") {
+			w.Header().Set("Content-Type", "image/png")
+			_, _ = w.Write(bytes.Repeat([]byte{0x89}, 200<<10))
+			return
+		}
+		writeJSON(w, http.StatusNotFound, long)
+	}))
+	srv.Config.ConnState = conns.track
+	srv.Start()
+	t.Cleanup(srv.Close)
+	c, err := NewClient(testAccessKey, testSecretKey, WithBaseURL(srv.URL))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 2; i++ {
+		if _, err := c.Callbacks.List(context.Background()); !errors.Is(err, ErrNotFound) {
+			t.Fatalf("call %d: %v, want ErrNotFound", i, err)
+		}
+	}
+	if _, err := c.Documents.Download(context.Background(), secID); err == nil {
+		t.Fatal("a PNG taken for a PDF")
+	}
+	if _, err := c.Callbacks.List(context.Background()); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("last call: %v", err)
+	}
+	conns.mu.Lock()
+	opened := conns.opened
+	conns.mu.Unlock()
+	if opened != 1 {
+		t.Fatalf("%d connections opened for four calls, want 1", opened)
 	}
 }
