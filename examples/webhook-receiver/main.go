@@ -8,7 +8,8 @@
 //
 // Events are taken at the path /callbacks. Refused requests are logged
 // too, with their status: 401 for a token that does not verify, 400 for a
-// malformed request, 405 for a method other than POST.
+// malformed request, 405 for a method other than POST, 503 for an event
+// that another delivery is still processing (the API delivers it again).
 //
 // With no ACCTADMIN_* keys set it shows the whole round trip on the
 // built-in fake API, so it runs anywhere with no setup: it starts the
@@ -27,10 +28,10 @@
 // it stops.
 //
 // An event delivered twice is processed once: the receiver remembers the
-// events it accepted for 24 hours, in its own memory, or with -redis URL
-// in Redis (package webhook/redisreplay), so that several receivers behind
-// one load balancer share what they have seen and process each event once
-// between them. The URL takes the redis:// or rediss:// form that
+// events it is processing, and for 24 hours those it processed, in its own
+// memory, or with -redis URL in Redis (package webhook/redisreplay), so
+// that several receivers behind one load balancer share what they have
+// seen and process each event once between them. The URL takes the redis:// or rediss:// form that
 // redis.ParseURL reads; the receiver checks that Redis answers before it
 // starts serving.
 package main
