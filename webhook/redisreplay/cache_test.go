@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -85,12 +86,31 @@ func TestClaimCommitRelease(t *testing.T) {
 }
 
 // TestLegacyValue checks that a key written by the previous version (a
-// token of 32 hex digits) is read as done.
+// token of 32 lower-case hex digits) is read as done, and that a value
+// only like one is an error.
 func TestLegacyValue(t *testing.T) {
 	srv := redisserver.Start(t)
 	rdb := newClient(t, srv)
-	require.NoError(t, rdb.Set(context.Background(), redisreplay.DefaultPrefix+key('l'), "0123456789abcdef0123456789abcdef", time.Hour).Err())
-	assert.Equal(t, webhook.ClaimDone, claim(t, redisreplay.New(rdb), key('l'), "o", time.Minute))
+	ctx := context.Background()
+	c := redisreplay.New(rdb)
+	require.NoError(t, rdb.Set(ctx, redisreplay.DefaultPrefix+key('l'), "0123456789abcdef0123456789abcdef", time.Hour).Err())
+	assert.Equal(t, webhook.ClaimDone, claim(t, c, key('l'), "o", time.Minute))
+	for i, v := range []string{
+		"0123456789abcdef0123456789abcdeg",  // not hex
+		"0123456789ABCDEF0123456789ABCDEF",  // upper case
+		"0123456789abcdef0123456789abcde",   // 31 digits
+		"0123456789abcdef0123456789abcdef0", // 33 digits
+		"/123456789abcdef0123456789abcdef",  // just below '0'
+		":123456789abcdef0123456789abcdef",  // just above '9'
+		"`123456789abcdef0123456789abcdef",  // just below 'a'
+		"done ", "busy", "",
+	} {
+		k := key('v') + strconv.Itoa(i)
+		require.NoError(t, rdb.Set(ctx, redisreplay.DefaultPrefix+k, v, time.Hour).Err())
+		_, err := c.Claim(ctx, k, "o", time.Minute)
+		require.Error(t, err, "value %q", v)
+		assert.Contains(t, err.Error(), "this package did not write")
+	}
 }
 
 func TestPrefix(t *testing.T) {
