@@ -13,15 +13,16 @@ import (
 
 // BenchmarkServe measures what the fake itself costs per request, in
 // process (no sockets): the layers (log, faults, authentication, routing)
-// and the handler, for a small answer, the largest listing page, and a
-// path no route has.
+// and the handler, for a small answer, the largest listing page, a path
+// no route has, and a route with required parameters.
 func BenchmarkServe(b *testing.B) {
 	f := acctadmintest.NewFake(acctadmintest.WithClock(fixedClock), acctadmintest.WithSeed(1), acctadmintest.WithDemoData())
 	b.Cleanup(f.Close)
 	for _, bc := range []struct{ name, target string }{
 		{"callbacks", "/callbacks"},
 		{"documents-page-200", "/documents?status=read&limit=200"},
-		{"no-such-endpoint", "/documents/bulk-download"},
+		{"no-such-endpoint", "/documents/x/page/1/url/y"},
+		{"offerings", "/filing-products/offerings?company_id=" + acctadmintest.DemoID("company", 1).String() + "&jurisdiction=UT"},
 	} {
 		path, _, _ := strings.Cut(bc.target, "?")
 		tok := "Bearer " + signJWT(b, f.AccessKey, f.SecretKey, path, nil)
