@@ -478,7 +478,7 @@ type envelope struct {
 func TestProviderClientsOnEveryRoute(t *testing.T) {
 	// The C# client's signing needs -query-in-path-claim; the others sign
 	// the bare path, which the option leaves accepted.
-	vars, stop := start(t, "-addr", "127.0.0.1:0", "-seed", "-query-in-path-claim")
+	vars, stop := start(t, "-addr", "127.0.0.1:0", "-seed", "-query-in-path-claim", "-check-answers")
 	tr := &http.Transport{}
 	h := &harness{
 		base: vars["ACCTADMIN_BASE_URL"], accessKey: vars["ACCTADMIN_ACCESS_KEY"], secretKey: vars["ACCTADMIN_SECRET_KEY"],
@@ -486,8 +486,9 @@ func TestProviderClientsOnEveryRoute(t *testing.T) {
 	}
 	defer func() {
 		tr.CloseIdleConnections()
-		_, err := stop()
+		rest, err := stop()
 		require.NoError(t, err)
+		require.NotContains(t, rest, "contract:", "every answer keeps to the OpenAPI document")
 	}()
 
 	acme := acctadmintest.DemoID("company", 1).String()

@@ -7,6 +7,7 @@
 //	acctadmin-fake [-addr 127.0.0.1:8089] [-access-key KEY] [-secret-key KEY] [-seed] [-no-quirks]
 //	               [-latency 0s] [-no-control] [-read-timeout 30s] [-write-timeout 2m] [-idle-timeout 2m]
 //	               [-log-limit 10000] [-survive-parent] [-query-in-path-claim] [-clock 2025-01-31T09:00:00Z]
+//	               [-check-answers]
 //
 // On startup it prints the base URL and the keys as environment
 // assignments (ACCTADMIN_BASE_URL, ACCTADMIN_ACCESS_KEY,
@@ -18,6 +19,10 @@
 // `go run ./cmd/acctadmin-fake` with SIGTERM therefore stops the server
 // too, although go run does not pass the signal on: the server sees its
 // parent gone within a quarter of a second.
+//
+// With -check-answers every answer is checked against the OpenAPI document
+// (acctadmintest.OpenAPI, served at /_fake/openapi.yaml) and each mismatch
+// is printed on a line that starts with "contract:".
 //
 // With -addr 127.0.0.1:0 the system picks a free port. A harness reads
 // the real address from the banner: the line that starts with
@@ -61,6 +66,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 	"time"
 
@@ -98,6 +104,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	writeTimeout := fs.Duration("write-timeout", 2*time.Minute, "longest time to handle a request and write its answer")
 	idleTimeout := fs.Duration("idle-timeout", 2*time.Minute, "longest time a connection may wait idle for its next request")
 	logLimit := fs.Int("log-limit", 10000, "entries each of the request, write and delivery logs keeps (0: all)")
+	checkAnswers := fs.Bool("check-answers", false, "check every answer against the OpenAPI document and print each mismatch")
 	clock := fs.String("clock", "", "start the fake's clock at this RFC 3339 time (it runs on from there)")
 	queryInPath := fs.Bool("query-in-path-claim", false, "also accept tokens whose path claim carries the query, as the C# example client signs")
 	surviveParent := fs.Bool("survive-parent", false, "keep serving when the process that started the server exits")
@@ -135,6 +142,14 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	if *queryInPath {
 		opts = append(opts, acctadmintest.WithQueryInPathClaim())
+	}
+	if *checkAnswers {
+		var mu sync.Mutex
+		opts = append(opts, acctadmintest.WithContractChecks(func(err error) {
+			mu.Lock()
+			defer mu.Unlock()
+			fmt.Fprintln(stdout, "contract:", err)
+		}))
 	}
 	var start time.Time
 	if *clock != "" {

@@ -68,13 +68,20 @@ func start(t *testing.T, args ...string) (map[string]string, func() (string, err
 		}
 	}
 	require.Len(t, vars, 3, "banner")
+	// The rest of the output is read as it comes, so that a line written
+	// while requests are served never waits for stop.
+	rest := make(chan string, 1)
+	go func() {
+		var b strings.Builder
+		for sc.Scan() {
+			b.WriteString(sc.Text() + "\n")
+		}
+		rest <- b.String()
+	}()
 	stop := func() (string, error) {
 		cancel()
-		var rest strings.Builder
-		for sc.Scan() {
-			rest.WriteString(sc.Text() + "\n")
-		}
-		return rest.String(), <-done
+		err := <-done
+		return <-rest, err
 	}
 	return vars, stop
 }
