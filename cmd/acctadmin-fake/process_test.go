@@ -91,6 +91,7 @@ func TestStopsOnSignal(t *testing.T) {
 		out, err := cmd.StdoutPipe()
 		require.NoError(t, err)
 		require.NoError(t, cmd.Start())
+		t.Cleanup(func() { _ = cmd.Process.Kill() }) // a no-op once it has exited
 		lines := readLines(out)
 		base := strings.TrimPrefix(nextLine(t, lines, "ACCTADMIN_BASE_URL="), "ACCTADMIN_BASE_URL=")
 		require.True(t, strings.HasPrefix(base, "http://127.0.0.1:"), base)
@@ -116,6 +117,8 @@ func TestStopsWhenParentDies(t *testing.T) {
 	lines := readLines(out)
 	pid, err := strconv.Atoi(strings.TrimPrefix(nextLine(t, lines, "PID="), "PID="))
 	require.NoError(t, err)
+	// Should the server not stop by itself, the test still stops it.
+	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
 	nextLine(t, lines, "ACCTADMIN_BASE_URL=")
 
 	require.NoError(t, cmd.Process.Kill())
@@ -136,6 +139,9 @@ func TestSurviveParent(t *testing.T) {
 	lines := readLines(out)
 	pid, err := strconv.Atoi(strings.TrimPrefix(nextLine(t, lines, "PID="), "PID="))
 	require.NoError(t, err)
+	// The server outlives the test's parent on purpose: whatever fails
+	// below, it is stopped by its pid.
+	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
 	base := strings.TrimPrefix(nextLine(t, lines, "ACCTADMIN_BASE_URL="), "ACCTADMIN_BASE_URL=")
 	require.NoError(t, cmd.Process.Kill())
 
