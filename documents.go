@@ -152,8 +152,7 @@ func (s *DocumentsClient) List(ctx context.Context, p *DocumentListParams) ([]Do
 // read marks; so a short page does not end the listing (an empty one
 // does), and a walk over it that may have missed documents (the listing
 // moved under it) is followed by another, until two walks running see
-// the same documents, at most 10 (then All ends with an error saying the
-// listing kept changing). Every document that stays unread until All is
+// the same documents, at most 10 (then All ends with ErrListingUnsettled). Every document that stays unread until All is
 // done, and that nobody else reads, is yielded exactly once, whether the
 // loop downloads all, some or none of them, in the body or on other
 // goroutines. The cost: nothing extra when the loop downloads every
@@ -205,6 +204,21 @@ type PullParams struct {
 	// Keep it quick and decide on the listed record alone (its Type,
 	// CompanyID, CompanyName...).
 	Skip func(Document) bool
+	// Before, when set, is called with each listed document that Skip did
+	// not keep out, on the worker goroutine that is about to download it,
+	// with the context the download gets, right before the download: the
+	// place to take a claim on the document or to record that its
+	// download starts (a download marks it read). Calls run on up to
+	// Workers goroutines at once. Returning nil lets the download go on.
+	// Returning ErrSkipDocument (or an error wrapping it) leaves the
+	// document alone, as Skip does: it is not downloaded (so it stays
+	// unread), not handed to fn, not unfinished, and counted in
+	// PullProgress.KeptOut. Any other error stops Pull as fn's error does,
+	// except that the document, never downloaded, is not in
+	// PullError.Unfinished (PullError.Document names it). A panic or a
+	// runtime.Goexit in Before is handled as one in fn. Before is called
+	// at most once per document in a Pull.
+	Before func(ctx context.Context, d Document) error
 	// OnProgress, when set, is called after each document with the running totals.
 	// Calls are made one at a time, from the goroutine that called Pull, in
 	// the order the documents finish; a slow OnProgress holds up the
@@ -222,16 +236,18 @@ type PullProgress struct {
 	Err error
 	// Done counts the documents fn returned nil for.
 	Done int
-	// Failed counts the documents whose download or fn failed.
+	// Failed counts the documents whose Before (with another error than
+	// ErrSkipDocument), download or fn failed.
 	Failed int
 	// Bytes counts the bytes fn read from the files, over all documents.
 	Bytes int64
 	// Skipped counts the listed documents without an id, which cannot be
 	// downloaded and are passed over, as far as the listing was read.
 	Skipped int
-	// KeptOut counts the documents Skip kept out. OnProgress is called
-	// once for each of them too, with Document set, Err nil and KeptOut
-	// one higher than in the call before.
+	// KeptOut counts the documents Skip kept out, and those Before left
+	// alone with ErrSkipDocument. OnProgress is called once for each of
+	// them too, with Document set, Err nil and KeptOut one higher than in
+	// the call before.
 	KeptOut int
 }
 
@@ -249,21 +265,21 @@ type PullProgress struct {
 // or trail their read marks: a short page does not end the listing, and a
 // walk that may have missed documents is followed by another (see All).
 // Documents without an id cannot be downloaded; Pull passes over them and
-// counts them in PullProgress.Skipped. Documents that Skip keeps out are
-// never downloaded.
+// counts them in PullProgress.Skipped. Documents that Skip keeps out, or
+// that Before leaves alone, are never downloaded.
 //
-// The first error (fn's, a download's, a listing request's, or the end of
-// ctx) stops Pull from starting downloads; it waits for those in flight,
-// whose fn still runs, and returns a *PullError naming every document whose
-// download was asked for but whose fn did not return nil: the API has
-// probably marked those read, so fetch them again with Download. A panic in
-// fn, Skip, OnProgress or a hook of the client (on a worker or a listing
-// request) stops Pull the same way and is raised again from Pull, on the
+// The first error (fn's, Before's, a download's, a listing request's, or
+// the end of ctx) stops Pull from starting downloads; it waits for those in
+// flight, whose fn still runs, and returns a *PullError naming every
+// document whose download was asked for but whose fn did not return nil:
+// the API has probably marked those read, so fetch them again with
+// Download. A panic in fn, Before, Skip, OnProgress or a hook of the
+// client (on a worker or a listing request) stops Pull the same way and is raised again from Pull, on the
 // caller's goroutine, once no goroutine of it is left; fn calling
 // runtime.Goexit (as t.Fatal does) stops it with an error naming that
 // document. A listing that the API answers with the same full page at
 // every offset ends Pull with ErrPagingIgnored; one that keeps changing
-// after 10 walks over it ends Pull with an error saying so. Pull returns
+// after 10 walks over it ends Pull with ErrListingUnsettled. Pull returns
 // nil when fn returned nil for every document.
 //
 // Pull holds at most Workers downloads, and a page of listed documents
@@ -290,6 +306,7 @@ func (s *DocumentsClient) Pull(ctx context.Context, p *PullParams,
 		fn:      fn,
 		open:    func(ctx context.Context, d Document) (*File, error) { return s.Download(ctx, d.ID) },
 		skip:    p.Skip,
+		before:  p.Before,
 	}
 	r.l.shrinks = lp.Status == "" || lp.Status == DocumentUnread
 	if on := p.OnProgress; on != nil {

@@ -58,6 +58,17 @@ var (
 	// listing cannot be reached. It is yielded once, after every item the
 	// API did send.
 	ErrPagingIgnored = errors.New("acctadmin: the API ignored the page offset; the listing cannot be read past its first page")
+	// ErrListingUnsettled ends an All over a listing that the loop shrinks
+	// (the unread documents), or a Pull, whose listing still changed
+	// between two walks over it after 10 walks: others read or add
+	// documents faster than the walk can confirm it missed none. It comes
+	// after every document the walks found; documents may be left in the
+	// listing, and the next All or Pull picks them up.
+	ErrListingUnsettled = errors.New("acctadmin: the listing was still changing after 10 passes over it; documents may be left in it")
+	// ErrSkipDocument, returned (or wrapped) by PullParams.Before, leaves
+	// a document alone: Pull does not download it, does not hand it to
+	// fn, does not count it unfinished, and goes on with the others.
+	ErrSkipDocument = errors.New("acctadmin: document skipped")
 )
 
 // maxErrorBody is how much of an error answer an APIError keeps.
@@ -637,14 +648,16 @@ func causeText(err error) string {
 func (e *TransportError) Unwrap() error { return e.Err }
 
 // PullError reports a Documents.Pull that stopped before the end of its
-// listing: fn returned an error, a download or a listing request failed,
-// or the context ended. Get it with errors.As; it unwraps to its cause, so
+// listing: fn or PullParams.Before returned an error, a download or a
+// listing request failed, or the context ended. Get it with errors.As; it unwraps to its cause, so
 // errors.Is(err, context.Canceled) and the sentinels above work through it.
 type PullError struct {
 	// Err is the first error, the one that stopped the pull.
 	Err error
-	// Document is the document whose download or fn failed first, or the
-	// nil UUID when the listing or the context stopped the pull.
+	// Document is the document whose Before, download or fn failed
+	// first, or the nil UUID when the listing or the context stopped the
+	// pull. When its Before failed it was never downloaded: it is not in
+	// Unfinished, and the message says "before downloading" it.
 	Document uuid.UUID
 	// Unfinished lists, in listing order, every document whose download
 	// was asked for but whose fn did not return nil. The API may have
@@ -653,12 +666,17 @@ type PullError struct {
 	Unfinished []uuid.UUID
 	// Done is how many documents fn returned nil for.
 	Done int
+
+	early bool // Document was never downloaded: PullParams.Before failed
 }
 
 // Error implements error.
 func (e *PullError) Error() string {
 	msg := fmt.Sprintf("acctadmin: pull stopped after %d document(s)", e.Done)
-	if e.Document != uuid.Nil {
+	switch {
+	case e.Document != uuid.Nil && e.early:
+		msg += " before downloading document " + e.Document.String()
+	case e.Document != uuid.Nil:
 		msg += " at document " + e.Document.String()
 	}
 	if n := len(e.Unfinished); n > 0 {

@@ -408,10 +408,6 @@ func (l *listing[T]) shrinking(ctx context.Context, yield func(T, error) bool) {
 // maxPasses bounds the passes of a walk over a shrinking listing.
 const maxPasses = 10
 
-// errUnsettled ends a walk whose listing never showed the same rows twice
-// running.
-var errUnsettled = fmt.Errorf("acctadmin: the listing was still changing after %d passes over it; documents may be left in it", maxPasses)
-
 // walkStep is what an answer decided.
 type walkStep int
 
@@ -427,7 +423,7 @@ func (s walkStep) err() error {
 	case walkIgnored:
 		return ErrPagingIgnored
 	case walkUnsettled:
-		return errUnsettled
+		return ErrListingUnsettled
 	}
 	return nil
 }
@@ -467,7 +463,7 @@ func (s walkStep) err() error {
 // pass missed no row present while it ran; every document still unread
 // then was handed out. An empty page at the start also ends the walk:
 // every row that was listed has been handed out. The walk gives up after
-// maxPasses passes (errUnsettled), and ends with ErrPagingIgnored when a
+// maxPasses passes (ErrListingUnsettled), and ends with ErrPagingIgnored when a
 // full page comes back ignoredAfter times running at later offsets.
 type walk[T any] struct {
 	l *listing[T]
@@ -646,6 +642,11 @@ type pullRun[T any] struct {
 	fn      func(context.Context, T, *File) error
 	// skip, when set, keeps an item out: it is not opened.
 	skip func(T) bool
+	// before, when set, runs on the worker before the item is opened: an
+	// error matching ErrSkipDocument leaves the item alone (it is not
+	// opened, and counts as kept out); any other stops the pull, and the
+	// item, never opened, is not unfinished.
+	before func(context.Context, T) error
 	// report, when set, is told of each item handed out once it is done
 	// with, and of each item kept out; it is called by the pull's own
 	// goroutine, one call at a time.
@@ -669,6 +670,11 @@ type pullEvent[T any] struct {
 	err   error
 	bytes int64
 	end   ending // how the worker's call ended, for a done event
+	// For a done event: declined says that before left the item alone;
+	// opened that its download was asked for (so, unless fn returned nil,
+	// it is unfinished); where names the step a panic or Goexit came from.
+	declined, opened bool
+	where            string
 }
 
 // pullAnswer is the answer to one listing request.
@@ -753,6 +759,7 @@ type puller[T any] struct {
 	ended    error     // why the walk ended early, once what it gave is done
 	err      error     // the first error
 	errItem  uuid.UUID // the item it is about
+	errEarly bool      // the item was never opened: its before step failed
 	end      ending    // the first panic, raised once every goroutine is done
 }
 
@@ -915,19 +922,31 @@ func (p *puller[T]) took(ev pullEvent[T]) {
 	}
 	p.inFlight--
 	p.tally.bytes += ev.bytes
+	var zero T
+	if ev.declined {
+		// Left alone by the before step: like an item Skip keeps out.
+		p.tally.keptOut++
+		p.report(j.item, nil)
+		j.item = zero
+		return
+	}
 	err := ev.err
 	if ev.end.panicked || ev.end.goexit {
-		err = p.abnormal(ev.end, "fn", j.id)
+		err = p.abnormal(ev.end, ev.where, j.id)
 	}
 	if err == nil {
 		p.tally.done++
 	} else {
 		p.tally.failed++
-		p.failed = append(p.failed, j)
+		if ev.opened {
+			p.failed = append(p.failed, j)
+		}
+		if p.err == nil {
+			p.errEarly = !ev.opened
+		}
 		p.stop(err, j.id)
 	}
 	p.report(j.item, err)
-	var zero T
 	j.item = zero // the id is enough from now on
 }
 
@@ -992,17 +1011,17 @@ func (p *puller[T]) result() error {
 	// failed ones, in the order they were handed out, which is the
 	// listing's.
 	slices.SortFunc(p.failed, func(a, b *pullJob[T]) int { return a.seq - b.seq })
-	pe := &PullError{Err: p.err, Document: p.errItem, Done: p.tally.done}
+	pe := &PullError{Err: p.err, Document: p.errItem, Done: p.tally.done, early: p.errEarly}
 	for _, j := range p.failed {
 		pe.Unfinished = append(pe.Unfinished, j.id)
 	}
 	return pe
 }
 
-// work is a worker: it opens each item it is given, hands it to fn and
-// closes it, telling the pull at each step. A panic or a Goexit in the
-// download (its hooks) or in fn is caught and told; after a Goexit the
-// worker ends.
+// work is a worker: it runs the before step of each item it is given,
+// opens the item, hands it to fn and closes it, telling the pull at each
+// step. A panic or a Goexit in the before step, the download (its hooks)
+// or fn is caught and told; after a Goexit the worker ends.
 func (p *puller[T]) work() {
 	defer p.wg.Done()
 	for j := range p.jobs {
@@ -1010,13 +1029,23 @@ func (p *puller[T]) work() {
 	}
 }
 
-// serve opens the item of j, hands it to fn and closes it, even when fn
-// panics or calls runtime.Goexit.
+// serve runs the before step of j's item, then opens it, hands it to fn
+// and closes it, even when fn panics or calls runtime.Goexit.
 func (p *puller[T]) serve(j *pullJob[T]) {
-	fin := pullEvent[T]{job: j, done: true}
+	fin := pullEvent[T]{job: j, done: true, where: "Before"}
 	var f *File
 	var body *countingBody
 	guard(func() {
+		if p.r.before != nil {
+			if err := p.r.before(p.ctx, j.item); err != nil {
+				fin.declined = errors.Is(err, ErrSkipDocument)
+				if !fin.declined {
+					fin.err = err
+				}
+				return
+			}
+		}
+		fin.opened, fin.where = true, "fn"
 		var err error
 		f, err = p.r.open(p.ctx, j.item)
 		p.events <- pullEvent[T]{job: j, err: err}
