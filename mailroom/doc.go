@@ -15,8 +15,9 @@
 // the unread documents that callbacks missed: a callback URL that was
 // down, an event the API never sent, the mail that came before the room.
 // The room is built on the SDK's own parts: webhook verifies the
-// callbacks, Documents.All lists the unread mail, Documents.Download
-// fetches it.
+// callbacks, Documents.Pull walks and downloads the unread mail (its
+// Before step takes the room's claim and journal record right before each
+// download), Documents.Download fetches a callback's document.
 //
 // # The parts
 //
@@ -34,11 +35,16 @@
 //
 // # Exactly once
 //
-// Every document is handled by one path, whether a callback, a pull or
-// the journal brings it: claim the id, ask the store whether it is saved,
-// record it in the journal, download it, save it, end the record, release
-// the claim. The argument that each document ends up saved exactly once
-// follows that order.
+// Every document goes through the same steps, whether a callback, a pull
+// or the journal brings it: claim the id, ask the store whether it is
+// saved, record it in the journal, download it, save it, end the record,
+// release the claim. A callback and the journal take them in one call; the
+// reconciling pull takes them around Documents.Pull's download, the steps
+// before it in PullParams.Before (on the worker, right before the
+// download: a document claimed elsewhere, saved already, or in the journal
+// already is left alone with acctadmin.ErrSkipDocument and never
+// downloaded) and the steps after it in Pull's fn. The argument that each
+// document ends up saved exactly once follows that order.
 //
 // Not twice: the store refuses a second save of an id, so whatever
 // happens upstream, one file per document is written, and it is written
@@ -59,9 +65,14 @@
 // or whose download or save fails, leaves the record, and the next pull
 // of any room fetches the document again by id once its claim is free
 // (at once for a failure, after the claim TTL for a dead room). A
-// document never downloaded stays unread, and the next pull lists it: a
-// pull walks the unread listing again while its walk downloaded anything,
-// so it passes over nothing that stays unread. A callback is answered 2xx
+// document never downloaded stays unread, and the next pull lists it:
+// Documents.Pull walks the unread listing again until two walks running
+// see the same documents, so a pull that ends without an error passed
+// over nothing that stayed unread through it and that it did not leave to
+// another delivery, and a pull that stops early (its first error) leaves
+// the rest unread for the next one. A document whose download keeps
+// failing stays in the journal, and the pulls leave it to the journal's
+// retries rather than stopping on it again. A callback is answered 2xx
 // only when its document is saved (or kept out on purpose, or gone);
 // anything else is a retryable status, and the sender delivers it again.
 //

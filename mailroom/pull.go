@@ -11,16 +11,20 @@ import (
 
 // Pull makes the store complete once, as Run does every pull interval:
 // it fetches again, by id, the documents left in the journal whose claim
-// is free, then lists the unread documents and saves those that are not
-// saved, kept out, or claimed by another delivery or room, WithWorkers at
-// a time.
+// is free, then pulls the unread documents with Documents.Pull,
+// WithWorkers at a time, leaving alone those that are saved, kept out,
+// already in the journal (the next Pull fetches those by id), or claimed
+// by another delivery or room.
 //
 // It returns nil when every document it met is saved, kept out or gone,
-// or was being saved elsewhere; otherwise the first error, after trying
-// the rest. A document whose download failed stays in the journal and is
-// fetched again by the next Pull. An error of the claims or the store
-// (Redis down, a folder that refuses writes) stops the pull at once:
-// nothing is downloaded that the room could not account for.
+// or was being saved elsewhere. The journal's documents are each tried,
+// and the first error among them returned; an error of the claims or the
+// store (Redis down, a folder that refuses writes) stops it at once. The
+// first error of the unread documents (a download, a save, the claims)
+// stops the pull of them, as it stops Documents.Pull, and is returned as
+// the *acctadmin.PullError: a document whose download or save failed stays
+// in the journal and is fetched again by the next Pull; one never
+// downloaded stays unread, and the next Pull lists it.
 func (r *Room) Pull(ctx context.Context) error {
 	if ctx == nil {
 		return errors.New("mailroom: nil context")
@@ -32,17 +36,20 @@ func (r *Room) Pull(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	p := &pass{r: r}
+	p := &pass{}
 	for _, id := range ids {
-		if p.stopped() {
+		if p.stop {
 			break
 		}
 		p.record(r.take(ctx, id, nil, true))
 	}
-	if p.stopped() {
-		return p.result()
+	if p.stop {
+		return p.err
 	}
-	return p.unread(ctx)
+	if err := r.unread(ctx); p.err == nil {
+		p.err = err
+	}
+	return p.err
 }
 
 // storeWritable asks a store that refuses writes whether it takes one
@@ -58,10 +65,9 @@ func (r *Room) storeWritable(ctx context.Context) bool {
 	return true
 }
 
-// pass is one Pull: the first error met, and whether it stops the pull.
+// pass is the journal part of one Pull: the first error met, and
+// whether it stops the pull.
 type pass struct {
-	r    *Room
-	mu   sync.Mutex
 	err  error
 	stop bool
 }
@@ -74,105 +80,110 @@ func (p *pass) record(err error) {
 	}
 	var api *acctadmin.APIError
 	var tr *acctadmin.TransportError
-	perDocument := errors.As(err, &api) || errors.As(err, &tr)
-	p.mu.Lock()
-	defer p.mu.Unlock()
 	if p.err == nil {
 		p.err = err
 	}
-	if !perDocument {
+	if !errors.As(err, &api) && !errors.As(err, &tr) {
 		p.stop = true
 	}
 }
 
-// result is the first error kept, or nil.
-func (p *pass) result() error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.err
-}
-
-// fail keeps err, unless an error was kept before, and stops the pass.
-func (p *pass) fail(err error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.err == nil {
-		p.err = err
-	}
-	p.stop = true
-}
-
-func (p *pass) stopped() bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.stop
-}
-
-// maxWalks bounds the walks of the unread listing in one Pull.
-const maxWalks = 8
-
-// unread walks the unread listing and saves what it finds, WithWorkers at
-// a time, again and again while a walk downloads anything, at most
-// maxWalks times.
+// unread pulls the unread listing with Documents.Pull. The room's steps
+// for a document (see take) are split around Pull's download: Skip keeps
+// out what WithKeepOut says; Before, on the worker, claims the document,
+// asks the store, and records it in the journal; fn saves it, tells
+// WithOnSaved and ends the record. Pull walks the listing again until two
+// walks running see the same documents, so a document that stays unread
+// through the pull, and that the room does not leave alone, is downloaded.
 //
-// A walk hands each listed document to a worker as soon as it is listed,
-// so the downloads shrink the listing while All reads it; All keeps its
-// promise under that (it walks the listing again when it moved), and
-// when it cannot (a listing that never settles) it says so. The walks
-// that follow a walk that downloaded anything catch the documents that
-// arrived meanwhile, so that the pull ends only on a walk that found
-// nothing to do.
-func (p *pass) unread(ctx context.Context) error {
-	for range maxWalks {
-		before := p.r.downloads.Load()
-		if err := p.walk(ctx); err != nil {
-			p.fail(err)
-		}
-		if p.stopped() || p.r.downloads.Load() == before {
-			break
-		}
-	}
-	return p.result()
+// The claims that Before took are released by fn, or, for a document
+// whose download failed or that fn never got, once Pull returns.
+func (r *Room) unread(ctx context.Context) error {
+	h := &holds{m: map[uuid.UUID]func(){}}
+	defer h.releaseAll()
+	return r.c.Documents.Pull(ctx, &acctadmin.PullParams{
+		Workers: r.cfg.workers,
+		Skip:    r.keepOut,
+		Before: func(ctx context.Context, d acctadmin.Document) error {
+			return r.before(ctx, d, h)
+		},
+	}, func(ctx context.Context, d acctadmin.Document, f *acctadmin.File) error {
+		defer h.release(d.ID)
+		return r.save(ctx, d, f, false)
+	})
 }
 
-// walk reads the unread listing once, handing each document to a worker.
-func (p *pass) walk(ctx context.Context) error {
-	work := make(chan acctadmin.Document)
-	var wg sync.WaitGroup
-	for range p.r.cfg.workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for d := range work {
-				if !p.stopped() {
-					p.record(p.r.take(ctx, d.ID, &d, false))
-				}
-			}
-		}()
+// before takes the steps of take up to the download, for a document the
+// unread listing shows: it is left alone (acctadmin.ErrSkipDocument) when
+// another delivery or room holds it, when the store has it, or when the
+// journal has it already (the journal part of the next Pull fetches it by
+// id; leaving it here keeps a document whose download keeps failing from
+// stopping every pull). Any other error stops the pull, with nothing
+// downloaded.
+func (r *Room) before(ctx context.Context, d acctadmin.Document, h *holds) error {
+	release, err := r.claim(ctx, d.ID)
+	if errors.Is(err, errBusy) {
+		return acctadmin.ErrSkipDocument
 	}
-	defer func() {
-		close(work)
-		wg.Wait()
-	}()
-	for d, err := range p.r.c.Documents.All(ctx, nil) {
-		if err != nil {
-			return err
-		}
-		if p.stopped() {
-			return nil
-		}
-		if d.ID == uuid.Nil {
-			continue // cannot be downloaded
-		}
-		if p.r.cfg.keepOut != nil && p.r.cfg.keepOut(d) {
-			p.r.keptOut.Add(1)
-			continue
-		}
-		select {
-		case work <- d:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
+	if err != nil {
+		return err
 	}
+	leave := func(err error) error {
+		release()
+		return err
+	}
+	saved, err := r.store.Has(ctx, d.ID)
+	switch {
+	case err != nil:
+		return leave(err)
+	case saved:
+		return leave(acctadmin.ErrSkipDocument)
+	}
+	recorded, err := r.journal.Begin(ctx, d.ID)
+	switch {
+	case err != nil:
+		return leave(err)
+	case recorded:
+		return leave(acctadmin.ErrSkipDocument)
+	}
+	stop := r.renewWhileDownloading(ctx, d.ID)
+	h.hold(d.ID, func() {
+		stop()
+		release()
+	})
+	r.started(false)
 	return nil
+}
+
+// holds are the claims one pull took and has not released yet.
+type holds struct {
+	mu sync.Mutex
+	m  map[uuid.UUID]func()
+}
+
+func (h *holds) hold(id uuid.UUID, release func()) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.m[id] = release
+}
+
+// release releases the claim on id, if held.
+func (h *holds) release(id uuid.UUID) {
+	h.mu.Lock()
+	release := h.m[id]
+	delete(h.m, id)
+	h.mu.Unlock()
+	if release != nil {
+		release()
+	}
+}
+
+// releaseAll releases every claim still held.
+func (h *holds) releaseAll() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for id, release := range h.m {
+		release()
+		delete(h.m, id)
+	}
 }

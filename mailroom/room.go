@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -296,25 +297,15 @@ func (r *Room) Handler() http.Handler {
 //
 // The order of the steps is the argument for exactly once (see the
 // package documentation): claim, ask the store, record in the journal,
-// download, save, end the record, release the claim.
+// download, save, end the record, release the claim. The reconciling
+// pull takes the same steps, split around Documents.Pull's download (see
+// pull.go).
 func (r *Room) take(ctx context.Context, id uuid.UUID, d *acctadmin.Document, fromJournal bool) error {
-	if r.refusing.Load() {
-		return errRefusing
+	release, err := r.claim(ctx, id)
+	if err != nil {
+		return err
 	}
-	if !r.local.take(id) {
-		return errBusy
-	}
-	defer r.local.release(id)
-	if r.shared != nil {
-		held, err := r.shared.take(ctx, id)
-		if err != nil {
-			return err
-		}
-		if !held {
-			return errBusy
-		}
-		defer r.shared.release(ctx, id)
-	}
+	defer release()
 	saved, err := r.store.Has(ctx, id)
 	if err != nil {
 		return err
@@ -337,8 +328,7 @@ func (r *Room) take(ctx context.Context, id uuid.UUID, d *acctadmin.Document, fr
 		}
 		d = got
 	}
-	if d != nil && r.cfg.keepOut != nil && r.cfg.keepOut(*d) {
-		r.keptOut.Add(1)
+	if d != nil && r.keepOut(*d) {
 		return r.journal.End(ctx, id)
 	}
 	recorded, err := r.journal.Begin(ctx, id)
@@ -347,11 +337,8 @@ func (r *Room) take(ctx context.Context, id uuid.UUID, d *acctadmin.Document, fr
 	}
 	stop := r.renewWhileDownloading(ctx, id)
 	defer stop()
-	r.downloads.Add(1)
 	again := fromJournal || recorded
-	if again {
-		r.redownloads.Add(1)
-	}
+	r.started(again)
 	f, err := r.c.Documents.Download(ctx, id)
 	if errors.Is(err, acctadmin.ErrNotFound) {
 		return r.journal.End(ctx, id) // gone: nothing to save
@@ -359,18 +346,72 @@ func (r *Room) take(ctx context.Context, id uuid.UUID, d *acctadmin.Document, fr
 	if err != nil {
 		return err // the journal keeps the record: it is fetched again
 	}
+	defer f.Close()
 	doc := acctadmin.Document{ID: id}
 	if d != nil {
 		doc = *d
 	}
-	err = r.store.Save(ctx, doc, f)
-	f.Close()
+	return r.save(ctx, doc, f, again)
+}
+
+// claim takes the room's claims on id, in memory and, for a fleet, in
+// Redis; the function it returns releases them. It fails with errBusy
+// when another delivery or room holds id, and with errRefusing while the
+// store refuses writes.
+func (r *Room) claim(ctx context.Context, id uuid.UUID) (release func(), err error) {
+	if r.refusing.Load() {
+		return nil, errRefusing
+	}
+	if !r.local.take(id) {
+		return nil, errBusy
+	}
+	if r.shared == nil {
+		return func() { r.local.release(id) }, nil
+	}
+	held, err := r.shared.take(ctx, id)
+	if err != nil || !held {
+		r.local.release(id)
+		if err == nil {
+			err = errBusy
+		}
+		return nil, err
+	}
+	return func() {
+		r.shared.release(ctx, id)
+		r.local.release(id)
+	}, nil
+}
+
+// keepOut reports whether WithKeepOut keeps d out, and counts it.
+func (r *Room) keepOut(d acctadmin.Document) bool {
+	if r.cfg.keepOut == nil || !r.cfg.keepOut(d) {
+		return false
+	}
+	r.keptOut.Add(1)
+	return true
+}
+
+// started counts a download about to start; again says a download of the
+// document may have been made before.
+func (r *Room) started(again bool) {
+	r.downloads.Add(1)
+	if again {
+		r.redownloads.Add(1)
+	}
+}
+
+// save saves the downloaded document doc from body, tells WithOnSaved and
+// ends its journal record. again says that the download was counted as
+// one beyond the first already. A save that fails leaves the record, and
+// makes the room start no download until a write succeeds.
+func (r *Room) save(ctx context.Context, doc acctadmin.Document, body io.Reader, again bool) error {
+	err := r.store.Save(ctx, doc, body)
 	switch {
 	case errors.Is(err, ErrAlreadySaved):
 		if !again {
 			r.redownloads.Add(1)
 		}
-		return r.journal.End(ctx, id)
+		return r.journal.End(ctx, doc.ID)
 	case err != nil:
 		if ctx.Err() == nil {
 			r.refusing.Store(true)
@@ -382,7 +423,7 @@ func (r *Room) take(ctx context.Context, id uuid.UUID, d *acctadmin.Document, fr
 	if r.cfg.onSaved != nil {
 		r.cfg.onSaved(ctx, doc)
 	}
-	return r.journal.End(ctx, id)
+	return r.journal.End(ctx, doc.ID)
 }
 
 // finish ends the journal record of a document found saved, telling

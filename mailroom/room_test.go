@@ -406,3 +406,86 @@ func TestHandlerAcknowledgesOtherEvents(t *testing.T) {
 		t.Fatalf("%d downloads", n)
 	}
 }
+
+func TestPullGetsPastADocumentWhoseDownloadKeepsFailing(t *testing.T) {
+	w := newWorld(t)
+	dir := t.TempDir()
+	r := w.room(Dir(dir), WithWorkers(1))
+	stuck := w.addDocument("Regular Mail")
+	var rest []uuid.UUID
+	for range 11 {
+		rest = append(rest, w.addDocument("Regular Mail").ID)
+	}
+	w.fake.InjectFault(acctadmintest.Fault{Method: http.MethodGet, Path: "/documents/" + stuck.ID.String() + "/download", Status: http.StatusServiceUnavailable})
+	// The first pull stops at the failed download, which the journal keeps.
+	var pe *acctadmin.PullError
+	if err := r.Pull(context.Background()); !errors.As(err, &pe) || !errors.Is(err, acctadmin.ErrServer) || pe.Document != stuck.ID {
+		t.Fatalf("first Pull = %v, want a PullError for %s", err, stuck.ID)
+	}
+	if pending, _ := Dir(dir).(Journal).Pending(context.Background()); !slices.Equal(pending, []uuid.UUID{stuck.ID}) {
+		t.Fatalf("journal %v, want the failed document", pending)
+	}
+	// The next pull tries it again from the journal, and the listing's
+	// Before leaves it alone, so the rest is saved.
+	if err := r.Pull(context.Background()); !errors.Is(err, acctadmin.ErrServer) {
+		t.Fatalf("second Pull = %v, want the journal's failure", err)
+	}
+	docs, others := savedFiles(t, dir)
+	if len(docs) != len(rest) || len(others) != 0 {
+		t.Fatalf("saved %d of %d, others %v", len(docs), len(rest), others)
+	}
+	for _, id := range rest {
+		if !bytes.Equal(docs[id], w.pdf(id)) {
+			t.Fatalf("document %s not saved whole", id)
+		}
+	}
+	w.fake.ClearFaults()
+	if err := r.Pull(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if docs, _ := savedFiles(t, dir); !bytes.Equal(docs[stuck.ID], w.pdf(stuck.ID)) {
+		t.Fatal("the document was not saved once its download worked")
+	}
+	if pending, _ := Dir(dir).(Journal).Pending(context.Background()); len(pending) != 0 {
+		t.Fatalf("journal left %v", pending)
+	}
+	// The stuck document: once by the first pull, then from the journal by
+	// each pull after it; the rest once each.
+	if st := r.Stats(); st.Saved != 12 || st.Downloads != 12+2 || st.Redownloads != 2 {
+		t.Fatalf("stats %+v", st)
+	}
+}
+
+func TestPullLeavesADocumentAnotherDeliveryIsSaving(t *testing.T) {
+	w := newWorld(t)
+	dir := t.TempDir()
+	r := w.room(Dir(dir))
+	doc := w.addDocument("Regular Mail")
+	other := w.addDocument("Regular Mail")
+	// A delivery holds the claim on doc, and has not downloaded it yet:
+	// the listing shows it unread, and the pull's Before leaves it alone.
+	release, err := r.claim(context.Background(), doc.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Pull(context.Background()); err != nil {
+		t.Fatalf("Pull = %v", err)
+	}
+	if n := w.downloads(); n != 1 {
+		t.Fatalf("%d downloads, want the other document's only", n)
+	}
+	if d, _ := w.fake.Document(doc.ID); d.Status != acctadmintest.DocumentUnread {
+		t.Fatal("the claimed document was downloaded")
+	}
+	if pending, _ := Dir(dir).(Journal).Pending(context.Background()); len(pending) != 0 {
+		t.Fatalf("journal %v", pending)
+	}
+	release()
+	if err := r.Pull(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	docs, _ := savedFiles(t, dir)
+	if len(docs) != 2 || !bytes.Equal(docs[doc.ID], w.pdf(doc.ID)) || !bytes.Equal(docs[other.ID], w.pdf(other.ID)) {
+		t.Fatalf("saved %d documents", len(docs))
+	}
+}
