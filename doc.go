@@ -97,8 +97,9 @@
 //
 // The API pages by limit and offset and gives no totals. Servers cap pages
 // below the limit asked, so a page shorter than asked for does not end a
-// listing: an empty one does (a page longer than asked for is the rest of
-// the listing: the API ignored the limit). A listing that the loop cannot
+// listing: an empty one does, or one shorter than a page before it (a
+// page longer than asked for is the rest of the listing: the API ignored
+// the limit). A listing that the loop cannot
 // change (services, resources, compliance events, invoices, read
 // documents) is read ahead: one page at first, and one more each time the
 // loop finds the next page not there yet, up to four pages beyond the one

@@ -20,8 +20,9 @@ import (
 // asked for, some list a row twice, some serve the unread listing from a
 // replica that trails the read marks, and some ignore limit or offset. So
 // a page shorter than the limit is not taken for the last one: a listing
-// ends with an empty page (or a page longer than asked for, which is the
-// rest of it, the limit being ignored).
+// ends with an empty page, or a page shorter than one before it (or a page
+// longer than asked for, which is the rest of it, the limit being
+// ignored).
 //
 // Every All method is one call of paginate, which has two strategies:
 //
@@ -298,18 +299,20 @@ func (l *listing[T]) ahead(ctx context.Context, yield func(T, error) bool) {
 			return
 		}
 		want += n
+		// The end: an empty page; a page shorter than the one before (a
+		// server that caps its pages makes them all as long, but the
+		// last); a page longer than asked for (the API ignored the limit
+		// and sent the rest of the listing); or a short page of a listing
+		// the API does not page.
+		last := n == 0 || n < len(prev) || n > l.limit || l.unpaged && n < l.limit
 		switch {
-		case n == 0 || n > l.limit || l.unpaged && n < l.limit:
-			// The end; or a page longer than asked for: the API ignored
-			// the limit and sent the rest of the listing; or a short page
-			// of a listing the API does not page.
+		case last:
 			drop()
 		case n != stride:
 			// A short page: the pages read ahead assumed longer ones.
 			drop()
 			next, stride, depth = want, n, 1
 		}
-		last := n == 0 || n > l.limit || l.unpaged && n < l.limit
 		if !last {
 			for len(queue) < depth {
 				start()
@@ -455,12 +458,12 @@ func (s walkStep) err() error {
 // downloads on other goroutines than the walk knows of (a worker pool fed
 // from All): a row passed over may vanish later and move an unseen row
 // under the offset. A pass can miss a row only that way, and the row that
-// vanished is one it passed over. So a pass that ends (an empty page past
-// the start) is not the end of the walk: another pass follows, from the
-// start, and the walk ends when two passes running go over the same rows
-// in the same order (the same signature). Then no row passed over in the
-// first of them vanished (it would be missing from the second), so that
-// pass missed no row present while it ran; every document still unread
+// vanished is one it passed over. So a pass that ends (an empty page, or a
+// short page gone over whole) is not the end of the walk: another pass
+// follows, from the start, and the walk ends when two passes running go
+// over the same rows in the same order (the same signature). Then no row
+// passed over in the first of them vanished (it would be missing from the
+// second), so that pass missed no row present while it ran; every document still unread
 // then was handed out. An empty page at the start also ends the walk:
 // every row that was listed has been handed out. The walk gives up after
 // maxPasses passes (ErrListingUnsettled), and ends with ErrPagingIgnored when a
@@ -492,6 +495,7 @@ type walk[T any] struct {
 	lastOffset int
 	lastRun    int // the rows it passed over
 	repeats    int
+	longest    int // the longest answer yet
 }
 
 func newWalk[T any](l *listing[T], settle bool) *walk[T] {
@@ -579,12 +583,18 @@ func (w *walk[T]) take(seq, offset int, items []T) (out []T, moved bool, step wa
 		out = append(out, idless...)
 	}
 	w.last, w.lastOffset, w.lastRun = items, offset, run
+	shorter := len(items) < w.longest
+	w.longest = max(w.longest, len(items))
 	switch {
 	case w.repeats >= ignoredAfter && len(items) >= w.l.limit && !w.l.unpaged:
 		return out, moved, walkIgnored
-	case w.repeats >= ignoredAfter, run == len(items) && len(items) > w.l.limit:
+	case w.repeats >= ignoredAfter, run == len(items) && (len(items) > w.l.limit || shorter):
 		// The API sent its whole listing (it ignores the offset and the
-		// page is not full, or it ignored the limit): the pass is over.
+		// page is not full, or it ignored the limit), or the walk went
+		// over a page shorter than one it had before (pages of a server
+		// that caps them are all as long, but the last): the pass is
+		// over. (Waiting for an empty page instead would never end on a
+		// listing that grows as fast as it is read.)
 		return out, moved, w.endPass()
 	}
 	return out, moved, walkOn

@@ -59,6 +59,8 @@ type genServer struct {
 	ignoreLimit  bool // every answer runs to the end
 	lag          int  // the replica trails the read marks by up to lag refreshes
 	othersEvery  int  // others read or add a document every othersEvery listing requests; 0 never
+	// othersOnlyAdd makes others add documents, never read one.
+	othersOnlyAdd bool
 	// dupGap lists a document twice: its second row comes dupGap rows
 	// after the first (0: right after it).
 	dupGap int
@@ -180,7 +182,7 @@ func (s *genServer) rows() []*genDoc {
 
 // others reads an unread document, or adds one at the end.
 func (s *genServer) others() {
-	if s.rng.intn(2) == 0 {
+	if !s.othersOnlyAdd && s.rng.intn(2) == 0 {
 		var unread []*genDoc
 		for _, d := range s.docs {
 			if d.readAt < 0 && d.id != uuid.Nil {

@@ -161,6 +161,65 @@ func TestPagingOnAListingThatShowsEachRowTwice(t *testing.T) {
 	}
 }
 
+func TestPagingOnPagesOfOneRowListedTwice(t *testing.T) {
+	// Pages of one row, each row listed twice: the same page comes back
+	// at two offsets running, which an API that ignores the offset does
+	// too; the third offset tells them apart, so no ErrPagingIgnored.
+	for _, how := range []string{"pull", "all"} {
+		s := newGenServer(12)
+		for _, d := range s.docs {
+			d.dup = true
+		}
+		c := genClient(t, s)
+		var got map[uuid.UUID]int
+		var err error
+		if how == "pull" {
+			got, err = pullAll(t, c, 1, 1)
+		} else {
+			var errs []error
+			var docs []Document
+			docs, errs = collectSeq(c.Documents.All(context.Background(), &DocumentListParams{Limit: 1}))
+			got = map[uuid.UUID]int{}
+			for _, d := range docs {
+				got[d.ID]++
+			}
+			err = errors.Join(errs...)
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", how, err)
+		}
+		checkOnce(t, how, got, s.required())
+	}
+}
+
+func TestPagingGivesUpOnAListingThatNeverSettles(t *testing.T) {
+	// Others add a document at every other listing request, and nothing
+	// leaves the listing (All reads only): no two walks see the same rows,
+	// so after 10 walks All ends with an error rather than run on or
+	// return as if it had everything. (A listing that grows by a document
+	// at every request, forever, is never read to its end.)
+	s := newGenServer(30)
+	s.othersEvery, s.othersOnlyAdd = 2, true
+	c := genClient(t, s)
+	got, errs := collectSeq(c.Documents.All(context.Background(), &DocumentListParams{Limit: 8}))
+	if len(errs) != 1 || !errors.Is(errs[0], ErrListingUnsettled) {
+		t.Fatalf("errors %v after %d listing requests", errs, s.lists)
+	}
+	seen := map[uuid.UUID]int{}
+	for _, d := range got {
+		seen[d.ID]++
+	}
+	for _, id := range s.required() {
+		if seen[id] != 1 {
+			t.Fatalf("document %s yielded %d times", id, seen[id])
+		}
+	}
+	// Each walk reads the listing to its end: about 30/8 pages and more.
+	if s.lists < 10*4 || s.lists > 10*60 {
+		t.Fatalf("%d listing requests for 10 walks", s.lists)
+	}
+}
+
 func TestPagingOverFullPagesOfDocumentsWithoutAnID(t *testing.T) {
 	// Twelve documents without an id head the listing, three full pages
 	// of them: different documents, so no ErrPagingIgnored, and every
