@@ -377,3 +377,34 @@ func TestLongErrorAnswersKeepTheConnection(t *testing.T) {
 		t.Fatalf("%d connections opened for four calls, want 1", opened)
 	}
 }
+
+// An amount written with more than 64 digits is refused as written, even
+// when its leading zeros would leave fewer: the bound is on the input.
+func TestMoneyDigitBoundCountsTheDigitsWritten(t *testing.T) {
+	for _, s := range []string{strings.Repeat("0", 64) + "1", strings.Repeat("0", 60) + "1." + strings.Repeat("0", 4)} {
+		if m, err := ParseMoney(s); err == nil {
+			t.Errorf("ParseMoney of %d digits = %s, want an error", len(strings.ReplaceAll(s, ".", "")), m)
+		}
+	}
+	if m, err := ParseMoney(strings.Repeat("0", 63) + "1"); err != nil || m.String() != "1" {
+		t.Errorf("ParseMoney of 64 digits = %v, %v; want 1", m, err)
+	}
+}
+
+// truncate keeps a text of exactly its bound, and cuts one byte more.
+func TestTruncateBoundary(t *testing.T) {
+	for _, tc := range []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"abcde", 5, "abcde"},
+		{"abcdef", 5, "abcde…"},
+		{"abcdefg", 5, "abcde…"},
+		{"abcdé", 5, "abcd…"}, // never half a rune
+	} {
+		if got := truncate(tc.s, tc.n); got != tc.want {
+			t.Errorf("truncate(%q, %d) = %q, want %q", tc.s, tc.n, got, tc.want)
+		}
+	}
+}
