@@ -108,7 +108,8 @@
 // goes on from where it ended. Reading ahead may ask for a few pages past
 // the end; those are let finish, and breaking out of the loop cancels
 // them. The unread documents are not read ahead: they are walked, and
-// walked again until two walks agree (see [DocumentsClient.All]).
+// walked again until two walks agree (see [DocumentsClient.All]); one that
+// never settles ends, after 10 walks, with [ErrListingUnsettled].
 //
 // A record without an id is yielded like any other. When the API answers
 // three later offsets running with the same full page (it ignores offset;
@@ -122,6 +123,11 @@
 // over documents without an id, which cannot be downloaded. Its fn gets the
 // context Pull was given: the first error stops new downloads but lets
 // those in flight finish, so that as few as possible are left unfinished.
+// [PullParams.Skip] leaves documents out on their listed record, on Pull's
+// own goroutine; [PullParams.Before] runs on the worker, with the context,
+// right before each download, for what must happen before the API marks
+// a document read (a claim, a journal record): [ErrSkipDocument] leaves
+// the document alone, any other error stops Pull.
 package acctadmin
 
 // Where each part lives:
