@@ -408,3 +408,41 @@ func TestTruncateBoundary(t *testing.T) {
 		}
 	}
 }
+
+// An answer that announces more than the cap is refused on its headers:
+// its body, which here never comes, is not read as JSON, so the call ends
+// in ErrResponseTooLarge rather than in a timeout. (The drain of the
+// refused answer still waits out the attempt's timeout.)
+func TestAnnouncedLengthOverTheCapIsRefused(t *testing.T) {
+	srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Length", strconv.Itoa(maxJSONBody+1))
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write([]byte(`{"success":true,`))
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	})
+	c := newTestClient(t, srv, WithMaxRetries(0), WithTimeout(time.Second))
+	_, err := c.Callbacks.List(context.Background())
+	if !errors.Is(err, ErrResponseTooLarge) {
+		t.Fatalf("err = %v, want ErrResponseTooLarge on the announced length", err)
+	}
+}
+
+// An APIError keeps at most 64 header values, however small they are.
+func TestAPIErrorHeaderCountIsBounded(t *testing.T) {
+	srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
+		for i := 0; i < 200; i++ {
+			w.Header().Add(fmt.Sprintf("X-N-%03d", i), "v")
+		}
+		writeJSON(w, http.StatusNotFound, `{"success":false}`)
+	})
+	_, err := newTestClient(t, srv).Callbacks.List(context.Background())
+	n := 0
+	for _, vs := range tpAPIError(t, err).Header {
+		n += len(vs)
+	}
+	if n != maxHeaderFields {
+		t.Fatalf("kept %d header values, want %d", n, maxHeaderFields)
+	}
+}
