@@ -76,9 +76,26 @@ func (d *DashPanel) UnmarshalJSON(data []byte) error {
 	return decodeRecord[dashPanelWire](data, d, &d.Raw)
 }
 
-type dashPanelWire DashPanel
+// dashPanelWire reads the counts as JSON numbers or numeric strings: the
+// API's shape for this record is known only from the example clients, which
+// print it without reading it.
+type dashPanelWire struct {
+	dashPanelFields
+	Companies               flexInt `json:"companies"`
+	ActiveServices          flexInt `json:"active_services"`
+	UnreadDocuments         flexInt `json:"unread_documents"`
+	UnpaidInvoices          flexInt `json:"unpaid_invoices"`
+	ItemsRequiringAttention flexInt `json:"items_requiring_attention"`
+}
 
-func (w dashPanelWire) record() DashPanel { return DashPanel(w) }
+type dashPanelFields DashPanel
+
+func (w dashPanelWire) record() DashPanel {
+	d := DashPanel(w.dashPanelFields)
+	d.Companies, d.ActiveServices, d.UnreadDocuments = int(w.Companies), int(w.ActiveServices), int(w.UnreadDocuments)
+	d.UnpaidInvoices, d.ItemsRequiringAttention = int(w.UnpaidInvoices), int(w.ItemsRequiringAttention)
+	return d
+}
 
 // Get returns the account. GET /account.
 func (s *AccountClient) Get(ctx context.Context) (*Account, error) {
