@@ -380,11 +380,36 @@ func (o *genOutcome) hand(id uuid.UUID) int {
 	return len(o.handed)
 }
 
+// init makes the outcome's maps.
+func (o *genOutcome) init() {
+	o.handed, o.ok, o.kept = map[uuid.UUID]int{}, map[uuid.UUID]bool{}, map[uuid.UUID]bool{}
+}
+
+// take is what every generated Pull consumer's fn does first: it records
+// the document as handed over, cancels the pull at the cancelAt-th
+// document (when cancelAt > 0), and reads the file whole, checking it is
+// the document's. It returns how many documents were handed over so far.
+func (o *genOutcome) take(d Document, f *File, cancelAt int, cancel func()) (int, error) {
+	n := o.hand(d.ID)
+	if cancelAt > 0 && n == cancelAt {
+		cancel()
+	}
+	b, err := io.ReadAll(f)
+	if err != nil {
+		return n, err
+	}
+	if string(b) != genPDF(d.ID) {
+		return n, fmt.Errorf("document %s: read %q", d.ID, b)
+	}
+	return n, nil
+}
+
 // skipOdd keeps out the documents whose id's last byte is odd.
 func skipOdd(d Document) bool { return d.ID[15]%2 == 1 }
 
 func (c genConsumer) run(s *genServer) *genOutcome {
-	o := &genOutcome{handed: map[uuid.UUID]int{}, ok: map[uuid.UUID]bool{}, kept: map[uuid.UUID]bool{}}
+	o := &genOutcome{}
+	o.init()
 	cl, err := NewClient(testAccessKey, testSecretKey, WithBaseURL("http://api.test"),
 		WithHTTPClient(&http.Client{Transport: s}), WithMaxRetries(0))
 	if err != nil {
@@ -439,16 +464,9 @@ func (c genConsumer) run(s *genServer) *genOutcome {
 	func() {
 		defer func() { o.panic = recover() }()
 		o.err = cl.Documents.Pull(ctx, p, func(ctx context.Context, d Document, f *File) error {
-			n := o.hand(d.ID)
-			if c.cancelAt > 0 && n == c.cancelAt {
-				cancel()
-			}
-			b, err := io.ReadAll(f)
+			n, err := o.take(d, f, c.cancelAt, cancel)
 			if err != nil {
 				return err
-			}
-			if string(b) != genPDF(d.ID) {
-				return fmt.Errorf("document %s: read %q", d.ID, b)
 			}
 			if c.failAt > 0 && n == c.failAt {
 				switch c.failHow {

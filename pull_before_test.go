@@ -280,10 +280,8 @@ type beforeOutcome struct {
 }
 
 func (c beforeConsumer) run(s *genServer) *beforeOutcome {
-	o := &beforeOutcome{
-		genOutcome: genOutcome{handed: map[uuid.UUID]int{}, ok: map[uuid.UUID]bool{}, kept: map[uuid.UUID]bool{}},
-		befores:    map[uuid.UUID]int{}, declined: map[uuid.UUID]bool{},
-	}
+	o := &beforeOutcome{befores: map[uuid.UUID]int{}, declined: map[uuid.UUID]bool{}}
+	o.init()
 	cl, err := NewClient(testAccessKey, testSecretKey, WithBaseURL("http://api.test"),
 		WithHTTPClient(&http.Client{Transport: s}), WithMaxRetries(0))
 	if err != nil {
@@ -335,16 +333,8 @@ func (c beforeConsumer) run(s *genServer) *beforeOutcome {
 	func() {
 		defer func() { o.panic = recover() }()
 		o.err = cl.Documents.Pull(ctx, p, func(ctx context.Context, d Document, f *File) error {
-			n := o.hand(d.ID)
-			if c.cancelAt > 0 && n == c.cancelAt {
-				cancel()
-			}
-			b, err := io.ReadAll(f)
-			if err != nil {
+			if _, err := o.take(d, f, c.cancelAt, cancel); err != nil {
 				return err
-			}
-			if string(b) != genPDF(d.ID) {
-				return fmt.Errorf("document %s: read %q", d.ID, b)
 			}
 			o.mu.Lock()
 			o.ok[d.ID] = true
