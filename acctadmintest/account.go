@@ -224,23 +224,7 @@ func (f *Fake) ResetToken() string {
 
 // GET /companies/:id.
 func getCompany(c *call) error {
-	id, err := c.pathID("company")
-	if err != nil {
-		return err
-	}
-	f := c.f
-	wf := f.wire(false)
-	out, err := locked(f, func() (companyWire, error) {
-		co := f.st.companies.get(id)
-		if co == nil {
-			return companyWire{}, notFound("company")
-		}
-		return wf.company(co), nil
-	})
-	if err != nil {
-		return err
-	}
-	return c.ok(out, answer{})
+	return answerByID(c, "company", func(s *state) *table[Company] { return &s.companies }, wireFormat.company, answer{})
 }
 
 // serviceInfo is the information a client gave for a service.
@@ -270,23 +254,7 @@ func (f *Fake) serviceInfoWire(wf wireFormat, s *Service) serviceInfoWire {
 // GET /services/:id/info: what the client gave for the service ({} when
 // nothing yet).
 func getServiceInfo(c *call) error {
-	id, err := c.pathID("service")
-	if err != nil {
-		return err
-	}
-	f := c.f
-	wf := f.wire(false)
-	out, err := locked(f, func() (serviceInfoWire, error) {
-		s := f.st.services.get(id)
-		if s == nil {
-			return serviceInfoWire{}, notFound("service")
-		}
-		return f.serviceInfoWire(wf, s), nil
-	})
-	if err != nil {
-		return err
-	}
-	return c.ok(out, answer{})
+	return answerByID(c, "service", func(s *state) *table[Service] { return &s.services }, c.f.serviceInfoWire, answer{})
 }
 
 // POST /services/:id/info: stores the information (the whole JSON object

@@ -92,7 +92,7 @@ func (f *Fake) knownCompanies(ids []uuid.UUID) error {
 // GET /shopping-cart?company_ids[]=: the cart items of the companies (of
 // every company when none is named), oldest first.
 func listCartItems(c *call) error {
-	ids, err := idList("company_ids", c.list("company_ids"))
+	ids, err := idList("company_ids", c.strs("company_ids"))
 	if err != nil {
 		return err
 	}
@@ -240,8 +240,8 @@ func removeCartItems(c *call) error {
 			return err
 		}
 	}
-	sel.CompanyIDs = append(sel.CompanyIDs, c.list("company_ids")...)
-	sel.ItemIDs = append(sel.ItemIDs, c.list("item_ids")...)
+	sel.CompanyIDs = append(sel.CompanyIDs, c.strs("company_ids")...)
+	sel.ItemIDs = append(sel.ItemIDs, c.strs("item_ids")...)
 	f := c.f
 	wf := f.wire(false)
 	out, err := locked(f, func() ([]cartItemWire, error) {
@@ -400,21 +400,5 @@ func payInvoices(c *call) error {
 
 // GET /invoices/:id.
 func getInvoice(c *call) error {
-	id, err := c.pathID("invoice")
-	if err != nil {
-		return err
-	}
-	f := c.f
-	wf := f.wire(false)
-	out, err := locked(f, func() (invoiceWire, error) {
-		inv := f.st.invoices.get(id)
-		if inv == nil {
-			return invoiceWire{}, notFound("invoice")
-		}
-		return f.invoiceWire(wf, inv), nil
-	})
-	if err != nil {
-		return err
-	}
-	return c.ok(out, answer{})
+	return answerByID(c, "invoice", func(s *state) *table[Invoice] { return &s.invoices }, c.f.invoiceWire, answer{})
 }

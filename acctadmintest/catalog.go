@@ -84,7 +84,7 @@ func offeredMethods(p *FilingProduct, j Jurisdiction) []FilingMethod {
 // requiredCompany reads a required company_id query parameter: absent or
 // not a UUID is 400, unknown is 404; f.mu must be held.
 func (f *Fake) requiredCompany(c *call) (*Company, error) {
-	s := c.scalar("company_id")
+	s := c.str("company_id")
 	if s == "" {
 		return nil, invalid("company_id", "is required")
 	}
@@ -102,7 +102,7 @@ func (f *Fake) requiredCompany(c *call) (*Company, error) {
 // requiredJurisdiction reads a required jurisdiction query parameter, a
 // name or a two-letter abbreviation.
 func requiredJurisdiction(c *call) (Jurisdiction, error) {
-	s := c.scalar("jurisdiction")
+	s := c.str("jurisdiction")
 	if s == "" {
 		return Jurisdiction{}, invalid("jurisdiction", "is required")
 	}
@@ -115,7 +115,7 @@ func requiredJurisdiction(c *call) (Jurisdiction, error) {
 
 // requiredID reads a required UUID query parameter.
 func requiredID(c *call, name string) (uuid.UUID, error) {
-	s := c.scalar(name)
+	s := c.str(name)
 	if s == "" {
 		return uuid.Nil, invalid(name, "is required")
 	}
@@ -266,7 +266,7 @@ func listSignedForms(c *call) error {
 			return nil, notFound("filing method")
 		}
 		var site uuid.UUID
-		if s := c.scalar("website_id"); s != "" {
+		if s := c.str("website_id"); s != "" {
 			if site, err = parseUUID("website_id", s); err != nil {
 				return nil, err
 			}

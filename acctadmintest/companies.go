@@ -119,10 +119,7 @@ func (wf wireFormat) company(c *Company) companyWire {
 // GET /companies: every company, oldest first; limit and offset are
 // optional (all companies when no limit is given).
 func listCompanies(c *call) error {
-	limit, offset, err := c.paging(0, 100)
-	if err != nil {
-		return err
-	}
+	limit, offset := c.paging()
 	f := c.f
 	wf := f.wire(false)
 	out, _ := locked(f, func() ([]companyWire, error) {

@@ -135,22 +135,19 @@ func parseDate(field, s string) (string, error) {
 // company_id) and of any of the given jurisdictions (jurisdictions or
 // jurisdiction_ids), by due date.
 func listComplianceEvents(c *call) error {
-	limit, offset, err := c.paging(50, 100)
+	limit, offset := c.paging()
+	start, err := parseDate("start_date", c.str("start_date"))
 	if err != nil {
 		return err
 	}
-	start, err := parseDate("start_date", c.scalar("start_date"))
-	if err != nil {
-		return err
-	}
-	end, err := parseDate("end_date", c.scalar("end_date"))
+	end, err := parseDate("end_date", c.str("end_date"))
 	if err != nil {
 		return err
 	}
 	if end < start {
 		return invalid("end_date", "must not be before start_date")
 	}
-	js, byJurisdiction, err := jurisdictionsParam(c.list("jurisdictions"), c.list("jurisdiction_ids"))
+	js, byJurisdiction, err := jurisdictionsParam(c.strs("jurisdictions"), c.strs("jurisdiction_ids"))
 	if err != nil {
 		return err
 	}
@@ -161,7 +158,7 @@ func listComplianceEvents(c *call) error {
 	f := c.f
 	wf := f.wire(false)
 	out, err := locked(f, func() ([]complianceEventWire, error) {
-		co, byCompany, err := f.companyParam(c.scalar("company"), c.scalar("company_id"))
+		co, byCompany, err := f.companyParam(c.str("company"), c.str("company_id"))
 		if err != nil {
 			return nil, err
 		}

@@ -794,7 +794,7 @@ func validateControl(r *http.Request, body []byte) error {
 	if err != nil {
 		return nil // an endpoint the document does not describe is refused by its handler
 	}
-	if e := validateRequest(op, r, body); e != nil {
+	if _, e := validateRequest(op, r, body); e != nil {
 		return &controlError{status: http.StatusBadRequest, msg: e.msg, fields: e.fields}
 	}
 	return nil

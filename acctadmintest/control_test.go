@@ -419,7 +419,7 @@ func TestControlSeedsEveryTable(t *testing.T) {
 	do(t, srv, http.MethodGet, "/account/dashpanel", nil).Result(t, &panel)
 	require.Zero(t, panel.UnpaidInvoices)
 	require.Zero(t, panel.UnreadDocuments)
-	requireControlError(t, ctl(t, srv, http.MethodPatch, "/_fake/invoices/"+inv["id"].(string), `{"status":"gone"}`), http.StatusBadRequest, "status value is not one of the allowed values")
+	requireControlError(t, ctl(t, srv, http.MethodPatch, "/_fake/invoices/"+inv["id"].(string), `{"status":"gone"}`), http.StatusBadRequest, `status must be one of "unpaid", "paid", "cancelled"`)
 	requireControlError(t, ctl(t, srv, http.MethodPatch, "/_fake/invoices/"+co["id"].(string), `{"status":"paid"}`), http.StatusNotFound, "no invoice")
 
 	// An order item waiting for form data.

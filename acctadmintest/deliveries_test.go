@@ -81,9 +81,9 @@ func TestResendAndForgeEvents(t *testing.T) {
 	require.False(t, known, "about a document the account does not have")
 
 	for body, msg := range map[string]string{
-		`{"event":"new-thing","record_id":"` + inv.String() + `"}`:                            "event value is not one of",
+		`{"event":"new-thing","record_id":"` + inv.String() + `"}`:                            `event must be one of "new-invoice", "new-document"`,
 		`{"event":"new-invoice","record_id":"` + acctadmintest.DemoID("x", 1).String() + `"}`: "no invoice",
-		`{"event":"new-invoice","record_id":"` + inv.String() + `","forge":"maybe"}`:          "forge value is not one of",
+		`{"event":"new-invoice","record_id":"` + inv.String() + `","forge":"maybe"}`:          `forge must be one of "", "bad-signature", "expired", "unknown-record"`,
 		`{"index":99}`: "index is not a field of this endpoint",
 	} {
 		requireControlError(t, ctl(t, srv, http.MethodPost, "/_fake/events", body), http.StatusBadRequest, msg)

@@ -39,8 +39,12 @@
 // its example clients call, with the wire quirks below. Every request is
 // validated by it with kin-openapi before its handler runs; a refusal is a
 // 400 whose errors name each field at fault ("companies[0].name", "body")
-// and what it must be. WithContractChecks holds every answer against it
-// too. A fake with the control surface serves the document at OpenAPIPath
+// and what it must be. The document is also where each route is declared:
+// the fake builds its routes from the document's operations, and a
+// handler reads each parameter through it, as the type the document
+// gives it, with the document's bounds and default (limit and offset,
+// dpi); it never parses or checks a parameter the document types.
+// WithContractChecks holds every answer against it too. A fake with the control surface serves the document at OpenAPIPath
 // and the control surface's own document (ControlOpenAPI) at
 // ControlOpenAPIPath.
 //

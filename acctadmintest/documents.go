@@ -190,11 +190,8 @@ func parseDateTime(field, s string) (time.Time, error) {
 // GET /documents: documents of one status (default unread) created within
 // [start, stop] (both inclusive, both optional), oldest first.
 func listDocuments(c *call) error {
-	limit, offset, err := c.paging(50, 200)
-	if err != nil {
-		return err
-	}
-	status := strings.ToLower(c.scalar("status"))
+	limit, offset := c.paging()
+	status := strings.ToLower(c.str("status"))
 	switch status {
 	case "":
 		status = DocumentUnread
@@ -203,12 +200,13 @@ func listDocuments(c *call) error {
 		return invalid("status", "must be read or unread")
 	}
 	var start, stop time.Time
-	if s := c.scalar("start"); s != "" {
+	var err error
+	if s := c.str("start"); s != "" {
 		if start, err = parseDateTime("start", s); err != nil {
 			return err
 		}
 	}
-	if s := c.scalar("stop"); s != "" {
+	if s := c.str("stop"); s != "" {
 		if stop, err = parseDateTime("stop", s); err != nil {
 			return err
 		}
@@ -244,27 +242,12 @@ func (c *call) lookupDocument() (Document, error) {
 
 // GET /documents/:id
 func getDocument(c *call) error {
-	id, err := c.pathID("document")
-	if err != nil {
-		return err
-	}
-	f := c.f
-	wf := f.wire(false)
-	out, err := locked(f, func() (documentWire, error) {
-		d := f.st.documents.get(id)
-		if d == nil {
-			return documentWire{}, notFound("document")
-		}
-		return f.documentWire(wf, d, false), nil
-	})
-	if err != nil {
-		return err
-	}
-	return c.ok(out, answer{})
+	write := func(wf wireFormat, d *Document) documentWire { return c.f.documentWire(wf, d, false) }
+	return answerByID(c, "document", func(s *state) *table[Document] { return &s.documents }, write, answer{})
 }
 
 // GET /documents/:id/page/:page_number
-func documentPage(c *call) error {
+func getDocumentPage(c *call) error {
 	d, err := c.lookupDocument()
 	if err != nil {
 		return err

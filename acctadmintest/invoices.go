@@ -160,11 +160,8 @@ func (f *Fake) invoiceWire(wf wireFormat, inv *Invoice) invoiceWire {
 // limit (at most 100) and offset are optional; without a limit every
 // invoice from offset on is answered.
 func listInvoices(c *call) error {
-	limit, offset, err := c.paging(0, 100)
-	if err != nil {
-		return err
-	}
-	names, ids := c.list("companies"), c.list("company_ids")
+	limit, offset := c.paging()
+	names, ids := c.strs("companies"), c.strs("company_ids")
 	if len(names) > 0 && len(ids) > 0 {
 		return invalidf([]fieldError{
 			{Field: "companies", Message: "must not be given with company_ids"},

@@ -47,7 +47,7 @@ func (f *Fake) link(c *call, l *fileLink) fileURLWire {
 }
 
 // GET /documents/:id/page/:page_number/url?dpi=: a URL of the page image.
-func documentPageURL(c *call) error {
+func getDocumentPageURL(c *call) error {
 	d, err := c.lookupDocument()
 	if err != nil {
 		return err
@@ -67,7 +67,7 @@ func documentPageURL(c *call) error {
 // PDF of each document (at most 50); fetching it marks them read, as a
 // single download does.
 func bulkDownloadDocuments(c *call) error {
-	ids, err := idList("ids", c.list("ids"))
+	ids, err := idList("ids", c.strs("ids"))
 	if err != nil {
 		return err
 	}

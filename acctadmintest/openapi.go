@@ -133,23 +133,25 @@ func validationInput(rt *routers.Route, r *http.Request, body []byte) *openapi3f
 	}
 }
 
-// validateRequest checks a request against its operation in the contract
-// and returns the refusal, with one entry per field at fault, or nil.
-func validateRequest(rt *routers.Route, r *http.Request, body []byte) *apiError {
+// validateRequest checks a request against its operation in the contract.
+// It returns the parameters as the handler reads them (see params), or
+// the refusal, with one entry per field at fault.
+func validateRequest(rt *routers.Route, r *http.Request, body []byte) (*params, *apiError) {
 	if b := bytes.TrimSpace(body); rt.Operation.RequestBody != nil && len(b) > 0 && b[0] != '{' {
-		return &apiError{status: http.StatusBadRequest, msg: "request body must be a JSON object",
+		return nil, &apiError{status: http.StatusBadRequest, msg: "request body must be a JSON object",
 			fields: []fieldError{{Field: "body", Message: "must be a JSON object"}}}
 	}
-	err := openapi3filter.ValidateRequest(context.Background(), validationInput(rt, r, body))
+	in := validationInput(rt, r, body)
+	err := openapi3filter.ValidateRequest(context.Background(), in)
 	if err == nil {
-		return nil
+		return &params{op: rt, query: r.URL.Query(), path: r.PathValue}, nil
 	}
 	fields := contractFieldErrors(err)
 	msgs := make([]string, len(fields))
 	for i, fe := range fields {
 		msgs[i] = fe.Field + " " + fe.Message
 	}
-	return &apiError{status: http.StatusBadRequest, msg: strings.Join(msgs, "; "), fields: fields}
+	return nil, &apiError{status: http.StatusBadRequest, msg: strings.Join(msgs, "; "), fields: fields}
 }
 
 // contractFieldErrors flattens the validator's errors into the API's
@@ -186,6 +188,13 @@ func contractFieldErrors(err error) []fieldError {
 			}
 		case *openapi3.SchemaError:
 			out = append(out, schemaFieldError(field, param, e))
+		case *openapi3filter.ParseError:
+			// A query value that is not text of the parameter's type.
+			msg := "is not valid"
+			if typ, ok := strings.CutPrefix(e.Reason, "an invalid "); ok {
+				msg = "must be " + article(typ) + " " + typ
+			}
+			out = append(out, fieldError{Field: field, Message: msg})
 		default:
 			out = append(out, fieldError{Field: field, Message: err.Error()})
 		}
@@ -193,6 +202,14 @@ func contractFieldErrors(err error) []fieldError {
 	walk("request", false, err)
 	slices.SortStableFunc(out, func(a, b fieldError) int { return strings.Compare(a.Field, b.Field) })
 	return slices.Compact(out)
+}
+
+// article is the indefinite article of a JSON type's name.
+func article(typ string) string {
+	if strings.IndexByte("aeiou", typ[0]) >= 0 {
+		return "an"
+	}
+	return "a"
 }
 
 // orReason is the cause of a request error, or its reason as an error.
@@ -250,6 +267,18 @@ func schemaFieldError(field string, param bool, se *openapi3.SchemaError) fieldE
 	switch {
 	case msg == "":
 		msg = "is not valid"
+	case se.SchemaField == "enum" && se.Schema != nil:
+		vals := make([]string, len(se.Schema.Enum))
+		for i, v := range se.Schema.Enum {
+			if str, ok := v.(string); ok {
+				vals[i] = strconv.Quote(str)
+			} else {
+				vals[i] = fmt.Sprint(v)
+			}
+		}
+		msg = "must be one of " + strings.Join(vals, ", ")
+	case se.SchemaField == "minimum" || se.SchemaField == "maximum":
+		msg = strings.TrimPrefix(msg, "number ")
 	case strings.HasPrefix(msg, "property ") && strings.HasSuffix(msg, " is missing"):
 		msg = "is required"
 	}

@@ -95,7 +95,7 @@ func (f *Fake) orderItemWire(wf wireFormat, oi *OrderItem) orderItemWire {
 // GET /order-items/requiring-attention?company_ids[]=: the order items
 // waiting for form data, of the companies given (of all when none is).
 func listOrderItemsRequiringAttention(c *call) error {
-	ids, err := idList("company_ids", c.list("company_ids"))
+	ids, err := idList("company_ids", c.strs("company_ids"))
 	if err != nil {
 		return err
 	}

@@ -6,61 +6,120 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"regexp"
 	"strconv"
 
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/routers"
 	"github.com/google/uuid"
 )
 
-// Parameters.
+// Parameters are read through the contract. Once a request has passed
+// validation against its operation in the OpenAPI document, a handler
+// reads each parameter by its name in the document and as the type the
+// document gives it: the value is one the validator has accepted, and an
+// absent one is the schema's default. Bounds, types and defaults live in
+// the document alone, so a handler never parses or checks a parameter
+// itself. Reading a name its operation does not declare, or as another
+// type, is a bug of the fake: it panics, and the route's tests catch it.
 
-// scalar returns the first value of a query parameter, "" when absent.
-func (c *call) scalar(name string) string {
-	if v := c.query[name]; len(v) > 0 {
-		return v[0]
-	}
-	return ""
+// params is what a handler reads of a validated request.
+type params struct {
+	op    *routers.Route
+	query url.Values
+	path  func(string) string
 }
 
-// list returns the values of an array parameter, given as name[] (the
-// form clients use) or as name, skipping empty values.
-func (c *call) list(name string) []string {
-	var out []string
-	for _, v := range append(append([]string(nil), c.query[name+"[]"]...), c.query[name]...) {
-		if v != "" {
-			out = append(out, v)
+// declared finds the declaration of a parameter of the operation, on the
+// operation or on its path.
+func (p *params) declared(name string) *openapi3.Parameter {
+	if p == nil || p.op == nil {
+		return nil
+	}
+	for _, list := range []openapi3.Parameters{p.op.Operation.Parameters, p.op.PathItem.Parameters} {
+		for _, ref := range list {
+			if ref.Value != nil && ref.Value.Name == name {
+				return ref.Value
+			}
 		}
+	}
+	return nil
+}
+
+// mustDeclare returns the declaration of name, which must be of type typ.
+func (p *params) mustDeclare(name, typ string) *openapi3.Parameter {
+	d := p.declared(name)
+	if d == nil {
+		panic(fmt.Sprintf("acctadmintest: the handler reads %q, which its operation in the OpenAPI document does not declare", name))
+	}
+	if d.Schema == nil || d.Schema.Value == nil || !d.Schema.Value.Type.Is(typ) {
+		panic(fmt.Sprintf("acctadmintest: the handler reads %q as %s, which the OpenAPI document does not", name, typ))
+	}
+	return d
+}
+
+// raw returns the text of a declared parameter, "" when absent.
+func (p *params) raw(d *openapi3.Parameter) string {
+	if d.In == openapi3.ParameterInPath {
+		return p.path(d.Name)
+	}
+	return p.query.Get(d.Name)
+}
+
+// str returns a string parameter, "" when it is absent.
+func (c *call) str(name string) string {
+	return c.in.raw(c.in.mustDeclare(name, openapi3.TypeString))
+}
+
+// num returns an integer parameter, as the validator read it (base
+// prefixes and all); when it is absent or empty, the document's default,
+// and 0 when it has none.
+func (c *call) num(name string) int {
+	d := c.in.mustDeclare(name, openapi3.TypeInteger)
+	s := c.in.raw(d)
+	if s == "" {
+		if def := d.Schema.Value.Default; def != nil {
+			s = fmt.Sprint(def)
+		} else {
+			return 0
+		}
+	}
+	n, err := strconv.ParseInt(s, 0, 64)
+	if err != nil {
+		panic(fmt.Sprintf("acctadmintest: %s=%q passed validation but is not an integer", name, s))
+	}
+	return int(n)
+}
+
+// strs returns an array parameter, which clients spell name[] or name
+// (the document declares each spelling it takes), skipping empty values.
+func (c *call) strs(name string) []string {
+	var out []string
+	found := false
+	for _, spelling := range []string{name + "[]", name} {
+		d := c.in.declared(spelling)
+		if d == nil {
+			continue
+		}
+		c.in.mustDeclare(spelling, openapi3.TypeArray)
+		found = true
+		for _, v := range c.in.query[spelling] {
+			if v != "" {
+				out = append(out, v)
+			}
+		}
+	}
+	if !found {
+		panic(fmt.Sprintf("acctadmintest: the handler reads the array %q, which its operation in the OpenAPI document does not declare", name))
 	}
 	return out
 }
 
-// paging reads limit and offset. def is the default limit; max the largest
-// limit allowed. A def of 0 means "all" when no limit is given.
-func (c *call) paging(def, max int) (limit, offset int, err error) {
-	limit = def
-	if s := c.scalar("limit"); s != "" {
-		n, err := strconv.Atoi(s)
-		switch {
-		case err != nil:
-			return 0, 0, invalid("limit", "must be an integer")
-		case n < 1:
-			return 0, 0, invalid("limit", "must be at least 1")
-		case n > max:
-			return 0, 0, invalid("limit", fmt.Sprintf("must be at most %d", max))
-		}
-		limit = n
-	}
-	if s := c.scalar("offset"); s != "" {
-		n, err := strconv.Atoi(s)
-		switch {
-		case err != nil:
-			return 0, 0, invalid("offset", "must be an integer")
-		case n < 0:
-			return 0, 0, invalid("offset", "must not be negative")
-		}
-		offset = n
-	}
-	return limit, offset, nil
+// paging reads limit and offset; their bounds and the default limit are
+// the document's. A limit of 0 (none given, and no default) means all.
+func (c *call) paging() (limit, offset int) {
+	return c.num("limit"), c.num("offset")
 }
 
 // page cuts one page out of a sorted listing; a limit of 0 means all.
@@ -90,11 +149,35 @@ func parseUUID(field, s string) (uuid.UUID, error) {
 // pathID reads the :id path parameter; an id that is not a UUID names
 // nothing, so it is a 404.
 func (c *call) pathID(what string) (uuid.UUID, error) {
-	id, err := uuid.Parse(c.r.PathValue("id"))
+	id, err := uuid.Parse(c.str("id"))
 	if err != nil {
 		return uuid.Nil, notFound(what)
 	}
 	return id, nil
+}
+
+// answerByID answers the record of a table that the path's id names,
+// written by write with f.mu held; an id that names nothing is a 404
+// naming what.
+func answerByID[T, W any](c *call, what string, tbl func(*state) *table[T], write func(wireFormat, *T) W, a answer) error {
+	id, err := c.pathID(what)
+	if err != nil {
+		return err
+	}
+	f := c.f
+	wf := f.wire(false)
+	out, err := locked(f, func() (W, error) {
+		r := tbl(&f.st).get(id)
+		if r == nil {
+			var zero W
+			return zero, notFound(what)
+		}
+		return write(wf, r), nil
+	})
+	if err != nil {
+		return err
+	}
+	return c.ok(out, a)
 }
 
 // decodeBody reads a JSON object body into v.

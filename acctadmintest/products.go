@@ -154,7 +154,7 @@ func (wf wireFormat) filingMethod(m FilingMethod) filingMethodWire {
 // jurisdiction (possibly []); without one the field is absent.
 func listFilingProducts(c *call) error {
 	var jurisdiction string
-	if s := c.scalar("jurisdiction"); s != "" {
+	if s := c.str("jurisdiction"); s != "" {
 		j, ok := LookupJurisdiction(s)
 		if !ok {
 			return invalid("jurisdiction", "must be a valid jurisdiction name or abbreviation")

@@ -107,12 +107,9 @@ func (wf wireFormat) resource(r *Resource) resourceWire {
 // jurisdiction must be a valid jurisdiction name (400 otherwise). All
 // comparisons ignore case.
 func listResources(c *call) error {
-	limit, offset, err := c.paging(50, 200)
-	if err != nil {
-		return err
-	}
-	name, agency, entityType := c.scalar("name"), c.scalar("agency"), c.scalar("entity_type")
-	jurisdiction := c.scalar("jurisdiction")
+	limit, offset := c.paging()
+	name, agency, entityType := c.str("name"), c.str("agency"), c.str("entity_type")
+	jurisdiction := c.str("jurisdiction")
 	if jurisdiction != "" {
 		j, ok := LookupJurisdiction(jurisdiction)
 		if !ok {
@@ -176,7 +173,7 @@ func getResource(c *call) error {
 }
 
 // GET /resources/:id/page/:page_number
-func resourcePage(c *call) error {
+func getResourcePage(c *call) error {
 	r, err := c.lookupResourceFile()
 	if err != nil {
 		return err

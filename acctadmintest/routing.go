@@ -3,10 +3,12 @@ package acctadmintest
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/http"
 	"path"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -18,58 +20,102 @@ type route struct {
 	handle  func(*call) error
 }
 
-// routes is the API. Patterns name their parameters as the spec does.
-var routes = []route{
-	{http.MethodGet, "/services", listServices},
-	{http.MethodPost, "/services", createServices},
-	{http.MethodPost, "/services/:id/cancel-request", requestCancellation},
-	{http.MethodGet, "/documents", listDocuments},
-	{http.MethodGet, "/documents/:id", getDocument},
-	{http.MethodGet, "/documents/:id/page/:page_number", documentPage},
-	{http.MethodGet, "/documents/:id/download", downloadDocument},
-	{http.MethodGet, "/resources", listResources},
-	{http.MethodGet, "/resources/:id", getResource},
-	{http.MethodGet, "/resources/:id/page/:page_number", resourcePage},
-	{http.MethodGet, "/resources/:id/download", downloadResource},
-	{http.MethodGet, "/filing-products", listFilingProducts},
-	{http.MethodGet, "/compliance-events", listComplianceEvents},
-	{http.MethodGet, "/websites", getWebsite},
-	{http.MethodGet, "/callbacks", listCallbacks},
-	{http.MethodPost, "/callbacks", createCallback},
-	{http.MethodDelete, "/callbacks/:id", deleteCallback},
-	{http.MethodGet, "/companies", listCompanies},
-	{http.MethodPost, "/companies", createCompanies},
-	{http.MethodPatch, "/companies", updateCompanies},
-	{http.MethodGet, "/invoices", listInvoices},
-	{http.MethodGet, "/registered-agent-products", listRegisteredAgentProducts},
-	{http.MethodGet, "/account", getAccount},
-	{http.MethodGet, "/account/dashpanel", getDashpanel},
-	{http.MethodPost, "/auth/login", login},
-	{http.MethodGet, "/auth/refresh", refreshSession},
-	{http.MethodPost, "/auth/forgot-password", forgotPassword},
-	{http.MethodPost, "/auth/reset-password", resetPassword},
-	{http.MethodGet, "/companies/:id", getCompany},
-	{http.MethodGet, "/services/:id/info", getServiceInfo},
-	{http.MethodPost, "/services/:id/info", addServiceInfo},
-	{http.MethodGet, "/documents/bulk-download", bulkDownloadDocuments},
-	{http.MethodGet, "/documents/:id/page/:page_number/url", documentPageURL},
-	{http.MethodGet, "/filing-products/offerings", listOfferings},
-	{http.MethodGet, "/filing-methods", listFilingMethods},
-	{http.MethodGet, "/filing-methods/schemas", listFilingMethodSchemas},
-	{http.MethodGet, "/simple-products", listSimpleProducts},
-	{http.MethodGet, "/signed-forms", listSignedForms},
-	{http.MethodGet, "/shopping-cart", listCartItems},
-	{http.MethodPost, "/shopping-cart", addCartItem},
-	{http.MethodDelete, "/shopping-cart", removeCartItems},
-	{http.MethodPost, "/shopping-cart/checkout", checkout},
-	{http.MethodGet, "/payment-methods", listPaymentMethods},
-	{http.MethodPost, "/payment-methods", createPaymentMethod},
-	{http.MethodPatch, "/payment-methods/:id", updatePaymentMethod},
-	{http.MethodDelete, "/payment-methods/:id", deletePaymentMethod},
-	{http.MethodGet, "/invoices/:id", getInvoice},
-	{http.MethodPost, "/invoices/pay", payInvoices},
-	{http.MethodGet, "/order-items/requiring-attention", listOrderItemsRequiringAttention},
-	{http.MethodPost, "/order-items/requiring-attention", completeOrderItem},
+// handlers holds the handler of each operation of the API's OpenAPI
+// document, by its operationId. A route is declared once, in the
+// document: its method, its path and its parameters are read from there.
+var handlers = map[string]func(*call) error{
+	"listServices":                     listServices,
+	"createServices":                   createServices,
+	"requestServiceCancellation":       requestServiceCancellation,
+	"listDocuments":                    listDocuments,
+	"getDocument":                      getDocument,
+	"getDocumentPage":                  getDocumentPage,
+	"downloadDocument":                 downloadDocument,
+	"listResources":                    listResources,
+	"getResource":                      getResource,
+	"getResourcePage":                  getResourcePage,
+	"downloadResource":                 downloadResource,
+	"listFilingProducts":               listFilingProducts,
+	"listComplianceEvents":             listComplianceEvents,
+	"getWebsite":                       getWebsite,
+	"listCallbacks":                    listCallbacks,
+	"createCallback":                   createCallback,
+	"deleteCallback":                   deleteCallback,
+	"listCompanies":                    listCompanies,
+	"createCompanies":                  createCompanies,
+	"updateCompanies":                  updateCompanies,
+	"listInvoices":                     listInvoices,
+	"listRegisteredAgentProducts":      listRegisteredAgentProducts,
+	"getAccount":                       getAccount,
+	"getDashpanel":                     getDashpanel,
+	"login":                            login,
+	"refreshSession":                   refreshSession,
+	"forgotPassword":                   forgotPassword,
+	"resetPassword":                    resetPassword,
+	"getCompany":                       getCompany,
+	"getServiceInfo":                   getServiceInfo,
+	"addServiceInfo":                   addServiceInfo,
+	"bulkDownloadDocuments":            bulkDownloadDocuments,
+	"getDocumentPageURL":               getDocumentPageURL,
+	"listOfferings":                    listOfferings,
+	"listFilingMethods":                listFilingMethods,
+	"listFilingMethodSchemas":          listFilingMethodSchemas,
+	"listSimpleProducts":               listSimpleProducts,
+	"listSignedForms":                  listSignedForms,
+	"listCartItems":                    listCartItems,
+	"addCartItem":                      addCartItem,
+	"removeCartItems":                  removeCartItems,
+	"checkout":                         checkout,
+	"listPaymentMethods":               listPaymentMethods,
+	"createPaymentMethod":              createPaymentMethod,
+	"updatePaymentMethod":              updatePaymentMethod,
+	"deletePaymentMethod":              deletePaymentMethod,
+	"getInvoice":                       getInvoice,
+	"payInvoices":                      payInvoices,
+	"listOrderItemsRequiringAttention": listOrderItemsRequiringAttention,
+	"completeOrderItem":                completeOrderItem,
+}
+
+// routes is the API: each operation of the document with its handler,
+// by path, then method. An operation without a handler, or a handler
+// without an operation, is a broken build: it panics.
+var routes = sync.OnceValue(func() []route {
+	doc := mustContract()
+	var out []route
+	seen := make(map[string]bool)
+	for _, p := range slices.Sorted(maps.Keys(doc.Paths.Map())) {
+		item := doc.Paths.Value(p)
+		for _, method := range otherMethods {
+			op := item.GetOperation(method)
+			if op == nil {
+				continue
+			}
+			h := handlers[op.OperationID]
+			if h == nil {
+				panic("acctadmintest: no handler for the operation " + op.OperationID + " of the OpenAPI document")
+			}
+			seen[op.OperationID] = true
+			out = append(out, route{method, routePattern(p), h})
+		}
+	}
+	for id := range handlers {
+		if !seen[id] {
+			panic("acctadmintest: the handler " + id + " has no operation in the OpenAPI document")
+		}
+	}
+	return out
+})
+
+// routePattern writes an OpenAPI path ("/documents/{id}") as a route
+// pattern ("/documents/:id").
+func routePattern(p string) string {
+	segs := strings.Split(p, "/")
+	for i, s := range segs {
+		if name, ok := strings.CutPrefix(s, "{"); ok {
+			segs[i] = ":" + strings.TrimSuffix(name, "}")
+		}
+	}
+	return strings.Join(segs, "/")
 }
 
 // Routes lists the endpoints the fake serves as "METHOD /pattern" strings,
@@ -77,8 +123,9 @@ var routes = []route{
 // "GET /documents/:id/page/:page_number"). These patterns are what
 // Fault.Path, Request.Route and RequestCount take.
 func Routes() []string {
-	out := make([]string, len(routes))
-	for i, r := range routes {
+	rs := routes()
+	out := make([]string, len(rs))
+	for i, r := range rs {
 		out[i] = r.method + " " + r.pattern
 	}
 	return out
@@ -115,7 +162,7 @@ func newRouter(f *Fake) *router {
 	rt.noSuchEndpoint = f.endpoint(noSuchEndpoint)
 	allowed := make(map[string][]string)
 	var paths []string
-	for _, r := range routes {
+	for _, r := range routes() {
 		mp := r.method + " " + muxPattern(r.pattern)
 		rt.mux.Handle(mp, f.endpoint(validated(r)))
 		rt.names[mp] = r.pattern
@@ -193,9 +240,11 @@ func validated(r route) func(*call) error {
 		panic("acctadmintest: " + err.Error())
 	}
 	handle := func(c *call) error {
-		if e := validateRequest(op, c.r, c.body); e != nil {
+		in, e := validateRequest(op, c.r, c.body)
+		if e != nil {
 			return e
 		}
+		c.in = in
 		return r.handle(c)
 	}
 	return func(c *call) error {

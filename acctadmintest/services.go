@@ -136,14 +136,11 @@ func (f *Fake) serviceWire(wf wireFormat, s *Service) serviceWire {
 
 // GET /services
 func listServices(c *call) error {
-	limit, offset, err := c.paging(50, 100)
-	if err != nil {
-		return err
-	}
+	limit, offset := c.paging()
 	f := c.f
 	wf := f.wire(false)
 	out, err := locked(f, func() ([]serviceWire, error) {
-		co, filter, err := f.companyParam(c.scalar("company"), c.scalar("company_id"))
+		co, filter, err := f.companyParam(c.str("company"), c.str("company_id"))
 		if err != nil {
 			return nil, err
 		}
@@ -232,7 +229,7 @@ func (f *Fake) openService(companyID, jurisdictionID uuid.UUID, typ string) bool
 // POST /services/:id/cancel-request: refused with 400 and the unpaid
 // invoices while the service's company has any; otherwise the service
 // becomes cancel-requested. Both answers use the ISO time form (a quirk).
-func requestCancellation(c *call) error {
+func requestServiceCancellation(c *call) error {
 	id, err := c.pathID("service")
 	if err != nil {
 		return err

@@ -107,7 +107,7 @@ func normalizeURL(s string) string {
 // websiteParam resolves the required url parameter of the website
 // endpoints: missing is 400, unknown is 404. f.mu must be held.
 func (f *Fake) websiteParam(c *call) (*Website, error) {
-	u := c.scalar("url")
+	u := c.str("url")
 	if u == "" {
 		return nil, invalid("url", "is required")
 	}

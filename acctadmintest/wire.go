@@ -29,7 +29,7 @@ type call struct {
 	w     http.ResponseWriter
 	r     *http.Request
 	body  []byte
-	query url.Values
+	in    *params // the parameters, once validated
 	route string
 	idx   int // number of the request in the log
 }
@@ -196,12 +196,11 @@ func nullable(s string) any {
 	return s
 }
 
-// parseQuery reads the query string of the request.
+// parseQuery refuses a malformed query string, which the validator would
+// read in part.
 func (c *call) parseQuery() error {
-	q, err := url.ParseQuery(c.r.URL.RawQuery)
-	if err != nil {
+	if _, err := url.ParseQuery(c.r.URL.RawQuery); err != nil {
 		return &apiError{status: http.StatusBadRequest, msg: "malformed query string"}
 	}
-	c.query = q
 	return nil
 }
