@@ -97,7 +97,9 @@
 // Kept-out documents (WithKeepOut) are never downloaded, so they stay
 // unread for other tools; their callbacks are acknowledged. A callback
 // whose document the API no longer has (404) is acknowledged: there is
-// nothing to save. WithOnSaved is called at least once per saved
+// nothing to save. A document the unread listing shows but whose download
+// answers 404 does not stop a Pull: it starts again without it, and the
+// next Pull tries it again, as its file may come later. WithOnSaved is called at least once per saved
 // document. A callback's download goes on after its sender hangs up
 // (within WithDownloadTimeout), so that the redelivery finds it saved
 // rather than downloading it again.

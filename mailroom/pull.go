@@ -17,7 +17,11 @@ import (
 // by another delivery or room.
 //
 // It returns nil when every document it met is saved, kept out or gone,
-// or was being saved elsewhere. The journal's documents are each tried,
+// or was being saved elsewhere. A document the unread listing shows but
+// whose download answers 404 is gone: the pull starts again without it
+// (at most maxGone times), so that it does not stop the pull of the rest.
+// It is tried again by the next Pull, as the listing may show a document
+// before its file can be downloaded. The journal's documents are each tried,
 // and the first error among them returned; an error of the claims or the
 // store (Redis down, a folder that refuses writes) stops it at once. The
 // first error of the unread documents (a download, a save, the claims)
@@ -32,21 +36,58 @@ func (r *Room) Pull(ctx context.Context) error {
 	if r.refusing.Load() && !r.storeWritable(ctx) {
 		return errRefusing
 	}
+	gone := make(map[uuid.UUID]bool)
+	for {
+		err := r.pullOnce(ctx, gone)
+		var pe *acctadmin.PullError
+		if len(gone) == maxGone || !errors.As(err, &pe) || !errors.Is(pe.Err, acctadmin.ErrNotFound) ||
+			pe.Document == uuid.Nil || gone[pe.Document] {
+			return err
+		}
+		if err := r.forget(ctx, pe.Document); err != nil {
+			return err
+		}
+		gone[pe.Document] = true
+	}
+}
+
+// forget ends the journal record of a document whose download answered
+// 404: nothing of it was saved, nor marked read, so there is nothing to
+// fetch again. A delivery or room that holds it now keeps its record.
+func (r *Room) forget(ctx context.Context, id uuid.UUID) error {
+	release, err := r.claim(ctx, id)
+	if errors.Is(err, errBusy) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer release()
+	return r.journal.End(ctx, id)
+}
+
+// maxGone bounds how many times one Pull starts again past a document
+// whose download answers 404.
+const maxGone = 8
+
+// pullOnce is one Pull: the journal's documents, then the unread ones
+// but those in gone.
+func (r *Room) pullOnce(ctx context.Context, gone map[uuid.UUID]bool) error {
 	ids, err := r.journal.Pending(ctx)
 	if err != nil {
 		return err
 	}
-	p := &pass{}
+	p := &pass{gone: gone}
 	for _, id := range ids {
 		if p.stop {
 			break
 		}
-		p.record(r.take(ctx, id, nil, true))
+		p.record(id, r.take(ctx, id, nil, true))
 	}
 	if p.stop {
 		return p.err
 	}
-	if err := r.unread(ctx); p.err == nil {
+	if err := r.unread(ctx, gone); p.err == nil {
 		p.err = err
 	}
 	return p.err
@@ -65,16 +106,22 @@ func (r *Room) storeWritable(ctx context.Context) bool {
 	return true
 }
 
-// pass is the journal part of one Pull: the first error met, and
-// whether it stops the pull.
+// pass is the journal part of one Pull: the first error met, whether it
+// stops the pull, and the documents found gone.
 type pass struct {
 	err  error
 	stop bool
+	gone map[uuid.UUID]bool
 }
 
-// record keeps the first error of a document; an error of the claims or
-// the store stops the pass. A document busy elsewhere is no error.
-func (p *pass) record(err error) {
+// record keeps the outcome of the journal's document id: the first error;
+// an error of the claims or the store stops the pass. A document busy
+// elsewhere is no error, nor one gone, which the listing then leaves.
+func (p *pass) record(id uuid.UUID, err error) {
+	if errors.Is(err, errGone) {
+		p.gone[id] = true
+		return
+	}
 	if err == nil || errors.Is(err, errBusy) {
 		return
 	}
@@ -90,7 +137,7 @@ func (p *pass) record(err error) {
 
 // unread pulls the unread listing with Documents.Pull. The room's steps
 // for a document (see take) are split around Pull's download: Skip keeps
-// out what WithKeepOut says; Before, on the worker, claims the document,
+// out what WithKeepOut says, and the documents this Pull found gone; Before, on the worker, claims the document,
 // asks the store, and records it in the journal; fn saves it, tells
 // WithOnSaved and ends the record. Pull walks the listing again until two
 // walks running see the same documents, so a document that stays unread
@@ -98,12 +145,12 @@ func (p *pass) record(err error) {
 //
 // The claims that Before took are released by fn, or, for a document
 // whose download failed or that fn never got, once Pull returns.
-func (r *Room) unread(ctx context.Context) error {
+func (r *Room) unread(ctx context.Context, gone map[uuid.UUID]bool) error {
 	h := &holds{m: map[uuid.UUID]func(){}}
 	defer h.releaseAll()
 	return r.c.Documents.Pull(ctx, &acctadmin.PullParams{
 		Workers: r.cfg.workers,
-		Skip:    r.keepOut,
+		Skip:    func(d acctadmin.Document) bool { return gone[d.ID] || r.keepOut(d) },
 		Before: func(ctx context.Context, d acctadmin.Document) error {
 			return r.before(ctx, d, h)
 		},

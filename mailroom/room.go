@@ -254,6 +254,10 @@ func (r *Room) Stats() Stats {
 // sender should deliver again later, when it is saved.
 var errBusy = errors.New("mailroom: document in progress elsewhere")
 
+// errGone reports a document whose download answered 404: nothing was
+// saved, and its journal record is ended.
+var errGone = errors.New("mailroom: document gone from the API")
+
 // errRefusing reports that no download starts while the store refuses
 // writes.
 var errRefusing = errors.New("mailroom: the store refuses writes; no download starts until one succeeds")
@@ -284,6 +288,9 @@ func (r *Room) Handler() http.Handler {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.cfg.downloadTimeout)
 		defer cancel()
 		err := r.take(ctx, ev.DocumentID, nil, false)
+		if errors.Is(err, errGone) {
+			return nil
+		}
 		if err != nil && !errors.Is(err, errBusy) {
 			r.cfg.logger.WarnContext(ctx, "mailroom: document not saved", "document", ev.DocumentID, "error", err)
 		}
@@ -291,8 +298,8 @@ func (r *Room) Handler() http.Handler {
 	})
 }
 
-// take saves the document id unless it is saved, kept out, gone, or
-// claimed by another delivery or room. d is its record when known.
+// take saves the document id unless it is saved, kept out, gone (then it
+// returns errGone), or claimed by another delivery or room. d is its record when known.
 // fromJournal says that a download of it may have been made before.
 //
 // The order of the steps is the argument for exactly once (see the
@@ -321,7 +328,7 @@ func (r *Room) take(ctx context.Context, id uuid.UUID, d *acctadmin.Document, fr
 	if d == nil && (r.cfg.keepOut != nil || r.cfg.onSaved != nil) {
 		got, err := r.c.Documents.Get(ctx, id)
 		if errors.Is(err, acctadmin.ErrNotFound) {
-			return r.journal.End(ctx, id)
+			return r.gone(ctx, id)
 		}
 		if err != nil {
 			return err
@@ -341,7 +348,7 @@ func (r *Room) take(ctx context.Context, id uuid.UUID, d *acctadmin.Document, fr
 	r.started(again)
 	f, err := r.c.Documents.Download(ctx, id)
 	if errors.Is(err, acctadmin.ErrNotFound) {
-		return r.journal.End(ctx, id) // gone: nothing to save
+		return r.gone(ctx, id)
 	}
 	if err != nil {
 		return err // the journal keeps the record: it is fetched again
@@ -352,6 +359,15 @@ func (r *Room) take(ctx context.Context, id uuid.UUID, d *acctadmin.Document, fr
 		doc = *d
 	}
 	return r.save(ctx, doc, f, again)
+}
+
+// gone ends the journal record of a document the API answers 404 for:
+// nothing was saved of it, nor marked read. It returns errGone.
+func (r *Room) gone(ctx context.Context, id uuid.UUID) error {
+	if err := r.journal.End(ctx, id); err != nil {
+		return err
+	}
+	return errGone
 }
 
 // claim takes the room's claims on id, in memory and, for a fleet, in

@@ -456,6 +456,71 @@ func TestPullGetsPastADocumentWhoseDownloadKeepsFailing(t *testing.T) {
 	}
 }
 
+// TestPullGetsPastADocumentWhoseDownloadIsGone: a document the unread
+// listing keeps showing but whose download answers 404 stops no pull:
+// each Pull saves the rest, leaves nothing in the journal, and tries the
+// gone document once, in case its file comes later.
+func TestPullGetsPastADocumentWhoseDownloadIsGone(t *testing.T) {
+	w := newWorld(t)
+	dir := t.TempDir()
+	r := w.room(Dir(dir), WithWorkers(2))
+	var gone, rest []uuid.UUID
+	for i := range 12 {
+		d := w.addDocument("Regular Mail")
+		if i == 3 || i == 8 {
+			gone = append(gone, d.ID)
+			w.fake.InjectFault(acctadmintest.Fault{Method: http.MethodGet, Path: "/documents/" + d.ID.String() + "/download", Status: http.StatusNotFound})
+			continue
+		}
+		rest = append(rest, d.ID)
+	}
+	downloads := int64(0)
+	for pull := 1; pull <= 2; pull++ {
+		if err := r.Pull(context.Background()); err != nil {
+			t.Fatalf("Pull %d = %v, want nil", pull, err)
+		}
+		docs, others := savedFiles(t, dir)
+		if len(docs) != len(rest) || len(others) != 0 {
+			t.Fatalf("Pull %d saved %d of %d, others %v", pull, len(docs), len(rest), others)
+		}
+		for _, id := range rest {
+			if !bytes.Equal(docs[id], w.pdf(id)) {
+				t.Fatalf("document %s not saved whole", id)
+			}
+		}
+		if pending, _ := Dir(dir).(Journal).Pending(context.Background()); len(pending) != 0 {
+			t.Fatalf("Pull %d left %v in the journal", pull, pending)
+		}
+		// Each pull tries each gone document once, or twice when the
+		// other worker's download of it failed while the first 404 stopped
+		// the listing (it is then tried from the journal), and a document
+		// of the rest that was in flight then is fetched again from the
+		// journal: at most 2 downloads more per restart.
+		st := r.Stats()
+		extra := st.Downloads - downloads
+		if pull == 1 {
+			extra -= 10
+		}
+		if st.Saved != 10 || extra < 2 || extra > 2+2*2 {
+			t.Fatalf("Pull %d: stats %+v, %d downloads beyond the saved ones", pull, st, extra)
+		}
+		downloads = st.Downloads
+	}
+	for _, id := range gone {
+		if d, ok := w.fake.Document(id); !ok || d.Status != acctadmintest.DocumentUnread {
+			t.Fatalf("gone document %s: %+v, want it unread", id, d)
+		}
+	}
+	// Its file comes: the next pull saves it.
+	w.fake.ClearFaults()
+	if err := r.Pull(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if docs, _ := savedFiles(t, dir); len(docs) != 12 || !bytes.Equal(docs[gone[0]], w.pdf(gone[0])) {
+		t.Fatalf("saved %d documents once the files came, want 12", len(docs))
+	}
+}
+
 func TestPullLeavesADocumentAnotherDeliveryIsSaving(t *testing.T) {
 	w := newWorld(t)
 	dir := t.TempDir()
