@@ -597,4 +597,19 @@ func TestRoundTrips(t *testing.T) {
 	assert.Equal(t, http.StatusInternalServerError, <-first)
 	assert.Equal(t, int64(2), trips.n.Load()-start-dup, "a failed event: claim and release")
 	t.Logf("round trips: new event 2, duplicate of a done event 1, duplicate in progress 1, failed event 2")
+
+	// A call with an ended context makes no round trip, not even one that
+	// a goroutine would make after the call returned.
+	ended, cancel := context.WithCancel(context.Background())
+	cancel()
+	before := trips.n.Load()
+	_, err = c.Claim(ended, key('e'), "o", time.Minute)
+	assert.ErrorIs(t, err, context.Canceled)
+	assert.ErrorIs(t, c.Commit(ended, key('e')), context.Canceled)
+	assert.ErrorIs(t, c.Release(ended, key('e'), "o"), context.Canceled)
+	time.Sleep(50 * time.Millisecond)
+	assert.Equal(t, int64(0), trips.n.Load()-before, "round trips with an ended context")
+	state, err := c.Claim(context.Background(), key('e'), "o", time.Minute)
+	require.NoError(t, err)
+	assert.Equal(t, webhook.ClaimNew, state, "nothing was claimed or committed with the ended context")
 }
