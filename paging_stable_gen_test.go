@@ -1,0 +1,309 @@
+package acctadmin
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"pgregory.net/rapid"
+)
+
+// Stable listings (services, resources, compliance events, invoices, read
+// documents: the loop's own calls cannot change them), proven on
+// generated servers, as TestPagingOnGeneratedServers does for the unread
+// listing.
+//
+// TestStableListingsOnGeneratedServers draws a services API from a family
+// of servers and a consumer of Services.All, and checks: a loop that runs
+// to the end without an error was handed the listing as the server lists
+// it, every row there from the start, in order, then a prefix of the rows
+// added while it ran, nothing twice that the server did not list twice;
+// a loop that breaks, is cancelled or meets an error was handed a prefix
+// of it; ErrPagingIgnored comes only from a server that ignores the
+// offset, and only when its first page is full; and when the loop
+// returns, no request of it is still in flight.
+//
+// The family: pages capped below the limit asked (by a server that
+// honours the offset; see TestPagingOnGeneratedServers for why the family
+// leaves the pair out); the limit or the offset ignored; rows listed
+// twice, next to each other or a row or two apart; rows added at the end
+// while the loop runs, up to 20 (by a server that honours the offset: one
+// that ignores it and grows answers a longer first page at every offset,
+// which no client can tell from a listing that repeats its rows; and a
+// listing that grows for ever, by a page or more per request, is read for
+// ever, as a listing that long would be); answers that
+// arrive out of order (the read-ahead's requests run concurrently and the
+// server yields at random inside them); a 503 on a request, not retried.
+// The consumers: a loop to the end, fast or slow (it yields between rows,
+// so the read-ahead deepens), a break, a cancel, and any page size.
+
+// stableServer is one server of the family.
+type stableServer struct {
+	cap          int  // the most rows a page holds; 0 for no cap
+	ignoreOffset bool // every answer starts at the first row
+	ignoreLimit  bool // every answer runs to the end
+	addEvery     int  // a row is added at the end every addEvery requests; 0 never
+	addMax       int  // the most rows added in all
+	failAt       int  // the failAt-th request answers 503; 0 never
+	yields       int  // the most times a request yields before it is answered
+
+	mu       sync.Mutex
+	rng      *genRand
+	rows     []uuid.UUID // the listing as the server lists it, repeats included
+	initial  int         // rows there from the start
+	requests int
+	inFlight int
+	firstN   int // rows in the answer to the first request
+}
+
+func drawStableServer(t *rapid.T) *stableServer {
+	s := &stableServer{rng: &genRand{s: rapid.Uint64Min(1).Draw(t, "seed")}}
+	switch rapid.IntRange(0, 4).Draw(t, "paging") {
+	case 0:
+		s.ignoreOffset = true
+	case 1:
+		s.ignoreLimit = true
+	}
+	if !s.ignoreOffset {
+		if rapid.Bool().Draw(t, "capped") {
+			s.cap = rapid.IntRange(1, 9).Draw(t, "cap")
+		}
+		if rapid.Bool().Draw(t, "grows") {
+			s.addEvery = rapid.IntRange(1, 4).Draw(t, "addEvery")
+			s.addMax = rapid.IntRange(1, 20).Draw(t, "addMax")
+		}
+	}
+	if rapid.IntRange(0, 4).Draw(t, "failing") == 0 {
+		s.failAt = rapid.IntRange(1, 12).Draw(t, "failAt")
+	}
+	s.yields = rapid.IntRange(0, 8).Draw(t, "yields")
+	n := rapid.IntRange(0, 80).Draw(t, "rows")
+	dups := rapid.IntRange(0, 3).Draw(t, "dupRate")
+	gap := rapid.IntRange(0, 2).Draw(t, "dupGap")
+	// A row listed twice shows its second row gap rows after its first.
+	twice := make([]bool, n)
+	for i := range n {
+		twice[i] = dups > 0 && s.rng.intn(dups+1) == 0
+	}
+	for i := range n {
+		s.rows = append(s.rows, numberedID(i))
+		if j := i - gap; j >= 0 && twice[j] {
+			s.rows = append(s.rows, numberedID(j))
+		}
+	}
+	for j := max(n-gap, 0); j < n; j++ {
+		if twice[j] {
+			s.rows = append(s.rows, numberedID(j))
+		}
+	}
+	return s
+}
+
+// start fixes the rows there from the start, once the draw is done.
+func (s *stableServer) start() { s.initial = len(s.rows) }
+
+func (s *stableServer) describe() string {
+	return fmt.Sprintf("rows %d, cap %d, ignoreOffset %v, ignoreLimit %v, addEvery %d, failAt %d",
+		s.initial, s.cap, s.ignoreOffset, s.ignoreLimit, s.addEvery, s.failAt)
+}
+
+// RoundTrip answers a request for a page of services.
+func (s *stableServer) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.URL.Path != "/services" {
+		return nil, fmt.Errorf("unexpected request %s", r.URL.Path)
+	}
+	s.mu.Lock()
+	s.inFlight++
+	s.requests++
+	seq := s.requests
+	yields := s.rng.intn(s.yields + 1)
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.inFlight--
+		s.mu.Unlock()
+	}()
+	// Let other requests overtake this one.
+	for range yields {
+		runtime.Gosched()
+	}
+	resp := &http.Response{StatusCode: http.StatusOK, Header: http.Header{"Content-Type": {"application/json"}}, Request: r, ProtoMajor: 1, ProtoMinor: 1}
+	if seq == s.failAt {
+		resp.StatusCode = http.StatusServiceUnavailable
+		resp.Body = io.NopCloser(strings.NewReader(`{"success":false,"message":"unavailable"}`))
+		return resp, nil
+	}
+	resp.Body = io.NopCloser(strings.NewReader(s.page(seq, r.URL.Query())))
+	return resp, nil
+}
+
+// page is the answer to request seq.
+func (s *stableServer) page(seq int, q map[string][]string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.addEvery > 0 && seq%s.addEvery == 0 && len(s.rows) < s.initial+s.addMax {
+		s.rows = append(s.rows, numberedID(10_000+len(s.rows)))
+	}
+	limit, _ := strconv.Atoi(first(q["limit"]))
+	offset, _ := strconv.Atoi(first(q["offset"]))
+	if s.ignoreOffset {
+		offset = 0
+	}
+	size := limit
+	if s.cap > 0 {
+		size = min(size, s.cap)
+	}
+	offset = min(offset, len(s.rows))
+	end := min(offset+size, len(s.rows))
+	if s.ignoreLimit {
+		end = len(s.rows)
+	}
+	if seq == 1 {
+		s.firstN = end - offset
+	}
+	var b strings.Builder
+	b.WriteString(`{"success":true,"result":[`)
+	for i, id := range s.rows[offset:end] {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"id":%q,"status":"active"}`, id)
+	}
+	b.WriteString(`]}`)
+	return b.String()
+}
+
+// stableConsumer is one consumer of the family.
+type stableConsumer struct {
+	limit    int
+	slow     bool // yields between rows
+	breakAt  int  // breaks after this many rows; 0 never
+	cancelAt int  // cancels the context after this many rows; 0 never
+}
+
+func drawStableConsumer(t *rapid.T) stableConsumer {
+	c := stableConsumer{limit: rapid.SampledFrom([]int{1, 2, 3, 5, 8, 20, 100}).Draw(t, "limit")}
+	c.slow = rapid.Bool().Draw(t, "slow")
+	switch rapid.IntRange(0, 3).Draw(t, "stops") {
+	case 0:
+		c.breakAt = rapid.IntRange(1, 40).Draw(t, "breakAt")
+	case 1:
+		c.cancelAt = rapid.IntRange(1, 40).Draw(t, "cancelAt")
+	}
+	return c
+}
+
+// stableOutcome is what a consumer was handed and how it ended.
+type stableOutcome struct {
+	got      []uuid.UUID
+	err      error
+	inFlight int // requests in flight when the loop had returned
+}
+
+func (c stableConsumer) run(s *stableServer) stableOutcome {
+	cl, err := NewClient(testAccessKey, testSecretKey, WithBaseURL("http://api.test"),
+		WithHTTPClient(&http.Client{Transport: s}), WithMaxRetries(0))
+	if err != nil {
+		panic(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var o stableOutcome
+	for svc, err := range cl.Services.All(ctx, &ServiceListParams{Limit: c.limit}) {
+		if err != nil {
+			o.err = err
+			break
+		}
+		o.got = append(o.got, svc.ID)
+		if c.slow {
+			runtime.Gosched()
+		}
+		if len(o.got) == c.breakAt {
+			break
+		}
+		if len(o.got) == c.cancelAt {
+			cancel()
+		}
+	}
+	s.mu.Lock()
+	o.inFlight = s.inFlight
+	s.mu.Unlock()
+	return o
+}
+
+func (c stableConsumer) check(t *rapid.T, s *stableServer, o stableOutcome) {
+	s.mu.Lock()
+	rows := append([]uuid.UUID(nil), s.rows...)
+	firstN := s.firstN
+	s.mu.Unlock()
+	if o.inFlight != 0 {
+		t.Fatalf("%d requests still in flight after the loop returned", o.inFlight)
+	}
+	// Whatever happened, the rows handed out are the listing's, in order.
+	if len(o.got) > len(rows) {
+		t.Fatalf("handed %d rows of a listing of %d", len(o.got), len(rows))
+	}
+	for i, id := range o.got {
+		if rows[i] != id {
+			t.Fatalf("row %d is %s, want %s (handed %d rows)", i, id, rows[i], len(o.got))
+		}
+	}
+	stoppedEarly := (c.breakAt > 0 && len(o.got) == c.breakAt) || (c.cancelAt > 0 && len(o.got) >= c.cancelAt)
+	switch {
+	case errors.Is(o.err, ErrPagingIgnored):
+		if !s.ignoreOffset || firstN < c.limit {
+			t.Fatalf("ErrPagingIgnored from a server that %s, first page %d rows of %d", s.describe(), firstN, c.limit)
+		}
+	case s.ignoreOffset && firstN >= c.limit && s.initial > c.limit && !stoppedEarly && s.failAt == 0:
+		t.Fatalf("a server that ignores the offset, with rows out of reach, gave %v after %d rows", o.err, len(o.got))
+	case o.err != nil:
+		var ae *APIError
+		switch {
+		case errors.As(o.err, &ae) && ae.StatusCode == http.StatusServiceUnavailable && s.failAt > 0:
+		case errors.Is(o.err, context.Canceled) && c.cancelAt > 0:
+		default:
+			t.Fatalf("unexpected error %v", o.err)
+		}
+	case !stoppedEarly:
+		// Ran to the end: every row there from the start.
+		if s.ignoreOffset {
+			if want := min(firstN, len(rows)); len(o.got) != want {
+				t.Fatalf("a server that ignores the offset: handed %d rows, want its %d once", len(o.got), want)
+			}
+			return
+		}
+		if len(o.got) < s.initial {
+			t.Fatalf("handed %d rows of the %d there from the start", len(o.got), s.initial)
+		}
+	}
+}
+
+func TestStableListingsOnGeneratedServers(t *testing.T) {
+	if !flagGiven("rapid.checks") {
+		defer setFlag(t, "rapid.checks", strconv.Itoa(genChecks))()
+	}
+	rapid.Check(t, func(t *rapid.T) {
+		s := drawStableServer(t)
+		s.start()
+		c := drawStableConsumer(t)
+		done := make(chan stableOutcome, 1)
+		go func() { done <- c.run(s) }()
+		var o stableOutcome
+		select {
+		case o = <-done:
+		case <-time.After(20 * time.Second):
+			buf := make([]byte, 1<<20)
+			t.Fatalf("no end after 20 s (%s, %+v)\n%s", s.describe(), c, buf[:runtime.Stack(buf, true)])
+		}
+		c.check(t, s, o)
+	})
+}
