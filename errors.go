@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -266,6 +267,10 @@ const (
 	// minSecret is the shortest secret the redactor looks for: a shorter
 	// one would match ordinary text and cannot identify anything.
 	minSecret = 6
+	// minShortSecret is the shortest value of a request body's secrets
+	// that the redactor looks for where it stands alone (see
+	// redactor.short): a 3-digit CVC.
+	minShortSecret = 3
 	// maxHeaderFields bounds the header fields an error or a Response
 	// keeps; maxHeaderValue bounds each value (cut, marked "…"), and
 	// maxHeaderBytes all of them together.
@@ -282,6 +287,11 @@ const (
 type redactor struct {
 	secrets []string // each at least minSecret bytes, longest first
 	marks   []string // what each secret reads as instead
+	// short are secrets a request body carried that are shorter than
+	// minSecret (a CVC): they are taken out only where they stand alone,
+	// between characters that are not letters or digits, as "cvc 987" or
+	// "cvc":"987", and left inside longer words and numbers ("9870").
+	short []string
 }
 
 // add makes the redactor look for secret, shown as mark instead.
@@ -301,6 +311,49 @@ func (r *redactor) add(secret, mark string) {
 	}
 	r.secrets = append(r.secrets[:i], append([]string{secret}, r.secrets[i:]...)...)
 	r.marks = append(r.marks[:i], append([]string{mark}, r.marks[i:]...)...)
+}
+
+// addSensitive makes the redactor look for a value a request body
+// carried that no message may show (a card number, a CVC, a password),
+// however short.
+func (r *redactor) addSensitive(secret string) {
+	if len(secret) >= minSecret {
+		r.add(secret, redactedText)
+		return
+	}
+	if len(secret) < minShortSecret || slices.Contains(r.short, secret) {
+		return
+	}
+	r.short = append(r.short, secret)
+}
+
+// replaceStandalone replaces each occurrence of secret in s that stands
+// alone (see redactor.short) with mark.
+func replaceStandalone(s, secret, mark string) string {
+	var b strings.Builder
+	from := 0
+	for i := 0; ; {
+		j := strings.Index(s[i:], secret)
+		if j < 0 {
+			break
+		}
+		at, end := i+j, i+j+len(secret)
+		if (at == 0 || !isAlnum(s[at-1])) && (end == len(s) || !isAlnum(s[end])) {
+			b.WriteString(s[from:at])
+			b.WriteString(mark)
+			from = end
+		}
+		i = at + 1
+	}
+	if from == 0 {
+		return s
+	}
+	b.WriteString(s[from:])
+	return b.String()
+}
+
+func isAlnum(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
 }
 
 // addToken makes the redactor look for a bearer token the call sent, and
@@ -356,6 +409,11 @@ func (r *redactor) redact(s string) string {
 		for i, secret := range r.secrets {
 			if strings.Contains(s, secret) {
 				s = strings.ReplaceAll(s, secret, r.marks[i])
+			}
+		}
+		for _, secret := range r.short {
+			if strings.Contains(s, secret) {
+				s = replaceStandalone(s, secret, redactedText)
 			}
 		}
 	}

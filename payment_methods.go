@@ -151,10 +151,11 @@ func (p *Card) body() *cardBody {
 }
 
 // secretValues lists the values an answer must not echo: the number as
-// sent and as digits alone, and the CVC, which is too short to look for
-// alone, as the body carried it.
+// sent and as digits alone, and the CVC, as the body carried it and alone
+// (too short to look for inside other text, it is taken out where it
+// stands alone: see redactor.short).
 func (b *cardBody) secretValues() []string {
-	return []string{b.Number, strings.ReplaceAll(b.Number, " ", ""), `"cvc":"` + b.CVC + `"`}
+	return []string{b.Number, strings.ReplaceAll(b.Number, " ", ""), `"cvc":"` + b.CVC + `"`, b.CVC}
 }
 
 // List returns the account's stored cards. GET /payment-methods.

@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"reflect"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -238,8 +239,8 @@ func (s *secSeen) needles(t *testing.T) []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	// The secrets the wire cases put in bodies (their CVC is three digits,
-	// too short to search for without false alarms; the formatting tests
-	// cover it).
+	// too short to search for inside other text: cvcAlone looks for it
+	// where it stands alone).
 	out := []string{testSecretKey, testAccessKey, wcCardNumber, wcPassword, wcResetToken}
 	for tok := range s.tokens {
 		parts := strings.Split(tok, ".")
@@ -422,6 +423,9 @@ func TestSecretsNeverLeak(t *testing.T) {
 		if m := tpJWTLike.FindString(f.text); m != "" {
 			t.Errorf("%s shows a token: %s", f.where, f.text)
 		}
+		if cvcAlone.MatchString(f.text) {
+			t.Errorf("%s shows the CVC: %s", f.where, f.text)
+		}
 	}
 	wheres := make([]string, 0, len(hits))
 	for w := range hits {
@@ -430,6 +434,50 @@ func TestSecretsNeverLeak(t *testing.T) {
 	sort.Strings(wheres)
 	t.Logf("%d calls, %d error texts and %d log records scanned for %d needles (%d tokens, %d query strings): %d hits %v",
 		calls, len(texts)-len(records), len(records), len(needles), len(seen.tokens), len(seen.queries), len(hits), wheres)
+}
+
+// cvcAlone finds the wire cases' CVC where it stands alone, as a server
+// that echoes it would show it.
+var cvcAlone = regexp.MustCompile(`(^|[^0-9A-Za-z])` + wcCVC + `([^0-9A-Za-z]|$)`)
+
+// TestShortSecretsAreRedactedWhereTheyStandAlone: a secret of a request
+// body shorter than the redactor's minimum (a CVC) is taken out where it
+// stands alone, and left inside longer words and numbers.
+func TestShortSecretsAreRedactedWhereTheyStandAlone(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"987", "[redacted]"},
+		{"cvc 987 does not match", "cvc [redacted] does not match"},
+		{`{"cvc":"987"}`, `{"cvc":"[redacted]"}`},
+		{"987-987/987", "[redacted]-[redacted]/[redacted]"},
+		{"ref 9870, 1987, x987, 987a, 987987", "ref 9870, 1987, x987, 987a, 987987"},
+		{"9870 987", "9870 [redacted]"},
+	} {
+		if got := replaceStandalone(tc.in, "987", redactedText); got != tc.want {
+			t.Errorf("replaceStandalone(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+	var r redactor
+	r.addSensitive("12")              // shorter than any CVC: not looked for
+	r.addSensitive("987")             // a CVC: where it stands alone
+	r.addSensitive("secret-password") // long: anywhere
+	if got, want := r.redact("12 987 x987 secret-passwords"), "12 [redacted] x987 [redacted]s"; got != want {
+		t.Errorf("redact = %q, want %q", got, want)
+	}
+
+	// A server that echoes the CVC into its message.
+	srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusPaymentRequired, `{"success":false,"message":"declined: cvc `+wcCVC+` does not match (ref `+wcCVC+`0)","cvc":"`+wcCVC+`"}`)
+	})
+	_, err := newTestClient(t, srv).PaymentMethods.Create(context.Background(), wcCardParams())
+	apiErr := tpAPIError(t, err)
+	if want := "declined: cvc [redacted] does not match (ref " + wcCVC + "0)"; apiErr.Message != want {
+		t.Errorf("Message = %q, want %q", apiErr.Message, want)
+	}
+	for _, text := range []string{err.Error(), fmt.Sprintf("%+v", err), string(apiErr.Body)} {
+		if cvcAlone.MatchString(text) {
+			t.Errorf("the CVC shows: %s", text)
+		}
+	}
 }
 
 // A server that echoes the request into its message: Message (and so

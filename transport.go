@@ -171,10 +171,10 @@ func (c *Client) do(ctx context.Context, ep endpoint, q *query, in any, stream b
 			// Values no message may show (a card number, a password): the
 			// call's redaction takes them out of anything an answer echoes.
 			for _, v := range sb.secretValues() {
-				st.secrets().add(v, redactedText)
+				st.secrets().addSensitive(v)
 				// As the body carried it, for a server that echoes JSON.
 				if enc, _ := json.Marshal(v); len(enc) > 2 && string(enc[1:len(enc)-1]) != v {
-					st.secrets().add(string(enc[1:len(enc)-1]), redactedText)
+					st.secrets().addSensitive(string(enc[1 : len(enc)-1]))
 				}
 			}
 		}
