@@ -572,17 +572,25 @@ func TestPagingOnGeneratedServers(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		s := drawServer(t)
 		c := drawConsumer(t)
-		done := make(chan *genOutcome, 1)
-		go func() { done <- c.run(s) }()
-		var o *genOutcome
-		select {
-		case o = <-done:
-		case <-time.After(20 * time.Second):
-			buf := make([]byte, 1<<20)
-			t.Fatalf("no end after 20 s (%s, %+v)\n%s", s.describe(), c, buf[:runtime.Stack(buf, true)])
-		}
-		c.check(t, s, o)
+		c.check(t, s, runCase(t, s.describe, c, func() *genOutcome { return c.run(s) }))
 	})
+}
+
+// runCase runs one generated case on a goroutine of its own and returns
+// its outcome; a case that has not ended after 20 s (a bound for a hang,
+// not a measure) fails, with the server and the consumer it drew and
+// every goroutine's stack.
+func runCase[O any](t *rapid.T, server func() string, consumer any, run func() O) O {
+	done := make(chan O, 1)
+	go func() { done <- run() }()
+	select {
+	case o := <-done:
+		return o
+	case <-time.After(20 * time.Second):
+		buf := make([]byte, 1<<20)
+		t.Fatalf("no end after 20 s (%s, %+v)\n%s", server(), consumer, buf[:runtime.Stack(buf, true)])
+		panic("unreachable")
+	}
 }
 
 // TestGeneratedServerFamily checks the generated server itself on a few

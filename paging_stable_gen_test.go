@@ -11,7 +11,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/google/uuid"
 	"pgregory.net/rapid"
@@ -295,15 +294,6 @@ func TestStableListingsOnGeneratedServers(t *testing.T) {
 		s := drawStableServer(t)
 		s.start()
 		c := drawStableConsumer(t)
-		done := make(chan stableOutcome, 1)
-		go func() { done <- c.run(s) }()
-		var o stableOutcome
-		select {
-		case o = <-done:
-		case <-time.After(20 * time.Second):
-			buf := make([]byte, 1<<20)
-			t.Fatalf("no end after 20 s (%s, %+v)\n%s", s.describe(), c, buf[:runtime.Stack(buf, true)])
-		}
-		c.check(t, s, o)
+		c.check(t, s, runCase(t, s.describe, c, func() stableOutcome { return c.run(s) }))
 	})
 }

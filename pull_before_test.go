@@ -445,15 +445,6 @@ func TestPullBeforeOnGeneratedServers(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		s := drawServer(t)
 		c := drawBeforeConsumer(t)
-		done := make(chan *beforeOutcome, 1)
-		go func() { done <- c.run(s) }()
-		var o *beforeOutcome
-		select {
-		case o = <-done:
-		case <-time.After(20 * time.Second): // a bound for a hang, not a measure
-			buf := make([]byte, 1<<20)
-			t.Fatalf("no end after 20 s (%s, %+v)\n%s", s.describe(), c, buf[:runtime.Stack(buf, true)])
-		}
-		c.check(t, s, o)
+		c.check(t, s, runCase(t, s.describe, c, func() *beforeOutcome { return c.run(s) }))
 	})
 }
