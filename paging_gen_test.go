@@ -410,11 +410,7 @@ func skipOdd(d Document) bool { return d.ID[15]%2 == 1 }
 func (c genConsumer) run(s *genServer) *genOutcome {
 	o := &genOutcome{}
 	o.init()
-	cl, err := NewClient(testAccessKey, testSecretKey, WithBaseURL("http://api.test"),
-		WithHTTPClient(&http.Client{Transport: s}), WithMaxRetries(0))
-	if err != nil {
-		panic(err)
-	}
+	cl := newGenClient(s)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	params := &DocumentListParams{Limit: c.limit}
@@ -461,29 +457,50 @@ func (c genConsumer) run(s *genServer) *genOutcome {
 			}
 		}
 	}
-	func() {
-		defer func() { o.panic = recover() }()
-		o.err = cl.Documents.Pull(ctx, p, func(ctx context.Context, d Document, f *File) error {
-			n, err := o.take(d, f, c.cancelAt, cancel)
-			if err != nil {
-				return err
+	o.pull(ctx, cl, p, func(ctx context.Context, d Document, f *File) error {
+		n, err := o.take(d, f, c.cancelAt, cancel)
+		if err != nil {
+			return err
+		}
+		if c.failAt > 0 && n == c.failAt {
+			switch c.failHow {
+			case "panic":
+				panic("fn broke at " + d.ID.String())
+			case "goexit":
+				runtime.Goexit()
 			}
-			if c.failAt > 0 && n == c.failAt {
-				switch c.failHow {
-				case "panic":
-					panic("fn broke at " + d.ID.String())
-				case "goexit":
-					runtime.Goexit()
-				}
-				return errShredder
-			}
-			o.mu.Lock()
-			o.ok[d.ID] = true
-			o.mu.Unlock()
-			return nil
-		})
-	}()
+			return errShredder
+		}
+		return nil
+	})
 	return o
+}
+
+// pull runs Pull with fn, as every generated Pull consumer does: it
+// records the error, a panic that reached the caller, and each document
+// fn returned nil for.
+func (o *genOutcome) pull(ctx context.Context, cl *Client, p *PullParams, fn func(context.Context, Document, *File) error) {
+	defer func() { o.panic = recover() }()
+	o.err = cl.Documents.Pull(ctx, p, func(ctx context.Context, d Document, f *File) error {
+		if err := fn(ctx, d, f); err != nil {
+			return err
+		}
+		o.mu.Lock()
+		o.ok[d.ID] = true
+		o.mu.Unlock()
+		return nil
+	})
+}
+
+// newGenClient is a client whose requests s answers in process, with no
+// retries, for a generated case.
+func newGenClient(s http.RoundTripper) *Client {
+	cl, err := NewClient(testAccessKey, testSecretKey, WithBaseURL("http://api.test"),
+		WithHTTPClient(&http.Client{Transport: s}), WithMaxRetries(0))
+	if err != nil {
+		panic(err)
+	}
+	return cl
 }
 
 // check checks the invariant of the family on one case.

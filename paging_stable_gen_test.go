@@ -209,11 +209,7 @@ type stableOutcome struct {
 }
 
 func (c stableConsumer) run(s *stableServer) stableOutcome {
-	cl, err := NewClient(testAccessKey, testSecretKey, WithBaseURL("http://api.test"),
-		WithHTTPClient(&http.Client{Transport: s}), WithMaxRetries(0))
-	if err != nil {
-		panic(err)
-	}
+	cl := newGenClient(s)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var o stableOutcome

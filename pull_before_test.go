@@ -282,11 +282,7 @@ type beforeOutcome struct {
 func (c beforeConsumer) run(s *genServer) *beforeOutcome {
 	o := &beforeOutcome{befores: map[uuid.UUID]int{}, declined: map[uuid.UUID]bool{}}
 	o.init()
-	cl, err := NewClient(testAccessKey, testSecretKey, WithBaseURL("http://api.test"),
-		WithHTTPClient(&http.Client{Transport: s}), WithMaxRetries(0))
-	if err != nil {
-		panic(err)
-	}
+	cl := newGenClient(s)
 	ctx, cancel := context.WithCancel(context.WithValue(context.Background(), beforeKey{}, "mine"))
 	defer cancel()
 	p := &PullParams{DocumentListParams: DocumentListParams{Limit: c.limit}, Workers: c.workers,
@@ -330,18 +326,10 @@ func (c beforeConsumer) run(s *genServer) *beforeOutcome {
 			}
 		},
 	}
-	func() {
-		defer func() { o.panic = recover() }()
-		o.err = cl.Documents.Pull(ctx, p, func(ctx context.Context, d Document, f *File) error {
-			if _, err := o.take(d, f, c.cancelAt, cancel); err != nil {
-				return err
-			}
-			o.mu.Lock()
-			o.ok[d.ID] = true
-			o.mu.Unlock()
-			return nil
-		})
-	}()
+	o.pull(ctx, cl, p, func(ctx context.Context, d Document, f *File) error {
+		_, err := o.take(d, f, c.cancelAt, cancel)
+		return err
+	})
 	return o
 }
 
