@@ -463,17 +463,23 @@ func (c genConsumer) run(s *genServer) *genOutcome {
 			return err
 		}
 		if c.failAt > 0 && n == c.failAt {
-			switch c.failHow {
-			case "panic":
-				panic("fn broke at " + d.ID.String())
-			case "goexit":
-				runtime.Goexit()
-			}
-			return errShredder
+			return breakDown(c.failHow, "fn broke at "+d.ID.String(), errShredder)
 		}
 		return nil
 	})
 	return o
+}
+
+// breakDown is how a generated function fails: it panics with msg, calls
+// runtime.Goexit, or returns err, as how says.
+func breakDown(how, msg string, err error) error {
+	switch how {
+	case "panic":
+		panic(msg)
+	case "goexit":
+		runtime.Goexit()
+	}
+	return err
 }
 
 // pull runs Pull with fn, as every generated Pull consumer does: it

@@ -303,13 +303,7 @@ func (c beforeConsumer) run(s *genServer) *beforeOutcome {
 			}
 			o.mu.Unlock()
 			if c.failAt > 0 && n == c.failAt {
-				switch c.failHow {
-				case "panic":
-					panic("before broke at " + d.ID.String())
-				case "goexit":
-					runtime.Goexit()
-				}
-				return errBeforeFailed
+				return breakDown(c.failHow, "before broke at "+d.ID.String(), errBeforeFailed)
 			}
 			if decline {
 				return fmt.Errorf("left alone: %w", ErrSkipDocument)
