@@ -54,6 +54,16 @@ func pullAll(t *testing.T, c *Client, limit, workers int) (map[uuid.UUID]int, er
 	return rec.counts(), err
 }
 
+// drain reads every unread document of c, as how says: "pull" with
+// Pull (workers at a time), else with All and a Download in the loop.
+func drain(t *testing.T, c *Client, how string, limit, workers int) (map[uuid.UUID]int, error) {
+	t.Helper()
+	if how == "pull" {
+		return pullAll(t, c, limit, workers)
+	}
+	return allDownloading(t, c, limit)
+}
+
 // allDownloading reads the unread listing with All, downloading each
 // document in the loop body, as the README shows.
 func allDownloading(t *testing.T, c *Client, limit int) (map[uuid.UUID]int, error) {
@@ -85,13 +95,7 @@ func TestPagingOnACappedServer(t *testing.T) {
 		s := newGenServer(230)
 		s.cap = 50
 		c := genClient(t, s)
-		var got map[uuid.UUID]int
-		var err error
-		if how == "pull" {
-			got, err = pullAll(t, c, 200, 8)
-		} else {
-			got, err = allDownloading(t, c, 200)
-		}
+		got, err := drain(t, c, how, 200, 8)
 		if err != nil {
 			t.Fatalf("%s: %v", how, err)
 		}
@@ -123,13 +127,7 @@ func TestPagingOnAListingThatTrailsItsReadMarks(t *testing.T) {
 			s := newGenServer(300)
 			s.lag = lag
 			c := genClient(t, s)
-			var got map[uuid.UUID]int
-			var err error
-			if how == "pull" {
-				got, err = pullAll(t, c, 20, 6)
-			} else {
-				got, err = allDownloading(t, c, 20)
-			}
+			got, err := drain(t, c, how, 20, 6)
 			if err != nil {
 				t.Fatalf("%s, lag %d: %v", how, lag, err)
 			}
@@ -147,13 +145,7 @@ func TestPagingOnAListingThatShowsEachRowTwice(t *testing.T) {
 			d.dup = true
 		}
 		c := genClient(t, s)
-		var got map[uuid.UUID]int
-		var err error
-		if how == "pull" {
-			got, err = pullAll(t, c, 20, 4)
-		} else {
-			got, err = allDownloading(t, c, 20)
-		}
+		got, err := drain(t, c, how, 20, 4)
 		if err != nil {
 			t.Fatalf("%s: %v", how, err)
 		}
