@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -153,7 +154,25 @@ type faultyTransport struct {
 	mu       sync.Mutex
 	refuse   int
 	truncate int
+	cuts     []cut         // cut short, one download each, before truncate
 	hold     chan struct{} // when set, answers of downloads wait for it to close
+}
+
+// cut is a download whose answer announces announced bytes, sends the
+// first sent bytes of the file, and then fails with err, as a connection
+// closed mid-body does (io.ErrUnexpectedEOF).
+type cut struct {
+	announced int64
+	sent      int
+	err       error
+}
+
+// cutNext cuts the next download short, after the API has marked the
+// document read.
+func (f *faultyTransport) cutNext(c cut) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.cuts = append(f.cuts, c)
 }
 
 // holdDownloads makes every download wait, once the API has answered it,
@@ -184,7 +203,7 @@ func (f *faultyTransport) fail(n int, truncate bool) {
 func (f *faultyTransport) clear() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.refuse, f.truncate = 0, 0
+	f.refuse, f.truncate, f.cuts = 0, 0, nil
 }
 
 // RoundTrip implements http.RoundTripper.
@@ -194,7 +213,13 @@ func (f *faultyTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	f.mu.Lock()
 	hold := f.hold
-	refuse, truncate := f.refuse > 0, f.refuse == 0 && f.truncate > 0
+	refuse := f.refuse > 0
+	var c *cut
+	if !refuse && len(f.cuts) > 0 {
+		c = &f.cuts[0]
+		f.cuts = f.cuts[1:]
+	}
+	truncate := !refuse && c == nil && f.truncate > 0
 	if refuse {
 		f.refuse--
 	} else if truncate {
@@ -210,11 +235,17 @@ func (f *faultyTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if hold != nil {
 		<-hold
 	}
-	if err != nil || !truncate {
+	if err != nil || (!truncate && c == nil) {
 		return resp, err
 	}
 	b, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
+	if c != nil {
+		resp.ContentLength = c.announced
+		resp.Header.Set("Content-Length", strconv.FormatInt(c.announced, 10))
+		resp.Body = io.NopCloser(io.MultiReader(bytes.NewReader(b[:min(c.sent, len(b))]), errReader{c.err}))
+		return resp, nil
+	}
 	resp.Body = io.NopCloser(io.MultiReader(bytes.NewReader(b[:len(b)/2]), errReader{io.ErrUnexpectedEOF}))
 	return resp, nil
 }

@@ -418,10 +418,13 @@ func (r *Room) started(again bool) {
 
 // save saves the downloaded document doc from body, tells WithOnSaved and
 // ends its journal record. again says that the download was counted as
-// one beyond the first already. A save that fails leaves the record, and
-// makes the room start no download until a write succeeds.
+// one beyond the first already. A save that fails leaves the record; one
+// that fails of the store's own accord (not because reading the download
+// failed, nor because ctx ended) makes the room start no download until a
+// write succeeds.
 func (r *Room) save(ctx context.Context, doc acctadmin.Document, body io.Reader, again bool) error {
-	err := r.store.Save(ctx, doc, body)
+	src := &source{r: body}
+	err := r.store.Save(ctx, doc, src)
 	switch {
 	case errors.Is(err, ErrAlreadySaved):
 		if !again {
@@ -429,7 +432,7 @@ func (r *Room) save(ctx context.Context, doc acctadmin.Document, body io.Reader,
 		}
 		return r.journal.End(ctx, doc.ID)
 	case err != nil:
-		if ctx.Err() == nil {
+		if ctx.Err() == nil && !src.failed.Load() {
 			r.refusing.Store(true)
 		}
 		return err
@@ -441,6 +444,30 @@ func (r *Room) save(ctx context.Context, doc acctadmin.Document, body io.Reader,
 	}
 	return r.journal.End(ctx, doc.ID)
 }
+
+// source is a download as the store reads it: it tells whether reading it
+// failed, so that a download cut short is not taken for a store that
+// refuses writes, and it names its errors as the download's.
+type source struct {
+	r      io.Reader
+	failed atomic.Bool
+}
+
+// Read implements io.Reader.
+func (s *source) Read(p []byte) (int, error) {
+	n, err := s.r.Read(p)
+	if err != nil && err != io.EOF {
+		s.failed.Store(true)
+		err = &sourceError{err}
+	}
+	return n, err
+}
+
+// sourceError is an error reading a download, as the store sees it.
+type sourceError struct{ err error }
+
+func (e *sourceError) Error() string { return "reading the download: " + e.err.Error() }
+func (e *sourceError) Unwrap() error { return e.err }
 
 // finish ends the journal record of a document found saved, telling
 // WithOnSaved first.

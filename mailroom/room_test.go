@@ -5,11 +5,13 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -17,6 +19,7 @@ import (
 	"github.com/acctadmin/acctadmin-go/acctadmintest"
 	"github.com/acctadmin/acctadmin-go/webhook"
 	"github.com/google/uuid"
+	"pgregory.net/rapid"
 )
 
 func TestHandlerSavesTheDocumentBeforeAnswering(t *testing.T) {
@@ -150,6 +153,80 @@ func TestHandlerKeepsAFailedDownloadInTheJournal(t *testing.T) {
 	if st := r.Stats(); st.Redownloads != 1 || st.Saved != 1 {
 		t.Fatalf("stats %+v", st)
 	}
+}
+
+// A download cut short is that document's failure, not the store's: the
+// callback of the next document is downloaded and saved, at once.
+func TestACutDownloadLeavesTheCallbacksOn(t *testing.T) {
+	w := newWorld(t)
+	dir := t.TempDir()
+	r := w.room(Dir(dir))
+	h := r.Handler()
+	broken, healthy := w.addDocument("Regular Mail"), w.addDocument("Regular Mail")
+	w.faults.cutNext(cut{announced: 100_000, sent: 9, err: io.ErrUnexpectedEOF})
+	if code := w.deliver(h, broken.ID); code != http.StatusInternalServerError {
+		t.Fatalf("a cut download answered %d, want 500", code)
+	}
+	if pending, _ := Dir(dir).(Journal).Pending(context.Background()); !slices.Equal(pending, []uuid.UUID{broken.ID}) {
+		t.Fatalf("journal %v, want the cut document", pending)
+	}
+	if code := w.deliver(h, healthy.ID); code != http.StatusOK {
+		t.Fatalf("the callback after a cut download answered %d, want 200", code)
+	}
+	docs, others := savedFiles(t, dir)
+	if len(docs) != 1 || !bytes.Equal(docs[healthy.ID], w.pdf(healthy.ID)) || len(others) != 0 {
+		t.Fatalf("saved %d documents (the healthy one: %t), others %v", len(docs), docs[healthy.ID] != nil, others)
+	}
+	if n := w.downloads(); n != 2+1 { // the room's two, and the test's own in w.pdf
+		t.Fatalf("%d downloads", n)
+	}
+	if err := r.Pull(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if docs, _ := savedFiles(t, dir); !bytes.Equal(docs[broken.ID], w.pdf(broken.ID)) {
+		t.Fatal("the cut document was not saved from the journal")
+	}
+}
+
+// Whatever cuts a download short, in a callback or in a pull, and however
+// much of it came, the callbacks after it are downloaded and saved: only
+// a failure of the store's own writes stops the downloads.
+func TestACutDownloadNeverStopsTheDownloads(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		w := newWorld(t)
+		dir := t.TempDir()
+		r := w.room(Dir(dir))
+		h := r.Handler()
+		broken, healthy := w.addDocument("Regular Mail"), w.addDocument("Regular Mail")
+		size := len(w.pdf(broken.ID))
+		sent := rapid.IntRange(0, size-1).Draw(rt, "sent")
+		c := cut{
+			announced: int64(size) + rapid.Int64Range(0, 1<<20).Draw(rt, "more"),
+			sent:      sent,
+			err: rapid.SampledFrom([]error{io.ErrUnexpectedEOF, syscall.ECONNRESET, io.ErrClosedPipe,
+				&net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET}}).Draw(rt, "err"),
+		}
+		w.faults.cutNext(c)
+		if rapid.Bool().Draw(rt, "inAPull") {
+			w.fake.SetDocumentStatus(healthy.ID, acctadmintest.DocumentRead) // the pull meets the broken one alone
+			if err := r.Pull(context.Background()); err == nil {
+				rt.Fatal("a pull whose download was cut returned nil")
+			}
+		} else if code := w.deliver(h, broken.ID); code != http.StatusInternalServerError {
+			rt.Fatalf("a cut download answered %d, want 500", code)
+		}
+		if code := w.deliver(h, healthy.ID); code != http.StatusOK {
+			rt.Fatalf("the callback after a cut download answered %d, want 200", code)
+		}
+		docs, _ := savedFiles(t, dir)
+		if _, ok := docs[broken.ID]; ok || !bytes.Equal(docs[healthy.ID], w.pdf(healthy.ID)) {
+			rt.Fatalf("saved %d documents; want the healthy one alone", len(docs))
+		}
+		if pending, _ := Dir(dir).(Journal).Pending(context.Background()); !slices.Equal(pending, []uuid.UUID{broken.ID}) {
+			rt.Fatalf("journal %v, want the cut document", pending)
+		}
+		w.fake.Close()
+	})
 }
 
 func TestPullSavesTheUnreadMailAndKeepsOutWhatItIsTold(t *testing.T) {
