@@ -7,15 +7,7 @@ import (
 
 	"github.com/acctadmin/acctadmin-go/internal/redisserver"
 	"github.com/google/uuid"
-	"github.com/redis/go-redis/v9"
 )
-
-// claimsOf returns the claims of a room with owner token owner on rdb.
-func claimsOf(rdb redis.UniversalClient, owner string, ttl time.Duration) *redisClaims {
-	return &redisClaims{rdb: rdb, prefix: keyPrefix, owner: owner, ttl: ttl, timeout: maxRedisTimeout}
-}
-
-func claimKey(id uuid.UUID) string { return keyPrefix + "claim:" + id.String() }
 
 // The holder of a claim renews it, to the full TTL, and keeps it; another
 // room does not get it meanwhile.

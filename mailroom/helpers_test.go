@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -19,6 +20,7 @@ import (
 	"github.com/acctadmin/acctadmin-go/acctadmintest"
 	"github.com/acctadmin/acctadmin-go/webhook"
 	"github.com/google/uuid"
+	"github.com/redis/go-redis/v9"
 )
 
 // world is a fake API with one company, a client and a verifier for it.
@@ -253,3 +255,108 @@ func (f *faultyTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 type errReader struct{ err error }
 
 func (r errReader) Read([]byte) (int, error) { return 0, r.err }
+
+// fakeTicker is a room's clock of the claim renewals that ticks when the
+// test says: set it as Room.ticker.
+type fakeTicker struct {
+	mu      sync.Mutex
+	periods []time.Duration // asked for, in order
+	c       chan time.Time
+	stopped int
+}
+
+func newFakeTicker() *fakeTicker { return &fakeTicker{c: make(chan time.Time)} }
+
+func (f *fakeTicker) ticker(d time.Duration) (<-chan time.Time, func()) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.periods = append(f.periods, d)
+	return f.c, func() {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.stopped++
+	}
+}
+
+// tick ticks once, and returns once the room has taken the tick.
+func (f *fakeTicker) tick() { f.c <- time.Now() }
+
+func (f *fakeTicker) state() (periods []time.Duration, stopped int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]time.Duration(nil), f.periods...), f.stopped
+}
+
+// claimLog is a go-redis hook that records the answered calls of the
+// claim script (takeScript: a take or a renewal), in order.
+type claimLog struct {
+	mu    sync.Mutex
+	takes []claimTake
+}
+
+// claimTake is one answered call of the claim script.
+type claimTake struct {
+	key, owner string
+	ttlMillis  int64
+	held       bool
+}
+
+func (l *claimLog) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (l *claimLog) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return next
+}
+
+func (l *claimLog) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		err := next(ctx, cmd)
+		args := cmd.Args()
+		name := strings.ToLower(cmd.Name())
+		isTake := len(args) == 6 && (name == "evalsha" && args[1] == takeScript.Hash() ||
+			name == "eval" && redis.NewScript(fmt.Sprint(args[1])).Hash() == takeScript.Hash())
+		c, ok := cmd.(*redis.Cmd)
+		if err != nil || !isTake || !ok {
+			return err
+		}
+		n, _ := c.Int64()
+		ttl, _ := strconv.ParseInt(fmt.Sprint(args[5]), 10, 64)
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		l.takes = append(l.takes, claimTake{key: fmt.Sprint(args[3]), owner: fmt.Sprint(args[4]), ttlMillis: ttl, held: n == 1})
+		return err
+	}
+}
+
+// of returns the calls recorded for the claim of id.
+func (l *claimLog) of(id uuid.UUID) []claimTake {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []claimTake
+	for _, c := range l.takes {
+		if c.key == claimKey(id) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// waitFor polls cond, every millisecond, until it holds or 10 seconds
+// have passed (a bound for a failure, not a measure); it reports whether
+// it held.
+func waitFor(cond func() bool) bool {
+	for range 10_000 {
+		if cond() {
+			return true
+		}
+		time.Sleep(time.Millisecond)
+	}
+	return cond()
+}
+
+// claimsOf returns the claims of a room with owner token owner on rdb.
+func claimsOf(rdb redis.UniversalClient, owner string, ttl time.Duration) *redisClaims {
+	return &redisClaims{rdb: rdb, prefix: keyPrefix, owner: owner, ttl: ttl, timeout: maxRedisTimeout}
+}
+
+// claimKey is the Redis key of the claim on id.
+func claimKey(id uuid.UUID) string { return keyPrefix + "claim:" + id.String() }

@@ -55,6 +55,10 @@ type Room struct {
 	// until a write succeeds again.
 	refusing atomic.Bool
 
+	// ticker starts the clock of the claim renewals (a seam for the tests):
+	// a tick every d on c until stop is called.
+	ticker func(d time.Duration) (c <-chan time.Time, stop func())
+
 	saved, downloads, redownloads, keptOut atomic.Int64
 }
 
@@ -208,7 +212,7 @@ func New(c *acctadmin.Client, v *webhook.Verifier, store Store, opts ...Option) 
 			return nil, err
 		}
 	}
-	r := &Room{c: c, v: v, store: store, cfg: cfg}
+	r := &Room{c: c, v: v, store: store, cfg: cfg, ticker: newTicker}
 	if j, ok := store.(Journal); ok {
 		r.journal = j
 	}
@@ -495,19 +499,19 @@ func (r *Room) renewWhileDownloading(ctx context.Context, id uuid.UUID) (stop fu
 		return func() {}
 	}
 	done := make(chan struct{})
+	tick, stopTicker := r.ticker(r.cfg.ttl / 3)
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		t := time.NewTicker(r.cfg.ttl / 3)
-		defer t.Stop()
+		defer stopTicker()
 		for {
 			select {
 			case <-done:
 				return
 			case <-ctx.Done():
 				return
-			case <-t.C:
+			case <-tick:
 				if held, err := r.shared.take(ctx, id); err == nil && !held {
 					// Taken over (the claim expired under a stalled
 					// room): the store still saves the document once.
@@ -520,6 +524,12 @@ func (r *Room) renewWhileDownloading(ctx context.Context, id uuid.UUID) (stop fu
 		close(done)
 		wg.Wait()
 	}
+}
+
+// newTicker is the room's clock of the claim renewals: a time.Ticker.
+func newTicker(d time.Duration) (<-chan time.Time, func()) {
+	t := time.NewTicker(d)
+	return t.C, t.Stop
 }
 
 // Run keeps the room complete until ctx ends: it makes sure the callback

@@ -17,6 +17,7 @@ import (
 
 	acctadmin "github.com/acctadmin/acctadmin-go"
 	"github.com/acctadmin/acctadmin-go/acctadmintest"
+	"github.com/acctadmin/acctadmin-go/internal/redisserver"
 	"github.com/acctadmin/acctadmin-go/webhook"
 	"github.com/google/uuid"
 	"pgregory.net/rapid"
@@ -629,5 +630,59 @@ func TestPullLeavesADocumentAnotherDeliveryIsSaving(t *testing.T) {
 	docs, _ := savedFiles(t, dir)
 	if len(docs) != 2 || !bytes.Equal(docs[doc.ID], w.pdf(doc.ID)) || !bytes.Equal(docs[other.ID], w.pdf(other.ID)) {
 		t.Fatalf("saved %d documents", len(docs))
+	}
+}
+
+// While a download runs, the room renews its claim every third of the
+// claim TTL (its rule: WithClaimTTL), well before it expires: each tick of
+// the room's clock renews the claim, to the full TTL, and the clock ticks
+// at most every TTL/3. Once the download is saved, the clock stops and
+// the claim is released.
+func TestAClaimIsRenewedEveryThirdOfItsTTL(t *testing.T) {
+	srv := redisserver.Start(t)
+	w := newWorld(t)
+	rdb := redisClient(t, srv.Addr)
+	log := &claimLog{}
+	rdb.AddHook(log)
+	ttl := 900 * time.Millisecond
+	r := w.room(Dir(t.TempDir()), WithRedis(rdb), WithClaimTTL(ttl))
+	clock := newFakeTicker()
+	r.ticker = clock.ticker
+	doc := w.addDocument("Regular Mail")
+	release := w.faults.holdDownloads()
+	answered := make(chan int, 1)
+	go func() { answered <- w.deliver(r.Handler(), doc.ID) }()
+	if !waitFor(func() bool { return w.downloads() == 1 }) {
+		release()
+		t.Fatal("the download never started")
+	}
+	periods, _ := clock.state()
+	if len(periods) != 1 || periods[0] <= 0 || periods[0] > ttl/3 {
+		release()
+		t.Fatalf("the renewals' clock ticks every %v, want one clock ticking at most every %v (TTL/3)", periods, ttl/3)
+	}
+	const renewals = 3
+	for i := 1; i <= renewals; i++ {
+		clock.tick()
+		if !waitFor(func() bool { return len(log.of(doc.ID)) == 1+i }) {
+			release()
+			t.Fatalf("tick %d: %d calls of the claim, want the take and %d renewals", i, len(log.of(doc.ID)), i)
+		}
+	}
+	release()
+	if code := <-answered; code != http.StatusOK {
+		t.Fatalf("the callback answered %d", code)
+	}
+	takes := log.of(doc.ID)
+	for i, c := range takes {
+		if !c.held || c.ttlMillis != ttl.Milliseconds() || c.owner != takes[0].owner {
+			t.Fatalf("call %d of the claim: %+v, want the room's own claim held for %v", i, c, ttl)
+		}
+	}
+	if _, stopped := clock.state(); stopped != 1 {
+		t.Fatalf("the renewals' clock was stopped %d times after the save, want once", stopped)
+	}
+	if n, err := rdb.Exists(context.Background(), claimKey(doc.ID)).Result(); err != nil || n != 0 {
+		t.Fatalf("the claim is left after the save: %d, %v", n, err)
 	}
 }

@@ -19,5 +19,9 @@ func init() {
 end
 return 0`,
 			to: `return redis.call("DEL", KEYS[1])`},
+		mutant{id: `mailroom-renew-at-expiry`, file: `mailroom/room.go`, pkg: `./mailroom`,
+			what: `the claim renewed once per TTL, just as it expires`,
+			from: `r.ticker(r.cfg.ttl / 3)`,
+			to:   `r.ticker(r.cfg.ttl)`},
 	)
 }
