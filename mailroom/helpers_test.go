@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -360,3 +361,109 @@ func claimsOf(rdb redis.UniversalClient, owner string, ttl time.Duration) *redis
 
 // claimKey is the Redis key of the claim on id.
 func claimKey(id uuid.UUID) string { return keyPrefix + "claim:" + id.String() }
+
+// fsLog is a Dir's fileSystem that does what next does and records each
+// call, in order ("write" once for consecutive writes); fail makes the
+// call it names (as "sync", "link") fail instead, with errInjected.
+type fsLog struct {
+	next fileSystem
+	fail string
+
+	mu    sync.Mutex
+	calls []string
+}
+
+var errInjected = errors.New("injected failure")
+
+// logFS puts an fsLog in the place of the file system of the Dir store s.
+func logFS(t testing.TB, s Store, fail string) *fsLog {
+	t.Helper()
+	d, ok := s.(*dirStore)
+	if !ok {
+		t.Fatalf("store is %T, not Dir's", s)
+	}
+	l := &fsLog{next: d.fs, fail: fail}
+	d.fs = l
+	return l
+}
+
+func (l *fsLog) record(op string, names ...string) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	call := strings.Join(append([]string{op}, names...), " ")
+	if n := len(l.calls); op != "write" || n == 0 || l.calls[n-1] != call {
+		l.calls = append(l.calls, call)
+	}
+	if op == l.fail {
+		return errInjected
+	}
+	return nil
+}
+
+func (l *fsLog) log() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]string(nil), l.calls...)
+}
+
+func (l *fsLog) CreateTemp(dir, pattern string) (tempFile, error) {
+	if err := l.record("create", dir); err != nil {
+		return nil, err
+	}
+	f, err := l.next.CreateTemp(dir, pattern)
+	if err != nil {
+		return nil, err
+	}
+	return &loggedFile{f: f, l: l}, nil
+}
+
+func (l *fsLog) Link(oldname, newname string) error {
+	if err := l.record("link", oldname, newname); err != nil {
+		return err
+	}
+	return l.next.Link(oldname, newname)
+}
+
+func (l *fsLog) Remove(name string) error {
+	if err := l.record("remove", name); err != nil {
+		return err
+	}
+	return l.next.Remove(name)
+}
+
+func (l *fsLog) SyncDir(path string) error {
+	if err := l.record("syncdir", path); err != nil {
+		return err
+	}
+	return l.next.SyncDir(path)
+}
+
+// loggedFile is a temporary file whose calls an fsLog records.
+type loggedFile struct {
+	f tempFile
+	l *fsLog
+}
+
+func (f *loggedFile) Write(p []byte) (int, error) {
+	if err := f.l.record("write", f.f.Name()); err != nil {
+		return 0, err
+	}
+	return f.f.Write(p)
+}
+
+func (f *loggedFile) Sync() error {
+	if err := f.l.record("sync", f.f.Name()); err != nil {
+		return err
+	}
+	return f.f.Sync()
+}
+
+func (f *loggedFile) Close() error {
+	err := f.l.record("close", f.f.Name())
+	if cerr := f.f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+func (f *loggedFile) Name() string { return f.f.Name() }

@@ -23,5 +23,43 @@ return 0`,
 			what: `the claim renewed once per TTL, just as it expires`,
 			from: `r.ticker(r.cfg.ttl / 3)`,
 			to:   `r.ticker(r.cfg.ttl)`},
+		mutant{id: `mailroom-dir-no-file-sync`, file: `mailroom/store.go`, pkg: `./mailroom`,
+			what: `Dir.Save links a temporary file it never synced`,
+			from: `	if err == nil {
+		err = f.Sync()
+	}
+`,
+			to: ``},
+		mutant{id: `mailroom-dir-no-folder-sync`, file: `mailroom/store.go`, pkg: `./mailroom`,
+			what: `Dir.Save returns without syncing the folder after the link`,
+			from: `return s.fs.SyncDir(s.path)`,
+			to:   `return nil`},
+		mutant{id: `mailroom-dir-folder-sync-before-link`, file: `mailroom/store.go`, pkg: `./mailroom`,
+			what: `Dir.Save syncs the folder before the link, which a power cut then loses`,
+			from: `	if err := s.fs.Link(tmp, s.file(d.ID)); err != nil {
+		s.fs.Remove(tmp)
+		if errors.Is(err, os.ErrExist) {
+			return ErrAlreadySaved
+		}
+		return fmt.Errorf("mailroom: %w", err)
+	}
+	if err := s.fs.Remove(tmp); err != nil {
+		return fmt.Errorf("mailroom: %w", err)
+	}
+	return s.fs.SyncDir(s.path)`,
+			to: `	if err := s.fs.SyncDir(s.path); err != nil {
+		return err
+	}
+	if err := s.fs.Link(tmp, s.file(d.ID)); err != nil {
+		s.fs.Remove(tmp)
+		if errors.Is(err, os.ErrExist) {
+			return ErrAlreadySaved
+		}
+		return fmt.Errorf("mailroom: %w", err)
+	}
+	if err := s.fs.Remove(tmp); err != nil {
+		return fmt.Errorf("mailroom: %w", err)
+	}
+	return nil`},
 	)
 }
