@@ -467,3 +467,37 @@ func (f *loggedFile) Close() error {
 }
 
 func (f *loggedFile) Name() string { return f.f.Name() }
+
+// cancelingStore is a store whose next Save reads the whole document, then
+// calls cancel (the caller's context's) and returns the context's error
+// as a store that honours its context does: a save cut short by the
+// context, with nothing wrong with the store or the download.
+type cancelingStore struct {
+	Store
+	Journal
+
+	mu     sync.Mutex
+	cancel func() // for the next Save; nil: Save saves
+}
+
+func (s *cancelingStore) cancelNext(cancel func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.cancel = cancel
+}
+
+func (s *cancelingStore) Save(ctx context.Context, d acctadmin.Document, r io.Reader) error {
+	s.mu.Lock()
+	cancel := s.cancel
+	s.cancel = nil
+	s.mu.Unlock()
+	if cancel == nil {
+		return s.Store.Save(ctx, d, r)
+	}
+	if _, err := io.Copy(io.Discard, r); err != nil {
+		return err
+	}
+	cancel()
+	<-ctx.Done()
+	return fmt.Errorf("saving a document: %w", ctx.Err())
+}

@@ -230,6 +230,36 @@ func TestACutDownloadNeverStopsTheDownloads(t *testing.T) {
 	})
 }
 
+// A save cut short because its context ended is no sign of a store that
+// refuses writes: the callbacks after it are downloaded and saved.
+func TestASaveCutByItsContextLeavesTheDownloadsOn(t *testing.T) {
+	w := newWorld(t)
+	dir := t.TempDir()
+	store := &cancelingStore{Store: Dir(dir), Journal: Dir(dir).(Journal)}
+	r := w.room(store)
+	cut, next := w.addDocument("Regular Mail"), w.addDocument("Regular Mail")
+	w.fake.SetDocumentStatus(next.ID, acctadmintest.DocumentRead) // the pull meets the first alone
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	store.cancelNext(cancel)
+	if err := r.Pull(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("a pull whose save was cut by its context = %v, want context.Canceled", err)
+	}
+	if code := w.deliver(r.Handler(), next.ID); code != http.StatusOK {
+		t.Fatalf("the callback after a save cut by its context answered %d, want 200", code)
+	}
+	if err := r.Pull(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	docs, others := savedFiles(t, dir)
+	if len(docs) != 2 || !bytes.Equal(docs[next.ID], w.pdf(next.ID)) || !bytes.Equal(docs[cut.ID], w.pdf(cut.ID)) || len(others) != 0 {
+		t.Fatalf("saved %d documents of 2, others %v", len(docs), others)
+	}
+	if pending, _ := Dir(dir).(Journal).Pending(context.Background()); len(pending) != 0 {
+		t.Fatalf("journal left %v", pending)
+	}
+}
+
 func TestPullSavesTheUnreadMailAndKeepsOutWhatItIsTold(t *testing.T) {
 	w := newWorld(t)
 	dir := t.TempDir()
