@@ -85,7 +85,10 @@
 // no download, so that it does not mark read document after document it
 // cannot save: callbacks are answered with a retryable status and pulls
 // stop, until the store's Check (Dir has one) or the next pull shows that
-// a write succeeds.
+// a write succeeds. Only the store's own failure does that: a save that
+// fails because its download was cut short (an error reading the body the
+// store was given), or because its context ended, is that document's
+// failure, kept in the journal, and the next document is downloaded.
 //
 // What this does not cover: a journal kept in Redis (a store without its
 // own) is lost with a Redis that restarts empty; a download in flight

@@ -55,6 +55,10 @@ type Room struct {
 	// until a write succeeds again.
 	refusing atomic.Bool
 
+	// ticker starts the clock of the claim renewals (a seam for the tests):
+	// a tick every d on c until stop is called.
+	ticker func(d time.Duration) (c <-chan time.Time, stop func())
+
 	saved, downloads, redownloads, keptOut atomic.Int64
 }
 
@@ -208,7 +212,7 @@ func New(c *acctadmin.Client, v *webhook.Verifier, store Store, opts ...Option) 
 			return nil, err
 		}
 	}
-	r := &Room{c: c, v: v, store: store, cfg: cfg}
+	r := &Room{c: c, v: v, store: store, cfg: cfg, ticker: newTicker}
 	if j, ok := store.(Journal); ok {
 		r.journal = j
 	}
@@ -418,10 +422,13 @@ func (r *Room) started(again bool) {
 
 // save saves the downloaded document doc from body, tells WithOnSaved and
 // ends its journal record. again says that the download was counted as
-// one beyond the first already. A save that fails leaves the record, and
-// makes the room start no download until a write succeeds.
+// one beyond the first already. A save that fails leaves the record; one
+// that fails of the store's own accord (not because reading the download
+// failed, nor because ctx ended) makes the room start no download until a
+// write succeeds.
 func (r *Room) save(ctx context.Context, doc acctadmin.Document, body io.Reader, again bool) error {
-	err := r.store.Save(ctx, doc, body)
+	src := &source{r: body}
+	err := r.store.Save(ctx, doc, src)
 	switch {
 	case errors.Is(err, ErrAlreadySaved):
 		if !again {
@@ -429,7 +436,7 @@ func (r *Room) save(ctx context.Context, doc acctadmin.Document, body io.Reader,
 		}
 		return r.journal.End(ctx, doc.ID)
 	case err != nil:
-		if ctx.Err() == nil {
+		if ctx.Err() == nil && !src.failed.Load() {
 			r.refusing.Store(true)
 		}
 		return err
@@ -441,6 +448,30 @@ func (r *Room) save(ctx context.Context, doc acctadmin.Document, body io.Reader,
 	}
 	return r.journal.End(ctx, doc.ID)
 }
+
+// source is a download as the store reads it: it tells whether reading it
+// failed, so that a download cut short is not taken for a store that
+// refuses writes, and it names its errors as the download's.
+type source struct {
+	r      io.Reader
+	failed atomic.Bool
+}
+
+// Read implements io.Reader.
+func (s *source) Read(p []byte) (int, error) {
+	n, err := s.r.Read(p)
+	if err != nil && err != io.EOF {
+		s.failed.Store(true)
+		err = &sourceError{err}
+	}
+	return n, err
+}
+
+// sourceError is an error reading a download, as the store sees it.
+type sourceError struct{ err error }
+
+func (e *sourceError) Error() string { return "reading the download: " + e.err.Error() }
+func (e *sourceError) Unwrap() error { return e.err }
 
 // finish ends the journal record of a document found saved, telling
 // WithOnSaved first.
@@ -468,19 +499,19 @@ func (r *Room) renewWhileDownloading(ctx context.Context, id uuid.UUID) (stop fu
 		return func() {}
 	}
 	done := make(chan struct{})
+	tick, stopTicker := r.ticker(r.cfg.ttl / 3)
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		t := time.NewTicker(r.cfg.ttl / 3)
-		defer t.Stop()
+		defer stopTicker()
 		for {
 			select {
 			case <-done:
 				return
 			case <-ctx.Done():
 				return
-			case <-t.C:
+			case <-tick:
 				if held, err := r.shared.take(ctx, id); err == nil && !held {
 					// Taken over (the claim expired under a stalled
 					// room): the store still saves the document once.
@@ -493,6 +524,12 @@ func (r *Room) renewWhileDownloading(ctx context.Context, id uuid.UUID) (stop fu
 		close(done)
 		wg.Wait()
 	}
+}
+
+// newTicker is the room's clock of the claim renewals: a time.Ticker.
+func newTicker(d time.Duration) (<-chan time.Time, func()) {
+	t := time.NewTicker(d)
+	return t.C, t.Stop
 }
 
 // Run keeps the room complete until ctx ends: it makes sure the callback

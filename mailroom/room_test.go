@@ -5,18 +5,22 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
 	acctadmin "github.com/acctadmin/acctadmin-go"
 	"github.com/acctadmin/acctadmin-go/acctadmintest"
+	"github.com/acctadmin/acctadmin-go/internal/redisserver"
 	"github.com/acctadmin/acctadmin-go/webhook"
 	"github.com/google/uuid"
+	"pgregory.net/rapid"
 )
 
 func TestHandlerSavesTheDocumentBeforeAnswering(t *testing.T) {
@@ -149,6 +153,110 @@ func TestHandlerKeepsAFailedDownloadInTheJournal(t *testing.T) {
 	}
 	if st := r.Stats(); st.Redownloads != 1 || st.Saved != 1 {
 		t.Fatalf("stats %+v", st)
+	}
+}
+
+// A download cut short is that document's failure, not the store's: the
+// callback of the next document is downloaded and saved, at once.
+func TestACutDownloadLeavesTheCallbacksOn(t *testing.T) {
+	w := newWorld(t)
+	dir := t.TempDir()
+	r := w.room(Dir(dir))
+	h := r.Handler()
+	broken, healthy := w.addDocument("Regular Mail"), w.addDocument("Regular Mail")
+	w.faults.cutNext(cut{announced: 100_000, sent: 9, err: io.ErrUnexpectedEOF})
+	if code := w.deliver(h, broken.ID); code != http.StatusInternalServerError {
+		t.Fatalf("a cut download answered %d, want 500", code)
+	}
+	if pending, _ := Dir(dir).(Journal).Pending(context.Background()); !slices.Equal(pending, []uuid.UUID{broken.ID}) {
+		t.Fatalf("journal %v, want the cut document", pending)
+	}
+	if code := w.deliver(h, healthy.ID); code != http.StatusOK {
+		t.Fatalf("the callback after a cut download answered %d, want 200", code)
+	}
+	docs, others := savedFiles(t, dir)
+	if len(docs) != 1 || !bytes.Equal(docs[healthy.ID], w.pdf(healthy.ID)) || len(others) != 0 {
+		t.Fatalf("saved %d documents (the healthy one: %t), others %v", len(docs), docs[healthy.ID] != nil, others)
+	}
+	if n := w.downloads(); n != 2+1 { // the room's two, and the test's own in w.pdf
+		t.Fatalf("%d downloads", n)
+	}
+	if err := r.Pull(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if docs, _ := savedFiles(t, dir); !bytes.Equal(docs[broken.ID], w.pdf(broken.ID)) {
+		t.Fatal("the cut document was not saved from the journal")
+	}
+}
+
+// Whatever cuts a download short, in a callback or in a pull, and however
+// much of it came, the callbacks after it are downloaded and saved: only
+// a failure of the store's own writes stops the downloads.
+func TestACutDownloadNeverStopsTheDownloads(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		w := newWorld(t)
+		dir := t.TempDir()
+		r := w.room(Dir(dir))
+		h := r.Handler()
+		broken, healthy := w.addDocument("Regular Mail"), w.addDocument("Regular Mail")
+		size := len(w.pdf(broken.ID))
+		sent := rapid.IntRange(0, size-1).Draw(rt, "sent")
+		c := cut{
+			announced: int64(size) + rapid.Int64Range(0, 1<<20).Draw(rt, "more"),
+			sent:      sent,
+			err: rapid.SampledFrom([]error{io.ErrUnexpectedEOF, syscall.ECONNRESET, io.ErrClosedPipe,
+				&net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET}}).Draw(rt, "err"),
+		}
+		w.faults.cutNext(c)
+		if rapid.Bool().Draw(rt, "inAPull") {
+			w.fake.SetDocumentStatus(healthy.ID, acctadmintest.DocumentRead) // the pull meets the broken one alone
+			if err := r.Pull(context.Background()); err == nil {
+				rt.Fatal("a pull whose download was cut returned nil")
+			}
+		} else if code := w.deliver(h, broken.ID); code != http.StatusInternalServerError {
+			rt.Fatalf("a cut download answered %d, want 500", code)
+		}
+		if code := w.deliver(h, healthy.ID); code != http.StatusOK {
+			rt.Fatalf("the callback after a cut download answered %d, want 200", code)
+		}
+		docs, _ := savedFiles(t, dir)
+		if _, ok := docs[broken.ID]; ok || !bytes.Equal(docs[healthy.ID], w.pdf(healthy.ID)) {
+			rt.Fatalf("saved %d documents; want the healthy one alone", len(docs))
+		}
+		if pending, _ := Dir(dir).(Journal).Pending(context.Background()); !slices.Equal(pending, []uuid.UUID{broken.ID}) {
+			rt.Fatalf("journal %v, want the cut document", pending)
+		}
+		w.fake.Close()
+	})
+}
+
+// A save cut short because its context ended is no sign of a store that
+// refuses writes: the callbacks after it are downloaded and saved.
+func TestASaveCutByItsContextLeavesTheDownloadsOn(t *testing.T) {
+	w := newWorld(t)
+	dir := t.TempDir()
+	store := &cancelingStore{Store: Dir(dir), Journal: Dir(dir).(Journal)}
+	r := w.room(store)
+	cut, next := w.addDocument("Regular Mail"), w.addDocument("Regular Mail")
+	w.fake.SetDocumentStatus(next.ID, acctadmintest.DocumentRead) // the pull meets the first alone
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	store.cancelNext(cancel)
+	if err := r.Pull(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("a pull whose save was cut by its context = %v, want context.Canceled", err)
+	}
+	if code := w.deliver(r.Handler(), next.ID); code != http.StatusOK {
+		t.Fatalf("the callback after a save cut by its context answered %d, want 200", code)
+	}
+	if err := r.Pull(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	docs, others := savedFiles(t, dir)
+	if len(docs) != 2 || !bytes.Equal(docs[next.ID], w.pdf(next.ID)) || !bytes.Equal(docs[cut.ID], w.pdf(cut.ID)) || len(others) != 0 {
+		t.Fatalf("saved %d documents of 2, others %v", len(docs), others)
+	}
+	if pending, _ := Dir(dir).(Journal).Pending(context.Background()); len(pending) != 0 {
+		t.Fatalf("journal left %v", pending)
 	}
 }
 
@@ -552,5 +660,59 @@ func TestPullLeavesADocumentAnotherDeliveryIsSaving(t *testing.T) {
 	docs, _ := savedFiles(t, dir)
 	if len(docs) != 2 || !bytes.Equal(docs[doc.ID], w.pdf(doc.ID)) || !bytes.Equal(docs[other.ID], w.pdf(other.ID)) {
 		t.Fatalf("saved %d documents", len(docs))
+	}
+}
+
+// While a download runs, the room renews its claim every third of the
+// claim TTL (its rule: WithClaimTTL), well before it expires: each tick of
+// the room's clock renews the claim, to the full TTL, and the clock ticks
+// at most every TTL/3. Once the download is saved, the clock stops and
+// the claim is released.
+func TestAClaimIsRenewedEveryThirdOfItsTTL(t *testing.T) {
+	srv := redisserver.Start(t)
+	w := newWorld(t)
+	rdb := redisClient(t, srv.Addr)
+	log := &claimLog{}
+	rdb.AddHook(log)
+	ttl := 900 * time.Millisecond
+	r := w.room(Dir(t.TempDir()), WithRedis(rdb), WithClaimTTL(ttl))
+	clock := newFakeTicker()
+	r.ticker = clock.ticker
+	doc := w.addDocument("Regular Mail")
+	release := w.faults.holdDownloads()
+	answered := make(chan int, 1)
+	go func() { answered <- w.deliver(r.Handler(), doc.ID) }()
+	if !waitFor(func() bool { return w.downloads() == 1 }) {
+		release()
+		t.Fatal("the download never started")
+	}
+	periods, _ := clock.state()
+	if len(periods) != 1 || periods[0] <= 0 || periods[0] > ttl/3 {
+		release()
+		t.Fatalf("the renewals' clock ticks every %v, want one clock ticking at most every %v (TTL/3)", periods, ttl/3)
+	}
+	const renewals = 3
+	for i := 1; i <= renewals; i++ {
+		clock.tick()
+		if !waitFor(func() bool { return len(log.of(doc.ID)) == 1+i }) {
+			release()
+			t.Fatalf("tick %d: %d calls of the claim, want the take and %d renewals", i, len(log.of(doc.ID)), i)
+		}
+	}
+	release()
+	if code := <-answered; code != http.StatusOK {
+		t.Fatalf("the callback answered %d", code)
+	}
+	takes := log.of(doc.ID)
+	for i, c := range takes {
+		if !c.held || c.ttlMillis != ttl.Milliseconds() || c.owner != takes[0].owner {
+			t.Fatalf("call %d of the claim: %+v, want the room's own claim held for %v", i, c, ttl)
+		}
+	}
+	if _, stopped := clock.state(); stopped != 1 {
+		t.Fatalf("the renewals' clock was stopped %d times after the save, want once", stopped)
+	}
+	if n, err := rdb.Exists(context.Background(), claimKey(doc.ID)).Result(); err != nil || n != 0 {
+		t.Fatalf("the claim is left after the save: %d, %v", n, err)
 	}
 }

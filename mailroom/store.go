@@ -82,7 +82,7 @@ type Journal interface {
 // share the journal, and the journal lives exactly as long as the
 // documents it protects.
 func Dir(path string) Store {
-	return &dirStore{path: path, pending: filepath.Join(path, ".mailroom", "pending")}
+	return &dirStore{path: path, pending: filepath.Join(path, ".mailroom", "pending"), fs: osFS{}}
 }
 
 // staleTemp is the age after which a temporary file of another machine is
@@ -91,6 +91,7 @@ const staleTemp = time.Hour
 
 type dirStore struct {
 	path, pending string
+	fs            fileSystem // the writes of a document
 
 	once    sync.Once
 	initErr error
@@ -140,20 +141,21 @@ func (s *dirStore) Save(ctx context.Context, d acctadmin.Document, r io.Reader) 
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp)
 	if err := ctx.Err(); err != nil {
+		s.fs.Remove(tmp)
 		return err
 	}
-	if err := os.Link(tmp, s.file(d.ID)); err != nil {
+	if err := s.fs.Link(tmp, s.file(d.ID)); err != nil {
+		s.fs.Remove(tmp)
 		if errors.Is(err, os.ErrExist) {
 			return ErrAlreadySaved
 		}
 		return fmt.Errorf("mailroom: %w", err)
 	}
-	if err := os.Remove(tmp); err != nil {
+	if err := s.fs.Remove(tmp); err != nil {
 		return fmt.Errorf("mailroom: %w", err)
 	}
-	return syncDir(s.path)
+	return s.fs.SyncDir(s.path)
 }
 
 // Check tells whether the folder takes a write, by writing, syncing and
@@ -166,13 +168,13 @@ func (s *dirStore) Check(context.Context) error {
 	if err != nil {
 		return err
 	}
-	return os.Remove(tmp)
+	return s.fs.Remove(tmp)
 }
 
 // writeTemp writes r to a new temporary file in the folder, synced and
 // closed, and returns its name; on error it leaves nothing behind.
 func (s *dirStore) writeTemp(r io.Reader) (string, error) {
-	f, err := os.CreateTemp(s.path, tempPrefix()+"*")
+	f, err := s.fs.CreateTemp(s.path, tempPrefix()+"*")
 	if err != nil {
 		return "", fmt.Errorf("mailroom: %w", err)
 	}
@@ -184,11 +186,45 @@ func (s *dirStore) writeTemp(r io.Reader) (string, error) {
 		err = cerr
 	}
 	if err != nil {
-		os.Remove(f.Name())
+		s.fs.Remove(f.Name())
 		return "", fmt.Errorf("mailroom: writing a document: %w", err)
 	}
 	return f.Name(), nil
 }
+
+// fileSystem is what Dir does to the disk to save a document, in this
+// order: create a temporary file, write it, sync it, close it, link it to
+// its final name, remove the temporary name, sync the folder. osFS is the
+// real one; the tests put one in its place that records the order.
+type fileSystem interface {
+	CreateTemp(dir, pattern string) (tempFile, error)
+	Link(oldname, newname string) error
+	Remove(name string) error
+	SyncDir(path string) error
+}
+
+// tempFile is a temporary file being written.
+type tempFile interface {
+	io.Writer
+	Sync() error
+	Close() error
+	Name() string
+}
+
+// osFS is the fileSystem of the os package.
+type osFS struct{}
+
+func (osFS) CreateTemp(dir, pattern string) (tempFile, error) {
+	f, err := os.CreateTemp(dir, pattern)
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+func (osFS) Link(oldname, newname string) error { return os.Link(oldname, newname) }
+func (osFS) Remove(name string) error           { return os.Remove(name) }
+func (osFS) SyncDir(path string) error          { return syncDir(path) }
 
 // Begin implements Journal.
 func (s *dirStore) Begin(_ context.Context, id uuid.UUID) (bool, error) {

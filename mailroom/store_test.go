@@ -75,6 +75,58 @@ func TestDirLeavesNothingOfAFailedSave(t *testing.T) {
 	}
 }
 
+// Dir's Save writes the document under a temporary name, syncs that
+// file, closes it, links it to its final name, removes the temporary name
+// and syncs the folder, in this order: once Save returns, a power cut
+// loses neither the file's bytes nor its name.
+func TestDirSyncsTheFileBeforeTheLinkAndTheFolderAfter(t *testing.T) {
+	dir := t.TempDir()
+	s := Dir(dir)
+	ctx := context.Background()
+	l := logFS(t, s, "")
+	id := uuid.New()
+	if err := s.Save(ctx, acctadmin.Document{ID: id}, strings.NewReader("a document")); err != nil {
+		t.Fatal(err)
+	}
+	calls := l.log()
+	if len(calls) < 2 || !strings.HasPrefix(calls[1], "write ") {
+		t.Fatalf("calls %q, want a temporary file created and written first", calls)
+	}
+	tmp := strings.TrimPrefix(calls[1], "write ")
+	if filepath.Dir(tmp) != dir || !strings.HasPrefix(filepath.Base(tmp), tempPrefix()) {
+		t.Fatalf("temporary file %q, want one of this process in %s", tmp, dir)
+	}
+	final := filepath.Join(dir, id.String()+".pdf")
+	want := []string{"create " + dir, "write " + tmp, "sync " + tmp, "close " + tmp, "link " + tmp + " " + final, "remove " + tmp, "syncdir " + dir}
+	if !slices.Equal(calls, want) {
+		t.Fatalf("Save did\n\t%s\nwant\n\t%s", strings.Join(calls, "\n\t"), strings.Join(want, "\n\t"))
+	}
+	if b, err := os.ReadFile(final); err != nil || string(b) != "a document" {
+		t.Fatalf("saved %q, %v", b, err)
+	}
+}
+
+// A Save whose write, sync, close or link fails returns that error and
+// leaves nothing: no document, no temporary file.
+func TestDirLeavesNothingWhenAWriteFails(t *testing.T) {
+	for _, op := range []string{"create", "write", "sync", "close", "link"} {
+		dir := t.TempDir()
+		s := Dir(dir)
+		l := logFS(t, s, op)
+		id := uuid.New()
+		err := s.Save(context.Background(), acctadmin.Document{ID: id}, strings.NewReader("a document"))
+		if !errors.Is(err, errInjected) {
+			t.Fatalf("%s failing: Save = %v, want the injected failure", op, err)
+		}
+		if docs, others := savedFiles(t, dir); len(docs) != 0 || len(others) != 0 {
+			t.Fatalf("%s failing: left %d documents, %v", op, len(docs), others)
+		}
+		if calls := l.log(); slices.ContainsFunc(calls, func(c string) bool { return strings.HasPrefix(c, "syncdir") }) {
+			t.Fatalf("%s failing: calls %q go on past the failure", op, calls)
+		}
+	}
+}
+
 func TestDirRemovesTemporaryFilesOfDeadProcesses(t *testing.T) {
 	dir := t.TempDir()
 	dead := deadPID(t)
