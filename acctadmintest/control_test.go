@@ -505,3 +505,27 @@ func TestControlClockFarTimes(t *testing.T) {
 	m = set(`{"now":"2200-01-01T00:00:00Z"}`)
 	require.Equal(t, "2200-01-01T00:00:00Z", m["now"])
 }
+
+// TestControlFaultStatusBounds: a fault's status is an HTTP status from
+// 200 to 599; anything else (a typo such as 5003 would make net/http
+// panic on every matching request) is a 400 naming status, and no fault
+// is added. The bounds themselves are taken and answered.
+func TestControlFaultStatusBounds(t *testing.T) {
+	srv := newServer(t, acctadmintest.WithControl())
+	for _, status := range []string{"600", "5003", "1000", "199", "100", "99", "0", "-1", "-503"} {
+		r := ctl(t, srv, http.MethodPost, "/_fake/faults", `{"path":"/callbacks","status":`+status+`}`)
+		require.Equal(t, http.StatusBadRequest, r.Status, "status %s: %s", status, r.Body)
+		require.Equal(t, []string{"status"}, errorFields(t, r), "status %s: %s", status, r.Body)
+		require.Contains(t, string(r.Body), "status", "status %s", status)
+	}
+	require.EqualValues(t, 0, ctlJSON(t, ctl(t, srv, http.MethodGet, "/_fake/faults", ""), http.StatusOK)["active"])
+
+	for _, status := range []int{599, 200} {
+		ctlJSON(t, ctl(t, srv, http.MethodPost, "/_fake/faults", `{"path":"/callbacks","count":1,"status":`+itoa(status)+`}`), http.StatusCreated)
+		resp, err := srv.Client().Get(srv.URL + "/callbacks")
+		require.NoError(t, err)
+		resp.Body.Close()
+		require.Equal(t, status, resp.StatusCode)
+	}
+	require.Equal(t, 2, srv.FaultsFired())
+}
