@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -27,11 +28,14 @@ type ensureServer struct {
 	holdFor  int           // POSTs wait until this many GETs arrived
 	released chan struct{} // closed when they have
 	log      []string      // "METHOD path", in arrival order
+	// afterCreate, when set, runs once a POST /callbacks was served: as
+	// another process registering between a create and the listing after.
+	afterCreate func()
 }
 
-func newEnsureServer(t *testing.T, holdFor int) *ensureServer {
+func newEnsureServer(t *testing.T, holdFor int, opts ...acctadmintest.Option) *ensureServer {
 	t.Helper()
-	s := &ensureServer{fake: acctadmintest.NewFake(), holdFor: holdFor, released: make(chan struct{})}
+	s := &ensureServer{fake: acctadmintest.NewFake(opts...), holdFor: holdFor, released: make(chan struct{})}
 	if holdFor == 0 {
 		close(s.released)
 	}
@@ -68,6 +72,11 @@ func (s *ensureServer) serve(w http.ResponseWriter, r *http.Request) {
 			// already shows the URL; let the request through.
 		case <-r.Context().Done():
 		}
+		s.fake.ServeHTTP(w, r)
+		if s.afterCreate != nil {
+			s.afterCreate()
+		}
+		return
 	}
 	s.fake.ServeHTTP(w, r)
 }
@@ -323,6 +332,129 @@ func TestCallbacksEnsureGenerated(t *testing.T) {
 			rt.Fatalf("after a clean Ensure: %d registrations", n[hookURL])
 		}
 	})
+}
+
+// stoppedClock is a clock that stands still, so that registrations are
+// exactly as far apart as a test moves the fake's clock.
+func stoppedClock() time.Time { return time.Date(2025, time.March, 14, 15, 9, 26, 0, time.UTC) }
+
+// addOlder registers hookURL n times, each one step older than the one
+// before, so that the listing (in the order added) runs from newest to
+// oldest. It goes on, up to 20 registrations, until the oldest has a
+// larger ID than the first: then neither the listing's order nor the IDs
+// point at the oldest, only the times do. It returns the oldest.
+func addOlder(t *testing.T, f *acctadmintest.Fake, n int, step time.Duration) acctadmintest.Callback {
+	t.Helper()
+	first := f.AddCallback(hookURL)
+	oldest := first
+	for i := 1; i < 20 && (i < n || oldest.ID.String() < first.ID.String()); i++ {
+		f.AdvanceClock(-step)
+		oldest = f.AddCallback(hookURL)
+	}
+	if oldest.ID.String() < first.ID.String() {
+		t.Fatal("no registration with a larger ID than the first in 20")
+	}
+	return oldest
+}
+
+// TestCallbacksEnsureKeepsTheOldestByTime: with registrations seconds or
+// days apart, Ensure keeps the one created first, whatever its place in
+// the listing or its ID, deletes the others, and returns it.
+func TestCallbacksEnsureKeepsTheOldestByTime(t *testing.T) {
+	for _, step := range []time.Duration{time.Second, 3 * time.Second, 24 * time.Hour, 400 * 24 * time.Hour} {
+		s := newEnsureServer(t, 0, acctadmintest.WithClock(stoppedClock))
+		s.fake.AddCallback(otherURL)
+		oldest := addOlder(t, s.fake, 3, step)
+		c := s.client(t)
+		cb, err := c.Callbacks.Ensure(context.Background(), hookURL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cb.ID != oldest.ID || !cb.CreatedAt.Equal(oldest.CreatedAt) {
+			t.Fatalf("%s apart: Ensure returned %s created %s, want the oldest %s created %s", step, cb.ID, cb.CreatedAt, oldest.ID, oldest.CreatedAt)
+		}
+		if n := registered(s.fake); n[hookURL] != 1 || n[otherURL] != 1 || len(n) != 2 {
+			t.Fatalf("%s apart: registrations %v", step, n)
+		}
+		for _, l := range s.fake.Callbacks() {
+			if l.URL == hookURL && l.ID != oldest.ID {
+				t.Fatalf("%s apart: %s left, want the oldest %s", step, l.ID, oldest.ID)
+			}
+		}
+	}
+}
+
+// TestCallbacksEnsureKeepsItsOwnOverALaterOne: another process registers
+// the URL, a day later, between Ensure's create and its listing; both
+// keep the older, Ensure's own, and the later one is deleted.
+func TestCallbacksEnsureKeepsItsOwnOverALaterOne(t *testing.T) {
+	s := newEnsureServer(t, 0, acctadmintest.WithClock(stoppedClock))
+	var later acctadmintest.Callback
+	var once sync.Once
+	s.afterCreate = func() {
+		once.Do(func() {
+			s.fake.AdvanceClock(24 * time.Hour)
+			later = s.fake.AddCallback(hookURL)
+		})
+	}
+	c := s.client(t)
+	cb, err := c.Callbacks.Ensure(context.Background(), hookURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	left := s.fake.Callbacks()
+	if len(left) != 1 || left[0].ID != cb.ID || cb.ID == later.ID {
+		t.Fatalf("Ensure returned %s; left %+v (the later one is %s)", cb.ID, left, later.ID)
+	}
+	want := []string{"GET /callbacks", "POST /callbacks", "GET /callbacks", "DELETE /callbacks/" + later.ID.String()}
+	if got := s.requests(); !equalStrings(got, want) {
+		t.Fatalf("requests %v, want %v", got, want)
+	}
+}
+
+// TestCallbacksEnsureComparesURLsExactly: registrations whose URLs differ
+// from the one ensured only in case (in the path, or in scheme and host),
+// older than it, are other URLs: Ensure neither keeps nor deletes them,
+// and registers its own when it has none.
+func TestCallbacksEnsureComparesURLsExactly(t *testing.T) {
+	variants := []string{
+		"https://mail.example.com/hooks/ACCT",
+		"https://mail.example.com/Hooks/acct",
+		"HTTPS://MAIL.EXAMPLE.COM/hooks/acct",
+	}
+	for _, registeredToo := range []bool{false, true} {
+		s := newEnsureServer(t, 0, acctadmintest.WithClock(stoppedClock))
+		for _, v := range variants {
+			s.fake.AddCallback(v)
+			s.fake.AdvanceClock(24 * time.Hour)
+		}
+		var own acctadmintest.Callback
+		if registeredToo {
+			own = s.fake.AddCallback(hookURL)
+		}
+		c := s.client(t)
+		cb, err := c.Callbacks.Ensure(context.Background(), hookURL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cb.URL != hookURL || registeredToo && cb.ID != own.ID {
+			t.Fatalf("registered %v: Ensure returned %+v", registeredToo, cb)
+		}
+		n := registered(s.fake)
+		for _, v := range variants {
+			if n[v] != 1 {
+				t.Fatalf("registered %v: %s has %d registrations, want 1 (untouched)", registeredToo, v, n[v])
+			}
+		}
+		if n[hookURL] != 1 || len(n) != len(variants)+1 {
+			t.Fatalf("registered %v: registrations %v", registeredToo, n)
+		}
+		for _, r := range s.requests() {
+			if strings.HasPrefix(r, "DELETE") {
+				t.Fatalf("registered %v: %s sent", registeredToo, r)
+			}
+		}
+	}
 }
 
 func equalStrings(a, b []string) bool {

@@ -8,6 +8,7 @@ import (
 	"mime"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/google/uuid"
 )
@@ -25,8 +26,11 @@ type File struct {
 	ContentType string
 	// ContentLength is the size in bytes, or -1 when the API did not say.
 	ContentLength int64
-	// Filename is the name the API gave the file (Content-Disposition),
-	// or "" when it gave none.
+	// Filename is the last element of the name the API gave the file
+	// (Content-Disposition): never a path, so it cannot lead outside the
+	// folder it is saved into. It is "" when the API gave none, or one
+	// that is no file name: only dots and spaces (., ..), or with a
+	// control character such as NUL.
 	Filename string
 }
 
@@ -114,13 +118,16 @@ func (b *fileBody) Close() error {
 }
 
 // safeFilename keeps only the last element of a name the server gave, so
-// that it cannot point outside the folder a caller saves into.
+// that it cannot point outside the folder a caller saves into. A name
+// with nothing but dots and spaces (., .., and what Windows reads as
+// them) or with a control character (NUL cuts a name short in C) is no
+// name at all: "".
 func safeFilename(name string) string {
 	name = strings.ReplaceAll(name, "\\", "/")
 	if i := strings.LastIndexByte(name, '/'); i >= 0 {
 		name = name[i+1:]
 	}
-	if name == "." || name == ".." {
+	if strings.Trim(name, ". ") == "" || strings.IndexFunc(name, unicode.IsControl) >= 0 {
 		return ""
 	}
 	return name

@@ -6,9 +6,12 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"pgregory.net/rapid"
 )
 
 // Not a setting of the retry library, which passes any answer on: the SDK
@@ -76,6 +79,79 @@ func TestDownload(t *testing.T) {
 		}
 		if r := srv.last(t); !r.AuthOK || r.Method != http.MethodGet {
 			t.Errorf("request = %+v", r)
+		}
+	})
+}
+
+// TestDownloadFilename: File.Filename is the last element of the name
+// Content-Disposition gives, and "" when that is no name a caller could
+// save under: never a path, never . or .., never a name with NUL.
+func TestDownloadFilename(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct{ disposition, want string }{
+		{`attachment; filename="notice.pdf"`, "notice.pdf"},
+		{`attachment; filename=".."`, ""},
+		{`attachment; filename="."`, ""},
+		{`attachment; filename="../x"`, "x"},
+		{`attachment; filename="a/../.."`, ""},
+		{`attachment; filename="a/b/.."`, ""},
+		{`attachment; filename="..\\.."`, ""},
+		{`attachment; filename="C:\\Users\\x\\..\\evil.pdf"`, "evil.pdf"},
+		{`attachment; filename="..."`, ""},
+		{`attachment; filename=". ."`, ""},
+		{`attachment; filename=".. "`, ""},
+		{`attachment; filename="x/"`, ""},
+		{`attachment; filename=""`, ""},
+		{`attachment; filename*=UTF-8''..%2F..`, ""},
+		{`attachment; filename*=UTF-8''a%00b.pdf`, ""},
+		{`attachment; filename*=UTF-8''a%0Ab.pdf`, ""},
+		{`attachment; filename*=UTF-8''%2E%2E`, ""},
+		{`attachment; filename*=UTF-8''r%C3%A9sum%C3%A9.pdf`, "résumé.pdf"},
+		{`attachment; filename=".hidden"`, ".hidden"},
+		{`attachment`, ""},
+		{``, ""},
+	} {
+		srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/pdf")
+			if tc.disposition != "" {
+				w.Header().Set("Content-Disposition", tc.disposition)
+			}
+			_, _ = io.WriteString(w, "%PDF-1.7\n")
+		})
+		c := newTestClient(t, srv)
+		f, err := download(ctx, c, routeDocumentsDownload.at("x"), nil, nil, "application/pdf")
+		if err != nil {
+			t.Fatalf("%s: %v", tc.disposition, err)
+		}
+		f.Close()
+		if f.Filename != tc.want {
+			t.Errorf("%s: Filename = %q, want %q", tc.disposition, f.Filename, tc.want)
+		}
+	}
+}
+
+// TestSafeFilenameNeverLeavesTheFolder proves on generated names, made of
+// the characters that build paths, that a name kept is one element that
+// stays in the folder it is joined to, and that a plain name is kept whole.
+func TestSafeFilenameNeverLeavesTheFolder(t *testing.T) {
+	dir := filepath.Join("srv", "files")
+	rapid.Check(t, func(rt *rapid.T) {
+		name := rapid.StringOfN(rapid.SampledFrom([]rune{'.', '/', '\\', ' ', 'a', 'b', 0, '\n', ':'}), 0, 12, -1).Draw(rt, "name")
+		got := safeFilename(name)
+		if got == "" {
+			if plain := strings.Trim(name, ". ") != "" && !strings.ContainsAny(name, "/\\\x00\n"); plain {
+				rt.Fatalf("safeFilename(%q) = \"\", want the name kept", name)
+			}
+			return
+		}
+		if strings.ContainsAny(got, "/\\\x00\n") || got == "." || got == ".." || strings.Trim(got, ". ") == "" {
+			rt.Fatalf("safeFilename(%q) = %q, not one plain element", name, got)
+		}
+		if joined := filepath.Join(dir, got); filepath.Dir(joined) != dir {
+			rt.Fatalf("safeFilename(%q) = %q, which joined to %s is %s", name, got, dir, joined)
+		}
+		if !strings.HasSuffix(strings.ReplaceAll(name, "\\", "/"), "/"+got) && name != got {
+			rt.Fatalf("safeFilename(%q) = %q, not the name's last element", name, got)
 		}
 	})
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
 
 	"github.com/acctadmin/acctadmin-go/acctadmintest"
 )
@@ -244,4 +245,98 @@ func TestFormDataCheckedBySchema(t *testing.T) {
 	}
 	r := do(t, srv, http.MethodGet, "/order-items/requiring-attention?company_ids[]="+company, nil)
 	require.Equal(t, "requiring-client-attention", r.Items(t)[0]["status"])
+}
+
+// TestDeclinedCardHoweverWritten: the declined test card is declined
+// however its number is spaced, as a card form may send it; written with
+// dashes, which the API does not take, it is refused and never stored. A
+// good card spaced so is stored, with the last four digits, and charges.
+func TestDeclinedCardHoweverWritten(t *testing.T) {
+	srv := newDemo(t)
+	cart := acctadmintest.DemoID("cart-item", 1).String()
+	for _, number := range []string{
+		"4000 0000 0000 0002",
+		" 4000000000000002 ",
+		"4000  0000  0000  0002",
+		"40 00 00 00 00 00 00 02",
+	} {
+		requireDeclined(t, srv, number, cart)
+	}
+	for _, number := range []string{"4000-0000-0000-0002", "4000 - 0000 - 0000 - 0002", "4000\t0000\t0000\t0002"} {
+		stored := len(srv.PaymentMethods())
+		r := do(t, srv, http.MethodPost, "/payment-methods", card(number, "12", "2031"))
+		require.Equal(t, http.StatusBadRequest, r.Status, "%q: %s", number, r.Body)
+		require.Equal(t, []string{"number"}, errorFields(t, r), "%q", number)
+		require.Len(t, srv.PaymentMethods(), stored, "%q", number)
+	}
+
+	r := do(t, srv, http.MethodPost, "/payment-methods", card("4111 1111 1111 1111", "12", "2031"))
+	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+	require.Equal(t, "1111", r.Items(t)[0]["last4"])
+	r = do(t, srv, http.MethodPost, "/shopping-cart/checkout", map[string]any{"item_ids": []string{cart}, "payment_token": r.Items(t)[0]["id"]})
+	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+	require.Len(t, r.Items(t), 1, "one invoice")
+}
+
+// requireDeclined stores the card number given and checks that it is
+// declined at checkout: 402 naming payment_token, no invoice made, the
+// cart item kept.
+func requireDeclined(t testing.TB, srv *acctadmintest.Server, number, cartItem string) {
+	t.Helper()
+	r := do(t, srv, http.MethodPost, "/payment-methods", card(number, "12", "2031"))
+	require.Equal(t, http.StatusOK, r.Status, "%q: %s", number, r.Body)
+	stored := r.Items(t)[0]
+	require.Equal(t, "0002", stored["last4"])
+	invoicesBefore := len(srv.Invoices())
+	r = do(t, srv, http.MethodPost, "/shopping-cart/checkout", map[string]any{"item_ids": []string{cartItem}, "payment_token": stored["id"]})
+	requireError(t, r, http.StatusPaymentRequired, "declined")
+	require.Equal(t, []string{"payment_token"}, errorFields(t, r), "%q", number)
+	require.Len(t, srv.Invoices(), invoicesBefore, "%q", number)
+	require.Len(t, do(t, srv, http.MethodGet, "/shopping-cart", nil).Items(t), 1, "%q: the cart is untouched", number)
+}
+
+// TestDeclinedCardSpacedAnyWay proves on generated spacings of the
+// declined test card (any spaces the API's 23 characters leave room for,
+// anywhere) that every one is declined.
+func TestDeclinedCardSpacedAnyWay(t *testing.T) {
+	srv := newDemo(t)
+	cart := acctadmintest.DemoID("cart-item", 1).String()
+	rapid.Check(t, func(rt *rapid.T) {
+		number := acctadmintest.DeclinedCardNumber
+		for i, n := 0, rapid.IntRange(1, 23-len(number)).Draw(rt, "spaces"); i < n; i++ {
+			at := rapid.IntRange(0, len(number)).Draw(rt, "at")
+			number = number[:at] + " " + number[at:]
+		}
+		requireDeclined(t, srv, number, cart)
+	})
+}
+
+// TestCheckoutOfEmptyCart: a checkout that selects no cart item is a 400
+// naming item_ids, and makes no invoice, order item or write; whether
+// the company never had items or its cart was just checked out.
+func TestCheckoutOfEmptyCart(t *testing.T) {
+	srv := newDemo(t)
+	pay := acctadmintest.DemoID("payment-method", 1).String()
+	empty := acctadmintest.DemoID("company", 2).String()
+	acme := acctadmintest.DemoID("company", 1).String()
+	refused := func() {
+		t.Helper()
+		invoices, orders, writes := len(srv.Invoices()), len(srv.OrderItems()), len(srv.Writes())
+		for _, co := range []string{empty, acme} {
+			r := do(t, srv, http.MethodPost, "/shopping-cart/checkout", map[string]any{"company_ids": []string{co}, "payment_token": pay})
+			requireError(t, r, http.StatusBadRequest, "selects no item")
+			require.Equal(t, []string{"item_ids"}, errorFields(t, r))
+		}
+		require.Len(t, srv.Invoices(), invoices, "no invoice made")
+		require.Len(t, srv.OrderItems(), orders, "no order item made")
+		require.Len(t, srv.Writes(), writes, "nothing written")
+	}
+	r := do(t, srv, http.MethodPost, "/shopping-cart/checkout", map[string]any{"company_ids": []string{empty}, "payment_token": pay})
+	requireError(t, r, http.StatusBadRequest, "selects no item")
+
+	r = do(t, srv, http.MethodPost, "/shopping-cart/checkout", map[string]any{"company_ids": []string{acme}, "payment_token": pay})
+	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+	require.Len(t, r.Items(t), 1)
+	require.Empty(t, do(t, srv, http.MethodGet, "/shopping-cart", nil).Items(t))
+	refused()
 }

@@ -472,6 +472,9 @@ func (f *Fake) ctlFaults(*http.Request, []byte) (int, any, error) {
 	return http.StatusOK, map[string]int{"active": active, "fired": f.FaultsFired()}, nil
 }
 
+// ctlInjectFault adds a fault. The control document bounds status to
+// 200..599 (net/http panics on a status outside 100..999, and a 1xx is
+// no answer), so a typo such as 5003 is a 400 naming status.
 func (f *Fake) ctlInjectFault(_ *http.Request, body []byte) (int, any, error) {
 	var in struct {
 		Method         string  `json:"method"`
@@ -506,8 +509,6 @@ func (f *Fake) ctlInjectFault(_ *http.Request, body []byte) (int, any, error) {
 		return 0, nil, badControl("count must not be negative")
 	case ft.Probability < 0 || ft.Probability > 1:
 		return 0, nil, badControl("probability must be from 0 to 1")
-	case ft.Status != 0 && (ft.Status < 200 || ft.Status > 599):
-		return 0, nil, badControl("status must be an HTTP status from 200 to 599")
 	case ft.Path != "" && !strings.HasPrefix(ft.Path, "/"):
 		return 0, nil, badControl("path must start with /")
 	case ft.Status == 0 && ft.Latency == 0 && !ft.DropConnection && !ft.TruncateBody:
@@ -566,7 +567,8 @@ func (f *Fake) ctlClock(*http.Request, []byte) (int, any, error) {
 }
 
 // ctlSetClock sets the clock ({"now": RFC 3339 time}) or advances it
-// ({"advance": "36h"}), and answers the new time.
+// ({"advance": "36h"}), and answers the new time. It keeps the clock from
+// minClock to maxClock: a time outside is a 400 that names the range.
 func (f *Fake) ctlSetClock(_ *http.Request, body []byte) (int, any, error) {
 	var in struct {
 		Now     *time.Time `json:"now"`
@@ -575,19 +577,27 @@ func (f *Fake) ctlSetClock(_ *http.Request, body []byte) (int, any, error) {
 	if err := decodeControl(body, &in); err != nil {
 		return 0, nil, err
 	}
+	var move func(time.Time) time.Time
+	field := "now"
 	switch {
 	case in.Now != nil && in.Advance != "":
 		return 0, nil, badControl("give now or advance, not both")
 	case in.Now != nil:
-		f.SetClock(*in.Now)
+		move = func(time.Time) time.Time { return *in.Now }
 	case in.Advance != "":
 		d, err := time.ParseDuration(in.Advance)
 		if err != nil {
 			return 0, nil, badControl("advance must be a duration like 36h or -15m")
 		}
-		f.AdvanceClock(d)
+		move = func(now time.Time) time.Time { return now.Add(d) }
+		field = "advance"
 	default:
 		return 0, nil, badControl("give now (an RFC 3339 time) or advance (a duration)")
+	}
+	if !f.moveClock(move, clockInRange) {
+		msg := "the clock must stay from " + minClock.Format(time.RFC3339) + " to " + maxClock.Format(time.RFC3339)
+		return 0, nil, &controlError{status: http.StatusBadRequest, msg: field + ": " + msg,
+			fields: []fieldError{{Field: field, Message: msg}}}
 	}
 	return f.ctlClock(nil, nil)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"math"
 	"net/http"
 	"strings"
 	"testing"
@@ -458,4 +459,73 @@ func TestControlTakesJSONWhateverItsLabel(t *testing.T) {
 	resp.Body.Close()
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	require.Len(t, srv.Companies(), 3)
+}
+
+// TestControlClockFarTimes: the control surface keeps times centuries
+// away, and refuses, naming the range, a time the API could not write
+// with a four-digit year; a refusal leaves the clock where it was.
+func TestControlClockFarTimes(t *testing.T) {
+	srv := newServer(t, acctadmintest.WithControl())
+	set := func(body string) map[string]any {
+		t.Helper()
+		return ctlJSON(t, ctl(t, srv, http.MethodPost, "/_fake/clock", body), http.StatusOK)
+	}
+	m := set(`{"now":"2400-01-01T00:00:00Z"}`)
+	require.Equal(t, "2400-01-01T00:00:00Z", m["now"])
+	require.Equal(t, "2400-01-01T00:00:00Z", ctlJSON(t, ctl(t, srv, http.MethodGet, "/_fake/clock", ""), http.StatusOK)["now"])
+	r := do(t, srv, http.MethodPost, "/companies", map[string]any{"companies": []any{map[string]any{"name": "Far Future LLC"}}})
+	require.Contains(t, string(r.Body), `"created_at":"2399-12-31 17:00:00 -0700"`)
+
+	y2200 := time.Date(2200, time.January, 1, 0, 0, 0, 0, time.UTC)
+	set(`{"now":"2200-01-01T00:00:00Z"}`)
+	m = set(`{"advance":"1314000h"}`) // 150 years of 365 days
+	require.Equal(t, y2200.Add(1314000*time.Hour).Format(time.RFC3339Nano), m["now"])
+	require.Equal(t, "2349-11-", m["now"].(string)[:8])
+	m = set(`{"advance":"2562047h47m16.854775807s"}`) // the longest Duration
+	require.Equal(t, y2200.Add(1314000*time.Hour).Add(math.MaxInt64).Format(time.RFC3339Nano), m["now"])
+
+	// The bounds are kept; one nanosecond past them is refused.
+	require.Equal(t, "0001-01-01T00:00:00Z", set(`{"now":"0001-01-01T00:00:00Z"}`)["now"])
+	refused := func(body, field string) {
+		t.Helper()
+		before := srv.Now()
+		r := ctl(t, srv, http.MethodPost, "/_fake/clock", body)
+		requireControlError(t, r, http.StatusBadRequest, "0001-01-01T00:00:00Z to 9999-12-31T00:00:00Z")
+		require.Equal(t, []string{field}, errorFields(t, r), "%s", r.Body)
+		require.True(t, srv.Now().Equal(before), "a refusal leaves the clock at %s, not %s", before, srv.Now())
+	}
+	refused(`{"advance":"-1ns"}`, "advance")
+	refused(`{"now":"0000-12-31T23:59:59.999999999Z"}`, "now")
+	refused(`{"now":"0001-01-01T00:00:00+00:01"}`, "now")
+	require.Equal(t, "9999-12-31T00:00:00Z", set(`{"now":"9999-12-31T00:00:00Z"}`)["now"])
+	refused(`{"advance":"1ns"}`, "advance")
+	refused(`{"now":"9999-12-31T00:00:00.000000001Z"}`, "now")
+	refused(`{"now":"9999-12-31T23:59:59Z"}`, "now")
+	require.Equal(t, "9999-12-30T23:59:59.999999999Z", set(`{"advance":"-1ns"}`)["now"])
+	m = set(`{"now":"2200-01-01T00:00:00Z"}`)
+	require.Equal(t, "2200-01-01T00:00:00Z", m["now"])
+}
+
+// TestControlFaultStatusBounds: a fault's status is an HTTP status from
+// 200 to 599; anything else (a typo such as 5003 would make net/http
+// panic on every matching request) is a 400 naming status, and no fault
+// is added. The bounds themselves are taken and answered.
+func TestControlFaultStatusBounds(t *testing.T) {
+	srv := newServer(t, acctadmintest.WithControl())
+	for _, status := range []string{"600", "5003", "1000", "199", "100", "99", "0", "-1", "-503"} {
+		r := ctl(t, srv, http.MethodPost, "/_fake/faults", `{"path":"/callbacks","status":`+status+`}`)
+		require.Equal(t, http.StatusBadRequest, r.Status, "status %s: %s", status, r.Body)
+		require.Equal(t, []string{"status"}, errorFields(t, r), "status %s: %s", status, r.Body)
+		require.Contains(t, string(r.Body), "status", "status %s", status)
+	}
+	require.EqualValues(t, 0, ctlJSON(t, ctl(t, srv, http.MethodGet, "/_fake/faults", ""), http.StatusOK)["active"])
+
+	for _, status := range []int{599, 200} {
+		ctlJSON(t, ctl(t, srv, http.MethodPost, "/_fake/faults", `{"path":"/callbacks","count":1,"status":`+itoa(status)+`}`), http.StatusCreated)
+		resp, err := srv.Client().Get(srv.URL + "/callbacks")
+		require.NoError(t, err)
+		resp.Body.Close()
+		require.Equal(t, status, resp.StatusCode)
+	}
+	require.Equal(t, 2, srv.FaultsFired())
 }

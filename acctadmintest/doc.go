@@ -273,7 +273,8 @@
 //	POST   /_fake/resources      {"name", "url", "kind", "jurisdiction", "agency", "entity_types", "pages"}
 //	POST   /_fake/order-items    {"company_id" or "company", "filing_method_id", "name", "status", "quantity"}
 //	PATCH  /_fake/documents/{id} {"status"}; also /_fake/invoices/{id}, /_fake/services/{id}
-//	GET    /_fake/clock          {"now"}; POST sets it ({"now": RFC 3339}) or moves it ({"advance": "36h"})
+//	GET    /_fake/clock          {"now"}; POST sets it ({"now": RFC 3339}) or moves it ({"advance": "36h"}),
+//	                             within 0001-01-01T00:00:00Z to 9999-12-31T00:00:00Z
 //	GET    /_fake/auth/reset-token  the user's password-reset token
 //	GET    /_fake/requests       the request log, with headers (the token redacted); DELETE empties it
 //	GET    /_fake/deliveries     every event delivery attempt
@@ -283,7 +284,8 @@
 //	POST   /_fake/delivery-faults {"url", "count", "drop", "latency"}; DELETE clears
 //	GET    /_fake/faults         {"active", "fired"}; POST adds one ({"method", "path", "count",
 //	                             "probability", "status", "retry_after", "message", "latency",
-//	                             "drop_connection", "truncate_body", "after_apply"}); DELETE clears
+//	                             "drop_connection", "truncate_body", "after_apply"}); status is
+//	                             from 200 to 599; DELETE clears
 //	POST   /_fake/reset          empties the account (Reset); ?demo=true seeds the demo again
 //
 // Seeding answers 201 with the record as the API writes it. Unknown
@@ -300,6 +302,8 @@
 // many writes were applied (to catch duplicates), how many connections.
 //
 // WithSeed fixes the random source of record IDs and fault probabilities;
-// WithClock fixes the time, and SetClock and AdvanceClock move it. The demo account of SeedDemo has fixed IDs
+// WithClock fixes the time, and SetClock and AdvanceClock move it, to any
+// time however far (the clock keeps the time it was set to, not an
+// offset). The demo account of SeedDemo has fixed IDs
 // (DemoID) and content; its times are relative to the clock.
 package acctadmintest

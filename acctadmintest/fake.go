@@ -36,7 +36,7 @@ type Fake struct {
 	cancel  context.CancelFunc
 
 	latency atomic.Int64 // time.Duration added to every request
-	skew    atomic.Int64 // time.Duration added to the clock by SetClock and AdvanceClock
+	clock   clockSetting // what SetClock and AdvanceClock made of the clock
 	conns   atomic.Int64 // TCP connections accepted, counted by ConnState
 	pngs    pngCache
 	client  *http.Client // delivers callback events
@@ -260,8 +260,25 @@ func (f *Fake) ConnState(_ net.Conn, s http.ConnState) {
 // accepted so far.
 func (f *Fake) ConnectionsOpened() int { return int(f.conns.Load()) }
 
+// clockSetting is the time SetClock and AdvanceClock gave the clock. It
+// keeps the time itself, not an offset from the underlying clock: a
+// time.Duration spans only about 292 years either way.
+type clockSetting struct {
+	mu   sync.Mutex
+	set  bool      // whether SetClock or AdvanceClock was called
+	at   time.Time // the time the clock was set to
+	base time.Time // what the underlying clock read then
+}
+
 // now reads the configured clock, moved by SetClock and AdvanceClock.
-func (f *Fake) now() time.Time { return f.cfg.clock().Add(time.Duration(f.skew.Load())) }
+func (f *Fake) now() time.Time {
+	f.clock.mu.Lock()
+	defer f.clock.mu.Unlock()
+	if !f.clock.set {
+		return f.cfg.clock()
+	}
+	return f.clock.at.Add(f.cfg.clock().Sub(f.clock.base))
+}
 
 // Now returns the fake's current time: its clock (time.Now, or the one
 // WithClock gives) moved by SetClock and AdvanceClock.
@@ -270,12 +287,49 @@ func (f *Fake) Now() time.Time { return f.now() }
 // SetClock moves the fake's clock so that it reads t now; it runs on from
 // there as its underlying clock does. New records, answers' timestamps,
 // due dates "from today", the expiry of file URLs and card expiry are
-// all read from it.
-func (f *Fake) SetClock(t time.Time) { f.skew.Store(int64(t.Sub(f.cfg.clock()))) }
+// all read from it. Any t is kept as given, however far from the
+// underlying clock; but the API writes times with four-digit years, so
+// its answers are only well formed from 0001-01-01T00:00:00Z to
+// 9999-12-31T00:00:00Z, the range the control surface keeps the clock in.
+func (f *Fake) SetClock(t time.Time) {
+	f.moveClock(func(time.Time) time.Time { return t }, nil)
+}
 
 // AdvanceClock moves the fake's clock forward by d (back when d is
-// negative).
-func (f *Fake) AdvanceClock(d time.Duration) { f.skew.Add(int64(d)) }
+// negative), from wherever it reads now.
+func (f *Fake) AdvanceClock(d time.Duration) {
+	f.moveClock(func(now time.Time) time.Time { return now.Add(d) }, nil)
+}
+
+// minClock and maxClock bound the times the control surface sets the
+// clock to: every time between them is written with a four-digit year
+// in any time zone.
+var (
+	minClock = time.Date(1, time.January, 1, 0, 0, 0, 0, time.UTC)
+	maxClock = time.Date(9999, time.December, 31, 0, 0, 0, 0, time.UTC)
+)
+
+// clockInRange reports whether t is from minClock to maxClock.
+func clockInRange(t time.Time) bool { return !t.Before(minClock) && !t.After(maxClock) }
+
+// moveClock sets the clock to what move makes of its reading, unless
+// allow is given and refuses the new time; it reports whether the clock
+// was set.
+func (f *Fake) moveClock(move func(now time.Time) time.Time, allow func(time.Time) bool) bool {
+	f.clock.mu.Lock()
+	defer f.clock.mu.Unlock()
+	base := f.cfg.clock()
+	now := base
+	if f.clock.set {
+		now = f.clock.at.Add(base.Sub(f.clock.base))
+	}
+	t := move(now)
+	if allow != nil && !allow(t) {
+		return false
+	}
+	f.clock.set, f.clock.at, f.clock.base = true, t, base
+	return true
+}
 
 // newID draws a version 4 UUID from the seeded random source. f.mu must be
 // held.
