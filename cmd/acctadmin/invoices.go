@@ -82,7 +82,7 @@ func (a *app) invoicesCommand() *cobra.Command {
 		}
 		for i, it := range inv.Items {
 			fields = append(fields, [2]string{"Line " + strconv.Itoa(i+1),
-				fmt.Sprintf("%s  %d x %s = %s", it.Description, it.Quantity, money(it.Price), money(it.Total()))})
+				fmt.Sprintf("%s: %d x %s = %s", it.Description, it.Quantity, money(it.Price), money(it.Total()))})
 		}
 		return a.printRecord(inv.Raw, fields...)
 	}
