@@ -341,8 +341,8 @@ func describe(err error) (int, string) {
 		return 1, msg + "; wait a minute and try again"
 	}
 	var te *acctadmin.TransportError
-	if errors.As(err, &te) {
-		return 1, msg + "; check " + acctadmin.EnvBaseURL + " and the network"
+	if errors.As(err, &te) && hint == "" {
+		hint = "check " + acctadmin.EnvBaseURL + " and the network"
 	}
 	var de *acctadmin.DecodeError
 	if errors.As(err, &de) && hint == "" {

@@ -122,6 +122,7 @@ type pullProgress struct {
 	a     *app
 	dir   string
 	saved atomic.Int64
+	// bytes counts the bytes of the documents saved.
 	bytes atomic.Int64
 
 	mu  sync.Mutex
@@ -148,7 +149,6 @@ func newPullProgress(a *app, dir string) *pullProgress {
 
 // read counts n bytes read from a document.
 func (p *pullProgress) read(n int) {
-	p.bytes.Add(int64(n))
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.bar != nil {
@@ -159,6 +159,7 @@ func (p *pullProgress) read(n int) {
 // savedDoc reports a document saved whole, of n bytes.
 func (p *pullProgress) savedDoc(d acctadmin.Document, n int64) {
 	count := p.saved.Add(1)
+	p.bytes.Add(n)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.bar != nil {

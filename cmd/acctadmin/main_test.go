@@ -243,6 +243,16 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 		}
 		ts.Value("harness").(*harness).fake.InjectFault(acctadmintest.Fault{Method: http.MethodGet, Path: args[0], Status: status, Count: count})
 	},
+	// fake-truncate ROUTE COUNT: the next COUNT GETs of ROUTE send half
+	// their body and close the connection.
+	"fake-truncate": func(ts *testscript.TestScript, neg bool, args []string) {
+		if len(args) != 2 {
+			ts.Fatalf("usage: fake-truncate ROUTE COUNT")
+		}
+		count, err := strconv.Atoi(args[1])
+		ts.Check(err)
+		ts.Value("harness").(*harness).fake.InjectFault(acctadmintest.Fault{Method: http.MethodGet, Path: args[0], TruncateBody: true, Count: count})
+	},
 	"fake-clear-faults": func(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Value("harness").(*harness).fake.ClearFaults()
 	},
