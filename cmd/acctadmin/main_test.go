@@ -397,13 +397,18 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 		}
 	},
 	// ics-check FILE N: FILE is an iCalendar file that parses back with N
-	// all-day events, each with a UID, a DTSTAMP and a reminder a week
+	// (a number, or a file holding one) all-day events, each with a UID, a DTSTAMP and a reminder a week
 	// before, every line ended by CRLF and at most 75 octets long.
 	"ics-check": func(ts *testscript.TestScript, neg bool, args []string) {
 		if len(args) != 2 {
 			ts.Fatalf("usage: ics-check FILE N")
 		}
 		want, err := strconv.Atoi(args[1])
+		if err != nil {
+			b, rerr := os.ReadFile(ts.MkAbs(args[1]))
+			ts.Check(rerr)
+			want, err = strconv.Atoi(strings.TrimSpace(string(b)))
+		}
 		ts.Check(err)
 		data, err := os.ReadFile(ts.MkAbs(args[0]))
 		ts.Check(err)
