@@ -38,6 +38,7 @@ type app struct {
 	jq        string
 	debug     bool
 	timeout   time.Duration
+	retries   int
 
 	// dryRun is set by the --dry-run flag of a write command.
 	dryRun bool
@@ -94,7 +95,7 @@ passed due date, 130 interrupted.`,
 		Args:          noArgs,
 		RunE:          groupRun,
 	}
-	root.CompletionOptions.HiddenDefaultCmd = false
+	root.CompletionOptions.DisableDefaultCmd = true
 	pf := root.PersistentFlags()
 	pf.StringVar(&a.accessKey, "access-key", "", "access key (default $ACCTADMIN_ACCESS_KEY)")
 	pf.StringVar(&a.secretKey, "secret-key", "", "secret key (default $ACCTADMIN_SECRET_KEY; prefer the variable, flags show in ps)")
@@ -103,6 +104,7 @@ passed due date, 130 interrupted.`,
 	pf.StringVar(&a.jq, "jq", "", "filter the JSON output with a jq `expression` (implies --json)")
 	pf.BoolVar(&a.debug, "debug", false, "log every request attempt to stderr (never a key or a token)")
 	pf.DurationVar(&a.timeout, "timeout", 30*time.Second, "bound on each request attempt")
+	pf.IntVar(&a.retries, "retries", 3, "times a failed read is tried again (0 to 100)")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 
 	root.AddCommand(
@@ -121,8 +123,40 @@ passed due date, 130 interrupted.`,
 		a.listenCommand(),
 		a.triggerCommand(),
 		a.fakeCommand(),
+		completionCommand(root),
 	)
 	return root
+}
+
+// completionCommand writes the completion script of a shell.
+func completionCommand(root *cobra.Command) *cobra.Command {
+	return &cobra.Command{
+		Use:   "completion bash|zsh|fish|powershell",
+		Short: "Write the shell completion script of acctadmin",
+		Long: `Write the completion script of acctadmin for a shell to standard output.
+
+  bash:        source <(acctadmin completion bash)
+  zsh:         acctadmin completion zsh > "${fpath[1]}/_acctadmin"
+  fish:        acctadmin completion fish > ~/.config/fish/completions/acctadmin.fish
+  powershell:  acctadmin completion powershell | Out-String | Invoke-Expression`,
+		Example:   "  source <(acctadmin completion bash)",
+		Args:      exactArgs(1),
+		ValidArgs: []string{"bash", "zsh", "fish", "powershell"},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			out := cmd.OutOrStdout()
+			switch args[0] {
+			case "bash":
+				return root.GenBashCompletionV2(out, true)
+			case "zsh":
+				return root.GenZshCompletion(out)
+			case "fish":
+				return root.GenFishCompletion(out, true)
+			case "powershell":
+				return root.GenPowerShellCompletionWithDesc(out)
+			}
+			return usageErrorf("completion for bash, zsh, fish or powershell, not %q", args[0])
+		},
+	}
 }
 
 // group returns a command that only holds subcommands.
@@ -213,6 +247,12 @@ func (a *app) client() (*acctadmin.Client, error) {
 		acctadmin.WithBaseURL(a.base()),
 		acctadmin.WithUserAgent("acctadmin-cli/" + version),
 		acctadmin.WithTimeout(a.timeout),
+	}
+	if a.retries < 0 || a.retries > 100 {
+		return nil, usageErrorf("--retries must be from 0 to 100, got %d", a.retries)
+	}
+	if !a.dryRun {
+		opts = append(opts, acctadmin.WithMaxRetries(a.retries))
 	}
 	if a.debug {
 		opts = append(opts, acctadmin.WithLogger(slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))))
@@ -337,6 +377,8 @@ func describe(err error) (int, string) {
 		return 4, msg + "; check " + acctadmin.EnvAccessKey + ", " + acctadmin.EnvSecretKey + " and " + acctadmin.EnvBaseURL
 	case errors.Is(err, acctadmin.ErrOutcomeUnknown):
 		return 1, msg
+	case errors.Is(err, acctadmin.ErrServer) && hint == "":
+		return 1, msg + "; the API is failing: try again later"
 	case errors.Is(err, acctadmin.ErrRateLimited):
 		return 1, msg + "; wait a minute and try again"
 	}

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -282,6 +283,32 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 		ts.Check(err)
 		waitFor(ts, fmt.Sprintf("%d requests %s %s", n, args[0], args[1]), func() bool {
 			return h.fake.RequestCount(args[0], args[1]) >= n
+		})
+	},
+	// free-port VAR: sets VAR to a loopback port that was free a moment
+	// ago.
+	"free-port": func(ts *testscript.TestScript, neg bool, args []string) {
+		if len(args) != 1 {
+			ts.Fatalf("usage: free-port VAR")
+		}
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		ts.Check(err)
+		port := ln.Addr().(*net.TCPAddr).Port
+		ts.Check(ln.Close())
+		ts.Setenv(args[0], strconv.Itoa(port))
+	},
+	// wait-listening ADDR: waits until ADDR accepts connections.
+	"wait-listening": func(ts *testscript.TestScript, neg bool, args []string) {
+		if len(args) != 1 {
+			ts.Fatalf("usage: wait-listening ADDR")
+		}
+		waitFor(ts, args[0]+" to listen", func() bool {
+			c, err := net.DialTimeout("tcp", args[0], time.Second)
+			if err != nil {
+				return false
+			}
+			c.Close()
+			return true
 		})
 	},
 	// wait-files DIR N: waits until DIR holds N saved documents.
