@@ -188,6 +188,14 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 			ts.Fatalf("%s exited %d, want %d", args[1], got, want)
 		}
 	},
+	// stdout-env VAR: sets VAR to the last command's standard output,
+	// trimmed.
+	"stdout-env": func(ts *testscript.TestScript, neg bool, args []string) {
+		if len(args) != 1 {
+			ts.Fatalf("usage: stdout-env VAR")
+		}
+		ts.Setenv(args[0], strings.TrimSpace(ts.ReadFile("stdout")))
+	},
 	// fake-count METHOD ROUTE N: the fake received N requests of ROUTE
 	// (a pattern as acctadmintest.Routes lists it).
 	"fake-count": func(ts *testscript.TestScript, neg bool, args []string) {
