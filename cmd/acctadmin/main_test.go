@@ -29,9 +29,9 @@ import (
 )
 
 // TestMain makes the test binary the acctadmin command too, for the
-// scripts (testscript.RunMain).
+// scripts (testscript.Main).
 func TestMain(m *testing.M) {
-	os.Exit(testscript.RunMain(m, map[string]func() int{"acctadmin": mainExit}))
+	testscript.Main(m, map[string]func(){"acctadmin": main})
 }
 
 // TestScripts runs testdata/*.txtar, each against a fake of its own with
