@@ -159,11 +159,11 @@ func (p *pullProgress) read(n int) {
 // savedDoc reports a document saved whole, of n bytes.
 func (p *pullProgress) savedDoc(d acctadmin.Document, n int64) {
 	count := p.saved.Add(1)
-	p.bytes.Add(n)
+	total := p.bytes.Add(n)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.bar != nil {
-		p.bar.Describe(fmt.Sprintf("%d saved", count))
+		p.bar.Describe(fmt.Sprintf("%d saved, %s", count, sizeString(total)))
 		return
 	}
 	locked := ""
