@@ -68,11 +68,11 @@ next polls, up to 5 times in all. Ctrl-C stops listen.`,
 
 // event is an event that listen forwards.
 type event struct {
-	name     string
-	id       uuid.UUID
-	company  uuid.UUID
-	name2    string
-	attempts int
+	name        string
+	id          uuid.UUID
+	company     uuid.UUID
+	companyName string
+	attempts    int
 }
 
 // listener is a run of listen.
@@ -135,7 +135,7 @@ func (l *listener) poll(first bool) error {
 		}
 		l.seen[d.ID] = true
 		if !first || !d.CreatedAt.Before(l.started) {
-			fresh = append(fresh, &event{name: webhook.EventNewDocument, id: d.ID, company: d.CompanyID, name2: d.CompanyName})
+			fresh = append(fresh, &event{name: webhook.EventNewDocument, id: d.ID, company: d.CompanyID, companyName: d.CompanyName})
 		}
 	}
 	for inv, err := range l.c.Invoices.All(l.a.ctx, nil) {
@@ -147,7 +147,7 @@ func (l *listener) poll(first bool) error {
 		}
 		l.seen[inv.ID] = true
 		if !first || !inv.CreatedAt.Before(l.started) {
-			fresh = append(fresh, &event{name: webhook.EventNewInvoice, id: inv.ID, company: inv.CompanyID, name2: inv.Company})
+			fresh = append(fresh, &event{name: webhook.EventNewInvoice, id: inv.ID, company: inv.CompanyID, companyName: inv.Company})
 		}
 	}
 	pending := append(l.retry, fresh...)
@@ -173,7 +173,7 @@ func (ev *event) claims() map[string]any {
 		"event":        ev.name,
 		idClaim:        ev.id.String(),
 		"company_id":   ev.company.String(),
-		"company_name": ev.name2,
+		"company_name": ev.companyName,
 	}
 }
 
@@ -183,7 +183,7 @@ func (l *listener) forward(ev *event) bool {
 	ev.attempts++
 	token, err := webhook.Sign(ev.claims(), l.secret, webhook.WithSignAccessKey(l.access))
 	if err != nil {
-		fmt.Fprintf(l.a.stdout, "%s %s  %s  -> not sent: %v\n", ev.name, ev.id, ev.name2, err)
+		fmt.Fprintf(l.a.stdout, "%s %s  %s  -> not sent: %v\n", ev.name, ev.id, ev.companyName, err)
 		return false
 	}
 	body, _ := json.Marshal(map[string]string{"data": token})
@@ -191,7 +191,7 @@ func (l *listener) forward(ev *event) bool {
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, l.url, bytes.NewReader(body))
 	if err != nil {
-		fmt.Fprintf(l.a.stdout, "%s %s  %s  -> not sent: %v\n", ev.name, ev.id, ev.name2, err)
+		fmt.Fprintf(l.a.stdout, "%s %s  %s  -> not sent: %v\n", ev.name, ev.id, ev.companyName, err)
 		return false
 	}
 	req.Header.Set("Content-Type", "application/json")
@@ -202,12 +202,12 @@ func (l *listener) forward(ev *event) bool {
 		again = fmt.Sprintf(" (attempt %d)", ev.attempts)
 	}
 	if err != nil {
-		fmt.Fprintf(l.a.stdout, "%s %s  %s  -> no answer%s: %s\n", ev.name, ev.id, ev.name2, again, connError(err))
+		fmt.Fprintf(l.a.stdout, "%s %s  %s  -> no answer%s: %s\n", ev.name, ev.id, ev.companyName, again, connError(err))
 		return false
 	}
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
 	resp.Body.Close()
-	fmt.Fprintf(l.a.stdout, "%s %s  %s  -> %s%s\n", ev.name, ev.id, ev.name2, resp.Status, again)
+	fmt.Fprintf(l.a.stdout, "%s %s  %s  -> %s%s\n", ev.name, ev.id, ev.companyName, resp.Status, again)
 	ok := resp.StatusCode >= 200 && resp.StatusCode < 300
 	if ok {
 		l.sent++

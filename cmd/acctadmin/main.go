@@ -64,5 +64,11 @@ func main() {
 func mainExit() int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	go func() {
+		// The first Ctrl-C stops the command cleanly; a second one, while
+		// it finishes, kills it.
+		<-ctx.Done()
+		stop()
+	}()
 	return run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 }

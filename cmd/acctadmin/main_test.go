@@ -127,7 +127,7 @@ func setupScript(env *testscript.Env) error {
 }
 
 // receiver is a callback handler that verifies every event with package
-// webhook and records it by path.
+// webhook and records it by path; at /fail it answers 500 once it has.
 type receiver struct {
 	srv *httptest.Server
 
@@ -153,6 +153,10 @@ func newReceiver(access, secret string) (*receiver, error) {
 			return
 		}
 		r.events[req.URL.Path] = append(r.events[req.URL.Path], ev)
+		if req.URL.Path == "/fail" {
+			// A handler that fails after it verified the event.
+			http.Error(w, "failing", http.StatusInternalServerError)
+		}
 	}))
 	return r, nil
 }
@@ -261,6 +265,10 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 		count, err := strconv.Atoi(args[1])
 		ts.Check(err)
 		ts.Value("harness").(*harness).fake.InjectFault(acctadmintest.Fault{Method: http.MethodGet, Path: args[0], TruncateBody: true, Count: count})
+	},
+	// fake-reset-requests: empties the fake's request log and counts.
+	"fake-reset-requests": func(ts *testscript.TestScript, neg bool, args []string) {
+		ts.Value("harness").(*harness).fake.ResetRequests()
 	},
 	"fake-clear-faults": func(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Value("harness").(*harness).fake.ClearFaults()
@@ -398,11 +406,12 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 		}
 		fmt.Fprintf(ts.Stdout(), "%d downloads since, none of a saved document\n", n)
 	},
-	// hook-wait PATH N EVENT: waits until the receiver has verified N
-	// events named EVENT at PATH, and prints them.
+	// hook-wait PATH N EVENT [COMPANY]: waits until the receiver has
+	// verified N events named EVENT (of the company named COMPANY) at PATH,
+	// and prints them.
 	"hook-wait": func(ts *testscript.TestScript, neg bool, args []string) {
-		if len(args) != 3 {
-			ts.Fatalf("usage: hook-wait PATH N EVENT")
+		if len(args) != 3 && len(args) != 4 {
+			ts.Fatalf("usage: hook-wait PATH N EVENT [COMPANY]")
 		}
 		h := ts.Value("harness").(*harness)
 		n, err := strconv.Atoi(args[1])
@@ -411,7 +420,7 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 		waitFor(ts, fmt.Sprintf("%d %s events at %s", n, args[2], args[0]), func() bool {
 			got = got[:0]
 			for _, ev := range h.hook.received(args[0]) {
-				if ev.Name == args[2] {
+				if ev.Name == args[2] && (len(args) == 3 || ev.CompanyName == args[3]) {
 					got = append(got, ev)
 				}
 			}
