@@ -54,8 +54,7 @@ then starts a year back, so that the overdue dates are listed too.`,
 	f.StringVar(&to, "to", "", "last day of the range, YYYY-MM-DD")
 	f.StringVar(&format, "format", "table", "table, json, csv or ics")
 	f.BoolVar(&failIfOverdue, "fail-if-overdue", false, "exit 5 when an active due date has passed")
-	f.StringVar(&now, "today", "", "the day taken as today, YYYY-MM-DD (default: today's date here)")
-	_ = f.MarkHidden("today")
+	f.StringVar(&now, "today", "", "the day taken as today, YYYY-MM-DD, for the range and what is overdue (default: today's date here)")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		today := acctadmin.DateOf(time.Now())
 		if now != "" {
