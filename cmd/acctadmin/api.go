@@ -42,7 +42,8 @@ otherwise) until the listing ends, and prints one merged array.
 standard output).`,
 		Example: `  acctadmin api GET /services
   acctadmin api GET /documents -F status=read --paginate --jq 'length'
-  acctadmin api POST /companies -F 'companies[]=...' --input companies.json
+  acctadmin api POST /callbacks -f url=https://example.com/hooks
+  acctadmin api POST /companies --input companies.json
   acctadmin api GET /documents/3f1e.../download --out doc.pdf
   acctadmin api PATCH /companies --input - <<< '{"companies":[{"company":"Acme","entity_type":"LLC"}]}'`,
 		Args: exactArgs(2),

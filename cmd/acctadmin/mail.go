@@ -131,7 +131,10 @@ type pullProgress struct {
 
 func newPullProgress(a *app, dir string) *pullProgress {
 	p := &pullProgress{a: a, dir: dir}
-	if isTerminal(a.stderr) {
+	// The bar when both streams are a terminal: the lines go to stdout
+	// when it is a file or a pipe, and the bar's escapes stay out of a
+	// stderr that is one.
+	if isTerminal(a.stdout) && isTerminal(a.stderr) {
 		p.bar = progressbar.NewOptions64(-1,
 			progressbar.OptionSetWriter(a.stderr),
 			progressbar.OptionSetDescription("0 saved"),
