@@ -20,8 +20,8 @@
 // as one JSON array (a single record as one object) in the API's own field
 // names: the record as the API sent it where the SDK keeps it (companies,
 // invoices, the account), otherwise the SDK's record, which uses the API's
-// names. --jq EXPR implies --json and filters it with gojq; numbers then
-// pass through jq's arithmetic, as in jq.
+// names. --jq EXPR implies --json and filters it with gojq; a number the
+// API wrote keeps its text (200.10) unless jq computes a new one.
 //
 // # Exit codes
 //

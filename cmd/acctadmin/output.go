@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"math/big"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -138,7 +139,8 @@ func (a *app) printJSON(doc []byte) error {
 	if err := dec.Decode(&v); err != nil {
 		return fmt.Errorf("the API's answer is not valid JSON: %w", err)
 	}
-	iter := code.RunWithContext(a.ctx, normalize(v))
+	lits := map[float64]string{}
+	iter := code.RunWithContext(a.ctx, normalize(v, lits))
 	for {
 		out, ok := iter.Next()
 		if !ok {
@@ -154,39 +156,96 @@ func (a *app) printJSON(doc []byte) error {
 			fmt.Fprintln(a.stdout, s)
 			continue
 		}
-		b, err := gojq.Marshal(out)
-		if err != nil {
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(exact(out, lits)); err != nil {
+			return fmt.Errorf("--jq %q: %w", a.jq, err)
+		}
+		if _, err := a.stdout.Write(b.Bytes()); err != nil {
 			return err
 		}
-		var ind bytes.Buffer
-		if json.Indent(&ind, b, "", "  ") != nil {
-			ind.Reset()
-			ind.Write(b)
-		}
-		fmt.Fprintln(a.stdout, ind.String())
 	}
 }
 
 // normalize turns the json.Numbers of a decoded document into the numbers
-// gojq computes with: int when whole and in range, float64 otherwise.
-func normalize(v any) any {
+// gojq computes with: int when whole and in range, float64 otherwise. It
+// notes in lits the text each float64 was written with ("200.10"), so
+// that exact prints it back so; a value written two ways keeps neither.
+func normalize(v any, lits map[float64]string) any {
 	switch v := v.(type) {
 	case json.Number:
 		if i, err := v.Int64(); err == nil && i >= math.MinInt && i <= math.MaxInt {
 			return int(i)
 		}
-		f, _ := v.Float64()
+		f, err := v.Float64()
+		if err != nil {
+			// Beyond float64: jq's own reading of the text.
+			return normalizeBig(v)
+		}
+		if lit, ok := lits[f]; ok && lit != v.String() {
+			lits[f] = ""
+		} else if !ok {
+			lits[f] = v.String()
+		}
 		return f
 	case []any:
 		for i := range v {
-			v[i] = normalize(v[i])
+			v[i] = normalize(v[i], lits)
 		}
 		return v
 	case map[string]any:
 		for k := range v {
-			v[k] = normalize(v[k])
+			v[k] = normalize(v[k], lits)
 		}
 		return v
+	}
+	return v
+}
+
+// normalizeBig reads a number too large for float64 as gojq does: a
+// whole number as a *big.Int, anything else as an infinity.
+func normalizeBig(n json.Number) any {
+	if bi, ok := new(big.Int).SetString(n.String(), 10); ok {
+		return bi
+	}
+	if strings.HasPrefix(n.String(), "-") {
+		return math.Inf(-1)
+	}
+	return math.Inf(1)
+}
+
+// exact readies a jq result for encoding/json: a float64 that the document
+// wrote as text in lits prints as that text (an amount stays "200.10"),
+// NaN as null and infinities as the largest float64, as jq prints them.
+func exact(v any, lits map[float64]string) any {
+	switch v := v.(type) {
+	case float64:
+		switch {
+		case math.IsNaN(v):
+			return nil
+		case math.IsInf(v, 1):
+			return math.MaxFloat64
+		case math.IsInf(v, -1):
+			return -math.MaxFloat64
+		}
+		if lit := lits[v]; lit != "" {
+			return json.Number(lit)
+		}
+		return v
+	case []any:
+		out := make([]any, len(v))
+		for i := range v {
+			out[i] = exact(v[i], lits)
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k := range v {
+			out[k] = exact(v[k], lits)
+		}
+		return out
 	}
 	return v
 }

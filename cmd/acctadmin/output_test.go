@@ -26,6 +26,12 @@ func TestMoney(t *testing.T) {
 	}
 }
 
+// printJSONTo prints doc through the jq expression expr.
+func (a *app) printJSONTo(doc []byte, expr string) error {
+	a.jq = expr
+	return a.printJSON(doc)
+}
+
 // TestPrintJSON: --json prints the records as the API sent them, one
 // array; --jq filters it and prints strings bare.
 func TestPrintJSON(t *testing.T) {
@@ -55,6 +61,24 @@ func TestPrintJSON(t *testing.T) {
 	}
 	if out.String() != "1\nb\n" {
 		t.Errorf("--jq printed %q, want %q", out.String(), "1\nb\n")
+	}
+
+	// Amounts keep the text the API wrote through jq; computed numbers
+	// print as jq computes them, and a value written two ways as a number.
+	out.Reset()
+	a.jq = `.[0].price, (.[0].price * 2), {p: .[0].price}`
+	if err := a.printList(l); err != nil {
+		t.Fatal(err)
+	}
+	if want := "200.10\n400.2\n{\n  \"p\": 200.10\n}\n"; out.String() != want {
+		t.Errorf("--jq printed %q, want %q", out.String(), want)
+	}
+	out.Reset()
+	if err := a.printJSONTo([]byte(`[1.50, 1.5, 2.50, 1e400, 12345678901234567890123]`), `.[]`); err != nil {
+		t.Fatal(err)
+	}
+	if want := "1.5\n1.5\n2.50\n1.7976931348623157e+308\n12345678901234567890123\n"; out.String() != want {
+		t.Errorf("--jq printed %q, want %q", out.String(), want)
 	}
 
 	out.Reset()
