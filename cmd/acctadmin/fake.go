@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"sync"
 	"time"
 
 	acctadmin "github.com/acctadmin/acctadmin-go"
@@ -15,8 +16,8 @@ import (
 )
 
 func (a *app) fakeCommand() *cobra.Command {
-	var addr string
-	var seed, env, noQuirks, noControl, surviveParent bool
+	var addr, clock string
+	var seed, env, noQuirks, noControl, surviveParent, checkAnswers bool
 	var latency time.Duration
 	cmd := &cobra.Command{
 		Use:   "fake [--seed] [--addr HOST:PORT] [--env]",
@@ -46,8 +47,18 @@ that started it (unless --survive-parent).`,
 	f.BoolVar(&noControl, "no-control", false, "do not serve the control surface under /_fake/")
 	f.BoolVar(&surviveParent, "survive-parent", false, "keep serving when the process that started it exits")
 	f.DurationVar(&latency, "latency", 0, "delay added to every request")
+	f.StringVar(&clock, "clock", "", "start the fake's clock at this RFC 3339 `time` (it runs on from there)")
+	f.BoolVar(&checkAnswers, "check-answers", false, "check every answer against the OpenAPI document; print each mismatch on stderr")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		ctx := a.ctx
+		var start time.Time
+		if clock != "" {
+			t, err := time.Parse(time.RFC3339, clock)
+			if err != nil {
+				return usageErrorf("--clock %q: want an RFC 3339 time such as 2025-01-31T09:00:00Z", clock)
+			}
+			start = t
+		}
 		if !surviveParent {
 			var cancel context.CancelFunc
 			ctx, cancel = watchParent(ctx)
@@ -69,12 +80,29 @@ that started it (unless --survive-parent).`,
 		if !noControl {
 			opts = append(opts, acctadmintest.WithControl())
 		}
+		if checkAnswers {
+			var mu sync.Mutex
+			opts = append(opts, acctadmintest.WithContractChecks(func(err error) {
+				mu.Lock()
+				defer mu.Unlock()
+				fmt.Fprintln(a.stderr, "contract:", err)
+			}))
+		}
 		ln, err := net.Listen("tcp", addr)
 		if err != nil {
 			return usageErrorf("fake: %v; choose another --addr (port 0 picks a free one)", err)
 		}
 		fake := acctadmintest.NewFake(opts...)
 		defer fake.Close()
+		if !start.IsZero() {
+			fake.SetClock(start)
+			if seed {
+				// The demo's times are relative to the clock: seed again
+				// at the clock's start.
+				fake.Reset()
+				fake.SeedDemo()
+			}
+		}
 		srv := &http.Server{
 			Handler:           fake,
 			ConnState:         fake.ConnState,
@@ -90,6 +118,9 @@ that started it (unless --survive-parent).`,
 			fmt.Fprintf(a.stdout, "# acctadmin fake listening on %s; Ctrl-C stops it\n", base)
 		} else {
 			fmt.Fprintf(a.stdout, "acctadmin fake listening on %s\n", base)
+		}
+		if !noControl {
+			fmt.Fprintf(a.stdout, "%scontrol surface (loopback clients only) on %s%s\n", map[bool]string{true: "# ", false: ""}[env], base, acctadmintest.ControlPrefix)
 		}
 		fmt.Fprintf(a.stdout, "%s%s=%s\n", prefix, acctadmin.EnvBaseURL, base)
 		fmt.Fprintf(a.stdout, "%s%s=%s\n", prefix, acctadmin.EnvAccessKey, fake.AccessKey)
