@@ -20,6 +20,7 @@ import (
 
 func (a *app) mailCommand() *cobra.Command {
 	var workers int
+	var skipLocked bool
 	pull := &cobra.Command{
 		Use:   "pull DIR",
 		Short: "Save every unread document into DIR, exactly once",
@@ -36,6 +37,11 @@ downloads nothing already saved.
 
 Files are named <id>.pdf, the name mailroom.Dir gives them.
 
+Payment-locked documents (received for a company without an active
+registered-agent service) are saved like the others and marked so in the
+lines printed; --skip-payment-locked leaves them unread instead (the mail
+room's WithKeepOut), for a later run once the service is paid.
+
 On a terminal a progress bar shows the documents saved, the bytes and the
 rate; otherwise a line is printed per document. Ctrl-C stops the downloads
 cleanly, prints what was saved, and exits 130.`,
@@ -43,17 +49,18 @@ cleanly, prints what was saved, and exits 130.`,
 		Args:    exactArgs(1),
 	}
 	pull.Flags().IntVar(&workers, "workers", mailroom.DefaultWorkers, "documents downloaded at once (1 to 32)")
+	pull.Flags().BoolVar(&skipLocked, "skip-payment-locked", false, "leave payment-locked documents unread")
 	pull.RunE = func(cmd *cobra.Command, args []string) error {
 		if workers < 1 || workers > 32 {
 			return usageErrorf("--workers must be from 1 to 32, got %d", workers)
 		}
-		return a.mailPull(args[0], workers)
+		return a.mailPull(args[0], workers, skipLocked)
 	}
 	return group("mail", "Save the account's mail", "  acctadmin mail pull ./mail", pull)
 }
 
 // mailPull saves the unread mail into dir.
-func (a *app) mailPull(dir string, workers int) error {
+func (a *app) mailPull(dir string, workers int, skipLocked bool) error {
 	c, err := a.client()
 	if err != nil {
 		return err
@@ -74,7 +81,11 @@ func (a *app) mailPull(dir string, workers int) error {
 	p := newPullProgress(a, dir)
 	defer p.finish()
 	store := &watchedStore{Store: mailroom.Dir(dir), progress: p}
-	room, err := mailroom.New(c, v, store, mailroom.WithWorkers(workers), mailroom.WithLogger(logger))
+	opts := []mailroom.Option{mailroom.WithWorkers(workers), mailroom.WithLogger(logger)}
+	if skipLocked {
+		opts = append(opts, mailroom.WithKeepOut(func(d acctadmin.Document) bool { return d.PaymentLocked }))
+	}
+	room, err := mailroom.New(c, v, store, opts...)
 	if err != nil {
 		return err
 	}
@@ -86,6 +97,9 @@ func (a *app) mailPull(dir string, workers int) error {
 	summary := fmt.Sprintf("%d document(s) saved into %s (%s in %s)", saved, dir, sizeString(bytes), time.Since(start).Round(time.Millisecond))
 	if st.Redownloads > 0 {
 		summary += fmt.Sprintf(", %d fetched again from the journal", st.Redownloads)
+	}
+	if st.KeptOut > 0 {
+		summary += fmt.Sprintf(", %d payment-locked left unread", st.KeptOut)
 	}
 	if err != nil && a.ctx.Err() != nil {
 		fmt.Fprintln(a.stdout, "interrupted: "+summary)

@@ -100,6 +100,14 @@ func setupScript(env *testscript.Env) error {
 	env.Setenv("WEBSITE_URL", acctadmintest.DemoWebsiteURL)
 	env.Setenv("CARD_ID", acctadmintest.DemoID("payment-method", 1).String())
 	env.Setenv("UNREAD_COUNT", strconv.Itoa(len(h.unread)))
+	locked := 0
+	for _, d := range fake.Documents() {
+		if d.Status == acctadmintest.DocumentUnread && d.PaymentLocked {
+			locked++
+		}
+	}
+	env.Setenv("UNREAD_LOCKED_COUNT", strconv.Itoa(locked))
+	env.Setenv("UNREAD_UNLOCKED_COUNT", strconv.Itoa(len(h.unread)-locked))
 	for i, d := range fake.Documents() {
 		if i == 0 {
 			env.Setenv("DOCUMENT_ID", d.ID.String())
