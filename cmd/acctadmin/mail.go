@@ -82,8 +82,18 @@ func (a *app) mailPull(dir string, workers int, skipLocked bool) error {
 	defer p.finish()
 	store := &watchedStore{Store: mailroom.Dir(dir), progress: p}
 	opts := []mailroom.Option{mailroom.WithWorkers(workers), mailroom.WithLogger(logger)}
+	var keptMu sync.Mutex
+	kept := map[uuid.UUID]bool{}
 	if skipLocked {
-		opts = append(opts, mailroom.WithKeepOut(func(d acctadmin.Document) bool { return d.PaymentLocked }))
+		opts = append(opts, mailroom.WithKeepOut(func(d acctadmin.Document) bool {
+			if !d.PaymentLocked {
+				return false
+			}
+			keptMu.Lock()
+			defer keptMu.Unlock()
+			kept[d.ID] = true
+			return true
+		}))
 	}
 	room, err := mailroom.New(c, v, store, opts...)
 	if err != nil {
@@ -98,9 +108,11 @@ func (a *app) mailPull(dir string, workers int, skipLocked bool) error {
 	if st.Redownloads > 0 {
 		summary += fmt.Sprintf(", %d fetched again from the journal", st.Redownloads)
 	}
-	if st.KeptOut > 0 {
-		summary += fmt.Sprintf(", %d payment-locked left unread", st.KeptOut)
+	keptMu.Lock()
+	if len(kept) > 0 {
+		summary += fmt.Sprintf(", %d payment-locked left unread", len(kept))
 	}
+	keptMu.Unlock()
 	if err != nil && a.ctx.Err() != nil {
 		fmt.Fprintln(a.stdout, "interrupted: "+summary)
 		return exitError{130, fmt.Sprintf("mail pull interrupted; run `acctadmin mail pull %s` again to pick up where it left off", dir)}
