@@ -90,13 +90,12 @@ func (a *app) documentsCommand() *cobra.Command {
 	download := &cobra.Command{
 		Use:   "download ID [--out FILE]",
 		Short: "Download a document as a PDF (this marks it read)",
-		Long: "Download a document as a PDF into --out (- for standard output), or into the\n" +
-			"file name the API gives it in the current folder. Downloading marks the\n" +
-			"document read.",
+		Long: "Download a document as a PDF into --out (- for standard output), or into\n" +
+			"<id>.pdf in the current folder. Downloading marks the document read.",
 		Example: "  acctadmin documents download 3f1e... --out notice.pdf\n  acctadmin documents download 3f1e... --out - | pdftotext - -",
 		Args:    exactArgs(1),
 	}
-	download.Flags().StringVar(&out, "out", "", "`file` to write (- for standard output)")
+	download.Flags().StringVar(&out, "out", "", "`file` to write (- for standard output; default <id>.pdf)")
 	download.RunE = func(cmd *cobra.Command, args []string) error {
 		id, err := parseID("document", args[0])
 		if err != nil {
@@ -122,7 +121,7 @@ func (a *app) documentsCommand() *cobra.Command {
 		Args:    exactArgs(2),
 	}
 	page.Flags().IntVar(&dpi, "dpi", 0, "resolution: 72, 150 or 300 (default: the API's)")
-	page.Flags().StringVar(&pageOut, "out", "", "`file` to write (- for standard output)")
+	page.Flags().StringVar(&pageOut, "out", "", "`file` to write (- for standard output; default <id>-page-<N>.png)")
 	page.RunE = func(cmd *cobra.Command, args []string) error {
 		id, err := parseID("document", args[0])
 		if err != nil {
