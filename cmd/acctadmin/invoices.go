@@ -1,0 +1,162 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	acctadmin "github.com/acctadmin/acctadmin-go"
+	"github.com/google/uuid"
+	"github.com/spf13/cobra"
+)
+
+func (a *app) invoicesCommand() *cobra.Command {
+	var unpaid bool
+	var limit int
+	list := &cobra.Command{
+		Use:     "list [--unpaid]",
+		Short:   "List the account's invoices",
+		Example: "  acctadmin invoices list --unpaid\n  acctadmin invoices list --json --jq '[.[] | select(.status == \"unpaid\") | .id]'",
+		Args:    noArgs,
+	}
+	list.Flags().BoolVar(&unpaid, "unpaid", false, "only the unpaid invoices")
+	list.Flags().IntVar(&limit, "limit", 0, "stop after `N` invoices (0: all)")
+	list.RunE = func(cmd *cobra.Command, _ []string) error {
+		if err := checkLimit(limit); err != nil {
+			return err
+		}
+		if _, err := a.checkJQ(); err != nil {
+			return err
+		}
+		c, err := a.client()
+		if err != nil {
+			return err
+		}
+		l := &listing{headers: []string{"ID", "COMPANY", "STATUS", "TOTAL", "DUE", "CREATED"}}
+		for inv, err := range c.Invoices.All(a.ctx, nil) {
+			if err != nil {
+				return err
+			}
+			if unpaid && inv.Status != acctadmin.InvoiceUnpaid {
+				continue
+			}
+			if err := l.add(inv.Raw, idString(inv.ID), inv.Company, string(inv.Status), money(inv.Total()), inv.DueDate.String(), day(inv.CreatedAt)); err != nil {
+				return err
+			}
+			if limit > 0 && len(l.rows) >= limit {
+				break
+			}
+		}
+		return a.printList(l)
+	}
+
+	get := &cobra.Command{
+		Use:     "get ID",
+		Short:   "Show an invoice and its lines",
+		Example: "  acctadmin invoices get 7a2d...",
+		Args:    exactArgs(1),
+	}
+	get.RunE = func(cmd *cobra.Command, args []string) error {
+		id, err := parseID("invoice", args[0])
+		if err != nil {
+			return err
+		}
+		if _, err := a.checkJQ(); err != nil {
+			return err
+		}
+		c, err := a.client()
+		if err != nil {
+			return err
+		}
+		inv, err := c.Invoices.Get(a.ctx, id)
+		if err != nil {
+			return withHint(err, "list the invoices with `acctadmin invoices list`")
+		}
+		fields := [][2]string{
+			{"ID", idString(inv.ID)},
+			{"Company", inv.Company},
+			{"Status", string(inv.Status)},
+			{"Total", money(inv.Total())},
+			{"Due", inv.DueDate.String()},
+			{"Created", day(inv.CreatedAt)},
+		}
+		for i, it := range inv.Items {
+			fields = append(fields, [2]string{"Line " + strconv.Itoa(i+1),
+				fmt.Sprintf("%s: %d x %s = %s", it.Description, it.Quantity, money(it.Price), money(it.Total()))})
+		}
+		return a.printRecord(inv.Raw, fields...)
+	}
+
+	var card string
+	var yes bool
+	pay := &cobra.Command{
+		Use:   "pay ID... --card PAYMENT_METHOD_ID --yes",
+		Short: "Pay invoices with a stored card (moves money: needs --yes)",
+		Long: `Pay one or more invoices with a stored card, the id of a payment method.
+
+This moves money: without --yes it only prints what it would pay and exits 2.
+The payment is sent once and never repeated: when its outcome is unknown (the
+connection broke after the request was sent), check each invoice with
+acctadmin invoices get before paying again, or the card may be charged twice.`,
+		Example: "  acctadmin invoices pay 7a2d... 9e4f... --card 1c0b...        # prints what it would pay\n" +
+			"  acctadmin invoices pay 7a2d... 9e4f... --card 1c0b... --yes  # pays",
+		Args: minArgs(1),
+	}
+	pay.Flags().StringVar(&card, "card", "", "the payment method's `id` to charge (required)")
+	pay.Flags().BoolVar(&yes, "yes", false, "really pay")
+	pay.RunE = func(cmd *cobra.Command, args []string) error {
+		ids := make([]uuid.UUID, len(args))
+		for i, s := range args {
+			id, err := parseID("invoice", s)
+			if err != nil {
+				return err
+			}
+			ids[i] = id
+		}
+		if card == "" {
+			return usageErrorf("invoices pay needs --card PAYMENT_METHOD_ID, the stored card to charge")
+		}
+		cardID, err := parseID("payment method", card)
+		if err != nil {
+			return err
+		}
+		if _, err := a.checkJQ(); err != nil {
+			return err
+		}
+		c, err := a.client()
+		if err != nil {
+			return err
+		}
+		if !yes && !a.dryRun {
+			// Read what would be paid, to say it.
+			total := acctadmin.Money{}
+			var lines []string
+			for _, id := range ids {
+				inv, err := c.Invoices.Get(a.ctx, id)
+				if err != nil {
+					return withHint(err, "list the invoices with `acctadmin invoices list --unpaid`")
+				}
+				total = total.Add(inv.Total())
+				lines = append(lines, fmt.Sprintf("  %s  %s  %s  %s", inv.ID, inv.Company, inv.Status, money(inv.Total())))
+			}
+			fmt.Fprintf(a.stdout, "would pay %d invoice(s), %s in all, with the card %s:\n%s\n", len(ids), money(total), cardID, strings.Join(lines, "\n"))
+			return exitError{2, "invoices pay moves money: nothing was paid; run it again with --yes to pay"}
+		}
+		paid, err := c.Invoices.Pay(a.ctx, &acctadmin.InvoicePayParams{InvoiceIDs: ids, PaymentMethodID: cardID})
+		if err != nil {
+			return withHint(err, "see each invoice with `acctadmin invoices get ID` before trying again")
+		}
+		l := &listing{headers: []string{"ID", "COMPANY", "STATUS", "TOTAL"}}
+		for _, inv := range paid {
+			if err := l.add(inv.Raw, idString(inv.ID), inv.Company, string(inv.Status), money(inv.Total())); err != nil {
+				return err
+			}
+		}
+		if len(paid) == 0 && !a.wantJSON() {
+			fmt.Fprintf(a.stdout, "paid %d invoice(s); the API sent no records back\n", len(ids))
+			return nil
+		}
+		return a.printList(l)
+	}
+	return group("invoices", "List, show and pay invoices", "  acctadmin invoices list --unpaid", list, get, a.addDryRun(pay))
+}

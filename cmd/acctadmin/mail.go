@@ -1,0 +1,286 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	acctadmin "github.com/acctadmin/acctadmin-go"
+	"github.com/acctadmin/acctadmin-go/mailroom"
+	"github.com/acctadmin/acctadmin-go/webhook"
+	"github.com/google/uuid"
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+)
+
+func (a *app) mailCommand() *cobra.Command {
+	var workers int
+	var skipLocked bool
+	pull := &cobra.Command{
+		Use:   "pull DIR",
+		Short: "Save every unread document into DIR, exactly once",
+		Long: `Save every unread document of the account into the folder DIR as PDF files,
+each exactly once, with the mail room (package mailroom): its folder store
+(mailroom.Dir) and its journal, on Documents.Pull.
+
+Downloading a document marks it read, so each run sees only what is still
+unread. Before each download the room records it in a journal inside DIR
+(DIR/.mailroom/pending), and ends the record once the file is saved whole;
+so a run stopped by Ctrl-C, or killed, loses nothing: the next run fetches
+again by id what the journal holds, then pulls the unread rest, and
+downloads nothing already saved.
+
+Files are named <id>.pdf, the name mailroom.Dir gives them.
+
+Payment-locked documents (received for a company without an active
+registered-agent service) are saved like the others and marked so in the
+lines printed; --skip-payment-locked leaves them unread instead (the mail
+room's WithKeepOut), for a later run once the service is paid.
+
+On a terminal a progress bar shows the documents saved, the bytes and the
+rate; otherwise a line is printed per document. Ctrl-C stops the downloads
+cleanly, prints what was saved, and exits 130.`,
+		Example: "  acctadmin mail pull ./mail\n  acctadmin mail pull /srv/mail --workers 8",
+		Args:    exactArgs(1),
+	}
+	pull.Flags().IntVar(&workers, "workers", mailroom.DefaultWorkers, "documents downloaded at once (1 to 32)")
+	pull.Flags().BoolVar(&skipLocked, "skip-payment-locked", false, "leave payment-locked documents unread")
+	pull.RunE = func(cmd *cobra.Command, args []string) error {
+		if workers < 1 || workers > 32 {
+			return usageErrorf("--workers must be from 1 to 32, got %d", workers)
+		}
+		return a.mailPull(args[0], workers, skipLocked)
+	}
+	return group("mail", "Save the account's mail", "  acctadmin mail pull ./mail", pull)
+}
+
+// mailPull saves the unread mail into dir.
+func (a *app) mailPull(dir string, workers int, skipLocked bool) error {
+	c, err := a.client()
+	if err != nil {
+		return err
+	}
+	_, secret, _ := a.keys()
+	// The room wants a verifier for the callbacks it may receive; a pull
+	// receives none, but the verifier is the account's all the same.
+	v, err := webhook.NewVerifier([]byte(secret))
+	if err != nil {
+		return usageError{err}
+	}
+	logLevel := slog.LevelWarn
+	if a.debug {
+		logLevel = slog.LevelDebug
+	}
+	logger := slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: logLevel}))
+
+	p := newPullProgress(a, dir)
+	defer p.finish()
+	store := &watchedStore{Store: mailroom.Dir(dir), progress: p}
+	opts := []mailroom.Option{mailroom.WithWorkers(workers), mailroom.WithLogger(logger)}
+	var keptMu sync.Mutex
+	kept := map[uuid.UUID]bool{}
+	if skipLocked {
+		opts = append(opts, mailroom.WithKeepOut(func(d acctadmin.Document) bool {
+			if !d.PaymentLocked {
+				return false
+			}
+			keptMu.Lock()
+			defer keptMu.Unlock()
+			kept[d.ID] = true
+			return true
+		}))
+	}
+	room, err := mailroom.New(c, v, store, opts...)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	err = room.Pull(a.ctx)
+	p.finish()
+	st := room.Stats()
+	saved, bytes := p.saved.Load(), p.bytes.Load()
+	summary := fmt.Sprintf("%d document(s) saved into %s (%s in %s)", saved, dir, sizeString(bytes), time.Since(start).Round(time.Millisecond))
+	if st.Redownloads > 0 {
+		summary += fmt.Sprintf(", %d fetched again from the journal", st.Redownloads)
+	}
+	keptMu.Lock()
+	if len(kept) > 0 {
+		summary += fmt.Sprintf(", %d payment-locked left unread", len(kept))
+	}
+	keptMu.Unlock()
+	if err != nil && a.ctx.Err() != nil {
+		fmt.Fprintln(a.stdout, "interrupted: "+summary)
+		return exitError{130, fmt.Sprintf("mail pull interrupted; run `acctadmin mail pull %s` again to pick up where it left off", dir)}
+	}
+	if err != nil {
+		fmt.Fprintln(a.stdout, "stopped: "+summary)
+		var pe *acctadmin.PullError
+		if errors.As(err, &pe) && len(pe.Unfinished) > 0 {
+			return withHint(err, fmt.Sprintf("the journal in %s keeps the %d unfinished document(s); run the same command again to fetch them", dir, len(pe.Unfinished)))
+		}
+		return withHint(err, "run the same command again: documents saved are not downloaded again")
+	}
+	fmt.Fprintln(a.stdout, summary)
+	return nil
+}
+
+// sizeString writes a byte count for people.
+func sizeString(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// pullProgress shows a pull: a bar on a terminal, a line per document
+// otherwise.
+type pullProgress struct {
+	a     *app
+	dir   string
+	saved atomic.Int64
+	// bytes counts the bytes of the documents saved.
+	bytes atomic.Int64
+
+	mu  sync.Mutex
+	bar *progressbar.ProgressBar
+}
+
+func newPullProgress(a *app, dir string) *pullProgress {
+	p := &pullProgress{a: a, dir: dir}
+	// The bar when both streams are a terminal: the lines go to stdout
+	// when it is a file or a pipe, and the bar's escapes stay out of a
+	// stderr that is one.
+	if isTerminal(a.stdout) && isTerminal(a.stderr) {
+		p.bar = progressbar.NewOptions64(-1,
+			progressbar.OptionSetWriter(a.stderr),
+			progressbar.OptionSetDescription("0 saved"),
+			progressbar.OptionShowBytes(true),
+			progressbar.OptionShowTotalBytes(true),
+			progressbar.OptionSetWidth(10),
+			progressbar.OptionThrottle(100*time.Millisecond),
+			progressbar.OptionSpinnerType(14),
+			progressbar.OptionSetRenderBlankState(true),
+			progressbar.OptionClearOnFinish(),
+		)
+	}
+	return p
+}
+
+// read counts n bytes read from a document.
+func (p *pullProgress) read(n int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.bar != nil {
+		_ = p.bar.Add(n)
+	}
+}
+
+// savedDoc reports a document saved whole, of n bytes.
+func (p *pullProgress) savedDoc(d acctadmin.Document, n int64) {
+	count := p.saved.Add(1)
+	total := p.bytes.Add(n)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.bar != nil {
+		p.bar.Describe(fmt.Sprintf("%d saved, %s", count, sizeString(total)))
+		return
+	}
+	locked := ""
+	if d.PaymentLocked {
+		locked = ", payment locked"
+	}
+	fmt.Fprintf(p.a.stdout, "saved %s.pdf  %s  %s  %s  (%d bytes%s)\n", d.ID, day(d.CreatedAt), d.CompanyName, d.Type, n, locked)
+}
+
+// finish takes the bar off the terminal; it may be called twice.
+func (p *pullProgress) finish() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.bar != nil {
+		_ = p.bar.Finish()
+		p.bar = nil
+	}
+}
+
+// watchedStore is the room's store (mailroom.Dir) with the pull's progress
+// watching each save. It passes on Dir's journal and its Check, so that the
+// room keeps its journal in the folder, as with Dir itself.
+type watchedStore struct {
+	mailroom.Store
+	progress *pullProgress
+}
+
+// Save implements mailroom.Store.
+func (s *watchedStore) Save(ctx context.Context, d acctadmin.Document, r io.Reader) error {
+	cr := &countingReader{r: r, progress: s.progress}
+	err := s.Store.Save(ctx, d, cr)
+	if err == nil {
+		s.progress.savedDoc(d, cr.n)
+	}
+	return err
+}
+
+// journal is the store's journal.
+func (s *watchedStore) journal() mailroom.Journal {
+	j, _ := s.Store.(mailroom.Journal)
+	return j
+}
+
+// Begin implements mailroom.Journal.
+func (s *watchedStore) Begin(ctx context.Context, id uuid.UUID) (bool, error) {
+	j := s.journal()
+	if j == nil {
+		return false, errors.New("the folder store keeps no journal")
+	}
+	return j.Begin(ctx, id)
+}
+
+// End implements mailroom.Journal.
+func (s *watchedStore) End(ctx context.Context, id uuid.UUID) error {
+	j := s.journal()
+	if j == nil {
+		return errors.New("the folder store keeps no journal")
+	}
+	return j.End(ctx, id)
+}
+
+// Pending implements mailroom.Journal.
+func (s *watchedStore) Pending(ctx context.Context) ([]uuid.UUID, error) {
+	j := s.journal()
+	if j == nil {
+		return nil, errors.New("the folder store keeps no journal")
+	}
+	return j.Pending(ctx)
+}
+
+// Check tells whether the store can write again, as Dir's Check does.
+func (s *watchedStore) Check(ctx context.Context) error {
+	if c, ok := s.Store.(interface{ Check(context.Context) error }); ok {
+		return c.Check(ctx)
+	}
+	return nil
+}
+
+// countingReader counts the bytes of a document as the store reads them.
+type countingReader struct {
+	r        io.Reader
+	n        int64
+	progress *pullProgress
+}
+
+func (c *countingReader) Read(b []byte) (int, error) {
+	n, err := c.r.Read(b)
+	c.n += int64(n)
+	c.progress.read(n)
+	return n, err
+}
