@@ -37,9 +37,9 @@ import (
 // listing); rows listed twice, next
 // to each other or a row or two apart (so within and across pages), among
 // the documents there from the start (new ones come after them); rows
-// without an id; a listing served from a replica that trails the read
-// marks by up to 3 refreshes (one refresh per listing request, never
-// going back); documents added (at the end of the listing) and read by
+// without an id, or with one that is not a UUID; a listing served from a
+// replica that trails the read marks by up to 3 refreshes (one refresh
+// per listing request, never going back); documents added (at the end of the listing) and read by
 // others while the walk runs; the offset, or the limit, ignored; downloads
 // that are slow, that fail (404, 503), or that are cut short mid-body.
 // The consumers: All with a Download in the body, All reading only, All
@@ -86,7 +86,13 @@ type genDoc struct {
 	readAt   int  // the listing request count when it was marked read; -1 while unread
 	byOthers bool // read, or added, by others
 	initial  bool // unread when the consumer started
+	// rawID, for a document without an id, is the JSON of the id it is
+	// listed with: null, or one that is not a UUID.
+	rawID string
 }
+
+// unusableIDs are the ids a document without a usable one is listed with.
+var unusableIDs = []string{`null`, `"legacy-42"`, `""`, `42`, `{"n":1}`}
 
 // genRand is a small deterministic generator the server draws its
 // choices from while it runs (its seed comes from rapid).
@@ -135,7 +141,7 @@ func drawServer(t *rapid.T) *genServer {
 	}
 	for i := range idless {
 		at := s.rng.intn(len(s.docs) + 1)
-		d := &genDoc{title: "no id " + strconv.Itoa(i), readAt: -1}
+		d := &genDoc{title: "no id " + strconv.Itoa(i), readAt: -1, rawID: rapid.SampledFrom(unusableIDs).Draw(t, "rawID")}
 		s.docs = slices.Insert(s.docs, at, d)
 	}
 	s.initial = len(s.docs)
@@ -231,7 +237,7 @@ func (s *genServer) list(q map[string][]string) string {
 			b.WriteByte(',')
 		}
 		if d.id == uuid.Nil {
-			fmt.Fprintf(&b, `{"id":null,"title":%q}`, d.title)
+			fmt.Fprintf(&b, `{"id":%s,"title":%q}`, d.rawID, d.title)
 		} else {
 			fmt.Fprintf(&b, `{"id":%q,"title":%q,"status":"unread"}`, d.id, d.title)
 		}
@@ -524,6 +530,11 @@ func (c genConsumer) check(t *rapid.T, s *genServer, o *genOutcome) {
 	}
 	if errors.Is(o.err, ErrPagingIgnored) && !s.ignoreOffset {
 		t.Fatalf("ErrPagingIgnored from a server that honours the offset (%+v)", s.describe())
+	}
+	// Every answer of the family is one the SDK reads: a record whose id
+	// cannot be used costs itself, not the page.
+	if de := (*DecodeError)(nil); errors.As(o.err, &de) {
+		t.Fatalf("a listing answer did not decode: %v (%s)", o.err, s.describe())
 	}
 	if c.kind == "pull" {
 		c.checkPull(t, s, o)

@@ -1,0 +1,22 @@
+package main
+
+// The mutants of the paging engine's handling of hostile listings: a
+// record whose id cannot be used, a whole listing sent in one long page,
+// and a first page shortened by a server that caps its pages.
+func init() {
+	mutants = append(mutants,
+		mutant{id: `paging-unusable-id-fails-page`, file: `documents.go`, pkg: `.`,
+			what: `a listed document whose id is not a UUID fails its whole page`,
+			from: `			*id = listedID(u)
+		}
+	}
+	return nil`,
+			to: `			*id = listedID(u)
+		} else {
+			return err
+		}
+	}
+	return nil`,
+			run: `TestDocumentsWithAnUnusableIDCostOnlyThemselves|TestPagingOnGeneratedServers`},
+	)
+}
