@@ -301,7 +301,8 @@ type PullProgress struct {
 // caller's goroutine, once no goroutine of it is left; fn calling
 // runtime.Goexit (as t.Fatal does) stops it with an error naming that
 // document. A listing that the API answers with the same full page at
-// every offset ends Pull with ErrPagingIgnored; one that keeps changing
+// every offset ends Pull with ErrPagingIgnored (a page longer than the
+// limit is the whole listing: Pull hands it out and ends without error); one that keeps changing
 // after 10 walks over it ends Pull with ErrListingUnsettled. Pull returns
 // nil when fn returned nil for every document.
 //

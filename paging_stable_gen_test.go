@@ -28,12 +28,12 @@ import (
 // added while it ran, nothing twice that the server did not list twice;
 // a loop that breaks, is cancelled or meets an error was handed a prefix
 // of it; ErrPagingIgnored comes only from a server that ignores the
-// offset, and only when its first page is full; and when the loop
+// offset, and only when its first page is exactly as long as the limit; and when the loop
 // returns, no request of it is still in flight.
 //
 // The family: pages capped below the limit asked (by a server that
 // honours the offset; see TestPagingOnGeneratedServers for why the family
-// leaves the pair out); the limit or the offset ignored; rows listed
+// leaves the pair out); the limit, the offset, or both ignored; rows listed
 // twice, next to each other or a row or two apart; rows added at the end
 // while the loop runs, up to 20 (by a server that honours the offset: one
 // that ignores it and grows answers a longer first page at every offset,
@@ -66,11 +66,14 @@ type stableServer struct {
 
 func drawStableServer(t *rapid.T) *stableServer {
 	s := &stableServer{rng: &genRand{s: rapid.Uint64Min(1).Draw(t, "seed")}}
-	switch rapid.IntRange(0, 4).Draw(t, "paging") {
+	switch rapid.IntRange(0, 5).Draw(t, "paging") {
 	case 0:
 		s.ignoreOffset = true
 	case 1:
 		s.ignoreLimit = true
+	case 2:
+		// The whole listing in every answer, longer than the limit or not.
+		s.ignoreOffset, s.ignoreLimit = true, true
 	}
 	if !s.ignoreOffset {
 		if rapid.Bool().Draw(t, "capped") {
@@ -255,10 +258,12 @@ func (c stableConsumer) check(t *rapid.T, s *stableServer, o stableOutcome) {
 	stoppedEarly := (c.breakAt > 0 && len(o.got) == c.breakAt) || (c.cancelAt > 0 && len(o.got) >= c.cancelAt)
 	switch {
 	case errors.Is(o.err, ErrPagingIgnored):
-		if !s.ignoreOffset || firstN < c.limit {
+		// Only a full page of the limit's length, at every offset, is
+		// taken for that: a longer one is the whole listing.
+		if !s.ignoreOffset || firstN != c.limit {
 			t.Fatalf("ErrPagingIgnored from a server that %s, first page %d rows of %d", s.describe(), firstN, c.limit)
 		}
-	case s.ignoreOffset && firstN >= c.limit && s.initial > c.limit && !stoppedEarly && s.failAt == 0:
+	case s.ignoreOffset && firstN == c.limit && s.initial > c.limit && !stoppedEarly && s.failAt == 0:
 		t.Fatalf("a server that ignores the offset, with rows out of reach, gave %v after %d rows", o.err, len(o.got))
 	case o.err != nil:
 		var ae *APIError

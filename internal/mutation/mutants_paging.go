@@ -18,5 +18,12 @@ func init() {
 	}
 	return nil`,
 			run: `TestDocumentsWithAnUnusableIDCostOnlyThemselves|TestPagingOnGeneratedServers`},
+		mutant{id: `paging-long-page-ignored`, file: `pagination.go`, pkg: `.`,
+			what: `a page longer than the limit, back at later offsets while downloads are in flight, taken for an ignored offset`,
+			from: `	case len(items) > w.l.limit:
+		// The whole listing, not gone over whole yet`,
+			to: `	case false:
+		// The whole listing, not gone over whole yet`,
+			run: `TestPagingTakesAPageLongerThanTheLimitForTheWholeListing|TestPagingOnGeneratedServers`},
 	)
 }
