@@ -71,7 +71,9 @@ type listing[T any] struct {
 	shrinks bool
 	// unpaged marks a listing whose paging the API does not document: a
 	// full page repeated means the API sent the whole listing at once, and
-	// ends it quietly rather than with ErrPagingIgnored.
+	// ends it quietly rather than with ErrPagingIgnored. A short page does
+	// not end it, as it does not end any listing (a server that caps its
+	// pages sends one).
 	unpaged bool
 }
 
@@ -301,10 +303,11 @@ func (l *listing[T]) ahead(ctx context.Context, yield func(T, error) bool) {
 		want += n
 		// The end: an empty page; a page shorter than the one before (a
 		// server that caps its pages makes them all as long, but the
-		// last); a page longer than asked for (the API ignored the limit
-		// and sent the rest of the listing); or a short page of a listing
-		// the API does not page.
-		last := n == 0 || n < len(prev) || n > l.limit || l.unpaged && n < l.limit
+		// last); or a page longer than asked for (the API ignored the
+		// limit and sent the rest of the listing). A short page is not
+		// the end, even of a listing the API does not page: a server that
+		// caps its pages sends one too, and the next page tells.
+		last := n == 0 || n < len(prev) || n > l.limit
 		switch {
 		case last:
 			drop()

@@ -25,5 +25,10 @@ func init() {
 			to: `	case false:
 		// The whole listing, not gone over whole yet`,
 			run: `TestPagingTakesAPageLongerThanTheLimitForTheWholeListing|TestPagingOnGeneratedServers`},
+		mutant{id: `paging-invoices-short-page-ends`, file: `pagination.go`, pkg: `.`,
+			what: `a short first page of the invoices taken for the whole listing, though a capping server sends one`,
+			from: `last := n == 0 || n < len(prev) || n > l.limit`,
+			to:   `last := n == 0 || n < len(prev) || n > l.limit || l.unpaged && n < l.limit`,
+			run:  `TestInvoicesAllReadsPastAPageACappingServerShortened|TestStableListingsOnGeneratedServers`},
 	)
 }
