@@ -103,6 +103,9 @@ func (id *listedID) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
+// MarshalText writes the id as a UUID, so that a wire record round-trips.
+func (id listedID) MarshalText() ([]byte, error) { return uuid.UUID(id).MarshalText() }
+
 func (w documentWire) record() Document {
 	d := Document(w.plainDocument)
 	d.ID = uuid.UUID(w.ID)
