@@ -115,8 +115,10 @@
 // three later offsets running with the same full page (it ignores offset;
 // a listing may repeat a row, so twice proves nothing), the loop ends with
 // [ErrPagingIgnored] after everything it could read; the same page shorter
-// than asked for is taken for the whole listing, and so is any repeated
-// or short page of the invoices, whose paging the API does not document.
+// than asked for is taken for the whole listing, and so is a repeated page
+// of the invoices, whose paging the API does not document (a short page
+// of them is not: a capping server sends one). A page longer than asked
+// for is the whole listing, however often it comes back.
 //
 // [DocumentsClient.Pull] downloads with 4 workers unless told otherwise,
 // hands fn the documents in listing order as workers free up, and passes

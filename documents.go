@@ -47,6 +47,8 @@ const (
 
 // Document is an item received for a company.
 type Document struct {
+	// ID is the document's id; it is uuid.Nil when the API sends none, or
+	// one that is not a UUID (such a document cannot be downloaded).
 	ID        uuid.UUID      `json:"id"`
 	CreatedAt time.Time      `json:"created_at"`
 	UpdatedAt time.Time      `json:"updated_at"`
@@ -76,15 +78,37 @@ func (d *Document) UnmarshalJSON(data []byte) error { return decodeWire[document
 // UnmarshalJSON.
 type documentWire struct {
 	plainDocument
-	State     string `json:"state"`
-	CreatedAt Time   `json:"created_at"`
-	UpdatedAt Time   `json:"updated_at"`
+	ID        listedID `json:"id"`
+	State     string   `json:"state"`
+	CreatedAt Time     `json:"created_at"`
+	UpdatedAt Time     `json:"updated_at"`
 }
 
 type plainDocument Document
 
+// listedID is the id of a listed record. An id that is not a UUID (a
+// legacy "legacy-42", a number, an empty string) is read as no id rather
+// than failing the whole page: the record is then one without an id, which
+// costs only itself (All yields it, Pull passes over it and counts it in
+// PullProgress.Skipped), as a null or missing id does.
+type listedID uuid.UUID
+
+func (id *listedID) UnmarshalJSON(data []byte) error {
+	*id = listedID(uuid.Nil)
+	if s, ok := unquote(data); ok {
+		if u, err := uuid.Parse(s); err == nil {
+			*id = listedID(u)
+		}
+	}
+	return nil
+}
+
+// MarshalText writes the id as a UUID, so that a wire record round-trips.
+func (id listedID) MarshalText() ([]byte, error) { return uuid.UUID(id).MarshalText() }
+
 func (w documentWire) record() Document {
 	d := Document(w.plainDocument)
+	d.ID = uuid.UUID(w.ID)
 	if d.Jurisdiction == "" {
 		d.Jurisdiction = w.State
 	}
@@ -163,8 +187,9 @@ func (s *DocumentsClient) List(ctx context.Context, p *DocumentListParams) ([]Do
 // downloads are in flight, so its listing rarely needs a second walk.
 //
 // The read listing cannot shrink this way; it is read ahead of the loop
-// (see the package docs on paging). A record without an id is yielded like
-// any other, once. An API that answers later offsets with the same full
+// (see the package docs on paging). A record without an id, or with one
+// that is not a UUID (its ID is then uuid.Nil), is yielded like any
+// other, once, and the loop goes on. An API that answers later offsets with the same full
 // page (it ignores offset) ends the loop with ErrPagingIgnored.
 func (s *DocumentsClient) All(ctx context.Context, p *DocumentListParams) iter.Seq2[Document, error] {
 	l := listingOf(p, maxDocumentsLimit, s.List, func(d Document) uuid.UUID { return d.ID })
@@ -241,8 +266,8 @@ type PullProgress struct {
 	Failed int
 	// Bytes counts the bytes fn read from the files, over all documents.
 	Bytes int64
-	// Skipped counts the listed documents without an id, which cannot be
-	// downloaded and are passed over, as far as the listing was read.
+	// Skipped counts the listed documents without an id (or with one that
+	// is not a UUID), which cannot be downloaded and are passed over, as far as the listing was read.
 	Skipped int
 	// KeptOut counts the documents Skip kept out, and those Before left
 	// alone with ErrSkipDocument. OnProgress is called once for each of
@@ -264,8 +289,9 @@ type PullProgress struct {
 // against servers that cap pages below the limit, list a document twice,
 // or trail their read marks: a short page does not end the listing, and a
 // walk that may have missed documents is followed by another (see All).
-// Documents without an id cannot be downloaded; Pull passes over them and
-// counts them in PullProgress.Skipped. Documents that Skip keeps out, or
+// Documents without an id, or with one that is not a UUID, cannot be
+// downloaded; Pull passes over them and counts them in
+// PullProgress.Skipped, and goes on with the rest. Documents that Skip keeps out, or
 // that Before leaves alone, are never downloaded.
 //
 // The first error (fn's, Before's, a download's, a listing request's, or
@@ -278,7 +304,8 @@ type PullProgress struct {
 // caller's goroutine, once no goroutine of it is left; fn calling
 // runtime.Goexit (as t.Fatal does) stops it with an error naming that
 // document. A listing that the API answers with the same full page at
-// every offset ends Pull with ErrPagingIgnored; one that keeps changing
+// every offset ends Pull with ErrPagingIgnored (a page longer than the
+// limit is the whole listing: Pull hands it out and ends without error); one that keeps changing
 // after 10 walks over it ends Pull with ErrListingUnsettled. Pull returns
 // nil when fn returned nil for every document.
 //

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -320,4 +321,83 @@ func TestDownloadStreamsInConstantMemory(t *testing.T) {
 	if growth > 8<<20 {
 		t.Fatalf("heap grew by %d MiB while streaming a %d MiB file", growth>>20, size>>20)
 	}
+}
+
+// unusableIDRoom is an unread listing of five documents and, third, one
+// listed with the id "legacy-42", which is not a UUID.
+func unusableIDRoom() *postRoom {
+	m := newPostRoom(5, 4, 0)
+	m.unusable = map[int]string{2: `"legacy-42"`}
+	return m
+}
+
+func TestDocumentsWithAnUnusableIDCostOnlyThemselves(t *testing.T) {
+	for _, raw := range []string{`"legacy-42"`, `42`, `""`, `{"n":1}`} {
+		t.Run("List "+raw, func(t *testing.T) {
+			m := newPostRoom(2, 4, 0)
+			m.unusable = map[int]string{1: raw}
+			c := newTestClient(t, newAPIServer(t, m.ServeHTTP))
+			got, err := c.Documents.List(context.Background(), &DocumentListParams{Limit: 10})
+			if err != nil || len(got) != 3 {
+				t.Fatalf("List: %d documents, %v", len(got), err)
+			}
+			if got[0].ID != m.ids[0] || got[1].ID != uuid.Nil || got[1].Title != "unusable id" || got[2].ID != m.ids[1] {
+				t.Fatalf("List: %+v", got)
+			}
+		})
+	}
+	t.Run("All downloading each", func(t *testing.T) {
+		m := unusableIDRoom()
+		c := newTestClient(t, newAPIServer(t, m.ServeHTTP))
+		for run := range 3 {
+			var titles []string
+			for d, err := range c.Documents.All(context.Background(), nil) {
+				if err != nil {
+					t.Fatalf("run %d: %v", run, err)
+				}
+				titles = append(titles, d.Title)
+				if d.ID == uuid.Nil {
+					continue
+				}
+				f, err := c.Documents.Download(context.Background(), d.ID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				f.Close()
+			}
+			// The first run yields all six (the one without a usable id
+			// when the walk passes over it); that one stays unread, and
+			// is all a later run finds.
+			want := []string{"letter", "letter", "letter", "letter", "letter", "unusable id"}
+			if run > 0 {
+				want = []string{"unusable id"}
+			}
+			slices.Sort(titles)
+			if !slices.Equal(titles, want) {
+				t.Fatalf("run %d yielded %q, want %q", run, titles, want)
+			}
+		}
+		for _, id := range m.ids {
+			if m.downloaded()[id] != 1 {
+				t.Fatalf("document %s downloaded %d times", id, m.downloaded()[id])
+			}
+		}
+	})
+	t.Run("Pull", func(t *testing.T) {
+		for _, workers := range []int{1, 4} {
+			m := unusableIDRoom()
+			c := newTestClient(t, newAPIServer(t, m.ServeHTTP))
+			rec := newPullRecorder()
+			var last PullProgress
+			err := c.Documents.Pull(context.Background(), &PullParams{Workers: workers, DocumentListParams: DocumentListParams{Limit: 2},
+				OnProgress: func(p PullProgress) { last = p }}, rec.fn)
+			if err != nil {
+				t.Fatalf("%d workers: %v", workers, err)
+			}
+			checkOnce(t, "fn", rec.counts(), m.ids)
+			if last.Done != 5 || last.Skipped != 1 || last.Failed != 0 {
+				t.Fatalf("%d workers: last progress %+v, want 5 done and 1 skipped", workers, last)
+			}
+		}
+	})
 }

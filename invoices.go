@@ -175,9 +175,13 @@ func (s *InvoicesClient) List(ctx context.Context, p *InvoiceListParams) ([]Invo
 // All returns every invoice, page after page (100 a page unless p.Limit
 // says otherwise), reading the next page while the loop works on the
 // current one. Since the API does not document paging for invoices, a page
-// longer than the limit, or one that repeats the page before, is taken to
-// mean that the API answered the whole listing at once, and All stops
-// there. GET /invoices.
+// longer than the limit, or one that comes back at later offsets (three
+// times running, as for any listing), is taken to mean that the API
+// answered the whole listing at once, and All stops there, without an
+// error. A page shorter than the limit is not the end: a server that caps
+// its pages below the limit sends one, so All asks for the next page,
+// and an empty one ends the listing (one more request on a listing
+// shorter than a page). GET /invoices.
 func (s *InvoicesClient) All(ctx context.Context, p *InvoiceListParams) iter.Seq2[Invoice, error] {
 	l := listingOf(p, invoicesPageSize, s.List, func(v Invoice) uuid.UUID { return v.ID })
 	l.unpaged = true

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -182,9 +183,12 @@ func TestInvoicesAllWhenTheAPIDoesNotPage(t *testing.T) {
 		total    int
 		requests int
 	}{
+		// Longer than the limit: the whole listing, at once.
 		{"more than a page", 130, 1},
-		{"exactly a page", 100, 2},
-		{"less than a page", 7, 1},
+		// The same page at three offsets running: the whole listing (a
+		// listing may show a row twice, so one repeat proves nothing).
+		{"exactly a page", 100, 3},
+		{"less than a page", 7, 3},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			items := make([]string, tc.total)
@@ -236,4 +240,53 @@ func TestInvoicesNullRecord(t *testing.T) {
 		t.Fatalf("invoices %+v", got)
 	}
 	requireJSONBody(t, string(got[1].Raw), invoiceJSON1)
+}
+
+// cappedPager is offsetPager on a server that caps its pages at most rows,
+// whatever limit asks for.
+func cappedPager(total, most int, item func(i int) string) http.HandlerFunc {
+	page := offsetPager(total, item)
+	return func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query()
+		if l, _ := strconv.Atoi(q.Get("limit")); l > most || l == 0 {
+			q.Set("limit", strconv.Itoa(most))
+			r.URL.RawQuery = q.Encode()
+		}
+		page(w, r)
+	}
+}
+
+func TestInvoicesAllReadsPastAPageACappingServerShortened(t *testing.T) {
+	// 130 invoices from a server that caps pages at 50 while All asks for
+	// 100: a short first page is not taken for the whole listing.
+	srv := newAPIServer(t, cappedPager(130, 50, invoiceJSON))
+	c := newTestClient(t, srv)
+	got, errs := collectSeq(c.Invoices.All(context.Background(), nil))
+	if len(errs) != 0 || len(got) != 130 {
+		t.Fatalf("got %d invoices and errors %v, want 130", len(got), errs)
+	}
+	for i, inv := range got {
+		if inv.ID != indexID(i) {
+			t.Fatalf("invoice %d is %s", i, inv.ID)
+		}
+	}
+	checkPagesAsked(t, srv, "limit=100", "limit=100&offset=50", "limit=100&offset=100")
+}
+
+func TestInvoicesAllCostsOneMoreRequestOnAnHonestServer(t *testing.T) {
+	// A listing shorter than a page: the empty page after it tells it
+	// from a capped one, at one more request.
+	for _, total := range []int{0, 7, 99} {
+		srv := newAPIServer(t, offsetPager(total, invoiceJSON))
+		c := newTestClient(t, srv)
+		got, errs := collectSeq(c.Invoices.All(context.Background(), nil))
+		if len(errs) != 0 || len(got) != total {
+			t.Fatalf("%d invoices: got %d, errors %v", total, len(got), errs)
+		}
+		want := []string{"limit=100", "limit=100&offset=" + strconv.Itoa(total)}
+		if total == 0 {
+			want = want[:1] // an empty page ends it at once
+		}
+		checkPagesAsked(t, srv, want...)
+	}
 }

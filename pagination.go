@@ -71,7 +71,9 @@ type listing[T any] struct {
 	shrinks bool
 	// unpaged marks a listing whose paging the API does not document: a
 	// full page repeated means the API sent the whole listing at once, and
-	// ends it quietly rather than with ErrPagingIgnored.
+	// ends it quietly rather than with ErrPagingIgnored. A short page does
+	// not end it, as it does not end any listing (a server that caps its
+	// pages sends one).
 	unpaged bool
 }
 
@@ -301,10 +303,11 @@ func (l *listing[T]) ahead(ctx context.Context, yield func(T, error) bool) {
 		want += n
 		// The end: an empty page; a page shorter than the one before (a
 		// server that caps its pages makes them all as long, but the
-		// last); a page longer than asked for (the API ignored the limit
-		// and sent the rest of the listing); or a short page of a listing
-		// the API does not page.
-		last := n == 0 || n < len(prev) || n > l.limit || l.unpaged && n < l.limit
+		// last); or a page longer than asked for (the API ignored the
+		// limit and sent the rest of the listing). A short page is not
+		// the end, even of a listing the API does not page: a server that
+		// caps its pages sends one too, and the next page tells.
+		last := n == 0 || n < len(prev) || n > l.limit
 		switch {
 		case last:
 			drop()
@@ -467,7 +470,10 @@ func (s walkStep) err() error {
 // then was handed out. An empty page at the start also ends the walk:
 // every row that was listed has been handed out. The walk gives up after
 // maxPasses passes (ErrListingUnsettled), and ends with ErrPagingIgnored when a
-// full page comes back ignoredAfter times running at later offsets.
+// full page comes back ignoredAfter times running at later offsets. A
+// page longer than the limit is the whole listing, never an ignored
+// offset, however often it comes back: it is read again as downloads
+// answer, and ends the pass once the walk goes over it.
 type walk[T any] struct {
 	l *listing[T]
 	// settle marks a walk whose consumer shrinks the listing: its end is
@@ -586,15 +592,25 @@ func (w *walk[T]) take(seq, offset int, items []T) (out []T, moved bool, step wa
 	shorter := len(items) < w.longest
 	w.longest = max(w.longest, len(items))
 	switch {
+	case run == len(items) && (len(items) > w.l.limit || shorter):
+		// The walk went over a page longer than asked for (the API
+		// ignored the limit and sent its whole listing), or over a page
+		// shorter than one it had before (pages of a server that caps
+		// them are all as long, but the last): the pass is over.
+		// (Waiting for an empty page instead would never end on a
+		// listing that grows as fast as it is read.)
+		return out, moved, w.endPass()
+	case len(items) > w.l.limit:
+		// The whole listing, not gone over whole yet (downloads are in
+		// flight). It comes back at every offset, but that is no ignored
+		// offset: nothing lies beyond it. Read it again as downloads
+		// answer, until the walk goes over it.
+		return out, moved, walkOn
 	case w.repeats >= ignoredAfter && len(items) >= w.l.limit && !w.l.unpaged:
 		return out, moved, walkIgnored
-	case w.repeats >= ignoredAfter, run == len(items) && (len(items) > w.l.limit || shorter):
-		// The API sent its whole listing (it ignores the offset and the
-		// page is not full, or it ignored the limit), or the walk went
-		// over a page shorter than one it had before (pages of a server
-		// that caps them are all as long, but the last): the pass is
-		// over. (Waiting for an empty page instead would never end on a
-		// listing that grows as fast as it is read.)
+	case w.repeats >= ignoredAfter:
+		// The API ignores the offset and sent its whole listing in a
+		// page shorter than the limit: the pass is over.
 		return out, moved, w.endPass()
 	}
 	return out, moved, walkOn

@@ -471,3 +471,63 @@ func TestAllStopsItsReadersWhereverTheLoopEnds(t *testing.T) {
 		}
 	}
 }
+
+// wholeListingEveryTime is a documents API that ignores limit and offset:
+// every listing request is answered with all n documents, and a download
+// leaves the document listed (the listing never shrinks).
+func wholeListingEveryTime(n int) http.HandlerFunc {
+	list := fixedPage(n, unreadJSON)
+	return func(w http.ResponseWriter, r *http.Request) {
+		if id, ok := strings.CutSuffix(strings.TrimPrefix(r.URL.Path, "/documents/"), "/download"); ok {
+			w.Header().Set("Content-Type", "application/pdf")
+			fmt.Fprint(w, postPDF(uuid.MustParse(id)))
+			return
+		}
+		list(w, r)
+	}
+}
+
+func TestPagingTakesAPageLongerThanTheLimitForTheWholeListing(t *testing.T) {
+	// 1,000 documents in every answer, whatever limit (200) and offset
+	// ask: the whole listing, which Pull and All hand over once each,
+	// and then end without an error, however often the long page comes
+	// back while downloads are in flight.
+	want := make([]uuid.UUID, 1000)
+	for i := range want {
+		want[i] = numberedID(i)
+	}
+	for _, workers := range []int{1, 8} {
+		t.Run(fmt.Sprintf("Pull with %d workers", workers), func(t *testing.T) {
+			srv := newAPIServer(t, wholeListingEveryTime(1000))
+			c := newTestClient(t, srv)
+			for run := range 2 {
+				rec := newPullRecorder()
+				if err := c.Documents.Pull(context.Background(), &PullParams{Workers: workers}, rec.fn); err != nil {
+					t.Fatalf("run %d: %v", run, err)
+				}
+				checkOnce(t, "fn", rec.counts(), want)
+			}
+		})
+	}
+	for _, status := range []DocumentStatus{DocumentUnread, DocumentRead} {
+		t.Run("All over the "+string(status)+" listing", func(t *testing.T) {
+			srv := newAPIServer(t, wholeListingEveryTime(1000))
+			c := newTestClient(t, srv)
+			got := map[uuid.UUID]int{}
+			for d, err := range c.Documents.All(context.Background(), &DocumentListParams{Status: status}) {
+				if err != nil {
+					t.Fatalf("after %d documents: %v", len(got), err)
+				}
+				got[d.ID]++
+				if status == DocumentUnread && len(got)%100 == 0 {
+					f, err := c.Documents.Download(context.Background(), d.ID)
+					if err != nil {
+						t.Fatal(err)
+					}
+					f.Close()
+				}
+			}
+			checkOnce(t, "All", got, want)
+		})
+	}
+}

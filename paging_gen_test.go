@@ -29,7 +29,8 @@ import (
 // started and that nobody else read; one that ends with an error was
 // handed no document twice, and a Pull names in PullError.Unfinished
 // exactly the documents it handed out whose fn did not return nil;
-// ErrPagingIgnored comes only from a server that ignores the offset.
+// ErrPagingIgnored comes only from a server that ignores the offset and
+// answered with a page exactly as long as the limit.
 //
 // The family: pages capped below the limit asked (by a server that
 // honours the offset: one that caps and ignores the offset shows its first
@@ -37,11 +38,13 @@ import (
 // listing); rows listed twice, next
 // to each other or a row or two apart (so within and across pages), among
 // the documents there from the start (new ones come after them); rows
-// without an id; a listing served from a replica that trails the read
-// marks by up to 3 refreshes (one refresh per listing request, never
-// going back); documents added (at the end of the listing) and read by
-// others while the walk runs; the offset, or the limit, ignored; downloads
-// that are slow, that fail (404, 503), or that are cut short mid-body.
+// without an id, or with one that is not a UUID; a listing served from a
+// replica that trails the read marks by up to 3 refreshes (one refresh
+// per listing request, never going back); documents added (at the end of
+// the listing) and read by others while the walk runs; the offset, the
+// limit, or both ignored (the whole listing in every answer, which ends
+// a walk without ErrPagingIgnored when it is longer than the limit);
+// downloads that are slow, that fail (404, 503), or that are cut short mid-body.
 // The consumers: All with a Download in the body, All reading only, All
 // with a break, Pull with 1 to 32 workers, whose fn may return an error,
 // panic or call runtime.Goexit, with a cancel, a Skip filter and
@@ -67,6 +70,9 @@ type genServer struct {
 	// failEvery fails one download in failEvery (404 or 503, or cut
 	// short mid-body); 0 never.
 	failEvery int
+	// fullPage is set once an answer held exactly the rows the limit
+	// asked for: only then may the client take the offset for ignored.
+	fullPage bool
 
 	mu      sync.Mutex
 	rng     *genRand
@@ -86,7 +92,13 @@ type genDoc struct {
 	readAt   int  // the listing request count when it was marked read; -1 while unread
 	byOthers bool // read, or added, by others
 	initial  bool // unread when the consumer started
+	// rawID, for a document without an id, is the JSON of the id it is
+	// listed with: null, or one that is not a UUID.
+	rawID string
 }
+
+// unusableIDs are the ids a document without a usable one is listed with.
+var unusableIDs = []string{`null`, `"legacy-42"`, `""`, `42`, `{"n":1}`}
 
 // genRand is a small deterministic generator the server draws its
 // choices from while it runs (its seed comes from rapid).
@@ -104,11 +116,14 @@ func drawServer(t *rapid.T) *genServer {
 		rng:  &genRand{s: rapid.Uint64Min(1).Draw(t, "seed")},
 		byID: map[uuid.UUID]*genDoc{}, gets: map[uuid.UUID]int{},
 	}
-	switch rapid.IntRange(0, 5).Draw(t, "paging") {
+	switch rapid.IntRange(0, 6).Draw(t, "paging") {
 	case 0:
 		s.ignoreOffset = true
 	case 1:
 		s.ignoreLimit = true
+	case 2:
+		// The whole listing in every answer, longer than the limit or not.
+		s.ignoreOffset, s.ignoreLimit = true, true
 	}
 	// A server that caps its pages and ignores the offset shows its first
 	// rows whatever is asked: no client can tell its listing from a short
@@ -135,7 +150,7 @@ func drawServer(t *rapid.T) *genServer {
 	}
 	for i := range idless {
 		at := s.rng.intn(len(s.docs) + 1)
-		d := &genDoc{title: "no id " + strconv.Itoa(i), readAt: -1}
+		d := &genDoc{title: "no id " + strconv.Itoa(i), readAt: -1, rawID: rapid.SampledFrom(unusableIDs).Draw(t, "rawID")}
 		s.docs = slices.Insert(s.docs, at, d)
 	}
 	s.initial = len(s.docs)
@@ -224,6 +239,7 @@ func (s *genServer) list(q map[string][]string) string {
 	if s.ignoreLimit {
 		end = len(rows)
 	}
+	s.fullPage = s.fullPage || end-offset == limit
 	var b strings.Builder
 	b.WriteString(`{"success":true,"result":[`)
 	for i, d := range rows[offset:end] {
@@ -231,7 +247,7 @@ func (s *genServer) list(q map[string][]string) string {
 			b.WriteByte(',')
 		}
 		if d.id == uuid.Nil {
-			fmt.Fprintf(&b, `{"id":null,"title":%q}`, d.title)
+			fmt.Fprintf(&b, `{"id":%s,"title":%q}`, d.rawID, d.title)
 		} else {
 			fmt.Fprintf(&b, `{"id":%q,"title":%q,"status":"unread"}`, d.id, d.title)
 		}
@@ -522,8 +538,16 @@ func (c genConsumer) check(t *rapid.T, s *genServer, o *genOutcome) {
 		}
 		return
 	}
-	if errors.Is(o.err, ErrPagingIgnored) && !s.ignoreOffset {
-		t.Fatalf("ErrPagingIgnored from a server that honours the offset (%+v)", s.describe())
+	// ErrPagingIgnored: only from a server that ignores the offset, and
+	// that answered with a page as long as the limit (one longer is the
+	// whole listing, however often it comes back).
+	if errors.Is(o.err, ErrPagingIgnored) && !(s.ignoreOffset && s.fullPage) {
+		t.Fatalf("ErrPagingIgnored from a server that honours the offset, or never sent a full page (%+v)", s.describe())
+	}
+	// Every answer of the family is one the SDK reads: a record whose id
+	// cannot be used costs itself, not the page.
+	if de := (*DecodeError)(nil); errors.As(o.err, &de) {
+		t.Fatalf("a listing answer did not decode: %v (%s)", o.err, s.describe())
 	}
 	if c.kind == "pull" {
 		c.checkPull(t, s, o)

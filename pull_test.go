@@ -35,6 +35,9 @@ type postRoom struct {
 	fail func(r *http.Request) int
 	// idless documents without an id head the listing.
 	idless int
+	// unusable lists, before the document at each index, a record whose
+	// id is the given JSON value (not a UUID): nothing can download it.
+	unusable map[int]string
 
 	mu        sync.Mutex
 	rng       *rand.Rand
@@ -92,7 +95,10 @@ func (m *postRoom) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	for i := range m.idless {
 		listed = append(listed, fmt.Sprintf(`{"id":null,"title":"no id %d"}`, i))
 	}
-	for _, id := range m.ids {
+	for i, id := range m.ids {
+		if raw, ok := m.unusable[i]; ok && !wantRead {
+			listed = append(listed, fmt.Sprintf(`{"id":%s,"status":"unread","title":"unusable id"}`, raw))
+		}
 		if m.read[id] == wantRead {
 			listed = append(listed, fmt.Sprintf(`{"id":"%s","status":"unread","title":"letter"}`, id))
 		}

@@ -1,0 +1,34 @@
+package main
+
+// The mutants of the paging engine's handling of hostile listings: a
+// record whose id cannot be used, a whole listing sent in one long page,
+// and a first page shortened by a server that caps its pages.
+func init() {
+	mutants = append(mutants,
+		mutant{id: `paging-unusable-id-fails-page`, file: `documents.go`, pkg: `.`,
+			what: `a listed document whose id is not a UUID fails its whole page`,
+			from: `			*id = listedID(u)
+		}
+	}
+	return nil`,
+			to: `			*id = listedID(u)
+		} else {
+			return err
+		}
+	}
+	return nil`,
+			run: `TestDocumentsWithAnUnusableIDCostOnlyThemselves|TestPagingOnGeneratedServers`},
+		mutant{id: `paging-long-page-ignored`, file: `pagination.go`, pkg: `.`,
+			what: `a page longer than the limit, back at later offsets while downloads are in flight, taken for an ignored offset`,
+			from: `	case len(items) > w.l.limit:
+		// The whole listing, not gone over whole yet`,
+			to: `	case false:
+		// The whole listing, not gone over whole yet`,
+			run: `TestPagingTakesAPageLongerThanTheLimitForTheWholeListing|TestPagingOnGeneratedServers`},
+		mutant{id: `paging-invoices-short-page-ends`, file: `pagination.go`, pkg: `.`,
+			what: `a short first page of the invoices taken for the whole listing, though a capping server sends one`,
+			from: `last := n == 0 || n < len(prev) || n > l.limit`,
+			to:   `last := n == 0 || n < len(prev) || n > l.limit || l.unpaged && n < l.limit`,
+			run:  `TestInvoicesAllReadsPastAPageACappingServerShortened|TestStableListingsOnGeneratedServers`},
+	)
+}
