@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -72,10 +74,27 @@ type Client struct {
 	retryWaitMin time.Duration
 	retryWaitMax time.Duration
 	hooks        *Hooks // nil when none is set
-	// auth signs requests; keys are the keys the client was given. Both
-	// serve the redaction of errors (see redactor).
-	auth Authenticator
-	keys redactor
+	// auth returns the request signer; keys the redaction of the keys the
+	// client was given. Both serve the redaction of errors (see
+	// redactor). They are functions so that fmt, printing a Client it
+	// reaches by reflection (in an unexported field, where it calls no
+	// Format), shows an address: fmt follows pointers there, not closures.
+	auth func() Authenticator
+	keys func() *redactor
+}
+
+// Format prints the client as acctadmin.Client(base URL) under every verb
+// (%q quotes it), for a Client and a *Client alike: printing or logging a
+// client, or a configuration that holds one, shows no key.
+func (c Client) Format(f fmt.State, verb rune) {
+	text := "acctadmin.Client(<nil>)"
+	if c.baseURL != nil {
+		text = "acctadmin.Client(" + c.baseURL.String() + ")"
+	}
+	if verb == 'q' {
+		text = strconv.Quote(text)
+	}
+	_, _ = io.WriteString(f, text)
 }
 
 // service is the shape every resource client shares.
@@ -240,16 +259,19 @@ func NewClient(accessKey, secretKey string, opts ...Option) (*Client, error) {
 		return nil, err
 	}
 
+	keys := &redactor{}
+	keys.add(accessKey, "[redacted]")
+	keys.add(secretKey, "[redacted]")
+	auth := s.auth
 	c := &Client{
-		auth:         s.auth,
+		auth:         func() Authenticator { return auth },
+		keys:         func() *redactor { return keys },
 		baseURL:      base,
 		logger:       s.logger,
 		maxRetries:   s.maxRetries,
 		retryWaitMin: s.retryWaitMin,
 		retryWaitMax: s.retryWaitMax,
 	}
-	c.keys.add(accessKey, "[redacted]")
-	c.keys.add(secretKey, "[redacted]")
 	if h := s.hooks; h.CallStart != nil || h.CallEnd != nil || h.AttemptStart != nil || h.AttemptEnd != nil {
 		c.hooks = &h
 	}
