@@ -91,9 +91,11 @@ type APIError struct {
 	Message string
 	// Body is the start of the answer's body (at most 64 KiB), with the
 	// redaction of Message applied: the client's keys, the request's
-	// token and its parts, and the query string and its values read
-	// "[redacted]" or "[query]" where the server echoed them; invalid
-	// UTF-8 reads as U+FFFD.
+	// token and its parts, the secrets its body carried (a card number
+	// however its digits are grouped: "4111-1111-1111-1111", "3782 822463
+	// 10005"), and the query string and its values read "[redacted]" or
+	// "[query]" where the server echoed them; invalid UTF-8 reads as
+	// U+FFFD.
 	Body []byte
 	// RetryAfter is the wait the API asked for in a Retry-After header,
 	// or zero.
@@ -292,6 +294,53 @@ type redactor struct {
 	// between characters that are not letters or digits, as "cvc 987" or
 	// "cvc":"987", and left inside longer words and numbers ("9870").
 	short []string
+	// cards match the card numbers a request body carried however they
+	// are grouped (see cardPattern); cardDigits are their digits.
+	cards      []*regexp.Regexp
+	cardDigits []string
+}
+
+// Card numbers. A server may echo a card number the call sent grouped as
+// people write it, "4111-1111-1111-1111", "3782 822463 10005": a value a
+// request body carried that is 12 to 19 digits, written with or without
+// separators, is taken out with any split of its digits, up to three
+// separators between two digits.
+const (
+	minCardDigits = 12
+	maxCardDigits = 19
+	// cardSeparators are what may stand between the groups of a card
+	// number: white space (a no-break or thin space too), hyphens and
+	// dashes, and dots.
+	cardSeparators = `[\s.\-\x{00A0}\x{2007}\x{2009}\x{202F}\x{2010}-\x{2015}\x{2212}]{0,3}`
+)
+
+// cardNumber returns the digits of secret when it is written as a card
+// number: 12 to 19 digits, possibly grouped by cardSeparators.
+func cardNumber(secret string) (string, bool) {
+	var b strings.Builder
+	for _, c := range secret {
+		switch {
+		case '0' <= c && c <= '9':
+			b.WriteRune(c)
+		case c == ' ' || c == '-' || c == '.':
+		default:
+			return "", false
+		}
+	}
+	d := b.String()
+	return d, len(d) >= minCardDigits && len(d) <= maxCardDigits
+}
+
+// cardPattern matches digits however they are grouped.
+func cardPattern(digits string) *regexp.Regexp {
+	var b strings.Builder
+	for i := 0; i < len(digits); i++ {
+		if i > 0 {
+			b.WriteString(cardSeparators)
+		}
+		b.WriteByte(digits[i])
+	}
+	return regexp.MustCompile(b.String())
 }
 
 // add makes the redactor look for secret, shown as mark instead.
@@ -317,6 +366,10 @@ func (r *redactor) add(secret, mark string) {
 // carried that no message may show (a card number, a CVC, a password),
 // however short.
 func (r *redactor) addSensitive(secret string) {
+	if d, ok := cardNumber(secret); ok && !slices.Contains(r.cardDigits, d) {
+		r.cardDigits = append(r.cardDigits, d)
+		r.cards = append(r.cards, cardPattern(d))
+	}
 	if len(secret) >= minSecret {
 		r.add(secret, redactedText)
 		return
@@ -406,6 +459,11 @@ func (r *redactor) redact(s string) string {
 		s = tokenLike.ReplaceAllString(s, "[redacted]")
 	}
 	if r != nil {
+		// Card numbers first, so that a grouped one goes as a whole
+		// before a shorter secret takes a group of it.
+		for _, card := range r.cards {
+			s = card.ReplaceAllString(s, redactedText)
+		}
 		for i, secret := range r.secrets {
 			if strings.Contains(s, secret) {
 				s = strings.ReplaceAll(s, secret, r.marks[i])

@@ -1,6 +1,8 @@
 package acctadmin
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -102,5 +104,83 @@ func TestDecodeErrorUnwraps(t *testing.T) {
 	}
 	if de.Error() != "acctadmin: decode GET /documents: result[2].pages: boom" {
 		t.Fatalf("message %q", de.Error())
+	}
+}
+
+// groupSeparators are the characters a card number is written with
+// between its groups, as cardSeparators names them.
+var groupSeparators = []string{" ", "-", ".", " - ", "  ", "\u00a0", "\u2009", "\u2013", "\t"}
+
+// A card number the call sent is redacted however it is grouped: 4-4-4-4
+// with spaces, hyphens, dots, no-break spaces or dashes, the 4-6-5 of an
+// American Express card, or any other split of its digits. Its digits
+// inside other text are redacted as well; other numbers are left alone.
+func TestRedactorCardNumberGroupings(t *testing.T) {
+	var r redactor
+	r.addSensitive("4111 1111 1111 1111")
+	r.addSensitive("378282246310005")
+	for _, sep := range groupSeparators {
+		for _, in := range []string{
+			"4111" + sep + "1111" + sep + "1111" + sep + "1111",
+			"3782" + sep + "822463" + sep + "10005",
+			"41" + sep + "1111111" + sep + "11111" + sep + "11",
+			"378" + sep + "2822" + sep + "4631" + sep + "0005",
+		} {
+			if got, want := r.redact("card "+in+" was declined"), "card [redacted] was declined"; got != want {
+				t.Errorf("redact(card %q) = %q, want %q", in, got, want)
+			}
+		}
+	}
+	for in, want := range map[string]string{
+		"4111111111111111":                     "[redacted]",
+		"x4111-1111-1111-1111y":                "x[redacted]y",
+		"4111-1111-1111-1112":                  "4111-1111-1111-1112",
+		"4111-1111-1111":                       "4111-1111-1111",
+		"4111_1111_1111_1111":                  "4111_1111_1111_1111",
+		"order 4111 1111 1111 111 of":          "order 4111 1111 1111 111 of",
+		"3782-822463-10005, 3782 822463 10005": "[redacted], [redacted]",
+	} {
+		if got := r.redact(in); got != want {
+			t.Errorf("redact(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// A server that echoes the card number in groups, in its message, a header
+// and its per-field errors: no text of the error shows it, and each still
+// says what the server said.
+func TestCardNumberEchoedInGroupsIsRedacted(t *testing.T) {
+	for _, tc := range []struct{ number, echo string }{
+		{"4111111111111111", "4111-1111-1111-1111"},
+		{"4111 1111 1111 1111", "4111.1111.1111.1111"},
+		{"4111111111111111", "4111 1111 1111 1111"},
+		{"378282246310005", "3782 822463 10005"},
+		{"378282246310005", "3782-822463-10005"},
+	} {
+		srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("X-Card", "card "+tc.echo)
+			body, _ := json.Marshal(map[string]any{"success": false, "message": "card " + tc.echo + " was declined",
+				"errors": []map[string]string{{"field": "number " + tc.echo, "message": "declined: " + tc.echo}}})
+			writeJSON(w, http.StatusPaymentRequired, string(body))
+		})
+		card := wcCardParams()
+		card.Number = Secret(tc.number)
+		_, err := newTestClient(t, srv).PaymentMethods.Create(context.Background(), card)
+		apiErr := tpAPIError(t, err)
+		if want := "card [redacted] was declined"; apiErr.Message != want {
+			t.Errorf("echo %d digits as %d bytes: Message = %q, want %q", len(strings.ReplaceAll(tc.number, " ", "")), len(tc.echo), apiErr.Message, want)
+		}
+		if got := apiErr.Header.Get("X-Card"); got != "card [redacted]" {
+			t.Errorf("Header X-Card = %q, want %q", got, "card [redacted]")
+		}
+		if want := []FieldError{{Field: "number [redacted]", Message: "declined: [redacted]"}}; fmt.Sprint(apiErr.Fields) != fmt.Sprint(want) {
+			t.Errorf("Fields = %v, want %v", apiErr.Fields, want)
+		}
+		digits := strings.ReplaceAll(tc.number, " ", "")
+		for _, text := range []string{err.Error(), fmt.Sprintf("%+v", err), fmt.Sprintf("%#v", err), string(apiErr.Body), fmt.Sprint(apiErr.Header), fmt.Sprint(apiErr.Fields)} {
+			if strings.Contains(text, tc.echo) || strings.Contains(text, digits) {
+				t.Errorf("the card number shows: %.300s", text)
+			}
+		}
 	}
 }
