@@ -11,6 +11,8 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -490,7 +492,11 @@ func (r *RawRequest) endpoint(operation string) (endpoint, *query, any, error) {
 // or DELETE is retried, a POST, PATCH or PUT never sent again once it may
 // have arrived, and then failing with ErrOutcomeUnknown), the same hooks
 // (operation "Client.Do", path req.Pattern), WithResponseInto, errors and
-// redaction. A failure the API reports is an *APIError.
+// redaction. A failure the API reports is an *APIError. A result that
+// does not fit out is a *DecodeError that names the JSON path of the value
+// at fault and says what kind of value it is and how long, never the
+// value; an error of out's own UnmarshalJSON is shown as it says, less
+// the keys, the query and req.Secrets.
 func (c *Client) Do(ctx context.Context, req *RawRequest, out any) error {
 	ep, q, body, err := req.endpoint("Client.Do")
 	if err != nil {
@@ -501,9 +507,38 @@ func (c *Client) Do(ctx context.Context, req *RawRequest, out any) error {
 		return err
 	}
 	if err := json.Unmarshal(result, out); err != nil {
-		return &DecodeError{Endpoint: ep.route.method + " " + c.baseURL.Path + ep.path, Path: "result", Err: err}
+		return c.doDecodeError(ep.route.method+" "+c.baseURL.Path+ep.path, q, req.Secrets, result, out, err)
 	}
 	return nil
+}
+
+// doDecodeError is the *DecodeError of a Do whose result does not fit
+// out, as the typed methods make theirs: it names the JSON path of the
+// value at fault and says what kind of value it is and how long, never
+// the value; the path and the cause pass through the redaction of the
+// keys, the query and the request's Secrets.
+func (c *Client) doDecodeError(endpoint string, q *query, secrets []string, result []byte, out any, err error) error {
+	path, cause := "result", err
+	var inv *json.InvalidUnmarshalError
+	if !errors.As(err, &inv) {
+		if p, perr := locate(result, reflect.TypeOf(out), "result", 0); perr != nil {
+			path, cause = p, perr
+		}
+	}
+	var ute *json.UnmarshalTypeError
+	if errors.As(cause, &ute) {
+		cause = &redactedError{text: typeErrorText(ute), cause: cause}
+	}
+	keys := c.keys()
+	red := redactor{secrets: slices.Clone(keys.secrets), marks: slices.Clone(keys.marks)}
+	red.addQuery(q.encode())
+	for _, s := range secrets {
+		red.addSensitive(s)
+	}
+	if text := cause.Error(); red.clean(text, maxMessage) != text {
+		cause = &redactedError{text: red.clean(text, maxMessage), cause: cause}
+	}
+	return &DecodeError{Endpoint: endpoint, Path: red.clean(path, maxDetail), Err: cause}
 }
 
 // DoFile is Do for a route whose answer is a file: any answer that is not

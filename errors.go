@@ -665,6 +665,21 @@ func (e *DecodeError) Error() string {
 // Unwrap returns the cause.
 func (e *DecodeError) Unwrap() error { return e.Err }
 
+// typeErrorText says what an *json.UnmarshalTypeError says, less the
+// value: encoding/json quotes a number it cannot store ("number
+// 4111111111111111"), which reads "JSON number of 16 bytes" here.
+func typeErrorText(ute *json.UnmarshalTypeError) string {
+	kind, literal, _ := strings.Cut(ute.Value, " ")
+	if literal != "" {
+		kind += " of " + byteCount(len(literal))
+	}
+	target := "the field's type"
+	if ute.Type != nil {
+		target = ute.Type.String()
+	}
+	return "cannot read JSON " + kind + " as " + target
+}
+
 // redactedError stands for a cause whose own text showed a secret or ran
 // too long: it says text instead, and errors.Is still sees the cause.
 type redactedError struct {
