@@ -89,7 +89,8 @@ type APIError struct {
 	// Message is the API's own explanation when its body carried one,
 	// otherwise the status text.
 	Message string
-	// Body is the start of the answer's body (at most 64 KiB), with the
+	// Body is the start of the answer's body (at most 64 KiB, cut
+	// before a character the bound would split: it is valid UTF-8), with the
 	// redaction of Message applied: the client's keys, the request's
 	// token and its parts, the secrets its body carried (a card number
 	// however its digits are grouped: "4111-1111-1111-1111", "3782 822463
@@ -485,13 +486,18 @@ func (r *redactor) clean(s string, n int) string {
 	return truncate(r.redact(s), n)
 }
 
-// cleanBytes is clean for a body: redacted, then cut to n bytes.
+// cleanBytes is clean for a body: redacted, then cut to at most n bytes
+// on a rune boundary (redaction may have made an invalid byte the three
+// of U+FFFD), so that the body stays valid UTF-8.
 func (r *redactor) cleanBytes(b []byte, n int) []byte {
 	if len(b) == 0 {
 		return nil
 	}
 	s := r.redact(string(b))
 	if len(s) > n {
+		for n > 0 && !utf8.RuneStart(s[n]) {
+			n--
+		}
 		s = s[:n]
 	}
 	return []byte(s)

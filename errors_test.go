@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 func TestAPIErrorSentinels(t *testing.T) {
@@ -180,6 +181,28 @@ func TestCardNumberEchoedInGroupsIsRedacted(t *testing.T) {
 		for _, text := range []string{err.Error(), fmt.Sprintf("%+v", err), fmt.Sprintf("%#v", err), string(apiErr.Body), fmt.Sprint(apiErr.Header), fmt.Sprint(apiErr.Fields)} {
 			if strings.Contains(text, tc.echo) || strings.Contains(text, digits) {
 				t.Errorf("the card number shows: %.300s", text)
+			}
+		}
+	}
+}
+
+// An error body whose 64 KiB cut falls inside a character, or inside the
+// U+FFFD that redaction writes for an invalid byte (one byte become
+// three): Body is cut before that character and stays valid UTF-8, as
+// every other text of the error does.
+func TestAPIErrorBodyIsCutOnARuneBoundary(t *testing.T) {
+	for _, tail := range []string{"\xff\xfe\xfd\xfc", "ééé", "€€€", "😀😀"} {
+		for k := 0; k <= 4; k++ {
+			prefix := `{"message":"` + strings.Repeat("x", maxErrorBody-len(`{"message":"`)-k)
+			body := prefix + tail + `","errors":[{"field":"f` + tail + `","message":"` + strings.Repeat(tail, 100) + `"}]}`
+			e := newAPIError(http.StatusBadRequest, "POST", "/x", []byte(body), &redactor{})
+			for what, text := range map[string]string{"Body": string(e.Body), "Message": e.Message, "Error": e.Error(), "Fields": fmt.Sprint(e.Fields)} {
+				if !utf8.ValidString(text) {
+					t.Errorf("tail %q at %d bytes from the cut: %s is not valid UTF-8: ...%q", tail, k, what, text[max(0, len(text)-12):])
+				}
+			}
+			if len(e.Body) > maxErrorBody || len(e.Body) < maxErrorBody-3 || !strings.HasPrefix(string(e.Body), prefix) {
+				t.Errorf("tail %q at %d bytes from the cut: Body kept %d bytes, want the %d bytes before the cut's character", tail, k, len(e.Body), maxErrorBody)
 			}
 		}
 	}

@@ -17,6 +17,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 	"pgregory.net/rapid"
@@ -515,6 +516,9 @@ func TestRedactionAndBoundsOnGeneratedServers(t *testing.T) {
 				if strings.Contains(rdSeparatorsCut.Replace(s.text), digits) {
 					rt.Fatalf("%s in %s (%s): %s shows the card number: %.300s", secret.name, place.name, call.name, s.where, s.text)
 				}
+			}
+			if !utf8.ValidString(s.text) {
+				rt.Errorf("%s in %s (%s): %s is not valid UTF-8", secret.name, place.name, call.name, s.where)
 			}
 			if len(s.text) > s.bound {
 				rt.Errorf("%s in %s (%s): %s holds %d bytes, over its bound %d", secret.name, place.name, call.name, s.where, len(s.text), s.bound)
