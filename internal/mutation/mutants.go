@@ -385,7 +385,7 @@ var mutants = []mutant{
 	{id: `webhook-any-secret`, file: `webhook/verifier.go`, pkg: `./webhook`,
 		what: `a signature checked against no key`,
 		from: `		if pt.method.Verify(pt.signed, pt.signature, key) == nil {`,
-		to:   `		if pt.method.Verify(pt.signed, pt.signature, key) == nil || len(v.keys) > 1 {`},
+		to:   `		if pt.method.Verify(pt.signed, pt.signature, key) == nil || len(v.keys()) > 1 {`},
 	{id: `webhook-in-progress-acked`, file: `webhook/verifier.go`, pkg: `./webhook`,
 		what: `a delivery of an event in progress acknowledged`,
 		from: `	case ClaimInProgress:
