@@ -3,6 +3,7 @@ package acctadmin
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"time"
 
@@ -34,6 +35,15 @@ type Session struct {
 	ExpiresAt time.Time `json:"expires_at"`
 	UserID    uuid.UUID `json:"-"`
 	UserEmail string    `json:"-"`
+}
+
+// sessionFields is a Session without its methods, for Format.
+type sessionFields Session
+
+// Format prints the session as fmt prints a struct, with Token redacted,
+// under every verb; so do a []*Session and a map of them.
+func (s Session) Format(f fmt.State, verb rune) {
+	formatFields(f, verb, sessionFields(s), "acctadmin.Session")
 }
 
 // UnmarshalJSON reads a session: its token from "token", "access_token"
@@ -81,6 +91,15 @@ type LoginParams struct {
 	Password Secret
 	// WebsiteID, when given, logs in to that website.
 	WebsiteID uuid.UUID
+}
+
+// loginFields is a LoginParams without its methods, for Format.
+type loginFields LoginParams
+
+// Format prints the params as fmt prints a struct, with Password
+// redacted, under every verb; so do a []*LoginParams and a map of them.
+func (p LoginParams) Format(f fmt.State, verb rune) {
+	formatFields(f, verb, loginFields(p), "acctadmin.LoginParams")
 }
 
 type loginBody struct {
@@ -143,6 +162,16 @@ type ResetPasswordParams struct {
 	Token                Secret
 	Password             Secret
 	PasswordConfirmation Secret
+}
+
+// resetFields is a ResetPasswordParams without its methods, for Format.
+type resetFields ResetPasswordParams
+
+// Format prints the params as fmt prints a struct, with the token and
+// the passwords redacted, under every verb; so do a
+// []*ResetPasswordParams and a map of them.
+func (p ResetPasswordParams) Format(f fmt.State, verb rune) {
+	formatFields(f, verb, resetFields(p), "acctadmin.ResetPasswordParams")
 }
 
 type resetBody struct {

@@ -5,12 +5,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
 	"os"
+	"reflect"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -72,10 +76,27 @@ type Client struct {
 	retryWaitMin time.Duration
 	retryWaitMax time.Duration
 	hooks        *Hooks // nil when none is set
-	// auth signs requests; keys are the keys the client was given. Both
-	// serve the redaction of errors (see redactor).
-	auth Authenticator
-	keys redactor
+	// auth returns the request signer; keys the redaction of the keys the
+	// client was given. Both serve the redaction of errors (see
+	// redactor). They are functions so that fmt, printing a Client it
+	// reaches by reflection (in an unexported field, where it calls no
+	// Format), shows an address: fmt follows pointers there, not closures.
+	auth func() Authenticator
+	keys func() *redactor
+}
+
+// Format prints the client as acctadmin.Client(base URL) under every verb
+// (%q quotes it), for a Client and a *Client alike: printing or logging a
+// client, or a configuration that holds one, shows no key.
+func (c Client) Format(f fmt.State, verb rune) {
+	text := "acctadmin.Client(<nil>)"
+	if c.baseURL != nil {
+		text = "acctadmin.Client(" + c.baseURL.String() + ")"
+	}
+	if verb == 'q' {
+		text = strconv.Quote(text)
+	}
+	_, _ = io.WriteString(f, text)
 }
 
 // service is the shape every resource client shares.
@@ -240,16 +261,19 @@ func NewClient(accessKey, secretKey string, opts ...Option) (*Client, error) {
 		return nil, err
 	}
 
+	keys := &redactor{}
+	keys.add(accessKey, "[redacted]")
+	keys.add(secretKey, "[redacted]")
+	auth := s.auth
 	c := &Client{
-		auth:         s.auth,
+		auth:         func() Authenticator { return auth },
+		keys:         func() *redactor { return keys },
 		baseURL:      base,
 		logger:       s.logger,
 		maxRetries:   s.maxRetries,
 		retryWaitMin: s.retryWaitMin,
 		retryWaitMax: s.retryWaitMax,
 	}
-	c.keys.add(accessKey, "[redacted]")
-	c.keys.add(secretKey, "[redacted]")
 	if h := s.hooks; h.CallStart != nil || h.CallEnd != nil || h.AttemptStart != nil || h.AttemptEnd != nil {
 		c.hooks = &h
 	}
@@ -468,7 +492,11 @@ func (r *RawRequest) endpoint(operation string) (endpoint, *query, any, error) {
 // or DELETE is retried, a POST, PATCH or PUT never sent again once it may
 // have arrived, and then failing with ErrOutcomeUnknown), the same hooks
 // (operation "Client.Do", path req.Pattern), WithResponseInto, errors and
-// redaction. A failure the API reports is an *APIError.
+// redaction. A failure the API reports is an *APIError. A result that
+// does not fit out is a *DecodeError that names the JSON path of the value
+// at fault and says what kind of value it is and how long, never the
+// value; an error of out's own UnmarshalJSON is shown as it says, less
+// the keys, the query and req.Secrets.
 func (c *Client) Do(ctx context.Context, req *RawRequest, out any) error {
 	ep, q, body, err := req.endpoint("Client.Do")
 	if err != nil {
@@ -479,9 +507,38 @@ func (c *Client) Do(ctx context.Context, req *RawRequest, out any) error {
 		return err
 	}
 	if err := json.Unmarshal(result, out); err != nil {
-		return &DecodeError{Endpoint: ep.route.method + " " + c.baseURL.Path + ep.path, Path: "result", Err: err}
+		return c.doDecodeError(ep.route.method+" "+c.baseURL.Path+ep.path, q, req.Secrets, result, out, err)
 	}
 	return nil
+}
+
+// doDecodeError is the *DecodeError of a Do whose result does not fit
+// out, as the typed methods make theirs: it names the JSON path of the
+// value at fault and says what kind of value it is and how long, never
+// the value; the path and the cause pass through the redaction of the
+// keys, the query and the request's Secrets.
+func (c *Client) doDecodeError(endpoint string, q *query, secrets []string, result []byte, out any, err error) error {
+	path, cause := "result", err
+	var inv *json.InvalidUnmarshalError
+	if !errors.As(err, &inv) {
+		if p, perr := locate(result, reflect.TypeOf(out), "result", 0); perr != nil {
+			path, cause = p, perr
+		}
+	}
+	var ute *json.UnmarshalTypeError
+	if errors.As(cause, &ute) {
+		cause = &redactedError{text: typeErrorText(ute), cause: cause}
+	}
+	keys := c.keys()
+	red := redactor{secrets: slices.Clone(keys.secrets), marks: slices.Clone(keys.marks)}
+	red.addQuery(q.encode())
+	for _, s := range secrets {
+		red.addSensitive(s)
+	}
+	if text := cause.Error(); red.clean(text, maxMessage) != text {
+		cause = &redactedError{text: red.clean(text, maxMessage), cause: cause}
+	}
+	return &DecodeError{Endpoint: endpoint, Path: red.clean(path, maxDetail), Err: cause}
 }
 
 // DoFile is Do for a route whose answer is a file: any answer that is not

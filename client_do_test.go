@@ -3,6 +3,7 @@ package acctadmin
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -137,5 +138,51 @@ func TestDoRefusesBadRequests(t *testing.T) {
 	}
 	if srv.count() != 0 {
 		t.Errorf("%d requests sent", srv.count())
+	}
+}
+
+// Do into a value that cannot hold the answer describes the value at
+// fault, by its JSON path, kind and length, and never quotes it: not a
+// number that overflows its field, nor a key of a map, nor a value the
+// typed methods would read.
+func TestDoDecodeErrorDescribesTheValue(t *testing.T) {
+	const secretNumber = "4111111111111111"
+	srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, 200, `{"success":true,"result":{"n":`+secretNumber+`,"s":`+secretNumber+`,"m":{"`+testAccessKey+`":"`+secretNumber+`"},"l":[1,`+secretNumber+`]}}`)
+	})
+	c := newTestClient(t, srv)
+	cases := []struct {
+		out  any
+		want string
+	}{
+		{new(struct{ N int8 }), "acctadmin: decode GET /x: result.n: cannot read JSON number of 16 bytes as int8"},
+		{new(struct{ S bool }), "acctadmin: decode GET /x: result.s: cannot read JSON number as bool"},
+		{new(struct{ M map[string]int }), "acctadmin: decode GET /x: result.m.[redacted]: cannot read JSON string as int"},
+		{new(struct{ L []int16 }), "acctadmin: decode GET /x: result.l[1]: cannot read JSON number of 16 bytes as int16"},
+		{new(int), "acctadmin: decode GET /x: result: cannot read JSON object as int"},
+	}
+	for _, tc := range cases {
+		err := c.Do(context.Background(), &RawRequest{Method: http.MethodGet, Path: "/x"}, tc.out)
+		var de *DecodeError
+		if !errors.As(err, &de) {
+			t.Fatalf("Do into %T: err = %v, want a *DecodeError", tc.out, err)
+		}
+		if err.Error() != tc.want {
+			t.Errorf("Do into %T: err = %q, want %q", tc.out, err, tc.want)
+		}
+		for _, text := range []string{err.Error(), fmt.Sprintf("%+v", err), fmt.Sprintf("%#v", err)} {
+			if strings.Contains(text, secretNumber) || strings.Contains(text, testAccessKey) {
+				t.Errorf("Do into %T: the error quotes the value: %.300s", tc.out, text)
+			}
+		}
+	}
+
+	// The typed methods describe a number that overflows a field alike.
+	srv = newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, 200, `{"success":true,"result":[{"id":"`+wcOrder.String()+`","pages":9`+secretNumber+`0000}]}`)
+	})
+	_, err := newTestClient(t, srv).Documents.List(context.Background(), nil)
+	if want := "acctadmin: decode GET /documents: result[0].pages: cannot read JSON number of 21 bytes as int"; err == nil || err.Error() != want {
+		t.Errorf("Documents.List: err = %v, want %q", err, want)
 	}
 }

@@ -1,8 +1,13 @@
 package acctadmin
 
 import (
+	"bytes"
 	"context"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
@@ -163,6 +168,83 @@ func TestErrorsDoNotWrapEachOther(t *testing.T) {
 			if (i == j) != errors.Is(a, b) {
 				t.Fatalf("errors.Is(%v, %v) = %v", a, b, errors.Is(a, b))
 			}
+		}
+	}
+}
+
+// printVerbs are the fmt verbs a program may print a value with.
+var printVerbs = []string{"%v", "%+v", "%#v", "%s", "%q", "%x", "%X", "%d", "%10.3v"}
+
+// keyForms are the ways fmt may spell a key: as it is, in hex (%x of a
+// string or []byte), as decimal bytes (%v of a []byte).
+func keyForms(keys ...string) []string {
+	var out []string
+	for _, k := range keys {
+		out = append(out, k, hex.EncodeToString([]byte(k)), strings.ToUpper(hex.EncodeToString([]byte(k))),
+			strings.Trim(fmt.Sprint([]byte(k)), "[]"), strings.Trim(fmt.Sprintf("%x", []byte(k)), "[]"))
+	}
+	return out
+}
+
+// printings returns v printed under every verb, with fmt.Sprint and
+// Sprintln, logged by slog's text and JSON handlers, and marshalled to
+// JSON.
+func printings(t *testing.T, v any) []string {
+	t.Helper()
+	var out []string
+	for _, verb := range printVerbs {
+		out = append(out, verb+": "+fmt.Sprintf(verb, v))
+	}
+	out = append(out, fmt.Sprint(v), fmt.Sprintln(v))
+	var logs bytes.Buffer
+	for _, h := range []slog.Handler{slog.NewTextHandler(&logs, nil), slog.NewJSONHandler(&logs, nil)} {
+		slog.New(h).Info("config", "v", v, slog.Any("any", v))
+	}
+	out = append(out, logs.String())
+	if b, err := json.Marshal(v); err == nil {
+		out = append(out, string(b))
+	}
+	return out
+}
+
+// A Client, or a struct that holds one, prints, logs and marshals without
+// either key under every verb: the keys are neither in the Client's own
+// form nor reachable by fmt's reflection through unexported fields, nor in
+// the form fmt writes for a verb a field does not take.
+func TestClientPrintsNoKey(t *testing.T) {
+	c, err := NewClient(testAccessKey, testSecretKey, WithBaseURL("https://api.example.com/v1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type config struct {
+		Name   string
+		Client *Client
+	}
+	type private struct {
+		name   string
+		client *Client
+		value  Client
+	}
+	type public struct{ Value Client }
+	values := []any{c, *c, config{"prod", c}, &config{"prod", c}, private{"prod", c, *c}, &private{"prod", c, *c},
+		public{*c}, []*Client{c}, map[string]*Client{"prod": c}, []Client{*c}}
+	needles := keyForms(testAccessKey, testSecretKey)
+	for _, v := range values {
+		for _, text := range printings(t, v) {
+			for _, n := range needles {
+				if strings.Contains(text, n) {
+					t.Errorf("%T shows a key (%d bytes of it): %.200s", v, len(n), text)
+				}
+			}
+		}
+	}
+	const want = `acctadmin.Client(https://api.example.com/v1)`
+	for _, v := range []any{c, *c} {
+		if got := fmt.Sprintf("%v", v); got != want {
+			t.Errorf("%%v of %T = %.200q, want %q", v, got, want)
+		}
+		if got := fmt.Sprintf("%q", v); got != fmt.Sprintf("%q", want) {
+			t.Errorf("%%q of %T = %.200q, want %q", v, got, fmt.Sprintf("%q", want))
 		}
 	}
 }

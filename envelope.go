@@ -98,7 +98,7 @@ func decodeFailure(endpoint string, body []byte, t reflect.Type, err error) erro
 	}
 	var ute *json.UnmarshalTypeError
 	if errors.As(cause, &ute) {
-		cause = fmt.Errorf("cannot read JSON %s as %s", ute.Value, ute.Type)
+		cause = errors.New(typeErrorText(ute))
 	}
 	return &DecodeError{Endpoint: endpoint, Path: path, Err: cause}
 }

@@ -89,11 +89,14 @@ type APIError struct {
 	// Message is the API's own explanation when its body carried one,
 	// otherwise the status text.
 	Message string
-	// Body is the start of the answer's body (at most 64 KiB), with the
+	// Body is the start of the answer's body (at most 64 KiB, cut
+	// before a character the bound would split: it is valid UTF-8), with the
 	// redaction of Message applied: the client's keys, the request's
-	// token and its parts, and the query string and its values read
-	// "[redacted]" or "[query]" where the server echoed them; invalid
-	// UTF-8 reads as U+FFFD.
+	// token and its parts, the secrets its body carried (a card number
+	// however its digits are grouped: "4111-1111-1111-1111", "3782 822463
+	// 10005"), and the query string and its values read "[redacted]" or
+	// "[query]" where the server echoed them; invalid UTF-8 reads as
+	// U+FFFD.
 	Body []byte
 	// RetryAfter is the wait the API asked for in a Retry-After header,
 	// or zero.
@@ -292,6 +295,53 @@ type redactor struct {
 	// between characters that are not letters or digits, as "cvc 987" or
 	// "cvc":"987", and left inside longer words and numbers ("9870").
 	short []string
+	// cards match the card numbers a request body carried however they
+	// are grouped (see cardPattern); cardDigits are their digits.
+	cards      []*regexp.Regexp
+	cardDigits []string
+}
+
+// Card numbers. A server may echo a card number the call sent grouped as
+// people write it, "4111-1111-1111-1111", "3782 822463 10005": a value a
+// request body carried that is 12 to 19 digits, written with or without
+// separators, is taken out with any split of its digits, up to three
+// separators between two digits.
+const (
+	minCardDigits = 12
+	maxCardDigits = 19
+	// cardSeparators are what may stand between the groups of a card
+	// number: white space (a no-break or thin space too), hyphens and
+	// dashes, and dots.
+	cardSeparators = `[\s.\-\x{00A0}\x{2007}\x{2009}\x{202F}\x{2010}-\x{2015}\x{2212}]{0,3}`
+)
+
+// cardNumber returns the digits of secret when it is written as a card
+// number: 12 to 19 digits, possibly grouped by cardSeparators.
+func cardNumber(secret string) (string, bool) {
+	var b strings.Builder
+	for _, c := range secret {
+		switch {
+		case '0' <= c && c <= '9':
+			b.WriteRune(c)
+		case c == ' ' || c == '-' || c == '.':
+		default:
+			return "", false
+		}
+	}
+	d := b.String()
+	return d, len(d) >= minCardDigits && len(d) <= maxCardDigits
+}
+
+// cardPattern matches digits however they are grouped.
+func cardPattern(digits string) *regexp.Regexp {
+	var b strings.Builder
+	for i := 0; i < len(digits); i++ {
+		if i > 0 {
+			b.WriteString(cardSeparators)
+		}
+		b.WriteByte(digits[i])
+	}
+	return regexp.MustCompile(b.String())
 }
 
 // add makes the redactor look for secret, shown as mark instead.
@@ -317,6 +367,10 @@ func (r *redactor) add(secret, mark string) {
 // carried that no message may show (a card number, a CVC, a password),
 // however short.
 func (r *redactor) addSensitive(secret string) {
+	if d, ok := cardNumber(secret); ok && !slices.Contains(r.cardDigits, d) {
+		r.cardDigits = append(r.cardDigits, d)
+		r.cards = append(r.cards, cardPattern(d))
+	}
 	if len(secret) >= minSecret {
 		r.add(secret, redactedText)
 		return
@@ -406,6 +460,11 @@ func (r *redactor) redact(s string) string {
 		s = tokenLike.ReplaceAllString(s, "[redacted]")
 	}
 	if r != nil {
+		// Card numbers first, so that a grouped one goes as a whole
+		// before a shorter secret takes a group of it.
+		for _, card := range r.cards {
+			s = card.ReplaceAllString(s, redactedText)
+		}
 		for i, secret := range r.secrets {
 			if strings.Contains(s, secret) {
 				s = strings.ReplaceAll(s, secret, r.marks[i])
@@ -427,13 +486,18 @@ func (r *redactor) clean(s string, n int) string {
 	return truncate(r.redact(s), n)
 }
 
-// cleanBytes is clean for a body: redacted, then cut to n bytes.
+// cleanBytes is clean for a body: redacted, then cut to at most n bytes
+// on a rune boundary (redaction may have made an invalid byte the three
+// of U+FFFD), so that the body stays valid UTF-8.
 func (r *redactor) cleanBytes(b []byte, n int) []byte {
 	if len(b) == 0 {
 		return nil
 	}
 	s := r.redact(string(b))
 	if len(s) > n {
+		for n > 0 && !utf8.RuneStart(s[n]) {
+			n--
+		}
 		s = s[:n]
 	}
 	return []byte(s)
@@ -606,6 +670,21 @@ func (e *DecodeError) Error() string {
 
 // Unwrap returns the cause.
 func (e *DecodeError) Unwrap() error { return e.Err }
+
+// typeErrorText says what an *json.UnmarshalTypeError says, less the
+// value: encoding/json quotes a number it cannot store ("number
+// 4111111111111111"), which reads "JSON number of 16 bytes" here.
+func typeErrorText(ute *json.UnmarshalTypeError) string {
+	kind, literal, _ := strings.Cut(ute.Value, " ")
+	if literal != "" {
+		kind += " of " + byteCount(len(literal))
+	}
+	target := "the field's type"
+	if ute.Type != nil {
+		target = ute.Type.String()
+	}
+	return "cannot read JSON " + kind + " as " + target
+}
 
 // redactedError stands for a cause whose own text showed a secret or ran
 // too long: it says text instead, and errors.Is still sees the cause.

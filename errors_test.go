@@ -1,12 +1,15 @@
 package acctadmin
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 func TestAPIErrorSentinels(t *testing.T) {
@@ -102,5 +105,146 @@ func TestDecodeErrorUnwraps(t *testing.T) {
 	}
 	if de.Error() != "acctadmin: decode GET /documents: result[2].pages: boom" {
 		t.Fatalf("message %q", de.Error())
+	}
+}
+
+// groupSeparators are the characters a card number is written with
+// between its groups, as cardSeparators names them.
+var groupSeparators = []string{" ", "-", ".", " - ", "  ", "\u00a0", "\u2009", "\u2013", "\t"}
+
+// A card number the call sent is redacted however it is grouped: 4-4-4-4
+// with spaces, hyphens, dots, no-break spaces or dashes, the 4-6-5 of an
+// American Express card, or any other split of its digits. Its digits
+// inside other text are redacted as well; other numbers are left alone.
+func TestRedactorCardNumberGroupings(t *testing.T) {
+	var r redactor
+	r.addSensitive("4111 1111 1111 1111")
+	r.addSensitive("378282246310005")
+	r.addSensitive("6011000990139424123") // 19 digits, the most a card has
+	r.addSensitive("501971701010")        // 12 digits, the fewest
+	r.addSensitive("50197170101")         // 11 digits: an exact echo only
+	for _, sep := range groupSeparators {
+		for _, in := range []string{
+			"4111" + sep + "1111" + sep + "1111" + sep + "1111",
+			"3782" + sep + "822463" + sep + "10005",
+			"41" + sep + "1111111" + sep + "11111" + sep + "11",
+			"378" + sep + "2822" + sep + "4631" + sep + "0005",
+		} {
+			if got, want := r.redact("card "+in+" was declined"), "card [redacted] was declined"; got != want {
+				t.Errorf("redact(card %q) = %q, want %q", in, got, want)
+			}
+		}
+	}
+	for in, want := range map[string]string{
+		"4111111111111111":                     "[redacted]",
+		"x4111-1111-1111-1111y":                "x[redacted]y",
+		"4111-1111-1111-1112":                  "4111-1111-1111-1112",
+		"4111-1111-1111":                       "4111-1111-1111",
+		"4111_1111_1111_1111":                  "4111_1111_1111_1111",
+		"order 4111 1111 1111 111 of":          "order 4111 1111 1111 111 of",
+		"3782-822463-10005, 3782 822463 10005": "[redacted], [redacted]",
+		"6011 0009 9013 9424 123":              "[redacted]",
+		"5019-7170-1010":                       "[redacted]",
+		"5019-7170-101":                        "5019-7170-101",
+	} {
+		if got := r.redact(in); got != want {
+			t.Errorf("redact(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// A server that echoes the card number in groups, in its message, a header
+// and its per-field errors: no text of the error shows it, and each still
+// says what the server said.
+func TestCardNumberEchoedInGroupsIsRedacted(t *testing.T) {
+	for _, tc := range []struct{ number, echo string }{
+		{"4111111111111111", "4111-1111-1111-1111"},
+		{"4111 1111 1111 1111", "4111.1111.1111.1111"},
+		{"4111111111111111", "4111 1111 1111 1111"},
+		{"378282246310005", "3782 822463 10005"},
+		{"378282246310005", "3782-822463-10005"},
+	} {
+		srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("X-Card", "card "+tc.echo)
+			body, _ := json.Marshal(map[string]any{"success": false, "message": "card " + tc.echo + " was declined",
+				"errors": []map[string]string{{"field": "number " + tc.echo, "message": "declined: " + tc.echo}}})
+			writeJSON(w, http.StatusPaymentRequired, string(body))
+		})
+		card := wcCardParams()
+		card.Number = Secret(tc.number)
+		_, err := newTestClient(t, srv).PaymentMethods.Create(context.Background(), card)
+		apiErr := tpAPIError(t, err)
+		if want := "card [redacted] was declined"; apiErr.Message != want {
+			t.Errorf("echo %d digits as %d bytes: Message = %q, want %q", len(strings.ReplaceAll(tc.number, " ", "")), len(tc.echo), apiErr.Message, want)
+		}
+		if got := apiErr.Header.Get("X-Card"); got != "card [redacted]" {
+			t.Errorf("Header X-Card = %q, want %q", got, "card [redacted]")
+		}
+		if want := []FieldError{{Field: "number [redacted]", Message: "declined: [redacted]"}}; fmt.Sprint(apiErr.Fields) != fmt.Sprint(want) {
+			t.Errorf("Fields = %v, want %v", apiErr.Fields, want)
+		}
+		digits := strings.ReplaceAll(tc.number, " ", "")
+		for _, text := range []string{err.Error(), fmt.Sprintf("%+v", err), fmt.Sprintf("%#v", err), string(apiErr.Body), fmt.Sprint(apiErr.Header), fmt.Sprint(apiErr.Fields)} {
+			if strings.Contains(text, tc.echo) || strings.Contains(text, digits) {
+				t.Errorf("the card number shows: %.300s", text)
+			}
+		}
+	}
+}
+
+// An error body whose 64 KiB cut falls inside a character, or inside the
+// U+FFFD that redaction writes for an invalid byte (one byte become
+// three): Body is cut before that character and stays valid UTF-8, as
+// every other text of the error does.
+func TestAPIErrorBodyIsCutOnARuneBoundary(t *testing.T) {
+	for _, tail := range []string{"\xff\xfe\xfd\xfc", "ééé", "€€€", "😀😀"} {
+		for k := 0; k <= 4; k++ {
+			prefix := `{"message":"` + strings.Repeat("x", maxErrorBody-len(`{"message":"`)-k)
+			body := prefix + tail + `","errors":[{"field":"f` + tail + `","message":"` + strings.Repeat(tail, 100) + `"}]}`
+			e := newAPIError(http.StatusBadRequest, "POST", "/x", []byte(body), &redactor{})
+			for what, text := range map[string]string{"Body": string(e.Body), "Message": e.Message, "Error": e.Error(), "Fields": fmt.Sprint(e.Fields)} {
+				if !utf8.ValidString(text) {
+					t.Errorf("tail %q at %d bytes from the cut: %s is not valid UTF-8: ...%q", tail, k, what, text[max(0, len(text)-12):])
+				}
+			}
+			if len(e.Body) > maxErrorBody || len(e.Body) < maxErrorBody-3 || !strings.HasPrefix(string(e.Body), prefix) {
+				t.Errorf("tail %q at %d bytes from the cut: Body kept %d bytes, want the %d bytes before the cut's character", tail, k, len(e.Body), maxErrorBody)
+			}
+		}
+	}
+}
+
+// The boundary between the sensitive values the redactor takes out
+// anywhere and those it takes out only where they stand alone: a value of
+// minSecret bytes (6) goes inside other text too, one a byte shorter only
+// alone, one of minShortSecret bytes (3, a CVC) alone, and a shorter one
+// not at all. The client's keys obey the same minimum.
+func TestRedactorShortSecretBoundary(t *testing.T) {
+	if minSecret != 6 || minShortSecret != 3 {
+		t.Fatalf("minSecret = %d, minShortSecret = %d: the cases below are written for 6 and 3", minSecret, minShortSecret)
+	}
+	var r redactor
+	r.addSensitive("123456") // 6 bytes: anywhere
+	r.addSensitive("ab345")  // 5 bytes: where it stands alone
+	r.addSensitive("987")    // 3 bytes: where it stands alone
+	r.addSensitive("42")     // 2 bytes: not looked for
+	for in, want := range map[string]string{
+		"x123456y":       "x[redacted]y",
+		"123456":         "[redacted]",
+		"x12345y 12345":  "x12345y 12345",
+		"xab345y ab345":  "xab345y [redacted]",
+		"ab3456":         "ab3456",
+		"x987y 987 9870": "x987y [redacted] 9870",
+		"x42y 42":        "x42y 42",
+	} {
+		if got := r.redact(in); got != want {
+			t.Errorf("redact(%q) = %q, want %q", in, got, want)
+		}
+	}
+	var keys redactor
+	keys.add("key-56", "[redacted]") // 6 bytes: looked for
+	keys.add("key-5", "[redacted]")  // 5 bytes: too short to identify anything
+	if got, want := keys.redact("key-56 key-5"), "[redacted] key-5"; got != want {
+		t.Errorf("keys: redact = %q, want %q", got, want)
 	}
 }

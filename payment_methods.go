@@ -111,6 +111,13 @@ type Card struct {
 	BillingAddress BillingAddress
 }
 
+// cardFields is a Card without its methods, for Format.
+type cardFields Card
+
+// Format prints the card as fmt prints a struct, with Number and CVC
+// redacted, under every verb; so do a []*Card and a map of them.
+func (p Card) Format(f fmt.State, verb rune) { formatFields(f, verb, cardFields(p), "acctadmin.Card") }
+
 func (p *Card) validate() error {
 	digits := strings.ReplaceAll(p.Number.Reveal(), " ", "")
 	switch {

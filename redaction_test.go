@@ -17,6 +17,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 	"pgregory.net/rapid"
@@ -27,7 +28,9 @@ import (
 // it. The generated test below plants a secret of the call (the access
 // key, the secret key, the token the signer made, any of its parts, the
 // query string as sent or decoded, a query value) in one of those places,
-// padded with up to 200 KiB of text, and checks everything the caller can
+// padded with up to 200 KiB of text, or a card number the call sent,
+// grouped as people write it (4-4-4-4, 4-6-5, any split, with spaces,
+// hyphens, dots, no-break spaces or dashes), and checks everything the caller can
 // see of the call: the error (Error, %v, %+v, %#v, %q, and every error it
 // wraps), its fields, the slog
 // records of WithLogger, the arguments of every hook of WithHooks, and the
@@ -46,6 +49,7 @@ type rdServer struct {
 	answer  func(r *http.Request) []byte
 	tokens  map[string]bool
 	queries map[string]bool
+	cards   map[string]bool // the digits of each card number sent
 }
 
 func newRDServer(t *testing.T) *rdServer {
@@ -83,8 +87,12 @@ func (s *rdServer) serve(conn net.Conn) {
 	if err != nil {
 		return
 	}
-	_, _ = io.Copy(io.Discard, req.Body)
+	body, _ := io.ReadAll(req.Body)
+	req.Body = io.NopCloser(bytes.NewReader(body))
 	s.mu.Lock()
+	if n := rdCardNumber(req); n != "" {
+		s.cards[n] = true
+	}
 	if tok, ok := strings.CutPrefix(req.Header.Get("Authorization"), "Bearer "); ok {
 		s.tokens[tok] = true
 	}
@@ -101,8 +109,51 @@ func (s *rdServer) serve(conn net.Conn) {
 func (s *rdServer) reset(answer func(r *http.Request) []byte) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.answer, s.tokens, s.queries = answer, map[string]bool{}, map[string]bool{}
+	s.answer, s.tokens, s.queries, s.cards = answer, map[string]bool{}, map[string]bool{}, map[string]bool{}
 }
+
+// cardDigits returns the digits of each card number the calls since reset
+// sent.
+func (s *rdServer) cardDigits() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for n := range s.cards {
+		out = append(out, n)
+	}
+	return out
+}
+
+// rdCardNumber returns the digits of the card number r's body carries, or "".
+func rdCardNumber(r *http.Request) string {
+	b, err := io.ReadAll(r.Body)
+	r.Body = io.NopCloser(bytes.NewReader(b))
+	var card struct{ Number string }
+	if err != nil || json.Unmarshal(b, &card) != nil {
+		return ""
+	}
+	return strings.ReplaceAll(card.Number, " ", "")
+}
+
+// rdGroup writes digits in groups of the sizes given (the last group takes
+// what is left), joined by sep.
+func rdGroup(digits string, sizes []int, sep string) string {
+	var parts []string
+	for _, n := range sizes {
+		if n >= len(digits) {
+			break
+		}
+		parts, digits = append(parts, digits[:n]), digits[n:]
+	}
+	return strings.Join(append(parts, digits), sep)
+}
+
+// rdSeparators are what people write between the groups of a card number.
+var rdSeparators = []string{" ", "-", ".", " - ", "  ", "\u00a0", "\u2009", "\u2013"}
+
+// rdSeparatorsCut deletes the rdSeparators from text, so that a card
+// number shows as its digits whatever its grouping.
+var rdSeparatorsCut = strings.NewReplacer(" ", "", "-", "", ".", "", "\u00a0", "", "\u2009", "", "\u2013", "")
 
 // needles returns every secret the calls since reset had: the keys, each
 // token the server received with its parts, each query string (raw and
@@ -150,10 +201,12 @@ func rawAnswer(statusLine string, headers []string, body []byte) []byte {
 }
 
 // rdSecret names a secret a server may have seen, and how to take it out
-// of the request it received.
+// of the request it received. A card secret is the card number's digits,
+// which the generated test groups before the server echoes them.
 type rdSecret struct {
 	name string
 	of   func(r *http.Request) string
+	card bool
 }
 
 func rdToken(r *http.Request) string {
@@ -171,17 +224,18 @@ func rdTokenPart(i int) func(r *http.Request) string {
 }
 
 var rdSecrets = []rdSecret{
-	{"access key", func(*http.Request) string { return testAccessKey }},
-	{"secret key", func(*http.Request) string { return testSecretKey }},
-	{"token", rdToken},
-	{"authorization", func(r *http.Request) string { return r.Header.Get("Authorization") }},
-	{"token header", rdTokenPart(0)},
-	{"token claims", rdTokenPart(1)},
-	{"token signature", rdTokenPart(2)},
-	{"raw query", func(r *http.Request) string { return r.URL.RawQuery }},
-	{"decoded query", func(r *http.Request) string { q, _ := url.QueryUnescape(r.URL.RawQuery); return q }},
-	{"query value", func(r *http.Request) string { return r.URL.Query().Get("company") }},
-	{"encoded query value", func(r *http.Request) string { return url.QueryEscape(r.URL.Query().Get("company")) }},
+	{"access key", func(*http.Request) string { return testAccessKey }, false},
+	{"secret key", func(*http.Request) string { return testSecretKey }, false},
+	{"token", rdToken, false},
+	{"authorization", func(r *http.Request) string { return r.Header.Get("Authorization") }, false},
+	{"token header", rdTokenPart(0), false},
+	{"token claims", rdTokenPart(1), false},
+	{"token signature", rdTokenPart(2), false},
+	{"raw query", func(r *http.Request) string { return r.URL.RawQuery }, false},
+	{"decoded query", func(r *http.Request) string { q, _ := url.QueryUnescape(r.URL.RawQuery); return q }, false},
+	{"query value", func(r *http.Request) string { return r.URL.Query().Get("company") }, false},
+	{"encoded query value", func(r *http.Request) string { return url.QueryEscape(r.URL.Query().Get("company")) }, false},
+	{"card number", rdCardNumber, true},
 }
 
 // rdPlace is a place a server controls, and the answer that puts text
@@ -280,18 +334,27 @@ var rdPlaces = []rdPlace{
 	}},
 }
 
-// rdCall is a call made against the generated server.
+// rdCall is a call made against the generated server; card is the card
+// number it sends, if it sends one.
 type rdCall struct {
 	name string
-	run  func(ctx context.Context, c *Client) error
+	run  func(ctx context.Context, c *Client, card string) error
 }
 
+// rdCardCall stores a card: the call whose card number a card secret is.
+var rdCardCall = rdCall{"PaymentMethods.Create", func(ctx context.Context, c *Client, card string) error {
+	p := wcCardParams()
+	p.Number = Secret(card)
+	_, err := c.PaymentMethods.Create(ctx, p)
+	return err
+}}
+
 var rdCalls = []rdCall{
-	{"Services.List", func(ctx context.Context, c *Client) error {
+	{"Services.List", func(ctx context.Context, c *Client, _ string) error {
 		_, err := c.Services.List(ctx, &ServiceListParams{Company: secCompany, Limit: 7})
 		return err
 	}},
-	{"Documents.Download", func(ctx context.Context, c *Client) error {
+	{"Documents.Download", func(ctx context.Context, c *Client, _ string) error {
 		f, err := c.Documents.Download(ctx, secID)
 		if f != nil {
 			_, _ = io.Copy(io.Discard, f)
@@ -299,7 +362,7 @@ var rdCalls = []rdCall{
 		}
 		return err
 	}},
-	{"Companies.Update", func(ctx context.Context, c *Client) error {
+	{"Companies.Update", func(ctx context.Context, c *Client, _ string) error {
 		_, err := c.Companies.Update(ctx, CompanyUpdateParams{Company: secCompany, Name: "New Name"})
 		return err
 	}},
@@ -365,8 +428,24 @@ func TestRedactionAndBoundsOnGeneratedServers(t *testing.T) {
 		if place.name == "header values" && pad <= 3000 {
 			n = rapid.IntRange(1, 120).Draw(rt, "headers")
 		}
+		var card string
+		group := func(s string) string { return s }
+		if secret.card {
+			call = rdCardCall
+			digits := rapid.StringMatching(`[1-9][0-9]{11,18}`).Draw(rt, "card number")
+			card = digits
+			if rapid.Bool().Draw(rt, "sent in groups of four") {
+				card = rdGroup(digits, []int{4, 4, 4, 4}, " ")
+			}
+			sizes := rapid.SampledFrom([][]int{{4, 4, 4, 4}, {4, 6, 5}, {4, 6}, nil}).Draw(rt, "grouping")
+			if sizes == nil { // any split
+				sizes = rapid.SliceOfN(rapid.IntRange(1, 7), 1, 8).Draw(rt, "groups")
+			}
+			sep := rapid.SampledFrom(rdSeparators).Draw(rt, "separator")
+			group = func(s string) string { return rdGroup(s, sizes, sep) }
+		}
 		srv.reset(func(r *http.Request) []byte {
-			s := secret.of(r)
+			s := group(secret.of(r))
 			text := s + " " + strings.Repeat("x", pad) + " " + s
 			return place.answer(text, n)
 		})
@@ -376,8 +455,8 @@ func TestRedactionAndBoundsOnGeneratedServers(t *testing.T) {
 		var meta Response
 		ctx, cancel := context.WithTimeout(WithResponseInto(context.Background(), &meta), 20*time.Second)
 		defer cancel()
-		err := call.run(ctx, c)
-		if err == nil {
+		err := call.run(ctx, c, card)
+		if err == nil && !secret.card { // a card's call reads any 2xx answer as no card
 			rt.Fatalf("%s in %s: the call succeeded", secret.name, place.name)
 		}
 		if ctx.Err() != nil {
@@ -428,7 +507,19 @@ func TestRedactionAndBoundsOnGeneratedServers(t *testing.T) {
 		}
 
 		needles := srv.needles()
+		cards := srv.cardDigits()
+		if secret.card && len(cards) == 0 {
+			rt.Fatalf("%s: the server saw no card number", call.name)
+		}
 		for _, s := range all {
+			for _, digits := range cards {
+				if strings.Contains(rdSeparatorsCut.Replace(s.text), digits) {
+					rt.Fatalf("%s in %s (%s): %s shows the card number: %.300s", secret.name, place.name, call.name, s.where, s.text)
+				}
+			}
+			if !utf8.ValidString(s.text) {
+				rt.Errorf("%s in %s (%s): %s is not valid UTF-8", secret.name, place.name, call.name, s.where)
+			}
 			if len(s.text) > s.bound {
 				rt.Errorf("%s in %s (%s): %s holds %d bytes, over its bound %d", secret.name, place.name, call.name, s.where, len(s.text), s.bound)
 			}

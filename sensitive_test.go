@@ -25,12 +25,24 @@ var sensitiveNeedles = []string{wcCardNumber, "4242 4242", wcPassword, wcResetTo
 func TestSensitiveValuesFormatRedacted(t *testing.T) {
 	card := wcCardParams()
 	card.Number = "4242 4242 4242 4242"
+	login := &LoginParams{Email: "u@example.com", Password: wcPassword}
+	reset := &ResetPasswordParams{Token: wcResetToken, Password: wcPassword, PasswordConfirmation: wcPassword}
+	session := &Session{Token: wcSession}
+	type holder struct {
+		Card  *Card
+		Login *LoginParams
+		Reset *ResetPasswordParams
+		Sess  *Session
+	}
 	values := []any{
-		card, *card,
-		&LoginParams{Email: "u@example.com", Password: wcPassword},
-		&ResetPasswordParams{Token: wcResetToken, Password: wcPassword, PasswordConfirmation: wcPassword},
-		&Session{Token: wcSession},
+		card, *card, login, *login, reset, *reset, session, *session,
 		Secret(wcPassword),
+		// In containers and behind pointers, where fmt prints the
+		// %!s(*T=…) form of a value without its own Format.
+		[]*Card{card}, map[string]*Card{"card": card}, []Card{*card},
+		[]*LoginParams{login}, map[string]*ResetPasswordParams{"reset": reset}, []*Session{session},
+		holder{card, login, reset, session}, &holder{card, login, reset, session},
+		[]Secret{Secret(wcPassword)}, map[string]Secret{"pw": Secret(wcPassword)},
 	}
 	needles := append([]string{wcCVC}, sensitiveNeedles...)
 	for _, v := range values {

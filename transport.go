@@ -524,7 +524,7 @@ func (st *call) failure(resp *http.Response, body []byte) *APIError {
 // string, and the tokens noted so far.
 func (st *call) secrets() *redactor {
 	if st.red == nil {
-		k := &st.c.keys
+		k := st.c.keys()
 		st.red = &redactor{
 			secrets: append(make([]string, 0, len(k.secrets)+6), k.secrets...),
 			marks:   append(make([]string, 0, len(k.marks)+6), k.marks...),
@@ -550,7 +550,7 @@ func (st *call) noteTokens(resp *http.Response) {
 // sent before any answer could hand the token back (see noteTokens). The
 // signer is deterministic, so it is the token that was sent.
 func (st *call) learnToken() {
-	if s, ok := st.c.auth.(*signer); ok {
+	if s, ok := st.c.auth().(*signer); ok {
 		st.secrets().addToken(s.token(st.path, st.body, ""))
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"math"
 	"math/big"
@@ -885,6 +886,22 @@ func decodeWire[W wire[R], R any](data []byte, r *R) error {
 // and text encodings; the SDK sends its value only in the body of the
 // request that needs it, and takes it out of any error message or error
 // body an answer echoes it into. Reveal returns the value itself.
+//
+// Two places show the value, since they call none of its methods and see
+// only a string:
+//
+//   - fmt, where it reaches a Secret by reflection: in a struct field
+//     that is not exported (struct{ pw Secret }), anywhere inside a value
+//     reached through such a field, and inside the %!verb(*T=…) text fmt
+//     writes for a value of a type without a Format method that does not
+//     take the verb, as %s or %q of a []*T or a map[K]*T whose T holds a
+//     Secret. Give such a T a Format method, or export the field. The
+//     SDK's own types that hold Secrets (Card, LoginParams,
+//     ResetPasswordParams, Session) have one: they print redacted in
+//     slices and maps and behind pointers too.
+//   - encoding/json, for a Secret used as a map key: it writes a key of
+//     a string type as it is, without MarshalText or MarshalJSON, so
+//     map[Secret]int{"4111…": 1} marshals as {"4111…":1}.
 type Secret string
 
 const redactedText = "[redacted]"
@@ -922,6 +939,23 @@ func (s Secret) Format(f fmt.State, verb rune) {
 
 // LogValue makes slog log the redacted form.
 func (s Secret) LogValue() slog.Value { return slog.StringValue(s.String()) }
+
+// formatFields prints fields, a struct that holds Secrets converted to a
+// type of the same fields and no methods, as fmt prints a struct under
+// f's verb and flags: each Secret field formats itself redacted. Under
+// %#v the type reads as name. The types that hold Secrets format
+// themselves through it, so that fmt never writes them in the
+// %!verb(*T=…) form, which calls no method: that is how %s of a []*Card
+// or a map[string]*Card would show the number.
+func formatFields(f fmt.State, verb rune, fields any, name string) {
+	text := fmt.Sprintf(fmt.FormatString(f, verb), fields)
+	if verb == 'v' && f.Flag('#') {
+		if _, rest, ok := strings.Cut(text, "{"); ok {
+			text = name + "{" + rest
+		}
+	}
+	_, _ = io.WriteString(f, text)
+}
 
 // MarshalJSON writes the redacted form: a params value marshalled by a
 // program shows no secret. The SDK writes request bodies with the value.

@@ -2,6 +2,9 @@ package acctadmin
 
 import (
 	"encoding/json"
+	"encoding/xml"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 )
@@ -281,6 +284,42 @@ func TestTimeReadsAPIShapeInPlace(t *testing.T) {
 	for _, in := range []string{`"2024-05-01 10:00:00 -06000`, `"2024-05-01 10:00:00 -0600\`, `"2024-05-01\u002010:00:00 -06"`} {
 		if err := got.UnmarshalJSON([]byte(in)); err == nil {
 			t.Errorf("UnmarshalJSON(%s) = %v, want an error", in, got.Time)
+		}
+	}
+}
+
+// Where Secret's doc says its value shows, it does: fmt reaching it
+// through an unexported field, and encoding/json writing it as a map key.
+// Through an exported field, in a slice and as a map value it does not.
+func TestSecretShowsOnlyWhereItsDocSays(t *testing.T) {
+	const value = "visible-value"
+	if got := fmt.Sprintf("%v", struct{ pw Secret }{value}); got != "{"+value+"}" {
+		t.Errorf("an unexported Secret field prints %q, want its value as the doc says", got)
+	}
+	b, err := json.Marshal(map[Secret]int{value: 1})
+	if err != nil || string(b) != `{"`+value+`":1}` {
+		t.Errorf("a Secret map key marshals as %s (%v), want its value as the doc says", b, err)
+	}
+	// Text encodings (encoding/xml, YAML and TOML libraries) go through
+	// MarshalText.
+	if b, err := Secret(value).MarshalText(); err != nil || string(b) != redactedText {
+		t.Errorf("MarshalText = %q (%v), want %q", b, err, redactedText)
+	}
+	type form struct{ PW Secret }
+	if b, err := xml.Marshal(form{value}); err != nil || string(b) != "<form><PW>"+redactedText+"</PW></form>" {
+		t.Errorf("XML = %s (%v), want the Secret redacted", b, err)
+	}
+	if b, err := Secret("").MarshalText(); err != nil || len(b) != 0 {
+		t.Errorf("MarshalText of the empty Secret = %q (%v), want nothing", b, err)
+	}
+	for _, v := range []any{struct{ PW Secret }{value}, []Secret{value}, map[string]Secret{"k": value}} {
+		for _, verb := range []string{"%v", "%+v", "%#v", "%s", "%q", "%x", "%d"} {
+			if got := fmt.Sprintf(verb, v); strings.Contains(got, value) || !strings.Contains(got, redactedText) {
+				t.Errorf("%s of %T = %q, want it redacted", verb, v, got)
+			}
+		}
+		if b, err := json.Marshal(v); err != nil || strings.Contains(string(b), value) {
+			t.Errorf("JSON of %T = %s (%v), want it redacted", v, b, err)
 		}
 	}
 }

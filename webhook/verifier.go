@@ -8,7 +8,9 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -23,11 +25,16 @@ const (
 )
 
 // Verifier checks callback tokens and requests. It is safe for concurrent
-// use by multiple goroutines.
+// use by multiple goroutines. Printed or logged, it shows no secret and
+// no access key (see Format).
 type Verifier struct {
-	keys      []jwt.VerificationKey
+	// keys returns the secrets, accessKey the access key: functions, so
+	// that fmt, printing a Verifier it reaches by reflection (in an
+	// unexported field, where it calls no Format), shows an address; fmt
+	// follows pointers there, not closures.
+	keys      func() []jwt.VerificationKey
 	validator *jwt.Validator
-	accessKey string
+	accessKey func() string
 	maxBody   int64
 	readLimit time.Duration
 	lease     time.Duration
@@ -194,19 +201,30 @@ func NewVerifier(secret []byte, opts ...Option) (*Verifier, error) {
 	for _, s := range o.secrets {
 		keys = append(keys, s)
 	}
+	accessKey := o.accessKey
 	return &Verifier{
-		keys: keys,
+		keys: func() []jwt.VerificationKey { return keys },
 		validator: jwt.NewValidator(
 			jwt.WithLeeway(o.leeway),
 			jwt.WithTimeFunc(o.now),
 			jwt.WithIssuedAt(),
 		),
-		accessKey: o.accessKey,
+		accessKey: func() string { return accessKey },
 		maxBody:   o.maxBody,
 		readLimit: o.readLimit,
 		lease:     o.lease,
 		cache:     o.cache,
 	}, nil
+}
+
+// Format prints the verifier as webhook.Verifier([redacted]) under every
+// verb (%q quotes it), for a Verifier and a *Verifier alike.
+func (v Verifier) Format(f fmt.State, verb rune) {
+	text := "webhook.Verifier([redacted])"
+	if verb == 'q' {
+		text = strconv.Quote(text)
+	}
+	_, _ = io.WriteString(f, text)
 }
 
 // blank reports whether a secret is empty or only whitespace.
@@ -316,7 +334,10 @@ func newOwner() (string, error) {
 // checkSignature checks the token's signature against each secret in
 // turn, with golang-jwt's HMAC method for the token's alg.
 func (v *Verifier) checkSignature(pt *parsedToken) error {
-	for _, key := range v.keys {
+	if v.keys == nil { // the zero Verifier has no secret
+		return ErrInvalidSignature
+	}
+	for _, key := range v.keys() {
 		if pt.method.Verify(pt.signed, pt.signature, key) == nil {
 			return nil
 		}
@@ -342,15 +363,16 @@ func translate(err error) error {
 
 // checkAccessKey compares the header's access_key with the configured one.
 func (v *Verifier) checkAccessKey(header map[string]any) error {
-	if v.accessKey == "" {
+	if v.accessKey == nil || v.accessKey() == "" {
 		return nil
 	}
+	want := v.accessKey()
 	got, present := header["access_key"]
 	if !present {
 		return nil
 	}
 	s, ok := got.(string)
-	if !ok || subtle.ConstantTimeCompare([]byte(s), []byte(v.accessKey)) != 1 {
+	if !ok || subtle.ConstantTimeCompare([]byte(s), []byte(want)) != 1 {
 		return ErrAccessKey
 	}
 	return nil
