@@ -65,12 +65,9 @@
 // or whose download or save fails, leaves the record, and the next pull
 // of any room fetches the document again by id once its claim is free
 // (at once for a failure, after the claim TTL for a dead room). A
-// document never downloaded stays unread, and the next pull lists it:
-// Documents.Pull walks the unread listing again until two walks running
-// see the same documents, so a pull that ends without an error passed
-// over nothing that stayed unread through it and that it did not leave to
-// another delivery, and a pull that stops early (its first error) leaves
-// the rest unread for the next one. A document whose download keeps
+// document never downloaded stays unread, and the next pull lists it
+// (why Documents.Pull passes over none: RELIABILITY.md, "Paging and
+// Pull"). A document whose download keeps
 // failing stays in the journal, and the pulls leave it to the journal's
 // retries rather than stopping on it again. A callback is answered 2xx
 // only when its document is saved (or kept out on purpose, or gone);

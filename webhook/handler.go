@@ -9,67 +9,25 @@ import (
 	"time"
 )
 
-// Handler returns an http.Handler that verifies each callback request with
-// VerifyRequest and passes the event to fn. The request's context is
-// passed to the replay cache.
+// Handler returns an http.Handler that verifies each POST with
+// VerifyRequest and calls fn only for an authentic event; FromContext
+// gives the event from fn's context, which is not cancelled when the
+// sender hangs up and ends a fifth of the lease (at most 5 s) before the
+// lease does.
 //
-// fn's context is derived from the request's, and FromContext returns the
-// event from it, but it is not cancelled when the sender hangs up: an
-// event claimed is processed to its end, so that the sender's redelivery
-// finds it done rather than starting it over, which a sender whose
-// timeout is shorter than fn would do forever. It ends a fifth of the
-// lease (WithLease, 30 seconds by default), at most 5 seconds, before the
-// lease does, so that fn has returned by the time another delivery may
-// take the event over; fn is not called at all when the claim answered
-// later than that.
+// It answers 200 when fn returns nil or a Permanent error (the event is
+// recorded as done) and, without calling fn, to an event already done;
+// 500 when fn fails otherwise (its mark is released, so the redelivery is
+// processed); 503 with Retry-After to an event another delivery is
+// processing, and 503 when the replay cache cannot answer; 400, 401, 405,
+// 408 and 413 to a request that is malformed, does not verify, is not a
+// POST, is too slow or too large. An error answer's body is the status
+// text only. A Commit or release that fails is tried again for up to 10
+// seconds, even after the request's context ends. When fn panics, its
+// mark is released and the panic goes on to net/http.
 //
-// It answers:
-//   - 200 when fn returns nil, after the event is recorded as done in the
-//     replay cache (Commit);
-//   - 200 when fn returns a permanent error (Permanent): the event is
-//     recorded as done, as for nil, since no redelivery could succeed;
-//   - 200 without calling fn to an event the replay cache records as done
-//     (ErrReplayed): the token is authentic and the event was processed,
-//     so the sender's redelivery is acknowledged rather than refused,
-//     which would make an at-least-once sender deliver it again and again;
-//   - 503 with Retry-After without calling fn to an event that another
-//     delivery is processing (ErrInProgress): that processing may still
-//     fail, so the sender is asked to deliver again later, when the event
-//     is done (then acknowledged) or released (then processed);
-//   - 405 to a method other than POST;
-//   - 400 to a malformed request: no token, a body that is not an accepted
-//     carriage, a token that is not a well-formed JWT (ErrMalformed);
-//   - 408 to a body not received in full within the read timeout
-//     (ErrReadTimeout, see WithReadTimeout); the connection is closed
-//     after the answer;
-//   - 413 to a body larger than the maximum body size (ErrBodyTooLarge);
-//   - 401 to a token that does not verify: bad signature, refused
-//     algorithm or header, expired or not yet valid, or wrong access key
-//     (ErrInvalidSignature, ErrAlgorithm, ErrExpired, ErrNotYetValid,
-//     ErrAccessKey);
-//   - 500 when fn returns another error, so that the sender retries. The
-//     event's mark is first released in the replay cache (see Forget), so
-//     that the retry is processed;
-//   - 503 when the replay cache fails (Redis down, a timeout, the
-//     request's context cancelled): whether the event is new is not
-//     known, so fn is not called and the sender is asked to deliver again;
-//     503 too, without calling fn, when the claim took so long to answer
-//     that fn's time within the lease had already run out.
-//
-// A Commit or release that fails is tried again, even after the request's
-// context is cancelled: a Commit for up to 10 seconds, a release until the
-// lease ends (after which the mark is gone anyway) or 10 seconds, whichever
-// is sooner. A Commit that still fails leaves the event marked in
-// progress until the lease ends, after which a redelivery processes it
-// again: the answer is 200 all the same, since fn did its work.
-//
-// When fn panics, the event's mark is released too and the panic goes on
-// to net/http, which drops the connection.
-//
-// fn is not called for a request that does not verify. The body of an
-// error answer is the status text only: it never tells why a request was
-// refused.
-//
+// The package doc ("The handler's answers") says why each answer is what
+// it is; RELIABILITY.md, "Callbacks", what this guarantees and the tests.
 // Handler panics if fn is nil.
 func (v *Verifier) Handler(fn func(context.Context, *Event) error) http.Handler {
 	if fn == nil {
