@@ -2,7 +2,7 @@
 // tests that live outside it, in other modules of this repository
 // (internal/integration): they hold the declarations against the fake's
 // routes and its OpenAPI document. Package acctadmin sets Routes when it is
-// initialised; nothing else reads or writes it.
+// initialised; only those tests read it.
 package declared
 
 // Route is one route package acctadmin declares.
