@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -162,4 +163,25 @@ func noLeaks(t testing.TB, before goleak.Option, srv *apiServer, c *Client) {
 	if err := goleak.Find(before); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// lkConns follows the server side of every connection through its
+// http.ConnState hook.
+type lkConns struct {
+	mu     sync.Mutex
+	states map[net.Conn]http.ConnState
+	opened int
+}
+
+func (c *lkConns) track(conn net.Conn, s http.ConnState) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if s == http.StateNew {
+		c.opened++
+	}
+	if s == http.StateClosed || s == http.StateHijacked {
+		delete(c.states, conn)
+		return
+	}
+	c.states[conn] = s
 }

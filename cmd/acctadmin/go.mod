@@ -3,7 +3,9 @@ module github.com/acctadmin/acctadmin-go/cmd/acctadmin
 go 1.23
 
 require (
-	github.com/acctadmin/acctadmin-go v0.0.0-00010101000000-000000000000
+	github.com/acctadmin/acctadmin-go v0.0.0
+	github.com/acctadmin/acctadmin-go/acctadmintest v0.0.0
+	github.com/acctadmin/acctadmin-go/mailroom v0.0.0
 	github.com/arran4/golang-ical v0.3.4
 	github.com/google/uuid v1.6.0
 	github.com/itchyny/gojq v0.12.17
@@ -44,3 +46,7 @@ require (
 )
 
 replace github.com/acctadmin/acctadmin-go => ../..
+
+replace github.com/acctadmin/acctadmin-go/acctadmintest => ../../acctadmintest
+
+replace github.com/acctadmin/acctadmin-go/mailroom => ../../mailroom

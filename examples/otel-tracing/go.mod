@@ -10,6 +10,7 @@ require (
 )
 
 require (
+	github.com/acctadmin/acctadmin-go/acctadmintest v0.0.0
 	github.com/getkin/kin-openapi v0.135.0 // indirect
 	github.com/go-logr/logr v1.4.2 // indirect
 	github.com/go-logr/stdr v1.2.2 // indirect
@@ -35,3 +36,5 @@ require (
 )
 
 replace github.com/acctadmin/acctadmin-go => ../..
+
+replace github.com/acctadmin/acctadmin-go/acctadmintest => ../../acctadmintest

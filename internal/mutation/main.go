@@ -1,10 +1,11 @@
 // Command mutation measures whether the tests of the files that carry the
 // SDK's guarantees can fail: it applies a listed set of realistic mutants
-// (mutants.go), one at a time, to a copy of the module, runs the tests
-// that cover the mutated file, and reports each mutant killed (a test
-// failed), survived (every test passed), invalid (it did not compile) or
-// stale (its source text is no longer in the file). It prints the score,
-// killed / (killed + survived), and every survivor.
+// (mutants.go), one at a time, to a copy of the repository (every module,
+// with go.work), runs the tests that cover the mutated file, and reports
+// each mutant killed (a test failed), survived (every test passed),
+// invalid (it did not compile) or stale (its source text is no longer in
+// the file). It prints the score, killed / (killed + survived), and every
+// survivor.
 //
 // It is run by .ci/mutation, not by .ci/run: it takes a while.
 //
@@ -162,7 +163,8 @@ func try(work string, m mutant, timeout time.Duration) (outcome, string, error) 
 
 	// Compile first, so that a mutant that does not build is told from
 	// one a test kills.
-	vet := exec.Command("go", "test", "-count=1", "-run", "^$", m.pkg)
+	pkgs := append([]string{m.pkg}, alsoTesting[m.pkg]...)
+	vet := exec.Command("go", append([]string{"test", "-count=1", "-run", "^$"}, pkgs...)...)
 	vet.Dir = work
 	if out, err := vet.CombinedOutput(); err != nil {
 		return invalid, string(out), nil
@@ -178,7 +180,7 @@ func try(work string, m mutant, timeout time.Duration) (outcome, string, error) 
 		// mutants need them.
 		args = append(args, "-skip", slowRootTests)
 	}
-	cmd := exec.CommandContext(ctx, "go", append(args, m.pkg)...)
+	cmd := exec.CommandContext(ctx, "go", append(args, pkgs...)...)
 	cmd.Dir = work
 	cmd.Env = append(os.Environ(), "CI=true")
 	cmd.WaitDelay = 10 * time.Second
@@ -187,7 +189,7 @@ func try(work string, m mutant, timeout time.Duration) (outcome, string, error) 
 		if !bytes.Contains(out, []byte("ok ")) && !bytes.Contains(out, []byte("ok\t")) {
 			return "", string(out), errors.New("go test passed without running a package")
 		}
-		if bytes.Contains(out, []byte("[no tests to run]")) {
+		if bytes.Count(out, []byte("[no tests to run]")) == len(pkgs) {
 			return "", string(out), fmt.Errorf("-run %q selects no test", m.run)
 		}
 		return survived, string(out), nil
@@ -195,7 +197,18 @@ func try(work string, m mutant, timeout time.Duration) (outcome, string, error) 
 	return killed, string(out), nil
 }
 
-// slowRootTests are the root package's tests that take seconds each.
+// alsoTesting lists, for a package, the packages of other modules of the
+// repository whose tests also cover it: the tests that run the SDK and
+// package webhook on the fake live in internal/integration, a module of its
+// own, so that the SDK's go.mod does not need the fake's dependencies. The
+// copy holds go.work, so one go test reaches them all.
+var alsoTesting = map[string][]string{
+	".":         {"./internal/integration"},
+	"./webhook": {"./internal/integration/webhook"},
+}
+
+// slowRootTests are the root package's tests, and those of
+// internal/integration, that take seconds each.
 const slowRootTests = `^(TestPullHandsEachDocumentOnceForEveryWorkerCount|TestFaultSoak|TestPullOnTheFakeForEveryWorkerCount)$`
 
 // moduleRoot is the directory of the go.mod of the working directory.

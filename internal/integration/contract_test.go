@@ -1,4 +1,4 @@
-package acctadmin
+package acctadmin_test
 
 import (
 	"context"
@@ -8,7 +8,20 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 
 	"github.com/acctadmin/acctadmin-go/acctadmintest"
+	"github.com/acctadmin/acctadmin-go/internal/declared"
 )
+
+// route is one route the SDK declares, as package declared hands it out.
+type route struct{ method, pattern, operation string }
+
+// routes holds the SDK's route declarations, in declaration order.
+var routes = func() []route {
+	var out []route
+	for _, r := range declared.Routes() {
+		out = append(out, route{method: r.Method, pattern: r.Pattern, operation: r.Operation})
+	}
+	return out
+}()
 
 // routeShape writes a method and a path pattern with its parameters
 // blanked ("/documents/{id}", "/documents/:id" and "/documents/{x}" are
@@ -22,7 +35,7 @@ func routeShape(method, pattern string) string {
 var paramRE = regexp.MustCompile(`/(\{[^}/]*\}|:[^/]+)`)
 
 // DeclaredRouteShapes lists the routes the SDK declares, as routeShape
-// writes them, for the tests of package acctadmin_test.
+// writes them.
 func DeclaredRouteShapes() []string {
 	out := make([]string, len(routes))
 	for i, r := range routes {
@@ -31,7 +44,7 @@ func DeclaredRouteShapes() []string {
 	return out
 }
 
-// RouteShape is routeShape, for the tests of package acctadmin_test.
+// RouteShape is routeShape.
 var RouteShape = routeShape
 
 // TestDeclaredRoutesAreInTheContract holds the SDK's route declarations

@@ -447,12 +447,12 @@ func Example_fakeAPI() {
 // README.md must appear, line for line (indentation aside), in one of the
 // files that the tests compile and run (the example files and programs).
 func TestREADMESnippets(t *testing.T) {
-	readme, err := os.ReadFile("README.md")
+	readme, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	var sources []string
-	for _, pattern := range []string{"example*_test.go", "webhook/example*_test.go", "examples/*/*.go"} {
+	for _, pattern := range []string{"example*_test.go", "../../webhook/example*_test.go", "../../examples/*/*.go"} {
 		more, err := filepath.Glob(pattern)
 		if err != nil {
 			t.Fatal(err)
@@ -553,11 +553,11 @@ func containsRun(src, want []string) bool {
 // of them needs the race detector (which needs cgo and a C compiler), and
 // .ci/run keeps a race-detector run of its own.
 func TestREADMECommands(t *testing.T) {
-	readme, err := os.ReadFile("README.md")
+	readme, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	ci, err := os.ReadFile(".ci/run")
+	ci, err := os.ReadFile("../../.ci/run")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -582,10 +582,10 @@ func TestREADMECommands(t *testing.T) {
 			t.Errorf(".ci/run does not run the README's test command %q", cmd)
 		}
 	}
-	if len(tests) != 1 || tests[0] != "go test ./..." {
-		t.Errorf("README.md's test commands = %q, want [go test ./...]", tests)
+	if len(tests) != 1 || tests[0] != "go test github.com/acctadmin/acctadmin-go/..." {
+		t.Errorf("README.md's test commands = %q, want [go test github.com/acctadmin/acctadmin-go/...]", tests)
 	}
-	if !slices.Contains(ciLines, "go test -race ./...") {
+	if !slices.Contains(ciLines, "go test -race github.com/acctadmin/acctadmin-go/...") {
 		t.Error(".ci/run no longer runs the tests with the race detector")
 	}
 }
@@ -593,7 +593,7 @@ func TestREADMECommands(t *testing.T) {
 // TestLicense checks that the module carries the MIT license and that the
 // README names it.
 func TestLicense(t *testing.T) {
-	license, err := os.ReadFile("LICENSE")
+	license, err := os.ReadFile("../../LICENSE")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -602,7 +602,7 @@ func TestLicense(t *testing.T) {
 			t.Errorf("LICENSE lacks %q", want)
 		}
 	}
-	readme, err := os.ReadFile("README.md")
+	readme, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)
 	}

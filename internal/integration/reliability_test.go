@@ -1,4 +1,4 @@
-package acctadmin
+package acctadmin_test
 
 import (
 	"bytes"
@@ -19,6 +19,7 @@ import (
 
 	"github.com/google/uuid"
 
+	. "github.com/acctadmin/acctadmin-go"
 	"github.com/acctadmin/acctadmin-go/acctadmintest"
 )
 

@@ -1,4 +1,4 @@
-package acctadmin
+package acctadmin_test
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	. "github.com/acctadmin/acctadmin-go"
 	"github.com/acctadmin/acctadmin-go/acctadmintest"
 )
 

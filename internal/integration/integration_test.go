@@ -577,11 +577,11 @@ func TestFakeEndToEndEveryEndpoint(t *testing.T) {
 	hit := map[string]bool{}
 	for _, r := range srv.Requests() {
 		if r.Status >= 200 && r.Status < 300 {
-			hit[acctadmin.RouteShape(r.Method, r.Route)] = true
+			hit[RouteShape(r.Method, r.Route)] = true
 		}
 	}
 	var missed []string
-	for _, route := range acctadmin.DeclaredRouteShapes() {
+	for _, route := range DeclaredRouteShapes() {
 		if !hit[route] {
 			missed = append(missed, route)
 		}
