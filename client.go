@@ -479,7 +479,8 @@ func (c *Client) Do(ctx context.Context, req *RawRequest, out any) error {
 		return err
 	}
 	if err := json.Unmarshal(result, out); err != nil {
-		return &DecodeError{Endpoint: ep.route.method + " " + c.baseURL.Path + ep.path, Path: "result", Err: err}
+		// An answer that cannot be read, like any other (see request).
+		return &DecodeError{Endpoint: ep.route.method + " " + c.baseURL.Path + ep.path, Path: "result", Err: err, unknown: ep.route.verify}
 	}
 	return nil
 }

@@ -594,14 +594,25 @@ type DecodeError struct {
 	Path string
 	// Err says what went wrong.
 	Err error
+
+	// unknown, when not "", marks the unreadable 2xx answer of an
+	// at-most-once call (ErrOutcomeUnknown) and says how to find out
+	// what happened.
+	unknown string
 }
 
 // Error implements error.
 func (e *DecodeError) Error() string {
 	if e.Path == "" {
-		return "acctadmin: decode " + e.Endpoint + ": " + e.Err.Error()
+		return "acctadmin: decode " + e.Endpoint + ": " + e.Err.Error() + outcomeText(e.unknown)
 	}
-	return "acctadmin: decode " + e.Endpoint + ": " + e.Path + ": " + e.Err.Error()
+	return "acctadmin: decode " + e.Endpoint + ": " + e.Path + ": " + e.Err.Error() + outcomeText(e.unknown)
+}
+
+// Is makes errors.Is(err, ErrOutcomeUnknown) true for the answer of an
+// at-most-once call that could not be read.
+func (e *DecodeError) Is(target error) bool {
+	return target == ErrOutcomeUnknown && e.unknown != ""
 }
 
 // Unwrap returns the cause.
