@@ -109,7 +109,8 @@ func WithBaseURL(u string) Option {
 
 // WithHTTPClient sends requests through hc. The client keeps hc's
 // transport, timeout and cookie jar, but puts its request signer in front
-// of the transport and refuses redirects to another host.
+// of the transport and refuses redirects to another host, and every
+// redirect of a call sent at most once (hc's CheckRedirect is not asked).
 func WithHTTPClient(hc *http.Client) Option {
 	return func(s *settings) error {
 		if hc == nil {
@@ -466,7 +467,8 @@ func (r *RawRequest) endpoint(operation string) (endpoint, *query, any, error) {
 // json.Unmarshal; nil discards it). It is the typed methods' call in all
 // but the types: the same signing, the same retry rules by method (a GET
 // or DELETE is retried, a POST, PATCH or PUT never sent again once it may
-// have arrived, and then failing with ErrOutcomeUnknown), the same hooks
+// have arrived nor redirected, and then failing with ErrOutcomeUnknown, an
+// answer it cannot decode into out included), the same hooks
 // (operation "Client.Do", path req.Pattern), WithResponseInto, errors and
 // redaction. A failure the API reports is an *APIError.
 func (c *Client) Do(ctx context.Context, req *RawRequest, out any) error {

@@ -45,14 +45,16 @@ var (
 	ErrResponseTooLarge = errors.New("acctadmin: response too large")
 	// ErrOutcomeUnknown reports a call that moves money or changes what the
 	// account owns (checkout, paying invoices, payment methods, the cart,
-	// form data, and every other POST and PATCH) which failed after its
-	// request may have reached the API: the connection broke or timed out
-	// once the request was sent, or the API answered with a server error
-	// (5xx). The call may or may not have taken effect. The SDK does not
-	// send such a call again, since the API takes no idempotency key;
-	// the method's documentation, and the error's message, say which
-	// listing shows whether it happened. The error is still an *APIError
-	// or a *TransportError for errors.As.
+	// form data, and every other POST, PATCH and PUT) which failed after
+	// its request may have reached the API: the connection broke or timed
+	// out once the request was sent, or the answer was a server error
+	// (5xx), a redirect (not followed), or a 2xx the SDK cannot read (the
+	// package doc states the rule). The call may or may not have taken
+	// effect. The SDK does not send such a call again, since the API takes
+	// no idempotency key; the method's documentation, and the error's
+	// message, say which listing shows whether it happened. The error is
+	// still an *APIError, a *DecodeError or a *TransportError for
+	// errors.As.
 	ErrOutcomeUnknown = errors.New("acctadmin: outcome unknown")
 	// ErrPagingIgnored ends an All (or a Pull) whose API answered a full
 	// page again for a later offset: it ignores offset, so the rest of the
