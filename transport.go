@@ -541,7 +541,14 @@ func (st *call) redirectText(resp *http.Response) string {
 	case st.route.class == atMostOnce:
 		return "redirect not followed: a write is sent at most once"
 	}
-	return "redirect not followed: too many redirects"
+	hops := 0
+	for r := resp.Request; r.Response != nil && r.Response.Request != nil && hops < maxRedirects; r = r.Response.Request {
+		hops++
+	}
+	if hops >= maxRedirects-1 {
+		return "redirect not followed: too many redirects"
+	}
+	return "redirect not followed"
 }
 
 // failure builds the *APIError of an answer resp that reports a failure,

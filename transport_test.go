@@ -907,6 +907,19 @@ func TestRedirectSameHostResigned(t *testing.T) {
 	}
 }
 
+// A redirect Go does not follow (300, 304, ...) is the answer, and its
+// message names neither a host nor a bound it did not reach.
+func TestRedirectNotFollowedSaysWhy(t *testing.T) {
+	srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Location", "/elsewhere")
+		w.WriteHeader(http.StatusMultipleChoices)
+	})
+	_, err := newTestClient(t, srv).Callbacks.List(context.Background())
+	if ae := tpAPIError(t, err); ae.StatusCode != 300 || ae.Message != "redirect not followed" || srv.count() != 1 {
+		t.Fatalf("err = %v after %d requests, want the 300 as it is", err, srv.count())
+	}
+}
+
 // A write (every at-most-once route, and Client.Do with POST, PUT or
 // PATCH) answered with a same-host redirect to its own URL follows none
 // of them, whatever the status: one request reaches the server (a 307 or
