@@ -158,8 +158,10 @@ func TestOutcomeKnown(t *testing.T) {
 // host, and the other host of a redirect never gets a request.
 //
 // The table below is written by hand from the API's documentation and
-// does not read the route declarations: a route declared in the wrong
-// class, or with the wrong hint, fails here.
+// does not read the route declarations (only to check that it lists every
+// declared route): a route declared in the wrong class, or with the wrong
+// hint, fails here. Each route runs famGenChecks cases (a real loopback
+// server each, a few milliseconds); `-rapid.checks=N` runs N a route.
 
 // outcomeRoute is one route as the table states it.
 type outcomeRoute struct {
