@@ -205,14 +205,10 @@ func (c *Client) do(ctx context.Context, ep endpoint, q *query, in any, stream b
 // secretBody is a request body that carries secrets.
 type secretBody interface{ secretValues() []string }
 
-// outcome marks the failure of an at-most-once call ErrOutcomeUnknown when
-// the request may have reached the API and may have taken effect (the
-// rule is in the package doc): the answer was a server error (5xx), a
-// redirect (3xx, not followed) or an interim answer taken for final
-// (1xx), a 2xx that cannot be read, or the connection broke or timed out
-// after the request was sent. A refusal (4xx, or a 2xx whose envelope
-// says success false), a connection that could not be made and a signer
-// that failed leave the outcome known: nothing was applied.
+// outcome marks the failure err of an at-most-once call ErrOutcomeUnknown
+// when the API may have applied the call, by the rule of the package doc.
+// A 2xx whose envelope says success false never comes here: the API
+// refused the call.
 func (st *call) outcome(err error) error {
 	if st.route.class != atMostOnce {
 		return err
