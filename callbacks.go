@@ -21,7 +21,7 @@ var (
 	routeCallbacksList   = declare(http.MethodGet, "/callbacks", "Callbacks.List")
 	routeCallbacksCreate = declareOnce(http.MethodPost, "/callbacks", "Callbacks.Create",
 		"Callbacks.List shows whether the URL was registered")
-	routeCallbacksDelete = declare(http.MethodDelete, "/callbacks/{id}", "Callbacks.Delete")
+	routeCallbacksDelete = declareDelete("/callbacks/{id}", "Callbacks.Delete")
 )
 
 // Callback is a registered endpoint that receives event notifications.
@@ -68,7 +68,10 @@ func (s *CallbacksClient) Create(ctx context.Context, callbackURL string) (*Call
 	return requestRecord[callbackWire](ctx, s.c, routeCallbacksCreate.at(), nil, body)
 }
 
-// Delete removes the callback id. DELETE /callbacks/:id.
+// Delete removes the callback id. It is retried like a read; when a retry
+// finds the callback gone (404) after an earlier attempt may have reached
+// the API, that attempt deleted it and Delete succeeds. A 404 to the first
+// attempt is ErrNotFound. DELETE /callbacks/:id.
 func (s *CallbacksClient) Delete(ctx context.Context, id uuid.UUID) error {
 	if err := checkID("id", id); err != nil {
 		return err

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net"
 	"net/http"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -122,5 +124,46 @@ func TestCallbacksDeleteFailures(t *testing.T) {
 	var ve *ValidationError
 	if !errors.As(err, &ve) || ve.Field != "id" || srv.count() != before {
 		t.Fatalf("nil id: %v, %d new requests", err, srv.count()-before)
+	}
+}
+
+// A delete whose connection broke after the API deleted the callback is
+// retried, and the retry's 404 is that delete's success. A 404 to the
+// first attempt, or to a retry after attempts that never reached the API
+// (a connection that could not be made), is ErrNotFound.
+func TestCallbacksDeleteRetriedNotFoundIsDeleted(t *testing.T) {
+	var gone atomic.Bool
+	srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if gone.Swap(true) {
+			writeJSON(w, http.StatusNotFound, `{"message":"no such callback"}`)
+			return
+		}
+		resetConn(w) // deleted, but the answer is lost
+	})
+	c := newTestClient(t, srv)
+	if err := c.Callbacks.Delete(context.Background(), rcID); err != nil {
+		t.Fatalf("err = %v, want the delete taken as done", err)
+	}
+	if n := srv.count(); n != 2 {
+		t.Fatalf("%d requests, want 2", n)
+	}
+
+	err := c.Callbacks.Delete(context.Background(), rcID)
+	if !errors.Is(err, ErrNotFound) || srv.count() != 3 {
+		t.Fatalf("first attempt: err = %v after %d requests, want ErrNotFound after 1 more", err, srv.count())
+	}
+
+	var dials atomic.Int32
+	tr := &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+		if dials.Add(1) == 1 {
+			return nil, &net.OpError{Op: "dial", Net: network, Err: errors.New("connection refused")}
+		}
+		return (&net.Dialer{}).DialContext(ctx, network, addr)
+	}}
+	defer tr.CloseIdleConnections()
+	c = newTestClient(t, srv, WithHTTPClient(&http.Client{Transport: tr}))
+	err = c.Callbacks.Delete(context.Background(), rcID)
+	if !errors.Is(err, ErrNotFound) || srv.count() != 4 || dials.Load() != 2 {
+		t.Fatalf("after a failed connect: err = %v after %d requests, %d dials, want ErrNotFound after 1 more", err, srv.count(), dials.Load())
 	}
 }

@@ -130,7 +130,8 @@ func WithBaseURL(u string) Option {
 
 // WithHTTPClient sends requests through hc. The client keeps hc's
 // transport, timeout and cookie jar, but puts its request signer in front
-// of the transport and refuses redirects to another host.
+// of the transport and refuses redirects to another host, and every
+// redirect of a call sent at most once (hc's CheckRedirect is not asked).
 func WithHTTPClient(hc *http.Client) Option {
 	return func(s *settings) error {
 		if hc == nil {
@@ -490,7 +491,8 @@ func (r *RawRequest) endpoint(operation string) (endpoint, *query, any, error) {
 // json.Unmarshal; nil discards it). It is the typed methods' call in all
 // but the types: the same signing, the same retry rules by method (a GET
 // or DELETE is retried, a POST, PATCH or PUT never sent again once it may
-// have arrived, and then failing with ErrOutcomeUnknown), the same hooks
+// have arrived nor redirected, and then failing with ErrOutcomeUnknown, an
+// answer it cannot decode into out included), the same hooks
 // (operation "Client.Do", path req.Pattern), WithResponseInto, errors and
 // redaction. A failure the API reports is an *APIError. A result that
 // does not fit out is a *DecodeError that names the JSON path of the value
@@ -507,7 +509,8 @@ func (c *Client) Do(ctx context.Context, req *RawRequest, out any) error {
 		return err
 	}
 	if err := json.Unmarshal(result, out); err != nil {
-		return c.doDecodeError(ep.route.method+" "+c.baseURL.Path+ep.path, q, req.Secrets, result, out, err)
+		// An answer that cannot be read, like any other (see request).
+		return c.doDecodeError(ep.route.method+" "+c.baseURL.Path+ep.path, q, req.Secrets, result, out, err, ep.route.verify)
 	}
 	return nil
 }
@@ -516,8 +519,9 @@ func (c *Client) Do(ctx context.Context, req *RawRequest, out any) error {
 // out, as the typed methods make theirs: it names the JSON path of the
 // value at fault and says what kind of value it is and how long, never
 // the value; the path and the cause pass through the redaction of the
-// keys, the query and the request's Secrets.
-func (c *Client) doDecodeError(endpoint string, q *query, secrets []string, result []byte, out any, err error) error {
+// keys, the query and the request's Secrets. unknown, when not "", is
+// the route's hint: the answer was to a write, whose outcome is unknown.
+func (c *Client) doDecodeError(endpoint string, q *query, secrets []string, result []byte, out any, err error, unknown string) error {
 	path, cause := "result", err
 	var inv *json.InvalidUnmarshalError
 	if !errors.As(err, &inv) {
@@ -538,7 +542,7 @@ func (c *Client) doDecodeError(endpoint string, q *query, secrets []string, resu
 	if text := cause.Error(); red.clean(text, maxMessage) != text {
 		cause = &redactedError{text: red.clean(text, maxMessage), cause: cause}
 	}
-	return &DecodeError{Endpoint: endpoint, Path: red.clean(path, maxDetail), Err: cause}
+	return &DecodeError{Endpoint: endpoint, Path: red.clean(path, maxDetail), Err: cause, unknown: unknown}
 }
 
 // DoFile is Do for a route whose answer is a file: any answer that is not

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -184,5 +185,79 @@ func TestDoDecodeErrorDescribesTheValue(t *testing.T) {
 	_, err := newTestClient(t, srv).Documents.List(context.Background(), nil)
 	if want := "acctadmin: decode GET /documents: result[0].pages: cannot read JSON number of 21 bytes as int"; err == nil || err.Error() != want {
 		t.Errorf("Documents.List: err = %v, want %q", err, want)
+	}
+}
+
+// A PUT through Do is a write like POST and PATCH: sent once, and its 503
+// is of unknown outcome. A DELETE through Do is retried.
+func TestDoPutSentOnce(t *testing.T) {
+	srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusServiceUnavailable, `{"message":"busy"}`)
+	})
+	c := newTestClient(t, srv, WithMaxRetries(2))
+	err := c.Do(context.Background(), &RawRequest{Method: http.MethodPut, Path: "/widgets/1", Body: map[string]int{"n": 1}}, nil)
+	var ae *APIError
+	if !errors.As(err, &ae) || ae.StatusCode != 503 || !errors.Is(err, ErrOutcomeUnknown) || srv.count() != 1 {
+		t.Fatalf("PUT: err = %v after %d requests, want a 503 of unknown outcome after 1", err, srv.count())
+	}
+	err = c.Do(context.Background(), &RawRequest{Method: http.MethodDelete, Path: "/widgets/1"}, nil)
+	if errors.Is(err, ErrOutcomeUnknown) || srv.count() != 1+3 {
+		t.Fatalf("DELETE: err = %v after %d requests in all, want 3 more of known outcome", err, srv.count())
+	}
+}
+
+// Do sends its query in the order of its sorted keys, whatever order the
+// map gives them in.
+func TestDoQuerySortedByKey(t *testing.T) {
+	srv := newAPIServer(t, ok("null"))
+	c := newTestClient(t, srv)
+	q := url.Values{}
+	var want []string
+	for i := 0; i < 26; i++ {
+		k := string(rune('a' + i))
+		q.Set(k, strconv.Itoa(i))
+		want = append(want, k+"="+strconv.Itoa(i))
+	}
+	for range 5 {
+		if err := c.Do(context.Background(), &RawRequest{Method: http.MethodGet, Path: "/things", Query: q}, nil); err != nil {
+			t.Fatal(err)
+		}
+		if got := srv.last(t).RawQuery; got != strings.Join(want, "&") {
+			t.Fatalf("query %s, want the keys sorted", got)
+		}
+	}
+}
+
+// A write through DoFile whose answer cannot be read, a JSON success
+// where a file was due or a file cut off halfway, is of unknown outcome.
+func TestDoFileWriteUnreadableIsUnknown(t *testing.T) {
+	srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/receipts/json" {
+			writeJSON(w, 200, `{"success":true,"result":{"id":1}}`)
+			return
+		}
+		w.Header().Set("Content-Type", "application/pdf")
+		w.Header().Set("Content-Length", "100")
+		_, _ = io.WriteString(w, "%PDF-1.7 half")
+		resetConn(w)
+	})
+	c := newTestClient(t, srv)
+	_, err := c.DoFile(context.Background(), &RawRequest{Method: http.MethodPost, Path: "/receipts/json"})
+	var de *DecodeError
+	if !errors.As(err, &de) || !errors.Is(err, ErrOutcomeUnknown) {
+		t.Errorf("JSON for a file: err = %v (%T), want a *DecodeError of unknown outcome", err, err)
+	}
+	f, err := c.DoFile(context.Background(), &RawRequest{Method: http.MethodPost, Path: "/receipts/pdf"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = io.ReadAll(f)
+	f.Close()
+	var te *TransportError
+	if !errors.As(err, &te) || !errors.Is(err, ErrOutcomeUnknown) {
+		t.Errorf("file cut off: err = %v (%T), want a *TransportError of unknown outcome", err, err)
+	}
+	if n := srv.count(); n != 2 {
+		t.Errorf("%d requests, want 2", n)
 	}
 }

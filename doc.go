@@ -32,15 +32,29 @@
 // 504 answers, with jittered exponential backoff and the API's Retry-After
 // (up to 60 s); a longer Retry-After ends the call at once with
 // [ErrRateLimited]. Every wait lies between the bounds of [WithRetryWait],
-// jitter included.
-// Calls that move money or change what the account owns (every POST and
-// PATCH, and the deletes of the cart and of payment methods) are sent at
-// most once: retried only when the connection could not be made, so that
-// nothing reached the API. When such a call fails after its request may
-// have arrived (a broken connection, a timeout, a 5xx answer), the error
-// is [ErrOutcomeUnknown] beside its [*APIError] or [*TransportError], and
-// its message, like the method's documentation, names the listing that
-// shows whether it took effect. An attempt that outlives [WithTimeout] fails
+// jitter included. They follow up to 5 redirects on the API's own scheme
+// and host. A delete of a callback whose retry finds it gone (404), after
+// an earlier attempt may have reached the API, succeeds: that attempt
+// deleted it.
+//
+// Calls that move money or change what the account owns (every POST,
+// PATCH and PUT, and the deletes of the cart and of payment methods) are
+// sent at most once: sent again only when the connection could not be
+// made, so that nothing reached the API, and never redirected, since
+// following a 307 or 308 sends the write again and a redirect may come
+// from a proxy that already passed it on. Such a call fails with
+// [ErrOutcomeUnknown], beside its [*APIError], [*DecodeError] or
+// [*TransportError], exactly when the API may have applied it:
+//
+//   - unknown: a 5xx answer, a redirect (3xx, not followed), a 1xx taken
+//     for the final answer, a 2xx the SDK cannot read (the write may well
+//     have happened), a connection that broke or timed out once the
+//     request was sent;
+//   - known, not applied: a 4xx answer, a 2xx whose envelope says success
+//     false, a connection that could not be made, a signer that failed.
+//
+// The error's message, like the method's documentation, names the listing
+// that shows whether it took effect. An attempt that outlives [WithTimeout] fails
 // with an error that is [context.DeadlineExceeded] and a net.Error whose
 // Timeout is true. The client is silent unless given a logger
 // ([WithLogger]), and no error, log line, hook or header it shows holds a

@@ -45,14 +45,16 @@ var (
 	ErrResponseTooLarge = errors.New("acctadmin: response too large")
 	// ErrOutcomeUnknown reports a call that moves money or changes what the
 	// account owns (checkout, paying invoices, payment methods, the cart,
-	// form data, and every other POST and PATCH) which failed after its
-	// request may have reached the API: the connection broke or timed out
-	// once the request was sent, or the API answered with a server error
-	// (5xx). The call may or may not have taken effect. The SDK does not
-	// send such a call again, since the API takes no idempotency key;
-	// the method's documentation, and the error's message, say which
-	// listing shows whether it happened. The error is still an *APIError
-	// or a *TransportError for errors.As.
+	// form data, and every other POST, PATCH and PUT) which failed after
+	// its request may have reached the API: the connection broke or timed
+	// out once the request was sent, or the answer was a server error
+	// (5xx), a redirect (not followed), or a 2xx the SDK cannot read (the
+	// package doc states the rule). The call may or may not have taken
+	// effect. The SDK does not send such a call again, since the API takes
+	// no idempotency key; the method's documentation, and the error's
+	// message, say which listing shows whether it happened. The error is
+	// still an *APIError, a *DecodeError or a *TransportError for
+	// errors.As.
 	ErrOutcomeUnknown = errors.New("acctadmin: outcome unknown")
 	// ErrPagingIgnored ends an All (or a Pull) whose API answered a full
 	// page again for a later offset: it ignores offset, so the rest of the
@@ -658,14 +660,25 @@ type DecodeError struct {
 	Path string
 	// Err says what went wrong.
 	Err error
+
+	// unknown, when not "", marks the unreadable 2xx answer of an
+	// at-most-once call (ErrOutcomeUnknown) and says how to find out
+	// what happened.
+	unknown string
 }
 
 // Error implements error.
 func (e *DecodeError) Error() string {
 	if e.Path == "" {
-		return "acctadmin: decode " + e.Endpoint + ": " + e.Err.Error()
+		return "acctadmin: decode " + e.Endpoint + ": " + e.Err.Error() + outcomeText(e.unknown)
 	}
-	return "acctadmin: decode " + e.Endpoint + ": " + e.Path + ": " + e.Err.Error()
+	return "acctadmin: decode " + e.Endpoint + ": " + e.Path + ": " + e.Err.Error() + outcomeText(e.unknown)
+}
+
+// Is makes errors.Is(err, ErrOutcomeUnknown) true for the answer of an
+// at-most-once call that could not be read.
+func (e *DecodeError) Is(target error) bool {
+	return target == ErrOutcomeUnknown && e.unknown != ""
 }
 
 // Unwrap returns the cause.

@@ -75,7 +75,7 @@ func download(ctx context.Context, c *Client, ep endpoint, q *query, in any, wan
 		if want == "" {
 			want = "a file"
 		}
-		return nil, &DecodeError{Endpoint: st.endpoint(), Err: fmt.Errorf("unexpected content type %q (want %s)", st.secrets().clean(mt, maxDetail), want)}
+		return nil, st.outcome(&DecodeError{Endpoint: st.endpoint(), Err: fmt.Errorf("unexpected content type %q (want %s)", st.secrets().clean(mt, maxDetail), want)})
 	}
 	st.answered()
 	f := &File{Body: &fileBody{ReadCloser: resp.Body, st: st}, ContentType: mt, ContentLength: resp.ContentLength}
@@ -99,7 +99,7 @@ type fileBody struct {
 func (b *fileBody) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
 	if err != nil && err != io.EOF {
-		err = b.st.redact(err)
+		err = b.st.outcome(b.st.redact(err))
 		if b.err == nil {
 			b.err = err
 		}

@@ -225,7 +225,8 @@ func TestRedirectChainBound(t *testing.T) {
 			t.Errorf("%d redirects: %v", tc.hops, err)
 		}
 		if !tc.ok {
-			if apiErr := tpAPIError(t, err); apiErr.StatusCode != http.StatusFound || srv.count() != maxRedirects {
+			if apiErr := tpAPIError(t, err); apiErr.StatusCode != http.StatusFound || srv.count() != maxRedirects ||
+				apiErr.Message != "redirect not followed: too many redirects" {
 				t.Errorf("%d redirects: %v after %d requests, want the 302 after %d", tc.hops, err, srv.count(), maxRedirects)
 			}
 		}

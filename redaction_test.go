@@ -556,8 +556,8 @@ func rdCheckHeader(rt *rapid.T, where string, h http.Header) {
 }
 
 // A redirect to another host whose Location carries 200 KB of text and
-// the request's token: the message names the scheme and host only,
-// redacted and cut to its bound.
+// the request's token: the message names no host at all, and the
+// Location header the error keeps is redacted and cut to its bound.
 func TestRedirectMessageIsRedactedAndBounded(t *testing.T) {
 	var token string
 	srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
@@ -571,7 +571,7 @@ func TestRedirectMessageIsRedactedAndBounded(t *testing.T) {
 	})
 	c := newTestClient(t, srv)
 	_, err := c.Services.List(context.Background(), &ServiceListParams{Company: secCompany, Limit: 3})
-	if want := "redirect to https://[redacted].example not followed"; tpAPIError(t, err).Message != want {
+	if want := "redirect to another host not followed"; tpAPIError(t, err).Message != want {
 		t.Fatalf("Message = %.300q, want %q", tpAPIError(t, err).Message, want)
 	}
 	_, err = c.Services.List(context.Background(), &ServiceListParams{Company: secCompany})
@@ -579,8 +579,8 @@ func TestRedirectMessageIsRedactedAndBounded(t *testing.T) {
 	if token == "" || strings.Contains(err.Error(), token) || strings.Contains(err.Error(), secCompany) {
 		t.Fatalf("the message shows the token or the query: %.300s", err)
 	}
-	if !strings.HasPrefix(apiErr.Message, "redirect to https://aaa") || len(apiErr.Message) > maxDetail+40 {
-		t.Fatalf("Message = %.300q (%d bytes), want the host cut to %d bytes", apiErr.Message, len(apiErr.Message), maxDetail)
+	if apiErr.Message != "redirect to another host not followed" {
+		t.Fatalf("Message = %.300q (%d bytes), want no host", apiErr.Message, len(apiErr.Message))
 	}
 	if loc := apiErr.Header.Get("Location"); len(loc) > maxHeaderValue+len("…") || strings.Contains(loc, token) {
 		t.Fatalf("Location kept as %d bytes: %.200q", len(loc), loc)

@@ -2,6 +2,7 @@ package acctadmin
 
 import (
 	"fmt"
+	"net/http"
 	"strings"
 )
 
@@ -47,6 +48,10 @@ type route struct {
 	// call whose outcome is unknown took effect: "list the payment
 	// methods (PaymentMethods.List)". It ends the error's message.
 	verify string
+	// goneIsDone, for a repeatable delete, takes a 404 to a retry sent
+	// after an earlier attempt may have arrived for that attempt's
+	// success: the thing is gone.
+	goneIsDone bool
 }
 
 // routes holds every declared route, in declaration order.
@@ -55,6 +60,13 @@ var routes []*route
 // declare records a route that retries may repeat.
 func declare(method, pattern, operation string) *route {
 	return declareRoute(&route{method: method, pattern: pattern, operation: operation})
+}
+
+// declareDelete records a delete that retries may repeat, whose retry
+// that finds nothing (404) after an earlier attempt may have arrived
+// reports success: the earlier attempt deleted it.
+func declareDelete(pattern, operation string) *route {
+	return declareRoute(&route{method: http.MethodDelete, pattern: pattern, operation: operation, goneIsDone: true})
 }
 
 // declareOnce records a route that is sent at most once; verify says how

@@ -66,6 +66,9 @@ type call struct {
 	// sent is set once an attempt may have reached the server: any
 	// attempt but one whose connection could not be made.
 	sent bool
+	// resent is set when an attempt is retried after the request may
+	// have reached the server: the answers after it may see its effect.
+	resent bool
 	// wait and lastErr are the decision of checkRetry about the latest
 	// attempt, for retryWait, which the library calls without the error.
 	wait    time.Duration
@@ -96,7 +99,7 @@ func request[T any](ctx context.Context, c *Client, ep endpoint, q *query, in an
 	}
 	ok, err := decodeEnvelope(st.endpoint(), b, &out)
 	if err != nil {
-		return out, st.cleanDecode(err)
+		return out, st.outcome(st.cleanDecode(err))
 	}
 	if !ok {
 		return out, st.failure(resp, b)
@@ -187,6 +190,12 @@ func (c *Client) do(ctx context.Context, ep endpoint, q *query, in any, stream b
 	if st.obs != nil {
 		st.obs.final = resp
 	}
+	if resp.StatusCode == http.StatusNotFound && st.route.goneIsDone && st.resent {
+		// An earlier attempt may have deleted it: that delete is the
+		// call's answer.
+		drainAndClose(resp.Body)
+		return resp, new(bytes.Buffer), st, nil
+	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return nil, nil, st, st.outcome(st.apiError(resp))
 	}
@@ -196,20 +205,21 @@ func (c *Client) do(ctx context.Context, ep endpoint, q *query, in any, stream b
 // secretBody is a request body that carries secrets.
 type secretBody interface{ secretValues() []string }
 
-// outcome marks the failure of an at-most-once call ErrOutcomeUnknown when
-// the request may have reached the API and may have taken effect: the
-// connection broke or timed out after it was made, or the answer was a
-// server error (5xx). An answer that refuses the request (4xx), or a
-// connection that could not be made, leaves the outcome known.
+// outcome marks the failure err of an at-most-once call ErrOutcomeUnknown
+// when the API may have applied the call, by the rule of the package doc.
+// A 2xx whose envelope says success false never comes here: the API
+// refused the call.
 func (st *call) outcome(err error) error {
 	if st.route.class != atMostOnce {
 		return err
 	}
 	switch e := err.(type) {
 	case *APIError:
-		if e.StatusCode >= 500 {
+		if e.StatusCode >= 500 || e.StatusCode < 200 || e.StatusCode >= 300 && e.StatusCode < 400 {
 			e.unknown = st.route.verify
 		}
+	case *DecodeError:
+		e.unknown = st.route.verify // an answer came, so the request arrived
 	case *TransportError:
 		if st.sent {
 			e.unknown = st.route.verify
@@ -244,7 +254,16 @@ func (c *Client) send(ctx context.Context, st *call, u *url.URL) (*http.Response
 	hc := c.httpClient
 	if st.stream {
 		hc = c.fileClient
-	} else {
+	}
+	if st.route.class == atMostOnce {
+		// A write follows no redirect: following it sends the write again
+		// (a 307 or 308 with its body, signed anew), and the first
+		// request may have been applied already, by a proxy or by the API.
+		once := *hc
+		once.CheckRedirect = refuseRedirect
+		hc = &once
+	}
+	if !st.stream {
 		req.SetResponseHandler(func(resp *http.Response) error {
 			if resp.StatusCode < 200 || resp.StatusCode > 299 {
 				return nil // read by the caller, into an *APIError
@@ -322,6 +341,7 @@ func (st *call) checkRetry(ctx context.Context, resp *http.Response, err error) 
 	if !retry {
 		return false, nil
 	}
+	st.resent = st.sent
 	st.wait, st.lastErr = wait, err
 	st.noteTokens(resp)
 	if resp != nil && err == nil {
@@ -500,14 +520,31 @@ func (st *call) apiError(resp *http.Response) *APIError {
 		e.RetryAfter = d
 	}
 	if resp.StatusCode >= 300 && resp.StatusCode < 400 {
-		e.Message = "redirect not followed"
-		if loc, err := resp.Location(); err == nil {
-			// Only where it leads, never its path or query, and that
-			// through the redaction and the bound like any server text.
-			e.Message = "redirect to " + st.secrets().clean(loc.Scheme+"://"+loc.Host, maxDetail) + " not followed"
-		}
+		e.Message = st.redirectText(resp)
 	}
 	return e
+}
+
+// redirectText says why the redirect resp was not followed. It never
+// says where it led: no host, path or query a server chose is shown.
+func (st *call) redirectText(resp *http.Response) string {
+	loc, err := resp.Location()
+	switch {
+	case err != nil || resp.Request == nil:
+		return "redirect not followed"
+	case loc.Host != resp.Request.URL.Host || loc.Scheme != resp.Request.URL.Scheme:
+		return "redirect to another host not followed"
+	case st.route.class == atMostOnce:
+		return "redirect not followed: a write is sent at most once"
+	}
+	hops := 0
+	for r := resp.Request; r.Response != nil && r.Response.Request != nil && hops < maxRedirects; r = r.Response.Request {
+		hops++
+	}
+	if hops >= maxRedirects-1 {
+		return "redirect not followed: too many redirects"
+	}
+	return "redirect not followed"
 }
 
 // failure builds the *APIError of an answer resp that reports a failure,
@@ -768,7 +805,8 @@ func (b *cancelBody) Close() error {
 
 // redirectPolicy follows a redirect only to the same scheme and host, so
 // the signed Authorization header never reaches another server; any other
-// redirect is handed back as the answer (and becomes an *APIError).
+// redirect is handed back as the answer (and becomes an *APIError). It is
+// the policy of reads: a write follows none (refuseRedirect).
 func redirectPolicy(next func(*http.Request, []*http.Request) error) func(*http.Request, []*http.Request) error {
 	return func(req *http.Request, via []*http.Request) error {
 		if len(via) >= maxRedirects {
@@ -783,6 +821,9 @@ func redirectPolicy(next func(*http.Request, []*http.Request) error) func(*http.
 		return nil
 	}
 }
+
+// refuseRedirect hands every redirect back as the answer.
+func refuseRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
 // bufPool recycles the buffers JSON answers are read into: the decoder
 // copies what it keeps, so a buffer is free again once decoding is done.

@@ -870,22 +870,20 @@ func TestRedirectToOtherHostRefused(t *testing.T) {
 // Not a setting of the retry library: the redirected request must be
 // signed for its new path, which a header set once before sending is not.
 // Go 1.24 and later also drop Content-Type when a redirect drops the body;
-// the API wants it on every request.
+// the API wants it on every request. A read and a repeatable delete
+// follow a same-host redirect, a 307 too (which keeps the method); a
+// write follows none (TestRedirectOnWriteNotFollowed).
 func TestRedirectSameHostResigned(t *testing.T) {
 	srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
-		switch r.URL.Path {
-		case "/callbacks":
-			status := http.StatusFound
-			if r.Method == http.MethodPost {
-				status = http.StatusTemporaryRedirect // keeps the method and body
-			}
-			http.Redirect(w, r, "/v2/callbacks", status)
-		case "/v2/callbacks":
-			if r.Method == http.MethodPost {
-				ok(authCallbackJSON)(w, r)
-				return
-			}
+		switch {
+		case r.URL.Path == "/callbacks":
+			http.Redirect(w, r, "/v2/callbacks", http.StatusFound)
+		case strings.HasPrefix(r.URL.Path, "/callbacks/"):
+			http.Redirect(w, r, "/v2"+r.URL.Path, http.StatusTemporaryRedirect)
+		case r.URL.Path == "/v2/callbacks":
 			ok("["+authCallbackJSON+"]")(w, r)
+		case strings.HasPrefix(r.URL.Path, "/v2/callbacks/"):
+			w.WriteHeader(http.StatusNoContent)
 		default:
 			http.NotFound(w, r)
 		}
@@ -894,21 +892,65 @@ func TestRedirectSameHostResigned(t *testing.T) {
 	if cbs, err := c.Callbacks.List(context.Background()); err != nil || len(cbs) != 1 {
 		t.Fatalf("List = %v, %v", cbs, err)
 	}
-	if _, err := c.Callbacks.Create(context.Background(), "https://example.com/hook"); err != nil {
-		t.Fatalf("Create: %v", err)
+	if err := c.Callbacks.Delete(context.Background(), rcID); err != nil {
+		t.Fatalf("Delete: %v", err)
 	}
 	reqs := srv.requests()
 	if len(reqs) != 4 {
 		t.Fatalf("%d requests, want 4", len(reqs))
 	}
-	for i, want := range []string{"GET /callbacks", "GET /v2/callbacks", "POST /callbacks", "POST /v2/callbacks"} {
+	for i, want := range []string{"GET /callbacks", "GET /v2/callbacks", "DELETE /callbacks/" + rcID.String(), "DELETE /v2/callbacks/" + rcID.String()} {
 		r := reqs[i]
 		if r.Method+" "+r.Path != want || !r.AuthOK {
 			t.Errorf("request %d = %s %s (auth ok %v: %s), want %s signed", i, r.Method, r.Path, r.AuthOK, r.AuthErr, want)
 		}
 	}
-	if reqs[3].Body != `{"url":"https://example.com/hook"}` {
-		t.Errorf("redirected POST body = %q", reqs[3].Body)
+}
+
+// A redirect Go does not follow (300, 304, ...) is the answer, and its
+// message names neither a host nor a bound it did not reach.
+func TestRedirectNotFollowedSaysWhy(t *testing.T) {
+	srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Location", "/elsewhere")
+		w.WriteHeader(http.StatusMultipleChoices)
+	})
+	_, err := newTestClient(t, srv).Callbacks.List(context.Background())
+	if ae := tpAPIError(t, err); ae.StatusCode != 300 || ae.Message != "redirect not followed" || srv.count() != 1 {
+		t.Fatalf("err = %v after %d requests, want the 300 as it is", err, srv.count())
+	}
+}
+
+// A write (every at-most-once route, and Client.Do with POST, PUT or
+// PATCH) answered with a same-host redirect to its own URL follows none
+// of them, whatever the status: one request reaches the server (a 307 or
+// 308 followed would send the write again, signed anew), and the call
+// fails with the redirect as an *APIError of unknown outcome, since a
+// proxy may have applied it. A server that always redirects gets one
+// request too.
+func TestRedirectOnWriteNotFollowed(t *testing.T) {
+	for _, r := range outcomeRoutes() {
+		if !r.once {
+			continue
+		}
+		for _, status := range []int{301, 302, 303, 307, 308} {
+			var n atomic.Int32
+			srv := newAPIServer(t, func(w http.ResponseWriter, req *http.Request) {
+				if n.Add(1) == 1 || status == http.StatusTemporaryRedirect {
+					http.Redirect(w, req, req.URL.Path, status)
+					return
+				}
+				ok("null")(w, req)
+			})
+			err := r.call(context.Background(), newTestClient(t, srv))
+			if got := srv.count(); got != 1 {
+				t.Errorf("%s, %d: %d requests, want 1", r.op, status, got)
+			}
+			var ae *APIError
+			if !errors.As(err, &ae) || ae.StatusCode != status || !errors.Is(err, ErrOutcomeUnknown) ||
+				ae.Message != "redirect not followed: a write is sent at most once" {
+				t.Errorf("%s, %d: err = %v, want the %d as an *APIError of unknown outcome", r.op, status, err, status)
+			}
+		}
 	}
 }
 
@@ -1098,5 +1140,106 @@ func TestTruncatedAnswerRetriedForGETOnly(t *testing.T) {
 	var te *TransportError
 	if !errors.As(err, &te) || !errors.Is(err, io.ErrUnexpectedEOF) || srv.count()-before != 1 {
 		t.Fatalf("POST: %v after %d requests", err, srv.count()-before)
+	}
+}
+
+// A 2xx answer the SDK cannot read, to a write, says the write may well
+// have happened: checkout, paying invoices and storing a card answered
+// with a proxy's HTML page, or with a result of the wrong shape, fail
+// with a *DecodeError that is also ErrOutcomeUnknown and names the
+// listing to check, after exactly one request.
+func TestUnreadableAnswerToWriteIsUnknown(t *testing.T) {
+	html := func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		_, _ = io.WriteString(w, "<html><body>a proxy's page</body></html>")
+	}
+	for _, tc := range []struct {
+		name   string
+		answer http.HandlerFunc
+		call   func(c *Client) error
+		hint   string
+	}{
+		{"checkout html", html, tpCheckout, "Invoices.List shows whether invoices were made"},
+		{"checkout shape", func(w http.ResponseWriter, r *http.Request) {
+			writeJSON(w, 200, `{"success":true,"result":"charged","invoice_ids":12}`)
+		}, tpCheckout, "Invoices.List shows whether invoices were made"},
+		{"pay html", html, tpPay, "Invoices.Get shows whether each invoice is paid"},
+		{"pay shape", func(w http.ResponseWriter, r *http.Request) {
+			writeJSON(w, 200, `{"success":true,"result":[12]}`)
+		}, tpPay, "Invoices.Get shows whether each invoice is paid"},
+		{"card html", html, tpStoreCard, "PaymentMethods.List shows whether the card was stored"},
+		{"card shape", func(w http.ResponseWriter, r *http.Request) {
+			writeJSON(w, 200, `{"success":true,"result":[12]}`)
+		}, tpStoreCard, "PaymentMethods.List shows whether the card was stored"},
+	} {
+		srv := newAPIServer(t, tc.answer)
+		err := tc.call(newTestClient(t, srv))
+		var de *DecodeError
+		if !errors.As(err, &de) || !errors.Is(err, ErrOutcomeUnknown) || !strings.Contains(err.Error(), tc.hint) {
+			t.Errorf("%s: err = %v (%T), want a *DecodeError of unknown outcome that says %q", tc.name, err, err, tc.hint)
+		}
+		if n := srv.count(); n != 1 {
+			t.Errorf("%s: %d requests, want 1", tc.name, n)
+		}
+	}
+	// A read whose answer cannot be read is only a *DecodeError.
+	srv := newAPIServer(t, html)
+	if _, err := newTestClient(t, srv).Invoices.List(context.Background(), nil); errors.Is(err, ErrOutcomeUnknown) {
+		t.Errorf("a read: err = %v, want no unknown outcome", err)
+	}
+}
+
+func tpCheckout(c *Client) error {
+	_, err := c.ShoppingCart.Checkout(context.Background(), &CheckoutParams{ItemIDs: []uuid.UUID{wcItem}, PaymentMethodID: wcCard})
+	return err
+}
+
+func tpPay(c *Client) error {
+	_, err := c.Invoices.Pay(context.Background(), &InvoicePayParams{InvoiceIDs: []uuid.UUID{wcInvoice}, PaymentMethodID: wcCard})
+	return err
+}
+
+func tpStoreCard(c *Client) error {
+	_, err := c.PaymentMethods.Create(context.Background(), wcCardParams())
+	return err
+}
+
+// A 500 (exactly) to a write is a server error like any other 5xx: sent
+// once, of unknown outcome.
+func TestServerError500ToWriteIsUnknown(t *testing.T) {
+	for _, r := range outcomeRoutes() {
+		if !r.once {
+			continue
+		}
+		srv := newAPIServer(t, func(w http.ResponseWriter, req *http.Request) {
+			writeJSON(w, http.StatusInternalServerError, `{"message":"oops"}`)
+		})
+		err := r.call(context.Background(), newTestClient(t, srv))
+		var ae *APIError
+		if !errors.As(err, &ae) || ae.StatusCode != 500 || !errors.Is(err, ErrOutcomeUnknown) || srv.count() != 1 {
+			t.Errorf("%s: err = %v after %d requests, want a 500 of unknown outcome after 1", r.op, err, srv.count())
+		}
+	}
+}
+
+// A signer that fails sends nothing: the write's outcome is known (it was
+// not applied), for every write.
+func TestSigningFailureToWriteIsKnown(t *testing.T) {
+	srv := newAPIServer(t, ok("null"))
+	c := newTestClient(t, srv, WithAuthenticator(AuthenticatorFunc(func(*http.Request, []byte) error {
+		return errors.New("token store locked")
+	})))
+	for _, r := range outcomeRoutes() {
+		if !r.once {
+			continue
+		}
+		err := r.call(context.Background(), c)
+		var te *TransportError
+		if !errors.As(err, &te) || errors.Is(err, ErrOutcomeUnknown) {
+			t.Errorf("%s: err = %v, want a *TransportError of known outcome", r.op, err)
+		}
+	}
+	if n := srv.count(); n != 0 {
+		t.Errorf("%d requests, want none", n)
 	}
 }
