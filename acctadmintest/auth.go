@@ -105,15 +105,27 @@ func (f *Fake) authenticate(r *http.Request, body []byte) string {
 	if !ok {
 		return "token has no path claim"
 	}
-	if msg := f.checkPathClaim(path, r); msg != "" {
-		return msg
-	}
 	content, ok := claims["content"].(string)
 	if !ok {
 		return "token has no content claim"
 	}
-	sum := sha256.Sum256(body)
-	if content == hex.EncodeToString(sum[:]) {
+	return f.checkForm(path, content, r, body)
+}
+
+// checkForm checks the path and content claims against the request, in
+// the forms clients of the real API sign them (the package doc, "Signing
+// forms"): A, the bare path and the hash of the body; B, the bare path and
+// the hash of the raw query followed by the body; C, the path with its
+// query and the hash of the body. WithStrictSigning accepts A alone (and C
+// with WithQueryInPathClaim).
+func (f *Fake) checkForm(path, content string, r *http.Request, body []byte) string {
+	bare := path == r.URL.EscapedPath() || path == r.URL.Path
+	if !bare {
+		if msg := f.checkPathClaim(path, r); msg != "" {
+			return msg
+		}
+	}
+	if content == hexSHA256(body) {
 		return ""
 	}
 	// The provider's JavaScript clients send {} with requests that have no
@@ -122,23 +134,34 @@ func (f *Fake) authenticate(r *http.Request, body []byte) string {
 	if content == emptySHA256 && string(bytes.TrimSpace(body)) == "{}" {
 		return ""
 	}
+	if bare && r.URL.RawQuery != "" && content == hexSHA256(append([]byte(r.URL.RawQuery), body...)) {
+		if f.cfg.strictSigning {
+			return "content claim hashes the query and the body: sign the body alone (the query-and-body form is refused with WithStrictSigning)"
+		}
+		return ""
+	}
+	if r.URL.RawQuery != "" && !f.cfg.strictSigning {
+		return "content claim matches neither the SHA-256 of the request body nor that of the query followed by the body"
+	}
 	return "content claim does not match the SHA-256 of the request body"
 }
 
-// checkPathClaim checks the path claim against the request: the path
-// without the query, as the JavaScript, Python, Ruby and PHP clients sign
-// it; with WithQueryInPathClaim, also the path and the query as the C#
-// client signs them.
+// hexSHA256 is the lowercase hex SHA-256 of b.
+func hexSHA256(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// checkPathClaim checks a path claim that is not the bare path: the path
+// and the query, as the C# and TypeScript clients sign them (form C), which
+// WithStrictSigning refuses unless WithQueryInPathClaim is given too.
 func (f *Fake) checkPathClaim(claim string, r *http.Request) string {
-	if claim == r.URL.EscapedPath() || claim == r.URL.Path {
-		return ""
-	}
 	p, q, hasQuery := strings.Cut(claim, "?")
 	if !hasQuery || (p != r.URL.EscapedPath() && p != r.URL.Path) {
 		return fmt.Sprintf("path claim %q does not match the request path %q", claim, r.URL.Path)
 	}
-	if !f.cfg.queryInPath {
-		return "path claim carries a query string: sign the path without it (the C# client's form is accepted only with WithQueryInPathClaim)"
+	if f.cfg.strictSigning && !f.cfg.queryInPath {
+		return "path claim carries a query string: sign the path without it (the query-in-path form is refused with WithStrictSigning)"
 	}
 	want, err1 := url.ParseQuery(r.URL.RawQuery)
 	got, err2 := url.ParseQuery(q)

@@ -168,28 +168,62 @@ func TestFixedKeys(t *testing.T) {
 	requireError(t, r, http.StatusUnauthorized, "access key")
 }
 
-// TestCSharpPathClaim: the C# client signs the query into the path
-// claim; that is a 401 saying so by default, and accepted with
-// WithQueryInPathClaim when the query is the request's own.
-func TestCSharpPathClaim(t *testing.T) {
-	target := "/compliance-events?company_id=" + acctadmintest.DemoID("company", 1).String() + "&start_date=2025-01-01&end_date=2026-01-01"
+// TestSigningForms: the three forms clients of the real API sign in
+// (A: bare path, hash of the body; B: bare path, hash of the raw query and
+// the body; C: path with its query, hash of the body) are accepted by
+// default; WithStrictSigning accepts A alone, and C with
+// WithQueryInPathClaim; a claim that matches no form is refused in every
+// mode, with a message that says what did not match.
+func TestSigningForms(t *testing.T) {
+	query := "company_id=" + acctadmintest.DemoID("company", 1).String() + "&start_date=2025-01-01&end_date=2026-01-01"
+	target := "/compliance-events?" + query
+	strict := []acctadmintest.Option{acctadmintest.WithStrictSigning()}
+	strictC := []acctadmintest.Option{acctadmintest.WithStrictSigning(), acctadmintest.WithQueryInPathClaim()}
+	formA := claimsFor("/compliance-events", nil)
+	formB := map[string]any{"path": "/compliance-events", "content": sha256Hex([]byte(query))}
+	formC := claimsFor(target, nil)
 	for _, tc := range []struct {
+		name   string
 		opts   []acctadmintest.Option
-		claim  string
+		claims map[string]any
 		status int
 		msg    string
 	}{
-		{nil, target, http.StatusUnauthorized, "path claim carries a query string"},
-		{[]acctadmintest.Option{acctadmintest.WithQueryInPathClaim()}, target, http.StatusOK, ""},
-		{[]acctadmintest.Option{acctadmintest.WithQueryInPathClaim()}, "/compliance-events?start_date=2025-01-01&end_date=2026-01-01", http.StatusUnauthorized, "query in the path claim does not match"},
-		{[]acctadmintest.Option{acctadmintest.WithQueryInPathClaim()}, "/documents?" + strings.SplitN(target, "?", 2)[1], http.StatusUnauthorized, `path claim "/documents?`},
-		{nil, "/documents", http.StatusUnauthorized, `does not match the request path "/compliance-events"`},
+		{"A by default", nil, formA, http.StatusOK, ""},
+		{"B by default", nil, formB, http.StatusOK, ""},
+		{"C by default", nil, formC, http.StatusOK, ""},
+		{"A strict", strict, formA, http.StatusOK, ""},
+		{"B strict", strict, formB, http.StatusUnauthorized, "content claim hashes the query and the body"},
+		{"C strict", strict, formC, http.StatusUnauthorized, "path claim carries a query string"},
+		{"A strict with C", strictC, formA, http.StatusOK, ""},
+		{"B strict with C", strictC, formB, http.StatusUnauthorized, "content claim hashes the query and the body"},
+		{"C strict with C", strictC, formC, http.StatusOK, ""},
+		{"B with the query reordered", nil, map[string]any{"path": "/compliance-events", "content": sha256Hex([]byte("start_date=2025-01-01&" + query))}, http.StatusUnauthorized, "matches neither"},
+		{"C with another query", nil, claimsFor("/compliance-events?start_date=2025-01-01&end_date=2026-01-01", nil), http.StatusUnauthorized, "query in the path claim does not match"},
+		{"C on another path", nil, claimsFor("/documents?"+query, nil), http.StatusUnauthorized, `path claim "/documents?`},
+		{"another path", nil, claimsFor("/documents", nil), http.StatusUnauthorized, `does not match the request path "/compliance-events"`},
+		{"A strict, body hash of something else", strict, claimsFor("/compliance-events", []byte("{}x")), http.StatusUnauthorized, "does not match the SHA-256 of the request body"},
 	} {
-		srv := newDemo(t, tc.opts...)
-		r := doToken(t, srv, http.MethodGet, target, nil, signJWT(t, srv.AccessKey, srv.SecretKey, tc.claim, nil))
-		require.Equal(t, tc.status, r.Status, "%s: %s", tc.claim, r.Body)
-		if tc.msg != "" {
-			requireError(t, r, http.StatusUnauthorized, tc.msg)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			srv := newDemo(t, tc.opts...)
+			tok := handJWT(t, map[string]any{"alg": "HS256", "typ": "JWT", "access_key": srv.AccessKey}, tc.claims, srv.SecretKey)
+			r := doToken(t, srv, http.MethodGet, target, nil, tok)
+			require.Equal(t, tc.status, r.Status, "%s", r.Body)
+			if tc.msg != "" {
+				requireError(t, r, http.StatusUnauthorized, tc.msg)
+			}
+		})
+	}
+}
+
+// Form B of a POST with a query hashes the query followed by the body;
+// the SDK's form (the body alone) is accepted on the same request.
+func TestSigningFormBWithABody(t *testing.T) {
+	srv := newDemo(t)
+	body := []byte(`{"url":"https://example.com/hook"}`)
+	for _, content := range []string{sha256Hex(append([]byte("x=1"), body...)), sha256Hex(body)} {
+		tok := handJWT(t, map[string]any{"alg": "HS256", "access_key": srv.AccessKey}, map[string]any{"path": "/callbacks", "content": content}, srv.SecretKey)
+		r := doToken(t, srv, http.MethodPost, "/callbacks?x=1", body, tok)
+		require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
 	}
 }

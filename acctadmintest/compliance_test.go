@@ -97,6 +97,11 @@ func TestComplianceEventsFiltering(t *testing.T) {
 	// Jurisdictions, with and without [], by name and by id; any match.
 	require.Equal(t, id(4, 1), complianceIDs(t, srv, with("jurisdictions[]", "Washington", "jurisdictions[]", "Nevada")))
 	require.Equal(t, id(0, 1), complianceIDs(t, srv, with("jurisdictions", "Utah")))
+	// Comma-joined, as a Spring client sends lists; only without [].
+	require.Equal(t, id(4, 1), complianceIDs(t, srv, with("jurisdictions", "Washington,Nevada")))
+	require.Equal(t, id(4, 1), complianceIDs(t, srv, with("jurisdictions", "Washington, Nevada,")))
+	r := do(t, srv, http.MethodGet, "/compliance-events?"+with("jurisdictions[]", "Washington,Nevada").Encode(), nil)
+	requireError(t, r, http.StatusBadRequest, `unknown jurisdiction: "Washington,Nevada"`)
 	require.Equal(t, id(1), complianceIDs(t, srv, with("jurisdiction_ids[]", nevada.ID.String())))
 	require.Equal(t, id(2, 3), complianceIDs(t, srv, with("jurisdiction_ids[]", idaho.ID.String(), "company", "Beta Inc")))
 	require.Empty(t, complianceIDs(t, srv, with("jurisdictions[]", "Idaho", "company", "Acme LLC")))

@@ -28,9 +28,23 @@
 // and the axios variant with GET too); any other body must match its
 // hash. Anything else is answered 401 with a message that says what was
 // wrong. Authentication comes before routing, so an unknown path without
-// a token is a 401, not a 404. The C# example client signs the query
-// inside the path claim; that form is accepted only with
-// WithQueryInPathClaim, as whether the real API takes it is not known.
+// a token is a 401, not a 404.
+//
+// # Signing forms
+//
+// Clients of the real API sign in three forms, and the fake accepts all
+// three by default, so that a customer's own client in any language runs
+// on it:
+//
+//   - A: the path claim is the path without its query, the content claim
+//     the hex SHA-256 of the body (the provider's current examples, the SDK);
+//   - B: the path without its query, and the SHA-256 of the raw query
+//     string followed by the body (older examples, a Spring client);
+//   - C: the path with its query ("/documents?status=read"), and the
+//     SHA-256 of the body (the C# example, a TypeScript client).
+//
+// WithStrictSigning accepts form A alone (and C with
+// WithQueryInPathClaim); the SDK's own tests use it.
 //
 // # The contract
 //

@@ -78,6 +78,7 @@ type config struct {
 	logLimit             int
 	contractReport       func(error)
 	queryInPath          bool
+	strictSigning        bool
 }
 
 // DefaultLocation is the zone in which the fake writes times unless
@@ -128,13 +129,23 @@ func WithoutQuirks() Option {
 	return func(c *config) { c.quirks = false }
 }
 
-// WithQueryInPathClaim makes the fake also accept tokens whose path claim
-// carries the query string ("/compliance-events?company_id=...&start_date=..."),
-// as the provider's C# example client signs them. Whether the real API
-// accepts that form is not known: the other clients (JavaScript, Python,
-// Ruby, PHP) sign the path alone, which is all the fake accepts by
-// default. The query in the claim must be the request's query (its values
-// compared once decoded).
+// WithStrictSigning makes the fake accept request tokens in the SDK's
+// form alone: the path without its query in the path claim and the hash
+// of the body in the content claim (form A of the package doc's "Signing
+// forms"). By default the fake also accepts the two other forms that
+// clients of the real API use, so that a customer's own client runs on
+// it; the SDK's own tests use this option, so that the SDK keeps signing
+// one way.
+func WithStrictSigning() Option {
+	return func(c *config) { c.strictSigning = true }
+}
+
+// WithQueryInPathClaim, with WithStrictSigning, also accepts tokens whose
+// path claim carries the query string
+// ("/compliance-events?company_id=...&start_date=..."), as the provider's
+// C# example client signs them. Without WithStrictSigning that form is
+// accepted anyway. The query in the claim must be the request's query
+// (its values compared once decoded).
 func WithQueryInPathClaim() Option {
 	return func(c *config) { c.queryInPath = true }
 }

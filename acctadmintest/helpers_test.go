@@ -66,6 +66,12 @@ func signJWT(t testing.TB, accessKey, secret, path string, body []byte) string {
 	return s
 }
 
+// claimsFor is the path and content claims of form A: the path as given
+// and the hash of body.
+func claimsFor(path string, body []byte) map[string]any {
+	return map[string]any{"path": path, "content": sha256Hex(body)}
+}
+
 // handJWT makes a token without any JWT library: base64url segments and
 // an HMAC, with whatever header and claims the test wants.
 func handJWT(t testing.TB, header, claims map[string]any, secret string) string {

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"regexp"
 	"strconv"
+	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/routers"
@@ -94,6 +95,9 @@ func (c *call) num(name string) int {
 
 // strs returns an array parameter, which clients spell name[] or name
 // (the document declares each spelling it takes), skipping empty values.
+// A value of the bare spelling is also read as a comma-joined list
+// ("jurisdictions=Utah,Idaho"), as a Spring client sends lists; one of
+// the name[] spelling is one value, commas included.
 func (c *call) strs(name string) []string {
 	var out []string
 	found := false
@@ -105,8 +109,14 @@ func (c *call) strs(name string) []string {
 		c.in.mustDeclare(spelling, openapi3.TypeArray)
 		found = true
 		for _, v := range c.in.query[spelling] {
-			if v != "" {
-				out = append(out, v)
+			parts := []string{v}
+			if spelling == name {
+				parts = strings.Split(v, ",")
+			}
+			for _, p := range parts {
+				if p = strings.TrimSpace(p); p != "" {
+					out = append(out, p)
+				}
 			}
 		}
 	}

@@ -37,7 +37,7 @@ type world struct {
 
 func newWorld(t testing.TB, opts ...acctadmintest.Option) *world {
 	t.Helper()
-	fake := acctadmintest.NewServer(append([]acctadmintest.Option{acctadmintest.WithDeliveryRetry(6, 20*time.Millisecond)}, opts...)...)
+	fake := acctadmintest.NewServer(append([]acctadmintest.Option{acctadmintest.WithDeliveryRetry(6, 20*time.Millisecond), acctadmintest.WithStrictSigning()}, opts...)...)
 	t.Cleanup(fake.Close)
 	faults := &faultyTransport{next: http.DefaultTransport}
 	c, err := acctadmin.NewClient(fake.AccessKey, fake.SecretKey, acctadmin.WithBaseURL(fake.URL),

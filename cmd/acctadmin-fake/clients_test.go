@@ -16,6 +16,8 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -425,7 +427,7 @@ var habits = []clientHabits{
 		// bulk-download escape theirs); GET /shopping-cart and GET
 		// /order-items/requiring-attention write company_ids without
 		// brackets; a POST without parameters sends {} signed as {}. The
-		// fake accepts this form only with -query-in-path-claim.
+		// fake accepts this form by default (form C of its signing forms).
 		name: "csharp",
 		send: func(t *testing.T, h *harness, c apiCall) exchange {
 			brackets := "[]"
@@ -476,9 +478,9 @@ type envelope struct {
 }
 
 func TestProviderClientsOnEveryRoute(t *testing.T) {
-	// The C# client's signing needs -query-in-path-claim; the others sign
-	// the bare path, which the option leaves accepted.
-	vars, stop := start(t, "-addr", "127.0.0.1:0", "-seed", "-query-in-path-claim", "-check-answers")
+	// Every client's form is accepted by default, the C# client's query in
+	// the path claim included.
+	vars, stop := start(t, "-addr", "127.0.0.1:0", "-seed", "-check-answers")
 	tr := &http.Transport{}
 	h := &harness{
 		base: vars["ACCTADMIN_BASE_URL"], accessKey: vars["ACCTADMIN_ACCESS_KEY"], secretKey: vars["ACCTADMIN_SECRET_KEY"],
@@ -818,4 +820,68 @@ func TestClientEncodings(t *testing.T) {
 	q, err = url.ParseQuery(buildQuery([]param{{name: "company_ids", list: []string{"a", "b"}}}, formComponent, "%5B%5D"))
 	require.NoError(t, err)
 	require.Equal(t, []string{"a", "b"}, q["company_ids[]"])
+}
+
+// signingClient is a client of the standalone fake written in Python with
+// its standard library alone, signing in the form given by argv[1] (the
+// forms of acctadmintest's "Signing forms"): it prints the status of each
+// request, one a line.
+const signingClient = `
+import base64, hashlib, hmac, json, os, sys, urllib.request, urllib.error
+form = sys.argv[1]
+base, ak, sk = os.environ["ACCTADMIN_BASE_URL"], os.environ["ACCTADMIN_ACCESS_KEY"], os.environ["ACCTADMIN_SECRET_KEY"]
+def b64(b): return base64.urlsafe_b64encode(b).rstrip(b"=").decode()
+def token(path, query, body):
+    if form == "A": claims = {"path": path, "content": hashlib.sha256(body).hexdigest()}
+    elif form == "B": claims = {"path": path, "content": hashlib.sha256(query.encode() + body).hexdigest()}
+    else: claims = {"path": path + ("?" + query if query else ""), "content": hashlib.sha256(body).hexdigest()}
+    head = b64(json.dumps({"alg": "HS256", "typ": "JWT", "access_key": ak}).encode())
+    data = head + "." + b64(json.dumps(claims).encode())
+    return data + "." + b64(hmac.new(sk.encode(), data.encode(), hashlib.sha256).digest())
+for method, path, query, body in [
+    ("GET", "/documents", "status=read&limit=5", b""),
+    ("GET", "/services", "limit=2&offset=1", b""),
+    ("GET", "/invoices", "limit=3", b""),
+    ("GET", "/callbacks", "", b""),
+    ("POST", "/callbacks", "", b'{"url": "https://example.com/hook"}'),
+]:
+    req = urllib.request.Request(base + path + ("?" + query if query else ""), data=body or None, method=method,
+        headers={"Authorization": "Bearer " + token(path, query, body), "Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(req) as r: print(r.status)
+    except urllib.error.HTTPError as e: print(e.code)
+`
+
+// TestSigningFormsFromPython: a client that is not Go, signing in each of
+// the three forms in use against the real API, gets 2xx on every request
+// from the standalone fake by default; with -strict-signing only the SDK's
+// form does, and the others get 401 on every request that has a query.
+func TestSigningFormsFromPython(t *testing.T) {
+	python, err := exec.LookPath("python3")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("python3 is missing; install it with: apt-get install -y python3")
+		}
+		t.Skip("python3 is missing; install it with: apt-get install -y python3")
+	}
+	for _, tc := range []struct {
+		args []string
+		want map[string]string
+	}{
+		{nil, map[string]string{"A": "200 200 200 200 200", "B": "200 200 200 200 200", "C": "200 200 200 200 200"}},
+		{[]string{"-strict-signing"}, map[string]string{"A": "200 200 200 200 200", "B": "401 401 401 200 200", "C": "401 401 401 200 200"}},
+	} {
+		vars, stop := start(t, append([]string{"-addr", "127.0.0.1:0", "-seed"}, tc.args...)...)
+		for _, form := range []string{"A", "B", "C"} {
+			cmd := exec.Command(python, "-c", signingClient, form)
+			cmd.Env = append(os.Environ(), "ACCTADMIN_BASE_URL="+vars["ACCTADMIN_BASE_URL"],
+				"ACCTADMIN_ACCESS_KEY="+vars["ACCTADMIN_ACCESS_KEY"], "ACCTADMIN_SECRET_KEY="+vars["ACCTADMIN_SECRET_KEY"])
+			out, err := cmd.CombinedOutput()
+			require.NoError(t, err, "%s", out)
+			got := strings.Join(strings.Fields(string(out)), " ")
+			require.Equal(t, tc.want[form], got, "form %s with %v", form, tc.args)
+		}
+		_, err := stop()
+		require.NoError(t, err)
+	}
 }

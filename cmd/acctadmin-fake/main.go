@@ -6,7 +6,7 @@
 //
 //	acctadmin-fake [-addr 127.0.0.1:8089] [-access-key KEY] [-secret-key KEY] [-seed] [-no-quirks]
 //	               [-latency 0s] [-no-control] [-read-timeout 30s] [-write-timeout 2m] [-idle-timeout 2m]
-//	               [-log-limit 10000] [-survive-parent] [-query-in-path-claim] [-clock 2025-01-31T09:00:00Z]
+//	               [-log-limit 10000] [-survive-parent] [-strict-signing] [-query-in-path-claim] [-clock 2025-01-31T09:00:00Z]
 //	               [-check-answers]
 //
 // On startup it prints the base URL and the keys as environment
@@ -33,9 +33,10 @@
 // The server is a test double for clients in any language: it accepts
 // requests exactly as the provider's own example clients send them
 // (jurisdictions as names or two-letter abbreviations, {} bodies signed
-// as empty content). The C# client's signing, with the query inside the
-// path claim, is accepted only with -query-in-path-claim: whether the
-// real API takes it is not known. Unless -no-control is given it also serves the
+// as empty content). Request tokens are accepted in the three forms
+// clients of the real API sign them (acctadmintest's "Signing forms");
+// -strict-signing accepts the SDK's form alone (and, with
+// -query-in-path-claim, the C# client's). Unless -no-control is given it also serves the
 // control surface of acctadmintest.WithControl under /_fake/ on the same
 // address, for loopback clients only and without a token: seed records
 // (POST /_fake/companies, /_fake/services, /_fake/documents,
@@ -106,7 +107,8 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	logLimit := fs.Int("log-limit", 10000, "entries each of the request, write and delivery logs keeps (0: all)")
 	checkAnswers := fs.Bool("check-answers", false, "check every answer against the OpenAPI document and print each mismatch")
 	clock := fs.String("clock", "", "start the fake's clock at this RFC 3339 time (it runs on from there)")
-	queryInPath := fs.Bool("query-in-path-claim", false, "also accept tokens whose path claim carries the query, as the C# example client signs")
+	strictSigning := fs.Bool("strict-signing", false, "accept request tokens in the SDK's form alone: the bare path and the hash of the body")
+	queryInPath := fs.Bool("query-in-path-claim", false, "with -strict-signing, also accept tokens whose path claim carries the query, as the C# example client signs")
 	surviveParent := fs.Bool("survive-parent", false, "keep serving when the process that started the server exits")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -139,6 +141,9 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	if !*noControl {
 		opts = append(opts, acctadmintest.WithControl())
+	}
+	if *strictSigning {
+		opts = append(opts, acctadmintest.WithStrictSigning())
 	}
 	if *queryInPath {
 		opts = append(opts, acctadmintest.WithQueryInPathClaim())

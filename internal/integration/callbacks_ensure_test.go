@@ -35,7 +35,7 @@ type ensureServer struct {
 
 func newEnsureServer(t *testing.T, holdFor int, opts ...acctadmintest.Option) *ensureServer {
 	t.Helper()
-	s := &ensureServer{fake: acctadmintest.NewFake(opts...), holdFor: holdFor, released: make(chan struct{})}
+	s := &ensureServer{fake: acctadmintest.NewFake(append([]acctadmintest.Option{acctadmintest.WithStrictSigning()}, opts...)...), holdFor: holdFor, released: make(chan struct{})}
 	if holdFor == 0 {
 		close(s.released)
 	}

@@ -25,7 +25,7 @@ import (
 // logger's records must stay whole, one per attempt.
 func TestConcurrentClientSharedBy64Goroutines(t *testing.T) {
 	const goroutines = 64
-	srv := acctadmintest.NewServer(acctadmintest.WithDemoData())
+	srv := acctadmintest.NewServer(acctadmintest.WithDemoData(), acctadmintest.WithStrictSigning())
 	defer srv.Close()
 	var logs tpLog
 	logger := slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))

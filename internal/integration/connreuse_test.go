@@ -21,7 +21,7 @@ import (
 // pool.
 func TestConnectionReuseUnderErrors(t *testing.T) {
 	const calls = 1000
-	srv := acctadmintest.NewServer()
+	srv := acctadmintest.NewServer(acctadmintest.WithStrictSigning())
 	t.Cleanup(srv.Close)
 	co := srv.AddCompany(acctadmintest.CompanyInput{Name: "Acme Holdings LLC", HomeState: "Utah"})
 	doc := srv.AddDocument(acctadmintest.DocumentInput{CompanyID: co.ID})

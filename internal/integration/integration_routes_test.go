@@ -17,7 +17,7 @@ import (
 // any answer of the fake that breaks its OpenAPI document.
 func fakeWithContract(t *testing.T) (*acctadmintest.Server, *acctadmin.Client) {
 	t.Helper()
-	srv := acctadmintest.NewServer(acctadmintest.WithDemoData(), acctadmintest.WithContractChecks(func(err error) { t.Error(err) }))
+	srv := acctadmintest.NewServer(acctadmintest.WithDemoData(), acctadmintest.WithStrictSigning(), acctadmintest.WithContractChecks(func(err error) { t.Error(err) }))
 	t.Cleanup(srv.Close)
 	c, err := acctadmin.NewClient(srv.AccessKey, srv.SecretKey, acctadmin.WithBaseURL(srv.URL),
 		acctadmin.WithRetryWait(time.Millisecond, 5*time.Millisecond))

@@ -32,6 +32,7 @@ func fakeClient(t *testing.T, opts ...acctadmintest.Option) (*acctadmintest.Serv
 	// what does not), and every answer the fake gives is held against it.
 	srv := acctadmintest.NewServer(append([]acctadmintest.Option{
 		acctadmintest.WithDemoData(),
+		acctadmintest.WithStrictSigning(),
 		acctadmintest.WithContractChecks(func(err error) { t.Error(err) }),
 	}, opts...)...)
 	t.Cleanup(srv.Close)

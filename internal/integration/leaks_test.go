@@ -78,7 +78,7 @@ func (c *lkConns) settle(t *testing.T, what string, want func(active, idle int) 
 func TestNoLeaksAfterAbandonedCalls(t *testing.T) {
 	before := goleak.IgnoreCurrent()
 
-	fake := acctadmintest.NewFake(acctadmintest.WithDemoData())
+	fake := acctadmintest.NewFake(acctadmintest.WithDemoData(), acctadmintest.WithStrictSigning())
 	company := fake.Companies()[0]
 	big := fake.AddDocument(acctadmintest.DocumentInput{CompanyID: company.ID, Title: "Big scan", Pages: 3, Status: acctadmintest.DocumentRead, PDFSize: 16 << 20})
 	conns := &lkConns{states: map[net.Conn]http.ConnState{}}

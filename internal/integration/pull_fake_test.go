@@ -40,7 +40,7 @@ func jitter(h http.Handler, max time.Duration, seed uint64) http.Handler {
 // ones), behind random delays; it returns a client and the unread ids.
 func fakeMail(t *testing.T, n int, seed uint64, maxDelay time.Duration) (*acctadmintest.Fake, *Client, []uuid.UUID) {
 	t.Helper()
-	f := acctadmintest.NewFake(acctadmintest.WithSeed(int64(seed)))
+	f := acctadmintest.NewFake(acctadmintest.WithSeed(int64(seed)), acctadmintest.WithStrictSigning())
 	srv := httptest.NewServer(jitter(f, maxDelay, seed))
 	t.Cleanup(func() { srv.Close(); f.Close() })
 	co := f.AddCompany(acctadmintest.CompanyInput{Name: "Acme Widgets LLC", HomeState: "Utah"})

@@ -364,7 +364,7 @@ func TestFaultSoak(t *testing.T) {
 		calls = 10_000
 	}
 	const workers = 8
-	srv := acctadmintest.NewServer(acctadmintest.WithDemoData(), acctadmintest.WithSeed(20240501))
+	srv := acctadmintest.NewServer(acctadmintest.WithDemoData(), acctadmintest.WithSeed(20240501), acctadmintest.WithStrictSigning())
 	defer srv.Close()
 	c, err := NewClient(srv.AccessKey, srv.SecretKey, WithBaseURL(srv.URL), WithRetryWait(time.Millisecond, 10*time.Millisecond))
 	if err != nil {
