@@ -19,6 +19,7 @@ import (
 
 	acctadmin "github.com/acctadmin/acctadmin-go"
 	"github.com/acctadmin/acctadmin-go/acctadmintest"
+	"github.com/acctadmin/acctadmin-go/internal/redislease"
 	"github.com/acctadmin/acctadmin-go/webhook"
 	"github.com/google/uuid"
 	"github.com/redis/go-redis/v9"
@@ -289,7 +290,9 @@ func (f *fakeTicker) state() (periods []time.Duration, stopped int) {
 }
 
 // claimLog is a go-redis hook that records the answered calls of the
-// claim script (takeScript: a take or a renewal), in order.
+// lease script that takes or renews a claim (redislease's Acquire: a
+// script run with one key, the owner and the TTL; a release passes no
+// TTL), in order.
 type claimLog struct {
 	mu    sync.Mutex
 	takes []claimTake
@@ -313,8 +316,8 @@ func (l *claimLog) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 		err := next(ctx, cmd)
 		args := cmd.Args()
 		name := strings.ToLower(cmd.Name())
-		isTake := len(args) == 6 && (name == "evalsha" && args[1] == takeScript.Hash() ||
-			name == "eval" && redis.NewScript(fmt.Sprint(args[1])).Hash() == takeScript.Hash())
+		isTake := len(args) == 6 && (name == "evalsha" || name == "eval") &&
+			strings.HasPrefix(fmt.Sprint(args[3]), keyPrefix+"claim:")
 		c, ok := cmd.(*redis.Cmd)
 		if err != nil || !isTake || !ok {
 			return err
@@ -356,7 +359,7 @@ func waitFor(cond func() bool) bool {
 
 // claimsOf returns the claims of a room with owner token owner on rdb.
 func claimsOf(rdb redis.UniversalClient, owner string, ttl time.Duration) *redisClaims {
-	return &redisClaims{rdb: rdb, prefix: keyPrefix, owner: owner, ttl: ttl, timeout: maxRedisTimeout}
+	return &redisClaims{leases: redislease.New(rdb, maxRedisTimeout), prefix: keyPrefix, owner: owner, ttl: ttl}
 }
 
 // claimKey is the Redis key of the claim on id.

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	acctadmin "github.com/acctadmin/acctadmin-go"
+	"github.com/acctadmin/acctadmin-go/internal/redislease"
 	"github.com/acctadmin/acctadmin-go/webhook"
 	"github.com/google/uuid"
 	"github.com/redis/go-redis/v9"
@@ -221,10 +222,10 @@ func New(c *acctadmin.Client, v *webhook.Verifier, store Store, opts ...Option) 
 		if _, err := rand.Read(owner); err != nil {
 			return nil, fmt.Errorf("mailroom: %w", err)
 		}
-		timeout := min(maxRedisTimeout, cfg.ttl/3)
-		r.shared = &redisClaims{rdb: cfg.rdb, prefix: keyPrefix, owner: hex.EncodeToString(owner), ttl: cfg.ttl, timeout: timeout}
+		leases := redislease.New(cfg.rdb, min(maxRedisTimeout, cfg.ttl/3))
+		r.shared = &redisClaims{leases: leases, prefix: keyPrefix, owner: hex.EncodeToString(owner), ttl: cfg.ttl}
 		if r.journal == nil {
-			r.journal = &redisJournal{rdb: cfg.rdb, key: keyPrefix + "journal", timeout: timeout}
+			r.journal = &redisJournal{rdb: cfg.rdb, calls: leases, key: keyPrefix + "journal"}
 		}
 	}
 	if r.journal == nil {

@@ -16,6 +16,7 @@ require (
 )
 
 require (
+	github.com/acctadmin/acctadmin-go/internal/redislease v0.0.0 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/dgryski/go-rendezvous v0.0.0-20200823014737-9f7001d12a5f // indirect
 	github.com/getkin/kin-openapi v0.135.0 // indirect
@@ -50,3 +51,5 @@ replace github.com/acctadmin/acctadmin-go => ../..
 replace github.com/acctadmin/acctadmin-go/acctadmintest => ../../acctadmintest
 
 replace github.com/acctadmin/acctadmin-go/mailroom => ../../mailroom
+
+replace github.com/acctadmin/acctadmin-go/internal/redislease => ../../internal/redislease

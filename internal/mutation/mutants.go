@@ -420,10 +420,10 @@ var mutants = []mutant{
 		what: `a release drops another owner's mark`,
 		from: `	if m, ok := c.busy[key]; ok && m.owner == owner {`,
 		to:   `	if _, ok := c.busy[key]; ok {`},
-	{id: `redis-type-is-new`, file: `webhook/redisreplay/redisreplay.go`, pkg: `./webhook/redisreplay`,
+	{id: `redis-type-is-new`, file: `internal/redislease/redislease.go`, pkg: `./internal/redislease`,
 		what: `a reply of another type taken for new`,
-		from: `		return 0, fmt.Errorf("answer of type %T, not a string", reply)`,
-		to:   `		return webhook.ClaimNew, nil`},
+		from: `		return false, "", fmt.Errorf("answer of type %T, not a string", reply)`,
+		to:   `		return true, "", nil`},
 	{id: `redis-unknown-value-done`, file: `webhook/redisreplay/redisreplay.go`, pkg: `./webhook/redisreplay`,
 		what: `a value it did not write taken for done`,
 		from: `		return 0, fmt.Errorf("the key holds a value of %d bytes this package did not write", len(old))`,
@@ -438,10 +438,10 @@ var mutants = []mutant{
 		what: `a Commit answered other than OK taken for done`,
 		from: `		if s, ok := reply.(string); !ok || s != "OK" {`,
 		to:   `		if s, ok := reply.(string); !ok && s != "OK" {`},
-	{id: `redis-ctx-ignored`, file: `webhook/redisreplay/redisreplay.go`, pkg: `./webhook/redisreplay`,
+	{id: `redis-ctx-ignored`, file: `internal/redislease/redislease.go`, pkg: `./internal/redislease`,
 		what: `a call made with an ended context`,
 		from: `	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("redisreplay: %s: %w", op, err)`,
+		return err`,
 		to: `	if err := ctx.Err(); err != nil && false {
-		return fmt.Errorf("redisreplay: %s: %w", op, err)`},
+		return err`},
 }

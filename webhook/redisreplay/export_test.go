@@ -1,4 +1,4 @@
 package redisreplay
 
 // WaitBackground waits for the goroutines of calls the cache gave up on.
-func (c *Cache) WaitBackground() { c.background.Wait() }
+func (c *Cache) WaitBackground() { c.leases.Wait() }

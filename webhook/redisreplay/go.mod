@@ -12,6 +12,7 @@ require (
 )
 
 require (
+	github.com/acctadmin/acctadmin-go/internal/redislease v0.0.0
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/dgryski/go-rendezvous v0.0.0-20200823014737-9f7001d12a5f // indirect
 	github.com/golang-jwt/jwt/v5 v5.3.1 // indirect
@@ -20,3 +21,5 @@ require (
 )
 
 replace github.com/acctadmin/acctadmin-go => ../..
+
+replace github.com/acctadmin/acctadmin-go/internal/redislease => ../../internal/redislease

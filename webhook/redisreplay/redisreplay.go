@@ -63,14 +63,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/acctadmin/acctadmin-go/internal/redislease"
 	"github.com/acctadmin/acctadmin-go/webhook"
 )
 
@@ -85,10 +83,6 @@ const (
 
 	// DefaultTimeout bounds each call unless WithTimeout says otherwise.
 	DefaultTimeout = 2 * time.Second
-
-	// undoTimeout bounds the release of a claim whose answer was lost or
-	// given up on.
-	undoTimeout = time.Second
 )
 
 // The values a key holds.
@@ -100,14 +94,10 @@ const (
 // Cache is a webhook.ReplayCache kept in Redis. Create it with New.
 type Cache struct {
 	rdb     redis.UniversalClient
+	leases  *redislease.Client // the marks, and the bound of every call
 	prefix  string
 	ttl     time.Duration
 	timeout time.Duration
-	late    error // the cause of a call given up on at the timeout
-
-	// background counts the goroutines of calls given up on that have
-	// not finished yet.
-	background sync.WaitGroup
 }
 
 var _ webhook.ReplayCache = (*Cache)(nil)
@@ -158,7 +148,7 @@ func New(rdb redis.UniversalClient, opts ...Option) *Cache {
 	for _, opt := range opts {
 		opt(c)
 	}
-	c.late = fmt.Errorf("no answer from Redis within %v: %w", c.timeout, context.DeadlineExceeded)
+	c.leases = redislease.New(rdb, c.timeout)
 	return c
 }
 
@@ -170,48 +160,23 @@ func (c *Cache) Claim(ctx context.Context, key, owner string, lease time.Duratio
 	if lease <= 0 {
 		return 0, errors.New("redisreplay: claim: lease must be positive")
 	}
-	k, mark := c.prefix+key, busyPrefix+owner
-	ms := max(lease.Milliseconds(), 1)
-	var state webhook.ClaimState
-	err := c.run(ctx, "claim", func(ctx context.Context) error {
-		reply, err := c.rdb.Do(ctx, "SET", k, mark, "NX", "PX", ms, "GET").Result()
-		state, err = readClaim(reply, err, mark)
-		return err
-	}, func(err error) {
-		// Given up on, or failed after it may have reached Redis: the
-		// key may hold this call's mark, which no one would release.
-		if err != nil && !mayHaveReached(err) {
-			return
-		}
-		if err == nil && state != webhook.ClaimNew {
-			return
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), undoTimeout)
-		defer cancel()
-		_, _ = c.release(ctx, k, mark)
-	})
+	held, old, err := c.leases.Claim(ctx, c.prefix+key, busyPrefix+owner, lease)
 	if err != nil {
-		return 0, err
+		return 0, wrap("claim", err)
+	}
+	state, err := readClaim(held, old)
+	if err != nil {
+		return 0, wrap("claim", err)
 	}
 	return state, nil
 }
 
-// readClaim reads the answer of a Claim's SET NX GET.
-func readClaim(reply any, err error, mark string) (webhook.ClaimState, error) {
-	if errors.Is(err, redis.Nil) {
-		return webhook.ClaimNew, nil // nothing was there: marked now
-	}
-	if err != nil {
-		return 0, err
-	}
-	old, ok := reply.(string)
-	if !ok {
-		return 0, fmt.Errorf("answer of type %T, not a string", reply)
-	}
+// readClaim reads what a Claim found: the key held now (nothing was there,
+// or the client sent the SET again and found the first one's mark), or
+// the value another delivery left.
+func readClaim(held bool, old string) (webhook.ClaimState, error) {
 	switch {
-	case old == mark:
-		// The client sent the SET again after a broken connection, and
-		// the first one had taken effect.
+	case held:
 		return webhook.ClaimNew, nil
 	case old == doneValue, isLegacy(old):
 		return webhook.ClaimDone, nil
@@ -243,105 +208,24 @@ func isLegacy(v string) bool {
 func (c *Cache) Commit(ctx context.Context, key string) error {
 	k := c.prefix + key
 	ms := max(c.ttl.Milliseconds(), 1)
-	return c.run(ctx, "commit", func(ctx context.Context) error {
+	return wrap("commit", c.leases.Do(ctx, func(ctx context.Context) error {
 		reply, err := c.rdb.Do(ctx, "SET", k, doneValue, "PX", ms).Result()
 		if err != nil {
 			return err
 		}
 		if s, ok := reply.(string); !ok || s != "OK" {
-			return fmt.Errorf("answer %s, not OK", describe(reply))
+			return fmt.Errorf("answer %s, not OK", redislease.Describe(reply))
 		}
 		return nil
-	}, nil)
+	}))
 }
 
 // Release implements webhook.ReplayCache: it deletes key if it still
 // holds owner's mark, in one script. An error means that the mark may
 // still be there.
 func (c *Cache) Release(ctx context.Context, key, owner string) error {
-	k := c.prefix + key
-	return c.run(ctx, "release", func(ctx context.Context) error {
-		_, err := c.release(ctx, k, busyPrefix+owner)
-		return err
-	}, nil)
-}
-
-// releaseScript deletes a key only while it holds the caller's mark.
-var releaseScript = redis.NewScript(`if redis.call("GET", KEYS[1]) == ARGV[1] then return redis.call("DEL", KEYS[1]) end return 0`)
-
-// release runs releaseScript and reports whether it deleted the key.
-func (c *Cache) release(ctx context.Context, key, mark string) (bool, error) {
-	reply, err := releaseScript.Run(ctx, c.rdb, []string{key}, mark).Result()
-	if err != nil {
-		return false, err
-	}
-	n, ok := reply.(int64)
-	if !ok || n < 0 || n > 1 {
-		return false, fmt.Errorf("answer %s, not 0 or 1", describe(reply))
-	}
-	return n == 1, nil
-}
-
-// describe names a reply for an error without quoting a string, which
-// could be anything.
-func describe(reply any) string {
-	switch r := reply.(type) {
-	case string:
-		if r == "OK" {
-			return "OK"
-		}
-		return fmt.Sprintf("a string of %d bytes", len(r))
-	case int64:
-		return fmt.Sprintf("the integer %d", r)
-	default:
-		return fmt.Sprintf("of type %T", reply)
-	}
-}
-
-// run runs cmd on a goroutine of its own, with ctx bounded by the cache's
-// timeout, and returns its error, or ctx's (the caller's, or the timeout)
-// as soon as ctx ends, whatever the client's own timeouts. When cmd fails,
-// or is given up on, abandoned (when not nil) runs on that goroutine once
-// cmd has returned, with cmd's error (nil when cmd succeeded after it was
-// given up on). Every error is prefixed with "redisreplay: " and op.
-func (c *Cache) run(ctx context.Context, op string, cmd func(context.Context) error, abandoned func(error)) error {
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("redisreplay: %s: %w", op, err)
-	}
-	callCtx, cancel := context.WithTimeoutCause(ctx, c.timeout, c.late)
-	// outcome decides, once, whether the caller takes cmd's result
-	// (finished) or has given up on it (givenUp), whichever comes first.
-	var outcome atomic.Int32
-	const (
-		finished = 1
-		givenUp  = 2
-	)
-	done := make(chan error, 1)
-	c.background.Add(1)
-	go func() {
-		defer c.background.Done()
-		defer cancel()
-		err := cmd(callCtx)
-		if outcome.CompareAndSwap(0, finished) {
-			done <- err
-			if err != nil && abandoned != nil {
-				abandoned(err)
-			}
-			return
-		}
-		if abandoned != nil {
-			abandoned(err)
-		}
-	}()
-	select {
-	case err := <-done:
-		return wrap(op, err)
-	case <-callCtx.Done():
-		if !outcome.CompareAndSwap(0, givenUp) {
-			return wrap(op, <-done) // cmd finished first
-		}
-		return fmt.Errorf("redisreplay: %s: %w", op, context.Cause(callCtx))
-	}
+	_, err := c.leases.Release(ctx, c.prefix+key, busyPrefix+owner)
+	return wrap("release", err)
 }
 
 // wrap prefixes a command's error, and returns nil for nil.
@@ -350,14 +234,4 @@ func wrap(op string, err error) error {
 		return nil
 	}
 	return fmt.Errorf("redisreplay: %s: %w", op, err)
-}
-
-// mayHaveReached reports whether a command that failed with err may have
-// reached Redis: not when no connection could be had.
-func mayHaveReached(err error) bool {
-	var op *net.OpError
-	if errors.As(err, &op) && op.Op == "dial" {
-		return false
-	}
-	return !errors.Is(err, redis.ErrPoolTimeout) && !errors.Is(err, redis.ErrClosed)
 }

@@ -1,0 +1,18 @@
+module github.com/acctadmin/acctadmin-go/internal/redislease
+
+go 1.23
+
+require (
+	github.com/acctadmin/acctadmin-go v0.0.0
+	github.com/redis/go-redis/v9 v9.18.0
+	go.uber.org/goleak v1.3.0
+	pgregory.net/rapid v1.2.0
+)
+
+require (
+	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	github.com/dgryski/go-rendezvous v0.0.0-20200823014737-9f7001d12a5f // indirect
+	go.uber.org/atomic v1.11.0 // indirect
+)
+
+replace github.com/acctadmin/acctadmin-go => ../..
