@@ -359,10 +359,12 @@ func addOlder(t *testing.T, f *acctadmintest.Fake, n int, step time.Duration) ac
 
 // TestCallbacksEnsureKeepsTheOldestByTime: with registrations seconds or
 // days apart, Ensure keeps the one created first, whatever its place in
-// the listing or its ID, deletes the others, and returns it.
+// the listing or its ID, deletes the others, and returns it. The IDs come
+// from a seeded source, so that the oldest has a larger ID than the first
+// on every run.
 func TestCallbacksEnsureKeepsTheOldestByTime(t *testing.T) {
 	for _, step := range []time.Duration{time.Second, 3 * time.Second, 24 * time.Hour, 400 * 24 * time.Hour} {
-		s := newEnsureServer(t, 0, acctadmintest.WithClock(stoppedClock))
+		s := newEnsureServer(t, 0, acctadmintest.WithClock(stoppedClock), acctadmintest.WithSeed(int64(step)))
 		s.fake.AddCallback(otherURL)
 		oldest := addOlder(t, s.fake, 3, step)
 		c := s.client(t)
