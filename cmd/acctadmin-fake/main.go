@@ -72,6 +72,7 @@ import (
 	"time"
 
 	"github.com/acctadmin/acctadmin-go/acctadmintest"
+	"github.com/acctadmin/acctadmin-go/internal/parentwatch"
 )
 
 func main() {
@@ -125,7 +126,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	if !*surviveParent {
 		var cancel context.CancelFunc
-		ctx, cancel = watchParent(ctx)
+		ctx, cancel = parentwatch.Context(ctx)
 		defer cancel()
 	}
 	opts := []acctadmintest.Option{

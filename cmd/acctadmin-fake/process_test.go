@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acctadmin/acctadmin-go/internal/parentwatch"
 	"github.com/stretchr/testify/require"
 )
 
@@ -146,7 +147,7 @@ func TestSurviveParent(t *testing.T) {
 	require.NoError(t, cmd.Process.Kill())
 
 	// Several of the parent checks pass; the server still answers.
-	time.Sleep(4 * parentPoll)
+	time.Sleep(4 * parentwatch.Poll)
 	resp, err := (&http.Client{Timeout: exitBound}).Get(base + "/_fake/")
 	require.NoError(t, err, "the server outlived its parent")
 	resp.Body.Close()

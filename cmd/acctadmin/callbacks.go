@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"iter"
 	"time"
 
 	acctadmin "github.com/acctadmin/acctadmin-go"
@@ -16,24 +17,10 @@ func (a *app) callbacksCommand() *cobra.Command {
 		Args:    noArgs,
 	}
 	list.RunE = func(cmd *cobra.Command, _ []string) error {
-		if _, err := a.checkJQ(); err != nil {
-			return err
-		}
-		c, err := a.client()
-		if err != nil {
-			return err
-		}
-		cbs, err := c.Callbacks.List(a.ctx)
-		if err != nil {
-			return err
-		}
-		l := &listing{headers: []string{"ID", "URL", "CREATED"}}
-		for _, cb := range cbs {
-			if err := l.add(cb, idString(cb.ID), cb.URL, cb.CreatedAt.Format(time.DateTime)); err != nil {
-				return err
-			}
-		}
-		return a.printList(l)
+		all := func(c *acctadmin.Client) iter.Seq2[acctadmin.Callback, error] { return each(c.Callbacks.List(a.ctx)) }
+		return printAll(a, 0, []string{"ID", "URL", "CREATED"}, all, func(cb acctadmin.Callback) (any, []string) {
+			return cb, []string{idString(cb.ID), cb.URL, cb.CreatedAt.Format(time.DateTime)}
+		}, "")
 	}
 
 	create := &cobra.Command{

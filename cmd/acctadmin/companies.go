@@ -2,8 +2,10 @@ package main
 
 import (
 	"fmt"
+	"iter"
 
 	acctadmin "github.com/acctadmin/acctadmin-go"
+	"github.com/google/uuid"
 	"github.com/spf13/cobra"
 )
 
@@ -17,30 +19,10 @@ func (a *app) companiesCommand() *cobra.Command {
 	}
 	list.Flags().IntVar(&limit, "limit", 0, "stop after `N` companies (0: all)")
 	list.RunE = func(cmd *cobra.Command, _ []string) error {
-		if err := checkLimit(limit); err != nil {
-			return err
-		}
-		if _, err := a.checkJQ(); err != nil {
-			return err
-		}
-		c, err := a.client()
-		if err != nil {
-			return err
-		}
-		companies, err := c.Companies.List(a.ctx)
-		if err != nil {
-			return err
-		}
-		l := &listing{headers: []string{"ID", "NAME", "HOME STATE", "ENTITY TYPE", "CREATED"}}
-		for _, co := range companies {
-			if limit > 0 && len(l.rows) >= limit {
-				break
-			}
-			if err := l.add(co.Raw, idString(co.ID), co.Name, co.HomeState, co.EntityType, day(co.CreatedAt)); err != nil {
-				return err
-			}
-		}
-		return a.printList(l)
+		all := func(c *acctadmin.Client) iter.Seq2[acctadmin.Company, error] { return each(c.Companies.List(a.ctx)) }
+		return printAll(a, limit, []string{"ID", "NAME", "HOME STATE", "ENTITY TYPE", "CREATED"}, all, func(co acctadmin.Company) (any, []string) {
+			return co.Raw, []string{idString(co.ID), co.Name, co.HomeState, co.EntityType, day(co.CreatedAt)}
+		}, "")
 	}
 
 	get := &cobra.Command{
@@ -50,22 +32,9 @@ func (a *app) companiesCommand() *cobra.Command {
 		Args:    exactArgs(1),
 	}
 	get.RunE = func(cmd *cobra.Command, args []string) error {
-		id, err := parseID("company", args[0])
-		if err != nil {
-			return err
-		}
-		if _, err := a.checkJQ(); err != nil {
-			return err
-		}
-		c, err := a.client()
-		if err != nil {
-			return err
-		}
-		co, err := c.Companies.Get(a.ctx, id)
-		if err != nil {
-			return withHint(err, "list the companies with `acctadmin companies list`")
-		}
-		return a.printRecord(co.Raw, companyFields(co)...)
+		return printOne(a, "company", "companies", args[0], func(c *acctadmin.Client, id uuid.UUID) (*acctadmin.Company, error) {
+			return c.Companies.Get(a.ctx, id)
+		}, func(co *acctadmin.Company) error { return a.printRecord(co.Raw, companyFields(co)...) })
 	}
 
 	var name, homeState, entityType string

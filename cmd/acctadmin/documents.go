@@ -3,11 +3,13 @@ package main
 import (
 	"fmt"
 	"io"
+	"iter"
 	"os"
 	"path/filepath"
 	"strconv"
 
 	acctadmin "github.com/acctadmin/acctadmin-go"
+	"github.com/google/uuid"
 	"github.com/spf13/cobra"
 )
 
@@ -26,29 +28,12 @@ func (a *app) documentsCommand() *cobra.Command {
 		if status != "read" && status != "unread" {
 			return usageErrorf("--status must be read or unread, got %q", status)
 		}
-		if err := checkLimit(limit); err != nil {
-			return err
+		all := func(c *acctadmin.Client) iter.Seq2[acctadmin.Document, error] {
+			return c.Documents.All(a.ctx, &acctadmin.DocumentListParams{Status: acctadmin.DocumentStatus(status)})
 		}
-		if _, err := a.checkJQ(); err != nil {
-			return err
-		}
-		c, err := a.client()
-		if err != nil {
-			return err
-		}
-		l := &listing{headers: []string{"ID", "RECEIVED", "COMPANY", "TYPE", "TITLE", "PAGES", "STATUS"}}
-		for d, err := range c.Documents.All(a.ctx, &acctadmin.DocumentListParams{Status: acctadmin.DocumentStatus(status)}) {
-			if err != nil {
-				return err
-			}
-			if err := l.add(d, idString(d.ID), day(d.CreatedAt), d.CompanyName, d.Type, d.Title, strconv.Itoa(d.Pages), documentStatus(d)); err != nil {
-				return err
-			}
-			if limit > 0 && len(l.rows) >= limit {
-				break
-			}
-		}
-		return a.printList(l)
+		return printAll(a, limit, []string{"ID", "RECEIVED", "COMPANY", "TYPE", "TITLE", "PAGES", "STATUS"}, all, func(d acctadmin.Document) (any, []string) {
+			return d, []string{idString(d.ID), day(d.CreatedAt), d.CompanyName, d.Type, d.Title, strconv.Itoa(d.Pages), documentStatus(d)}
+		}, "")
 	}
 
 	get := &cobra.Command{
@@ -58,32 +43,21 @@ func (a *app) documentsCommand() *cobra.Command {
 		Args:    exactArgs(1),
 	}
 	get.RunE = func(cmd *cobra.Command, args []string) error {
-		id, err := parseID("document", args[0])
-		if err != nil {
-			return err
-		}
-		if _, err := a.checkJQ(); err != nil {
-			return err
-		}
-		c, err := a.client()
-		if err != nil {
-			return err
-		}
-		d, err := c.Documents.Get(a.ctx, id)
-		if err != nil {
-			return withHint(err, "list the documents with `acctadmin documents list`")
-		}
-		return a.printRecord(d,
-			[2]string{"ID", idString(d.ID)},
-			[2]string{"Title", d.Title},
-			[2]string{"Type", d.Type},
-			[2]string{"Company", d.CompanyName},
-			[2]string{"Jurisdiction", d.Jurisdiction},
-			[2]string{"Received", day(d.CreatedAt)},
-			[2]string{"Pages", strconv.Itoa(d.Pages)},
-			[2]string{"Source", string(d.Source)},
-			[2]string{"Status", documentStatus(*d)},
-		)
+		return printOne(a, "document", "documents", args[0], func(c *acctadmin.Client, id uuid.UUID) (*acctadmin.Document, error) {
+			return c.Documents.Get(a.ctx, id)
+		}, func(d *acctadmin.Document) error {
+			return a.printRecord(d,
+				[2]string{"ID", idString(d.ID)},
+				[2]string{"Title", d.Title},
+				[2]string{"Type", d.Type},
+				[2]string{"Company", d.CompanyName},
+				[2]string{"Jurisdiction", d.Jurisdiction},
+				[2]string{"Received", day(d.CreatedAt)},
+				[2]string{"Pages", strconv.Itoa(d.Pages)},
+				[2]string{"Source", string(d.Source)},
+				[2]string{"Status", documentStatus(*d)},
+			)
+		})
 	}
 
 	var out string

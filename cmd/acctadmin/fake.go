@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"os"
 	"sync"
 	"time"
 
 	acctadmin "github.com/acctadmin/acctadmin-go"
 	"github.com/acctadmin/acctadmin-go/acctadmintest"
+	"github.com/acctadmin/acctadmin-go/internal/parentwatch"
 	"github.com/spf13/cobra"
 )
 
@@ -61,7 +61,7 @@ that started it (unless --survive-parent).`,
 		}
 		if !surviveParent {
 			var cancel context.CancelFunc
-			ctx, cancel = watchParent(ctx)
+			ctx, cancel = parentwatch.Context(ctx)
 			defer cancel()
 		}
 		opts := []acctadmintest.Option{
@@ -145,34 +145,4 @@ that started it (unless --survive-parent).`,
 		return err
 	}
 	return cmd
-}
-
-// parentPoll is how often the fake checks that its parent still runs.
-const parentPoll = 250 * time.Millisecond
-
-// watchParent returns a context that is done when ctx is, or when the
-// process that started this one has exited (its parent id changes), so
-// that a fake started by a script or a test that dies stops too.
-func watchParent(ctx context.Context) (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithCancel(ctx)
-	ppid := os.Getppid()
-	if ppid <= 1 {
-		return ctx, cancel
-	}
-	go func() {
-		t := time.NewTicker(parentPoll)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				if os.Getppid() != ppid {
-					cancel()
-					return
-				}
-			}
-		}
-	}()
-	return ctx, cancel
 }

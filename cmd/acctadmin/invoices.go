@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"iter"
 	"strconv"
 	"strings"
 
@@ -22,32 +23,13 @@ func (a *app) invoicesCommand() *cobra.Command {
 	list.Flags().BoolVar(&unpaid, "unpaid", false, "only the unpaid invoices")
 	list.Flags().IntVar(&limit, "limit", 0, "stop after `N` invoices (0: all)")
 	list.RunE = func(cmd *cobra.Command, _ []string) error {
-		if err := checkLimit(limit); err != nil {
-			return err
-		}
-		if _, err := a.checkJQ(); err != nil {
-			return err
-		}
-		c, err := a.client()
-		if err != nil {
-			return err
-		}
-		l := &listing{headers: []string{"ID", "COMPANY", "STATUS", "TOTAL", "DUE", "CREATED"}}
-		for inv, err := range c.Invoices.All(a.ctx, nil) {
-			if err != nil {
-				return err
-			}
+		all := func(c *acctadmin.Client) iter.Seq2[acctadmin.Invoice, error] { return c.Invoices.All(a.ctx, nil) }
+		return printAll(a, limit, []string{"ID", "COMPANY", "STATUS", "TOTAL", "DUE", "CREATED"}, all, func(inv acctadmin.Invoice) (any, []string) {
 			if unpaid && inv.Status != acctadmin.InvoiceUnpaid {
-				continue
+				return nil, nil
 			}
-			if err := l.add(inv.Raw, idString(inv.ID), inv.Company, string(inv.Status), money(inv.Total()), inv.DueDate.String(), day(inv.CreatedAt)); err != nil {
-				return err
-			}
-			if limit > 0 && len(l.rows) >= limit {
-				break
-			}
-		}
-		return a.printList(l)
+			return inv.Raw, []string{idString(inv.ID), inv.Company, string(inv.Status), money(inv.Total()), inv.DueDate.String(), day(inv.CreatedAt)}
+		}, "")
 	}
 
 	get := &cobra.Command{
@@ -57,34 +39,23 @@ func (a *app) invoicesCommand() *cobra.Command {
 		Args:    exactArgs(1),
 	}
 	get.RunE = func(cmd *cobra.Command, args []string) error {
-		id, err := parseID("invoice", args[0])
-		if err != nil {
-			return err
-		}
-		if _, err := a.checkJQ(); err != nil {
-			return err
-		}
-		c, err := a.client()
-		if err != nil {
-			return err
-		}
-		inv, err := c.Invoices.Get(a.ctx, id)
-		if err != nil {
-			return withHint(err, "list the invoices with `acctadmin invoices list`")
-		}
-		fields := [][2]string{
-			{"ID", idString(inv.ID)},
-			{"Company", inv.Company},
-			{"Status", string(inv.Status)},
-			{"Total", money(inv.Total())},
-			{"Due", inv.DueDate.String()},
-			{"Created", day(inv.CreatedAt)},
-		}
-		for i, it := range inv.Items {
-			fields = append(fields, [2]string{"Line " + strconv.Itoa(i+1),
-				fmt.Sprintf("%s: %d x %s = %s", it.Description, it.Quantity, money(it.Price), money(it.Total()))})
-		}
-		return a.printRecord(inv.Raw, fields...)
+		return printOne(a, "invoice", "invoices", args[0], func(c *acctadmin.Client, id uuid.UUID) (*acctadmin.Invoice, error) {
+			return c.Invoices.Get(a.ctx, id)
+		}, func(inv *acctadmin.Invoice) error {
+			fields := [][2]string{
+				{"ID", idString(inv.ID)},
+				{"Company", inv.Company},
+				{"Status", string(inv.Status)},
+				{"Total", money(inv.Total())},
+				{"Due", inv.DueDate.String()},
+				{"Created", day(inv.CreatedAt)},
+			}
+			for i, it := range inv.Items {
+				fields = append(fields, [2]string{"Line " + strconv.Itoa(i+1),
+					fmt.Sprintf("%s: %d x %s = %s", it.Description, it.Quantity, money(it.Price), money(it.Total()))})
+			}
+			return a.printRecord(inv.Raw, fields...)
+		})
 	}
 
 	var card string

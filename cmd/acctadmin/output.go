@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"iter"
 	"math"
 	"math/big"
 	"strings"
@@ -278,4 +279,82 @@ func idString(id uuid.UUID) string {
 		return ""
 	}
 	return id.String()
+}
+
+// printAll is the body of every list command: it checks --limit and --jq
+// (nothing is sent when either is bad), makes the client, and prints the
+// records seq yields as one listing, stopping after limit rows when limit
+// is above 0. row gives a record's JSON and its cells; nil cells leave the
+// record out. hint, when not "", is added to an error of the listing.
+func printAll[T any](a *app, limit int, headers []string, seq func(*acctadmin.Client) iter.Seq2[T, error], row func(T) (any, []string), hint string) error {
+	if err := checkLimit(limit); err != nil {
+		return err
+	}
+	if _, err := a.checkJQ(); err != nil {
+		return err
+	}
+	c, err := a.client()
+	if err != nil {
+		return err
+	}
+	l := &listing{headers: headers}
+	for r, err := range seq(c) {
+		if err != nil {
+			if hint != "" {
+				return withHint(err, hint)
+			}
+			return err
+		}
+		record, cells := row(r)
+		if cells == nil {
+			continue
+		}
+		if err := l.add(record, cells...); err != nil {
+			return err
+		}
+		if limit > 0 && len(l.rows) >= limit {
+			break
+		}
+	}
+	return a.printList(l)
+}
+
+// each yields the records of a call that returns them in one slice, or its
+// error, as printAll reads them.
+func each[T any](list []T, err error) iter.Seq2[T, error] {
+	return func(yield func(T, error) bool) {
+		if err != nil {
+			var zero T
+			yield(zero, err)
+			return
+		}
+		for _, r := range list {
+			if !yield(r, nil) {
+				return
+			}
+		}
+	}
+}
+
+// printOne is the body of every get command: it reads the id in arg (a
+// what id: nothing is sent when it is not one), checks --jq, fetches the
+// record and prints it with show. An error says how to list the group's
+// records.
+func printOne[T any](a *app, what, group, arg string, get func(*acctadmin.Client, uuid.UUID) (T, error), show func(T) error) error {
+	id, err := parseID(what, arg)
+	if err != nil {
+		return err
+	}
+	if _, err := a.checkJQ(); err != nil {
+		return err
+	}
+	c, err := a.client()
+	if err != nil {
+		return err
+	}
+	r, err := get(c, id)
+	if err != nil {
+		return withHint(err, "list the "+group+" with `acctadmin "+group+" list`")
+	}
+	return show(r)
 }

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"iter"
 	"strings"
 
 	acctadmin "github.com/acctadmin/acctadmin-go"
+	"github.com/google/uuid"
 	"github.com/spf13/cobra"
 )
 
@@ -22,29 +24,10 @@ func (a *app) resourcesCommand() *cobra.Command {
 	list.Flags().StringVar(&p.Agency, "agency", "", "only this agency's")
 	list.Flags().StringVar(&p.Name, "name", "", "only those whose name holds this text")
 	list.RunE = func(cmd *cobra.Command, _ []string) error {
-		if err := checkLimit(limit); err != nil {
-			return err
-		}
-		if _, err := a.checkJQ(); err != nil {
-			return err
-		}
-		c, err := a.client()
-		if err != nil {
-			return err
-		}
-		l := &listing{headers: []string{"ID", "NAME", "KIND", "JURISDICTION", "AGENCY"}}
-		for r, err := range c.Resources.All(a.ctx, &p) {
-			if err != nil {
-				return err
-			}
-			if err := l.add(r, idString(r.ID), r.Name, string(r.Kind), r.Jurisdiction, r.Agency); err != nil {
-				return err
-			}
-			if limit > 0 && len(l.rows) >= limit {
-				break
-			}
-		}
-		return a.printList(l)
+		all := func(c *acctadmin.Client) iter.Seq2[acctadmin.Resource, error] { return c.Resources.All(a.ctx, &p) }
+		return printAll(a, limit, []string{"ID", "NAME", "KIND", "JURISDICTION", "AGENCY"}, all, func(r acctadmin.Resource) (any, []string) {
+			return r, []string{idString(r.ID), r.Name, string(r.Kind), r.Jurisdiction, r.Agency}
+		}, "")
 	}
 
 	get := &cobra.Command{
@@ -54,30 +37,19 @@ func (a *app) resourcesCommand() *cobra.Command {
 		Args:    exactArgs(1),
 	}
 	get.RunE = func(cmd *cobra.Command, args []string) error {
-		id, err := parseID("resource", args[0])
-		if err != nil {
-			return err
-		}
-		if _, err := a.checkJQ(); err != nil {
-			return err
-		}
-		c, err := a.client()
-		if err != nil {
-			return err
-		}
-		r, err := c.Resources.Get(a.ctx, id)
-		if err != nil {
-			return withHint(err, "list the resources with `acctadmin resources list`")
-		}
-		return a.printRecord(r,
-			[2]string{"ID", idString(r.ID)},
-			[2]string{"Name", r.Name},
-			[2]string{"Kind", string(r.Kind)},
-			[2]string{"Jurisdiction", r.Jurisdiction},
-			[2]string{"Agency", r.Agency},
-			[2]string{"Entity types", strings.Join(r.EntityTypes, ", ")},
-			[2]string{"URL", r.URL},
-		)
+		return printOne(a, "resource", "resources", args[0], func(c *acctadmin.Client, id uuid.UUID) (*acctadmin.Resource, error) {
+			return c.Resources.Get(a.ctx, id)
+		}, func(r *acctadmin.Resource) error {
+			return a.printRecord(r,
+				[2]string{"ID", idString(r.ID)},
+				[2]string{"Name", r.Name},
+				[2]string{"Kind", string(r.Kind)},
+				[2]string{"Jurisdiction", r.Jurisdiction},
+				[2]string{"Agency", r.Agency},
+				[2]string{"Entity types", strings.Join(r.EntityTypes, ", ")},
+				[2]string{"URL", r.URL},
+			)
+		})
 	}
 
 	var out string
@@ -149,28 +121,16 @@ func (a *app) filingProductsCommand() *cobra.Command {
 		if p.URL == "" {
 			return usageErrorf("filing-products list needs --url, the website's full URL")
 		}
-		if _, err := a.checkJQ(); err != nil {
-			return err
+		all := func(c *acctadmin.Client) iter.Seq2[acctadmin.FilingProduct, error] {
+			return each(c.FilingProducts.List(a.ctx, &p))
 		}
-		c, err := a.client()
-		if err != nil {
-			return err
-		}
-		products, err := c.FilingProducts.List(a.ctx, &p)
-		if err != nil {
-			return withHint(err, "check the website URL with `acctadmin websites get --url URL`")
-		}
-		l := &listing{headers: []string{"ID", "NAME", "FILING", "PRICE", "METHODS"}}
-		for _, fp := range products {
+		return printAll(a, 0, []string{"ID", "NAME", "FILING", "PRICE", "METHODS"}, all, func(fp acctadmin.FilingProduct) (any, []string) {
 			var methods []string
 			for _, m := range fp.FilingMethods {
 				methods = append(methods, m.Name+" ("+string(m.Type)+", "+money(m.Cost)+")")
 			}
-			if err := l.add(fp, idString(fp.ID), fp.Name, fp.FilingName, money(fp.Price), strings.Join(methods, "; ")); err != nil {
-				return err
-			}
-		}
-		return a.printList(l)
+			return fp, []string{idString(fp.ID), fp.Name, fp.FilingName, money(fp.Price), strings.Join(methods, "; ")}
+		}, "check the website URL with `acctadmin websites get --url URL`")
 	}
 	return group("filing-products", "List the filings a website sells", "  acctadmin filing-products list --url URL", list)
 }

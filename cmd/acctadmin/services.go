@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"iter"
 	"strings"
 
 	acctadmin "github.com/acctadmin/acctadmin-go"
@@ -21,29 +22,12 @@ func (a *app) servicesCommand() *cobra.Command {
 	list.Flags().IntVar(&limit, "limit", 0, "stop after `N` services (0: all)")
 	list.Flags().StringVar(&company, "company", "", "only the services of this company `name`")
 	list.RunE = func(cmd *cobra.Command, _ []string) error {
-		if err := checkLimit(limit); err != nil {
-			return err
+		all := func(c *acctadmin.Client) iter.Seq2[acctadmin.Service, error] {
+			return c.Services.All(a.ctx, &acctadmin.ServiceListParams{Company: company})
 		}
-		if _, err := a.checkJQ(); err != nil {
-			return err
-		}
-		c, err := a.client()
-		if err != nil {
-			return err
-		}
-		l := &listing{headers: []string{"ID", "COMPANY", "JURISDICTION", "TYPE", "STATUS", "CREATED"}}
-		for s, err := range c.Services.All(a.ctx, &acctadmin.ServiceListParams{Company: company}) {
-			if err != nil {
-				return withHint(err, "list the companies with `acctadmin companies list`")
-			}
-			if err := l.add(s, idString(s.ID), s.Company, s.Jurisdiction, s.Type, string(s.Status), day(s.CreatedAt)); err != nil {
-				return err
-			}
-			if limit > 0 && len(l.rows) >= limit {
-				break
-			}
-		}
-		return a.printList(l)
+		return printAll(a, limit, []string{"ID", "COMPANY", "JURISDICTION", "TYPE", "STATUS", "CREATED"}, all, func(s acctadmin.Service) (any, []string) {
+			return s, []string{idString(s.ID), s.Company, s.Jurisdiction, s.Type, string(s.Status), day(s.CreatedAt)}
+		}, "list the companies with `acctadmin companies list`")
 	}
 
 	var createCompany, createCompanyID string

@@ -1,4 +1,8 @@
-package main
+// Package parentwatch ends a long-running command when the process that
+// started it exits: the fake API's servers (cmd/acctadmin-fake and
+// acctadmin fake) use it, so that a harness that dies leaves no server
+// behind.
+package parentwatch
 
 import (
 	"context"
@@ -6,12 +10,12 @@ import (
 	"time"
 )
 
-// parentPoll is how often the server checks that its parent still runs.
-const parentPoll = 250 * time.Millisecond
+// Poll is how often Context checks that the parent still runs.
+const Poll = 250 * time.Millisecond
 
-// watchParent returns a context that is done when ctx is, or when the
+// Context returns a context that is done when ctx is, or when the
 // process that started this one has exited: a test harness that dies
-// without stopping the server, or `go run` stopped with SIGTERM (which
+// without stopping a server, or `go run` stopped with SIGTERM (which
 // leaves the program it built running), then stops it too.
 //
 // The parent process ID is polled: it changes when the parent exits and
@@ -21,14 +25,14 @@ const parentPoll = 250 * time.Millisecond
 // the server from a short-lived thread (a Python fixture, say) does while
 // it still runs. A process started by init (its parent ID is 1 or 0, as
 // in a container) has no parent to watch.
-func watchParent(ctx context.Context) (context.Context, context.CancelFunc) {
+func Context(ctx context.Context) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancel(ctx)
 	ppid := os.Getppid()
 	if ppid <= 1 {
 		return ctx, cancel
 	}
 	go func() {
-		t := time.NewTicker(parentPoll)
+		t := time.NewTicker(Poll)
 		defer t.Stop()
 		for {
 			select {
