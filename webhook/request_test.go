@@ -3,9 +3,11 @@ package webhook_test
 import (
 	"errors"
 	"io"
+	"math"
+	"net"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
+	"os"
 	"strings"
 	"testing"
 
@@ -14,16 +16,6 @@ import (
 
 	"github.com/acctadmin/acctadmin-go/webhook"
 )
-
-// newRequest returns a callback POST with body and the given header
-// key/value pairs.
-func newRequest(body string, header ...string) *http.Request {
-	r := httptest.NewRequest(http.MethodPost, "/callbacks", strings.NewReader(body))
-	for i := 0; i < len(header); i += 2 {
-		r.Header.Add(header[i], header[i+1])
-	}
-	return r
-}
 
 func TestVerifyRequestCarriages(t *testing.T) {
 	tok := sign(t, invoiceClaims())
@@ -153,4 +145,65 @@ func TestVerifyRequestBodyAtTheCap(t *testing.T) {
 	ev, err := newVerifier(t, webhook.WithMaxBodySize(1024)).VerifyRequest(r)
 	require.NoError(t, err)
 	assert.Equal(t, testInvoiceID, ev.InvoiceID)
+}
+
+// TestMaxBodySizeEdges tries the edges of WithMaxBodySize: values that are
+// not positive are refused when the verifier is built, and every positive
+// value, up to math.MaxInt64, caps the body exactly there.
+func TestMaxBodySizeEdges(t *testing.T) {
+	for _, n := range []int64{0, -1, math.MinInt64} {
+		_, err := webhook.NewVerifier(testSecret, webhook.WithMaxBodySize(n))
+		require.Error(t, err, "WithMaxBodySize(%d)", n)
+		assert.Contains(t, err.Error(), "maximum body size must be positive")
+	}
+
+	tok := sign(t, invoiceClaims())
+	for _, n := range []int64{math.MaxInt64, math.MaxInt64 - 1, math.MaxInt32, int64(len(tok))} {
+		v := newVerifier(t, webhook.WithMaxBodySize(n))
+		for _, length := range []int64{-1, int64(len(tok))} {
+			r := newRequest(tok)
+			r.ContentLength = length
+			ev, err := v.VerifyRequest(r)
+			require.NoError(t, err, "WithMaxBodySize(%d), Content-Length %d", n, length)
+			assert.Equal(t, testInvoiceID, ev.InvoiceID)
+		}
+	}
+
+	// One byte: a body of one byte is read (and is no token), a body of
+	// two is too large whether or not its length is announced.
+	v := newVerifier(t, webhook.WithMaxBodySize(1))
+	_, err := v.VerifyRequest(newRequest("x"))
+	require.ErrorIs(t, err, webhook.ErrMalformed)
+	for _, length := range []int64{-1, 2} {
+		r := newRequest("xy")
+		r.ContentLength = length
+		_, err = v.VerifyRequest(r)
+		require.ErrorIs(t, err, webhook.ErrBodyTooLarge, "Content-Length %d", length)
+	}
+
+	// A token one byte over the cap is refused, not cut.
+	v = newVerifier(t, webhook.WithMaxBodySize(int64(len(tok))-1))
+	r := newRequest(tok)
+	r.ContentLength = -1
+	_, err = v.VerifyRequest(r)
+	require.ErrorIs(t, err, webhook.ErrBodyTooLarge)
+}
+
+// timeoutReader fails as a connection whose read deadline passed.
+type timeoutReader struct{}
+
+// TestVerifyRequestReadTimeout checks that VerifyRequest reports a read
+// deadline set by the server or the caller as ErrReadTimeout, and no other
+// sentinel.
+func TestVerifyRequestReadTimeout(t *testing.T) {
+	r := newRequest("")
+	r.Body = io.NopCloser(timeoutReader{})
+	r.ContentLength = -1
+	ev, err := newVerifier(t).VerifyRequest(r)
+	assert.Nil(t, ev)
+	requireOnly(t, err, webhook.ErrReadTimeout, "")
+}
+
+func (timeoutReader) Read([]byte) (int, error) {
+	return 0, &net.OpError{Op: "read", Net: "tcp", Err: os.ErrDeadlineExceeded}
 }
