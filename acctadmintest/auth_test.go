@@ -227,3 +227,100 @@ func TestSigningFormBWithABody(t *testing.T) {
 		require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
 	}
 }
+
+func TestOversizedBodyIs413(t *testing.T) {
+	srv := newServer(t)
+	body := `{"url":"http://127.0.0.1/` + strings.Repeat("a", 1<<20) + `"}`
+	requireError(t, do(t, srv, http.MethodPost, "/callbacks", body), http.StatusRequestEntityTooLarge, "larger than 1 MiB")
+}
+
+// emptyBodyToken signs path with the content of no body at all.
+func emptyBodyToken(t *testing.T, srv *acctadmintest.Server, path string) string {
+	return signJWT(t, srv.AccessKey, srv.SecretKey, path, nil)
+}
+
+func TestAuthAcceptsEmptyObjectSignedAsEmptyOnEveryMethod(t *testing.T) {
+	srv := newDemo(t)
+	svc := acctadmintest.DemoID("service", 3)
+	cb := srv.AddCallback("http://127.0.0.1:1/hook")
+	cases := []struct {
+		method, target string
+		status         int
+		msg            string // for answers other than 200
+	}{
+		{http.MethodGet, "/callbacks", http.StatusOK, ""},
+		{http.MethodGet, "/documents?status=unread", http.StatusOK, ""},
+		{http.MethodPost, "/services/" + svc.String() + "/cancel-request", 0, ""},
+		{http.MethodDelete, "/callbacks/" + cb.ID.String(), http.StatusOK, ""},
+		// {} is no company list: the token passed, the body is judged.
+		{http.MethodPatch, "/companies", http.StatusBadRequest, "companies"},
+		{http.MethodPost, "/companies", http.StatusBadRequest, "companies"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.method+" "+tc.target, func(t *testing.T) {
+			path, _, _ := strings.Cut(tc.target, "?")
+			r := doToken(t, srv, tc.method, tc.target, []byte("{}"), emptyBodyToken(t, srv, path))
+			require.NotEqual(t, http.StatusUnauthorized, r.Status, "body: %s", r.Body)
+			switch tc.status {
+			case 0:
+				require.Contains(t, []int{http.StatusOK, http.StatusBadRequest}, r.Status, "body: %s", r.Body)
+				require.NotContains(t, string(r.Body), "unauthorized")
+			case http.StatusOK:
+				require.Equal(t, http.StatusOK, r.Status, "body: %s", r.Body)
+			default:
+				requireError(t, r, tc.status, tc.msg)
+			}
+		})
+	}
+	require.Empty(t, srv.Callbacks(), "the DELETE was applied")
+}
+
+func TestAuthRejectsOtherBodiesSignedAsEmpty(t *testing.T) {
+	srv := newServer(t)
+	for _, body := range []string{`{"url":"http://127.0.0.1:1/hook"}`, `[]`, `{ }x`, `null`, ` `} {
+		for _, method := range []string{http.MethodGet, http.MethodPost, http.MethodPatch, http.MethodDelete} {
+			r := doToken(t, srv, method, "/callbacks", []byte(body), emptyBodyToken(t, srv, "/callbacks"))
+			requireError(t, r, http.StatusUnauthorized, "content claim does not match")
+		}
+	}
+	// The body must match its own hash: {} signed as {} passes, {} signed
+	// as another body does not.
+	r := doToken(t, srv, http.MethodGet, "/callbacks", []byte("{}"), signJWT(t, srv.AccessKey, srv.SecretKey, "/callbacks", []byte("{}")))
+	requireOK(t, r, "true")
+	r = doToken(t, srv, http.MethodGet, "/callbacks", []byte("{}"), signJWT(t, srv.AccessKey, srv.SecretKey, "/callbacks", []byte(`{"a":1}`)))
+	requireError(t, r, http.StatusUnauthorized, "content claim does not match")
+	require.Empty(t, srv.Callbacks())
+	require.Empty(t, srv.Writes())
+}
+
+func TestHostileTokens(t *testing.T) {
+	srv := newServer(t)
+	claims := map[string]any{"path": "/callbacks", "content": emptyHash}
+	attacker := "attacker-secret"
+	cases := map[string]string{
+		"lowercase alg":     handJWT(t, map[string]any{"alg": "hs256", "access_key": srv.AccessKey}, claims, srv.SecretKey),
+		"jku to own key":    handJWT(t, map[string]any{"alg": "HS256", "access_key": srv.AccessKey, "jku": "http://127.0.0.1:1/jwks", "kid": "1"}, claims, attacker),
+		"access key as key": handJWT(t, map[string]any{"alg": "HS256", "access_key": srv.AccessKey}, claims, srv.AccessKey),
+		"empty secret":      handJWT(t, map[string]any{"alg": "HS256", "access_key": srv.AccessKey}, claims, ""),
+		"access key number": handJWT(t, map[string]any{"alg": "HS256", "access_key": 12345}, claims, srv.SecretKey),
+		"four segments":     handJWT(t, map[string]any{"alg": "HS256", "access_key": srv.AccessKey}, claims, srv.SecretKey) + ".x",
+		"no signature":      strings.TrimRight(handJWT(t, map[string]any{"alg": "HS256", "access_key": srv.AccessKey}, claims, srv.SecretKey), "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_"),
+		"path as array":     handJWT(t, map[string]any{"alg": "HS256", "access_key": srv.AccessKey}, map[string]any{"path": []string{"/callbacks"}, "content": emptyHash}, srv.SecretKey),
+	}
+	// A header whose duplicate alg says none after HS256.
+	dup := `{"alg":"HS256","access_key":"` + srv.AccessKey + `","alg":"none"}`
+	good := handJWT(t, map[string]any{"alg": "HS256", "access_key": srv.AccessKey}, claims, srv.SecretKey)
+	parts := strings.Split(good, ".")
+	cases["duplicate alg"] = b64url(dup) + "." + parts[1] + "." + parts[2]
+	for name, tok := range cases {
+		r := doToken(t, srv, http.MethodGet, "/callbacks", nil, tok)
+		requireError(t, r, http.StatusUnauthorized, "unauthorized")
+		require.NotContains(t, string(r.Body), srv.SecretKey, name)
+		require.NotContains(t, string(r.Body), tok, name)
+	}
+	// The good token still works, and a 2 MiB Authorization header is
+	// refused by the server before the fake reads it.
+	requireOK(t, doToken(t, srv, http.MethodGet, "/callbacks", nil, good), "true")
+	status, _, _ := rawRequest(t, srv, http.MethodGet, "/callbacks", map[string]string{"Authorization": "Bearer " + strings.Repeat("a", 2<<20)}, "")
+	require.Equal(t, http.StatusRequestHeaderFieldsTooLarge, status)
+}

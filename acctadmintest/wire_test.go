@@ -6,10 +6,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stretchr/testify/require"
-
 	"github.com/acctadmin/acctadmin-go/acctadmintest"
+	"github.com/stretchr/testify/require"
 )
+
+func TestMalformedQueryIs400(t *testing.T) {
+	srv := newServer(t)
+	requireError(t, do(t, srv, http.MethodGet, "/services?limit=%zz", nil), http.StatusBadRequest, "malformed query")
+}
 
 func TestWithoutQuirks(t *testing.T) {
 	srv := newDemo(t, acctadmintest.WithoutQuirks())
