@@ -7,8 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/acctadmin/acctadmin-go/acctadmintest"
 	"github.com/stretchr/testify/require"
+
+	"github.com/acctadmin/acctadmin-go/acctadmintest"
 )
 
 // BenchmarkServe measures what the fake itself costs per request, in

@@ -7,9 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acctadmin/acctadmin-go/acctadmintest"
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
+
+	"github.com/acctadmin/acctadmin-go/acctadmintest"
 )
 
 // TestEINCheckoutAsTheProviderExampleRunsIt follows section 5 of the

@@ -1,11 +1,13 @@
 package acctadmintest_test
 
 import (
+	"fmt"
 	"testing"
 
-	"github.com/acctadmin/acctadmin-go/acctadmintest"
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
+
+	"github.com/acctadmin/acctadmin-go/acctadmintest"
 )
 
 func TestJurisdictionTable(t *testing.T) {
@@ -20,28 +22,41 @@ func TestJurisdictionTable(t *testing.T) {
 		require.True(t, ok)
 		require.Equal(t, j, byID)
 	}
-	dc, ok := acctadmintest.LookupJurisdiction(" district of columbia ")
-	require.True(t, ok)
-	require.Equal(t, "DC", dc.Abbreviation)
-	ut, ok := acctadmintest.LookupJurisdiction("UT")
-	require.True(t, ok)
-	require.Equal(t, "Utah", ut.Name)
 	// Stable across runs: the value is fixed here.
 	utah, _ := acctadmintest.LookupJurisdiction("Utah")
 	require.Equal(t, "e42a86ae-7bd5-5431-a377-00c95faa0e2c", utah.ID.String())
 }
 
-func TestJurisdictionAbbreviations(t *testing.T) {
-	for _, in := range []string{"UT", "ut", " Ut ", "Utah", "UTAH"} {
-		j, ok := acctadmintest.LookupJurisdiction(in)
-		require.True(t, ok, in)
-		require.Equal(t, "Utah", j.Name, in)
+// TestLookupJurisdiction: a jurisdiction is found by its name or its
+// two-letter abbreviation, in any case and with spaces around; anything
+// else, territories included, is found by neither.
+func TestLookupJurisdiction(t *testing.T) {
+	cases := []struct {
+		in, name, abbreviation string // name "" when not found
+	}{
+		{"UT", "Utah", "UT"},
+		{"ut", "Utah", "UT"},
+		{" Ut ", "Utah", "UT"},
+		{"Utah", "Utah", "UT"},
+		{"UTAH", "Utah", "UT"},
+		{"dc", "District of Columbia", "DC"},
+		{" district of columbia ", "District of Columbia", "DC"},
+		{"U", "", ""},
+		{"UTA", "", ""},
+		{"XX", "", ""},
+		{"PR", "", ""},
+		{"GU", "", ""},
+		{"U.T.", "", ""},
+		{"", "", ""},
 	}
-	dc, ok := acctadmintest.LookupJurisdiction("dc")
-	require.True(t, ok)
-	require.Equal(t, "District of Columbia", dc.Name)
-	for _, bad := range []string{"U", "UTA", "XX", "PR", "GU", "U.T.", ""} {
-		_, ok := acctadmintest.LookupJurisdiction(bad)
-		require.False(t, ok, bad)
+	for _, tc := range cases {
+		t.Run(fmt.Sprintf("%q", tc.in), func(t *testing.T) {
+			j, ok := acctadmintest.LookupJurisdiction(tc.in)
+			require.Equal(t, tc.name != "", ok)
+			if ok {
+				require.Equal(t, tc.name, j.Name)
+				require.Equal(t, tc.abbreviation, j.Abbreviation)
+			}
+		})
 	}
 }

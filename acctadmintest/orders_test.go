@@ -5,8 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/acctadmin/acctadmin-go/acctadmintest"
 	"github.com/stretchr/testify/require"
+
+	"github.com/acctadmin/acctadmin-go/acctadmintest"
 )
 
 // TestFormDataCheckedBySchema: form data that fails the filing method's

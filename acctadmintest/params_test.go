@@ -1,12 +1,14 @@
 package acctadmintest_test
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
 
-	"github.com/acctadmin/acctadmin-go/acctadmintest"
 	"github.com/stretchr/testify/require"
+
+	"github.com/acctadmin/acctadmin-go/acctadmintest"
 )
 
 func TestAbbreviationsWhereverJurisdictionsAreAccepted(t *testing.T) {
@@ -58,7 +60,11 @@ func TestAbbreviationsWhereverJurisdictionsAreAccepted(t *testing.T) {
 	require.Len(t, srv.Companies(), before)
 }
 
-func TestHostileQueries(t *testing.T) {
+// TestQueryValuesStayValues: injected query values stay values (an
+// encoded &limit= inside a name, a NUL, a 20-digit limit, a malformed
+// escape, SQL-ish text, a javascript: URL), each refused with its reason;
+// a repeated scalar takes its first value; a 64 KiB query is read.
+func TestQueryValuesStayValues(t *testing.T) {
 	srv := newDemo(t)
 	acme := acctadmintest.DemoID("company", 1).String()
 	cases := []struct {
@@ -82,10 +88,13 @@ func TestHostileQueries(t *testing.T) {
 		{"/compliance-events?start_date=2025-01-01&end_date=2025-12-31&jurisdictions[]=UT&jurisdiction_ids[]=x", 400, "must not both be given"},
 		{"/invoices?companies[]=%27%20OR%201%3D1", 404, "not found"},
 		{"/filing-products?url=javascript:alert(1)", 404, "website javascript:alert(1) not found"},
+		{"/services?limit=%zz", 400, "malformed query"},
 	}
 	for _, tc := range cases {
-		r := do(t, srv, http.MethodGet, tc.target, nil)
-		requireError(t, r, tc.status, tc.msg)
+		t.Run(tc.target[:min(len(tc.target), 60)], func(t *testing.T) {
+			r := do(t, srv, http.MethodGet, tc.target, nil)
+			requireError(t, r, tc.status, tc.msg)
+		})
 	}
 	// A repeated scalar takes its first value: the second cannot widen
 	// the listing.
@@ -99,28 +108,39 @@ func TestHostileQueries(t *testing.T) {
 	requireOK(t, r, `"true"`)
 }
 
-func TestHostileBodies(t *testing.T) {
+// TestBadBodiesAreRefused: a body over 1 MiB is a 413; 20,000-deep
+// nesting, a duplicated key whose last value is bad, a BOM, trailing data,
+// a file: or javascript: callback URL are a 400 naming the field or the
+// reason; a method-override header is ignored.
+func TestBadBodiesAreRefused(t *testing.T) {
 	srv := newServer(t)
 	nested := strings.Repeat("[", 20000) + strings.Repeat("]", 20000)
 	cases := []struct {
 		method, path, body string
 		field, msg         string
+		status             int // 400 when 0
 	}{
-		{http.MethodPost, "/companies", `{"companies":` + nested + `}`, "", "not valid JSON"},
-		{http.MethodPost, "/callbacks", `{"url":"http://127.0.0.1:1/a","url":"javascript:alert(1)"}`, "url", ""},
-		{http.MethodPost, "/callbacks", `{"url":"file:///etc/passwd"}`, "url", ""},
-		{http.MethodPost, "/callbacks", "\xef\xbb\xbf" + `{"url":"http://127.0.0.1:1/a"}`, "", "JSON object"},
-		{http.MethodPost, "/callbacks", `{"url":"http://127.0.0.1:1/a"} trailing`, "", "not valid JSON"},
-		{http.MethodPost, "/companies", `{"companies":[{"name":"` + strings.Repeat("\u202e", 10) + `","home_state":"ZZ"}]}`, "companies[0].home_state", ""},
-		{http.MethodPatch, "/companies", `{"companies":[{"company":"Nobody","company_id":"x"}]}`, "companies[0].company", ""},
+		{http.MethodPost, "/callbacks", `{"url":"http://127.0.0.1/` + strings.Repeat("a", 1<<20) + `"}`, "", "larger than 1 MiB", http.StatusRequestEntityTooLarge},
+		{http.MethodPost, "/companies", `{"companies":` + nested + `}`, "", "not valid JSON", 0},
+		{http.MethodPost, "/callbacks", `{"url":"http://127.0.0.1:1/a","url":"javascript:alert(1)"}`, "url", "", 0},
+		{http.MethodPost, "/callbacks", `{"url":"file:///etc/passwd"}`, "url", "", 0},
+		{http.MethodPost, "/callbacks", "\xef\xbb\xbf" + `{"url":"http://127.0.0.1:1/a"}`, "", "JSON object", 0},
+		{http.MethodPost, "/callbacks", `{"url":"http://127.0.0.1:1/a"} trailing`, "", "not valid JSON", 0},
+		{http.MethodPost, "/companies", `{"companies":[{"name":"` + strings.Repeat("\u202e", 10) + `","home_state":"ZZ"}]}`, "companies[0].home_state", "", 0},
+		{http.MethodPatch, "/companies", `{"companies":[{"company":"Nobody","company_id":"x"}]}`, "companies[0].company", "", 0},
 	}
-	for _, tc := range cases {
-		r := do(t, srv, tc.method, tc.path, tc.body)
-		if tc.field != "" {
-			requireFieldError(t, r, tc.field)
-		} else {
-			requireError(t, r, http.StatusBadRequest, tc.msg)
-		}
+	for i, tc := range cases {
+		t.Run(fmt.Sprintf("%d %s %s", i, tc.method, tc.path), func(t *testing.T) {
+			r := do(t, srv, tc.method, tc.path, tc.body)
+			switch {
+			case tc.field != "":
+				requireFieldError(t, r, tc.field)
+			case tc.status != 0:
+				requireError(t, r, tc.status, tc.msg)
+			default:
+				requireError(t, r, http.StatusBadRequest, tc.msg)
+			}
+		})
 	}
 	// A method override header changes nothing: this POST registers.
 	body := []byte(`{"url":"http://127.0.0.1:1/override"}`)

@@ -7,9 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/acctadmin/acctadmin-go/acctadmintest"
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
+
+	"github.com/acctadmin/acctadmin-go/acctadmintest"
 )
 
 // luhnComplete appends the check digit that makes digits pass the Luhn

@@ -7,9 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/acctadmin/acctadmin-go/acctadmintest"
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
+
+	"github.com/acctadmin/acctadmin-go/acctadmintest"
 )
 
 func TestRequestLogAndCounts(t *testing.T) {
@@ -42,7 +43,10 @@ func TestRequestLogAndCounts(t *testing.T) {
 	require.Equal(t, 200, srv.Requests()[0].Status)
 }
 
-func TestHostileLogsStayBounded(t *testing.T) {
+// TestLogsStayBounded: a long run's memory follows its data, not its
+// traffic: with WithLogLimit the request, write and delivery logs keep
+// their last entries while the counts stay exact.
+func TestLogsStayBounded(t *testing.T) {
 	srv := newServer(t, acctadmintest.WithLogLimit(10))
 	rc := newReceiver(t)
 	srv.AddCallback(rc.URL + "/hook")

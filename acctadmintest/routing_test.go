@@ -5,28 +5,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/acctadmin/acctadmin-go/acctadmintest"
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
+
+	"github.com/acctadmin/acctadmin-go/acctadmintest"
 )
-
-func TestUnknownRouteIs404JSON(t *testing.T) {
-	srv := newServer(t)
-	for _, p := range []string{"/", "/nothing", "/documents/x/y", "/services/", "/registered-agents"} {
-		requireError(t, do(t, srv, http.MethodGet, p, nil), http.StatusNotFound, "no such endpoint")
-	}
-	require.Equal(t, 5, srv.RequestCount(http.MethodGet, ""))
-}
-
-func TestWrongMethodIs405(t *testing.T) {
-	srv := newServer(t)
-	r := do(t, srv, http.MethodDelete, "/companies", nil)
-	requireError(t, r, http.StatusMethodNotAllowed, "method DELETE is not allowed on /companies")
-	require.Equal(t, "GET, PATCH, POST", r.Header.Get("Allow"))
-	r = do(t, srv, http.MethodPut, "/documents/"+uuid.NewString(), nil)
-	requireError(t, r, http.StatusMethodNotAllowed, "not allowed")
-	require.Equal(t, "GET", r.Header.Get("Allow"))
-}
 
 func TestRoutesListsEveryEndpoint(t *testing.T) {
 	routes := acctadmintest.Routes()
@@ -44,43 +27,10 @@ func TestRoutesListsEveryEndpoint(t *testing.T) {
 	}
 }
 
-func TestUnknownPathUnderKnownPrefixIsNoSuchEndpoint(t *testing.T) {
-	srv := newDemo(t)
-	doc := acctadmintest.DemoID("document", 1)
-	for _, target := range []string{
-		"/documents/" + doc.String() + "/page/1/url/x",
-		"/shopping-cart/" + doc.String(),
-		"/documents/" + doc.String() + "/pages",
-		"/documents/" + doc.String() + "/page/1/extra",
-		"/services/" + acctadmintest.DemoID("service", 1).String(),
-		"/callbacks/x/y",
-		"/nowhere",
-	} {
-		r := do(t, srv, http.MethodGet, target, nil)
-		requireError(t, r, http.StatusNotFound, "no such endpoint")
-	}
-	// A document id that is not one is still about the document.
-	r := do(t, srv, http.MethodGet, "/documents/not-a-uuid", nil)
-	requireError(t, r, http.StatusNotFound, "document not found")
-	// Wrong method: 405 with Allow.
-	r = do(t, srv, http.MethodPut, "/companies", nil)
-	requireError(t, r, http.StatusMethodNotAllowed, "not allowed")
-	require.Equal(t, "GET, PATCH, POST", r.Header.Get("Allow"))
-	r = do(t, srv, http.MethodGet, "/callbacks/"+doc.String(), nil)
-	requireError(t, r, http.StatusMethodNotAllowed, "not allowed")
-	require.Equal(t, "DELETE", r.Header.Get("Allow"))
-	// HEAD is no method of the API, though ServeMux lets GET patterns
-	// take it.
-	r = do(t, srv, http.MethodHead, "/companies", nil)
-	require.Equal(t, http.StatusMethodNotAllowed, r.Status)
-	require.Equal(t, "GET, PATCH, POST", r.Header.Get("Allow"))
-	require.Equal(t, 1, srv.RequestCount(http.MethodHead, "/companies"))
-	// Unauthenticated, an unknown path is a 401, not a 404.
-	r = doToken(t, srv, http.MethodGet, "/documents/bulk-download", nil, "")
-	requireError(t, r, http.StatusUnauthorized, "missing Authorization")
-}
-
-func TestHostilePathTraversalIsNoSuchEndpoint(t *testing.T) {
+// TestPathTraversalIsNoSuchEndpoint sends dot segments, escaped dots and
+// doubled slashes, each signed for exactly the path sent: none reaches
+// another endpoint or redirects to a cleaned path, and nothing changes.
+func TestPathTraversalIsNoSuchEndpoint(t *testing.T) {
 	srv := newServer(t)
 	cb := srv.AddCallback("http://127.0.0.1:1/keep")
 	id := cb.ID.String()
@@ -112,18 +62,85 @@ func TestHostilePathTraversalIsNoSuchEndpoint(t *testing.T) {
 	require.Empty(t, srv.Writes())
 }
 
-func TestHostileIDsInPaths(t *testing.T) {
+// TestUnknownPathIsNoSuchEndpoint: a path no route has, at the root or
+// under a known prefix, is a JSON 404 "no such endpoint", logged under
+// no route.
+func TestUnknownPathIsNoSuchEndpoint(t *testing.T) {
 	srv := newDemo(t)
-	for _, id := range []string{"%00", "' OR 1=1 --", "00000000-0000-0000-0000-000000000000", strings.Repeat("a", 10000), "%F0%9F%92%A9"} {
-		target := "/documents/" + strings.ReplaceAll(id, " ", "%20")
-		r := do(t, srv, http.MethodGet, target, nil)
-		require.Equal(t, http.StatusNotFound, r.Status, "%s: %s", id, r.Body)
-		require.Contains(t, string(r.Body), "document not found")
+	doc := acctadmintest.DemoID("document", 1)
+	targets := []string{
+		"/",
+		"/nothing",
+		"/documents/x/y",
+		"/services/",
+		"/registered-agents",
+		"/documents/" + doc.String() + "/page/1/url/x",
+		"/shopping-cart/" + doc.String(),
+		"/documents/" + doc.String() + "/pages",
+		"/documents/" + doc.String() + "/page/1/extra",
+		"/services/" + acctadmintest.DemoID("service", 1).String(),
+		"/callbacks/x/y",
+		"/nowhere",
+		// An escaped slash makes an empty segment: no endpoint has one.
+		"/documents/%2F",
 	}
-	// An escaped slash makes an empty segment: no endpoint has one.
-	r := do(t, srv, http.MethodGet, "/documents/%2F", nil)
-	requireError(t, r, http.StatusNotFound, "no such endpoint")
-	r = do(t, srv, http.MethodPost, "/services/'%3B--/cancel-request", nil)
-	requireError(t, r, http.StatusNotFound, "service not found")
+	for _, target := range targets {
+		t.Run(target, func(t *testing.T) {
+			requireError(t, do(t, srv, http.MethodGet, target, nil), http.StatusNotFound, "no such endpoint")
+		})
+	}
+	require.Equal(t, len(targets), srv.RequestCount(http.MethodGet, ""))
+}
+
+// TestWrongMethodIs405: a method a known path does not take is a 405 whose
+// Allow header lists the methods it does take; HEAD is no method of the
+// API, though ServeMux lets GET patterns take it.
+func TestWrongMethodIs405(t *testing.T) {
+	srv := newDemo(t)
+	doc := acctadmintest.DemoID("document", 1)
+	cases := []struct {
+		method, target, msg, allow string
+	}{
+		{http.MethodDelete, "/companies", "method DELETE is not allowed on /companies", "GET, PATCH, POST"},
+		{http.MethodPut, "/documents/" + uuid.NewString(), "not allowed", "GET"},
+		{http.MethodPut, "/companies", "not allowed", "GET, PATCH, POST"},
+		{http.MethodGet, "/callbacks/" + doc.String(), "not allowed", "DELETE"},
+		{http.MethodHead, "/companies", "", "GET, PATCH, POST"}, // a HEAD answer has no body
+	}
+	for _, tc := range cases {
+		t.Run(tc.method+" "+tc.target, func(t *testing.T) {
+			r := do(t, srv, tc.method, tc.target, nil)
+			if tc.msg != "" {
+				requireError(t, r, http.StatusMethodNotAllowed, tc.msg)
+			}
+			require.Equal(t, http.StatusMethodNotAllowed, r.Status)
+			require.Equal(t, tc.allow, r.Header.Get("Allow"))
+		})
+	}
+	require.Equal(t, 1, srv.RequestCount(http.MethodHead, "/companies"))
+}
+
+// TestIDsInPathsNameNothing: an id that is no record's (not a UUID, a
+// NUL, SQL-ish text, the nil UUID, 10,000 characters, an emoji) is about
+// the record the route names: a 404 saying it was not found, never
+// another endpoint, and nothing is written.
+func TestIDsInPathsNameNothing(t *testing.T) {
+	srv := newDemo(t)
+	cases := []struct {
+		method, target, msg string
+	}{
+		{http.MethodGet, "/documents/not-a-uuid", "document not found"},
+		{http.MethodGet, "/documents/%00", "document not found"},
+		{http.MethodGet, "/documents/'%20OR%201=1%20--", "document not found"},
+		{http.MethodGet, "/documents/00000000-0000-0000-0000-000000000000", "document not found"},
+		{http.MethodGet, "/documents/" + strings.Repeat("a", 10000), "document not found"},
+		{http.MethodGet, "/documents/%F0%9F%92%A9", "document not found"},
+		{http.MethodPost, "/services/'%3B--/cancel-request", "service not found"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.method+" "+tc.target[:min(len(tc.target), 40)], func(t *testing.T) {
+			requireError(t, do(t, srv, tc.method, tc.target, nil), http.StatusNotFound, tc.msg)
+		})
+	}
 	require.Empty(t, srv.Writes())
 }

@@ -5,8 +5,9 @@ import (
 	"net/url"
 	"testing"
 
-	"github.com/acctadmin/acctadmin-go/acctadmintest"
 	"github.com/stretchr/testify/require"
+
+	"github.com/acctadmin/acctadmin-go/acctadmintest"
 )
 
 func TestWebsites(t *testing.T) {

@@ -17,11 +17,12 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/acctadmin/acctadmin-go/webhook"
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/acctadmin/acctadmin-go/webhook"
 )
 
 // A Verifier, or a struct that holds one, prints, logs and marshals
