@@ -66,6 +66,14 @@ func TestAuthRejects(t *testing.T) {
 		return s
 	}
 
+	// The header the tokens below start from: no typ, as a hand-rolled
+	// client sends it.
+	bare := func() map[string]any { return with(header(), "typ", nil) }
+	// A header whose duplicate alg says none after HS256.
+	good := handJWT(t, bare(), claims(), srv.SecretKey)
+	parts := strings.Split(good, ".")
+	dupAlg := b64url(`{"alg":"HS256","access_key":"`+srv.AccessKey+`","alg":"none"}`) + "." + parts[1] + "." + parts[2]
+
 	cases := []struct {
 		name, header, msg string
 	}{
@@ -88,6 +96,17 @@ func TestAuthRejects(t *testing.T) {
 		{"alg none", "Bearer " + noneToken(), "HS256"},
 		{"alg HS512", "Bearer " + handJWT(t, with(header(), "alg", "HS512"), claims(), srv.SecretKey), "HS256"},
 		{"alg RS256", "Bearer " + handJWT(t, with(header(), "alg", "RS256"), claims(), srv.SecretKey), "HS256"},
+
+		// Tokens meant to pass with another key or another reading.
+		{"lowercase alg", "Bearer " + handJWT(t, with(bare(), "alg", "hs256"), claims(), srv.SecretKey), "unauthorized"},
+		{"jku to own key", "Bearer " + handJWT(t, with(with(bare(), "jku", "http://127.0.0.1:1/jwks"), "kid", "1"), claims(), "attacker-secret"), "unauthorized"},
+		{"access key as key", "Bearer " + handJWT(t, bare(), claims(), srv.AccessKey), "unauthorized"},
+		{"empty secret", "Bearer " + handJWT(t, bare(), claims(), ""), "unauthorized"},
+		{"access key number", "Bearer " + handJWT(t, with(bare(), "access_key", 12345), claims(), srv.SecretKey), "unauthorized"},
+		{"four segments", "Bearer " + handJWT(t, bare(), claims(), srv.SecretKey) + ".x", "unauthorized"},
+		{"no signature", "Bearer " + strings.TrimRight(handJWT(t, bare(), claims(), srv.SecretKey), "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_"), "unauthorized"},
+		{"path as array", "Bearer " + handJWT(t, bare(), with(claims(), "path", []string{"/callbacks"}), srv.SecretKey), "unauthorized"},
+		{"duplicate alg ending in none", "Bearer " + dupAlg, "unauthorized"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -103,9 +122,23 @@ func TestAuthRejects(t *testing.T) {
 			m := requireError(t, r, http.StatusUnauthorized, tc.msg)
 			require.True(t, strings.HasPrefix(m["message"].(string), "unauthorized: "))
 			require.Equal(t, `Bearer realm="acctadmin"`, r.Header.Get("WWW-Authenticate"))
+			require.NotContains(t, string(r.Body), srv.SecretKey, "the answer shows the secret")
+			if tok := strings.TrimSpace(strings.TrimPrefix(tc.header, "Bearer ")); tok != "" {
+				require.NotContains(t, string(r.Body), tok, "the answer echoes the token")
+			}
 		})
 	}
 	require.Empty(t, srv.Writes())
+	// The well-formed token still passes.
+	requireOK(t, doToken(t, srv, http.MethodGet, "/callbacks", nil, good), "true")
+}
+
+// TestOversizedAuthorizationHeaderIs431: a 2 MiB Authorization header is
+// refused by the server before the fake reads it.
+func TestOversizedAuthorizationHeaderIs431(t *testing.T) {
+	srv := newServer(t)
+	status, _, _ := rawRequest(t, srv, http.MethodGet, "/callbacks", map[string]string{"Authorization": "Bearer " + strings.Repeat("a", 2<<20)}, "")
+	require.Equal(t, http.StatusRequestHeaderFieldsTooLarge, status)
 }
 
 func TestAuthBodyMustMatchContent(t *testing.T) {
@@ -147,10 +180,16 @@ func TestAuthDeleteWithEmptyObjectBody(t *testing.T) {
 	require.Empty(t, srv.Callbacks())
 }
 
+// TestAuthComesBeforeRouting: unauthenticated, a path no route has is a
+// 401, not a 404, as is a known one.
 func TestAuthComesBeforeRouting(t *testing.T) {
-	srv := newServer(t)
-	r := doToken(t, srv, http.MethodGet, "/no-such-thing", nil, "")
-	requireError(t, r, http.StatusUnauthorized, "missing Authorization")
+	srv := newDemo(t)
+	for _, target := range []string{"/no-such-thing", "/documents/bulk-download"} {
+		t.Run(target, func(t *testing.T) {
+			r := doToken(t, srv, http.MethodGet, target, nil, "")
+			requireError(t, r, http.StatusUnauthorized, "missing Authorization")
+		})
+	}
 }
 
 func TestFixedKeys(t *testing.T) {
@@ -226,4 +265,63 @@ func TestSigningFormBWithABody(t *testing.T) {
 		r := doToken(t, srv, http.MethodPost, "/callbacks?x=1", body, tok)
 		require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
 	}
+}
+
+// emptyBodyToken signs path with the content of no body at all.
+func emptyBodyToken(t *testing.T, srv *acctadmintest.Server, path string) string {
+	return signJWT(t, srv.AccessKey, srv.SecretKey, path, nil)
+}
+
+func TestAuthAcceptsEmptyObjectSignedAsEmptyOnEveryMethod(t *testing.T) {
+	srv := newDemo(t)
+	svc := acctadmintest.DemoID("service", 3)
+	cb := srv.AddCallback("http://127.0.0.1:1/hook")
+	cases := []struct {
+		method, target string
+		status         int
+		msg            string // for answers other than 200
+	}{
+		{http.MethodGet, "/callbacks", http.StatusOK, ""},
+		{http.MethodGet, "/documents?status=unread", http.StatusOK, ""},
+		{http.MethodPost, "/services/" + svc.String() + "/cancel-request", 0, ""},
+		{http.MethodDelete, "/callbacks/" + cb.ID.String(), http.StatusOK, ""},
+		// {} is no company list: the token passed, the body is judged.
+		{http.MethodPatch, "/companies", http.StatusBadRequest, "companies"},
+		{http.MethodPost, "/companies", http.StatusBadRequest, "companies"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.method+" "+tc.target, func(t *testing.T) {
+			path, _, _ := strings.Cut(tc.target, "?")
+			r := doToken(t, srv, tc.method, tc.target, []byte("{}"), emptyBodyToken(t, srv, path))
+			require.NotEqual(t, http.StatusUnauthorized, r.Status, "body: %s", r.Body)
+			switch tc.status {
+			case 0:
+				require.Contains(t, []int{http.StatusOK, http.StatusBadRequest}, r.Status, "body: %s", r.Body)
+				require.NotContains(t, string(r.Body), "unauthorized")
+			case http.StatusOK:
+				require.Equal(t, http.StatusOK, r.Status, "body: %s", r.Body)
+			default:
+				requireError(t, r, tc.status, tc.msg)
+			}
+		})
+	}
+	require.Empty(t, srv.Callbacks(), "the DELETE was applied")
+}
+
+func TestAuthRejectsOtherBodiesSignedAsEmpty(t *testing.T) {
+	srv := newServer(t)
+	for _, body := range []string{`{"url":"http://127.0.0.1:1/hook"}`, `[]`, `{ }x`, `null`, ` `} {
+		for _, method := range []string{http.MethodGet, http.MethodPost, http.MethodPatch, http.MethodDelete} {
+			r := doToken(t, srv, method, "/callbacks", []byte(body), emptyBodyToken(t, srv, "/callbacks"))
+			requireError(t, r, http.StatusUnauthorized, "content claim does not match")
+		}
+	}
+	// The body must match its own hash: {} signed as {} passes, {} signed
+	// as another body does not.
+	r := doToken(t, srv, http.MethodGet, "/callbacks", []byte("{}"), signJWT(t, srv.AccessKey, srv.SecretKey, "/callbacks", []byte("{}")))
+	requireOK(t, r, "true")
+	r = doToken(t, srv, http.MethodGet, "/callbacks", []byte("{}"), signJWT(t, srv.AccessKey, srv.SecretKey, "/callbacks", []byte(`{"a":1}`)))
+	requireError(t, r, http.StatusUnauthorized, "content claim does not match")
+	require.Empty(t, srv.Callbacks())
+	require.Empty(t, srv.Writes())
 }

@@ -3,7 +3,6 @@ package acctadmintest_test
 import (
 	"net/http"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -89,14 +88,4 @@ func TestSeedDemoReturnsRecords(t *testing.T) {
 	require.Len(t, demo.Services, 12)
 	require.Len(t, demo.Invoices, 9)
 	require.Equal(t, srv.Documents(), demo.Documents)
-}
-
-func TestClockAndLocation(t *testing.T) {
-	now := time.Date(2024, 12, 31, 23, 30, 0, 0, time.UTC)
-	srv := newServer(t, acctadmintest.WithClock(func() time.Time { return now }), acctadmintest.WithLocation(time.UTC))
-	m := do(t, srv, http.MethodGet, "/callbacks", nil).JSON(t)
-	require.Equal(t, "2024-12-31 23:30:00 +0000", m["timestamp"])
-	srv2 := newServer(t, acctadmintest.WithClock(func() time.Time { return now }))
-	m = do(t, srv2, http.MethodGet, "/callbacks", nil).JSON(t)
-	require.Equal(t, "2024-12-31 16:30:00 -0700", m["timestamp"], "DefaultLocation is -07:00")
 }

@@ -3,11 +3,9 @@ package acctadmintest_test
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -17,70 +15,6 @@ import (
 
 	"github.com/acctadmin/acctadmin-go/acctadmintest"
 )
-
-// receiver is a callback endpoint that records what it is sent and answers
-// with the statuses of its script in turn (200 once the script is spent).
-type receiver struct {
-	*httptest.Server
-	mu     sync.Mutex
-	bodies [][]byte
-	ctypes []string
-	script []int
-	calls  atomic.Int32
-}
-
-func newReceiver(t *testing.T, script ...int) *receiver {
-	t.Helper()
-	rc := &receiver{script: script}
-	rc.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		n := int(rc.calls.Add(1)) - 1
-		body, _ := io.ReadAll(r.Body)
-		rc.mu.Lock()
-		rc.bodies = append(rc.bodies, body)
-		rc.ctypes = append(rc.ctypes, r.Header.Get("Content-Type"))
-		rc.mu.Unlock()
-		if r.Method != http.MethodPost {
-			w.WriteHeader(http.StatusMethodNotAllowed)
-			return
-		}
-		if n < len(rc.script) {
-			w.WriteHeader(rc.script[n])
-			return
-		}
-		w.WriteHeader(http.StatusOK)
-	}))
-	t.Cleanup(rc.Close)
-	return rc
-}
-
-func (rc *receiver) received() ([][]byte, []string) {
-	rc.mu.Lock()
-	defer rc.mu.Unlock()
-	return append([][]byte(nil), rc.bodies...), append([]string(nil), rc.ctypes...)
-}
-
-// parseEvent verifies an event body as a receiver would, with golang-jwt
-// and the secret.
-func parseEvent(t *testing.T, srv *acctadmintest.Server, body []byte) (jwt.MapClaims, map[string]any) {
-	t.Helper()
-	var env map[string]string
-	require.NoError(t, json.Unmarshal(body, &env))
-	require.Len(t, env, 1)
-	claims := jwt.MapClaims{}
-	tok, err := jwt.ParseWithClaims(env["data"], claims, func(*jwt.Token) (any, error) { return []byte(srv.SecretKey), nil },
-		jwt.WithValidMethods([]string{"HS256"}))
-	require.NoError(t, err)
-	return claims, tok.Header
-}
-
-func waitDeliveries(t *testing.T, srv *acctadmintest.Server, n int) []acctadmintest.Delivery {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	ds, err := srv.WaitDeliveries(ctx, n)
-	require.NoError(t, err)
-	return ds
-}
 
 func TestEventsDeliveredSigned(t *testing.T) {
 	srv := newServer(t)
@@ -241,4 +175,24 @@ func TestCloseCancelsDeliveries(t *testing.T) {
 func TestNoCallbacksNoDeliveries(t *testing.T) {
 	srv := newDemo(t)
 	require.Empty(t, srv.Deliveries())
+}
+
+func TestDeliveryClientForTLSReceivers(t *testing.T) {
+	got := make(chan string, 1)
+	tlsRecv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got <- r.URL.Path
+	}))
+	defer tlsRecv.Close()
+	srv := newServer(t, acctadmintest.WithDeliveryClient(tlsRecv.Client()))
+	srv.AddCallback(tlsRecv.URL + "/secure")
+	co := srv.AddCompany(acctadmintest.CompanyInput{Name: "Acme LLC"})
+	srv.AddInvoice(acctadmintest.InvoiceInput{CompanyID: co.ID})
+	ds := waitDeliveries(t, srv, 1)
+	require.True(t, ds[0].Delivered, "%+v", ds[0])
+	select {
+	case p := <-got:
+		require.Equal(t, "/secure", p)
+	case <-time.After(5 * time.Second):
+		t.Fatal("no delivery")
+	}
 }

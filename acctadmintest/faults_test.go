@@ -13,34 +13,6 @@ import (
 	"github.com/acctadmin/acctadmin-go/acctadmintest"
 )
 
-// send makes a signed request with client and returns the answer or the
-// transport error, reading the whole body.
-func send(t *testing.T, srv *acctadmintest.Server, client *http.Client, method, path string, body []byte) (*http.Response, []byte, error) {
-	t.Helper()
-	var rd io.Reader
-	if body != nil {
-		rd = bytes.NewReader(body)
-	}
-	req, err := http.NewRequest(method, srv.URL+path, rd)
-	require.NoError(t, err)
-	req.Header.Set("Authorization", "Bearer "+signJWT(t, srv.AccessKey, srv.SecretKey, req.URL.Path, body))
-	resp, err := client.Do(req)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
-	return resp, data, err
-}
-
-// freshClient makes one connection per request, so a dropped connection
-// is never retried by the transport.
-func freshClient(t *testing.T) *http.Client {
-	tr := &http.Transport{DisableKeepAlives: true}
-	t.Cleanup(tr.CloseIdleConnections)
-	return &http.Client{Transport: tr}
-}
-
 func TestFaultStatusWithRetryAfter(t *testing.T) {
 	srv := newServer(t)
 	srv.InjectFault(acctadmintest.Fault{Method: http.MethodGet, Path: "/services", Count: 2, Status: 503, RetryAfter: "7"})
@@ -108,13 +80,6 @@ func TestFaultLatency(t *testing.T) {
 	requireOK(t, do(t, srv, http.MethodGet, "/callbacks", nil), "true")
 	require.GreaterOrEqual(t, time.Since(t0), 100*time.Millisecond)
 	srv.SetLatency(0)
-}
-
-func TestWithLatency(t *testing.T) {
-	srv := newServer(t, acctadmintest.WithLatency(80*time.Millisecond))
-	t0 := time.Now()
-	requireOK(t, do(t, srv, http.MethodGet, "/callbacks", nil), "true")
-	require.GreaterOrEqual(t, time.Since(t0), 80*time.Millisecond)
 }
 
 func TestFaultDropConnectionBeforeApply(t *testing.T) {
@@ -227,53 +192,4 @@ func TestFaultCountWithProbability(t *testing.T) {
 	}
 	require.Equal(t, 3, n)
 	require.Equal(t, 3, srv.FaultsFired())
-}
-
-func TestConnectionsCounted(t *testing.T) {
-	srv := newServer(t)
-	fresh := freshClient(t)
-	for i := 0; i < 3; i++ {
-		resp, _, err := send(t, srv, fresh, http.MethodGet, "/callbacks", nil)
-		require.NoError(t, err)
-		require.Equal(t, 200, resp.StatusCode)
-	}
-	require.Equal(t, 3, srv.ConnectionsOpened())
-
-	reuse := srv.Client()
-	for i := 0; i < 5; i++ {
-		resp, _, err := send(t, srv, reuse, http.MethodGet, "/callbacks", nil)
-		require.NoError(t, err)
-		require.Equal(t, 200, resp.StatusCode)
-	}
-	require.Equal(t, 4, srv.ConnectionsOpened(), "keep-alive reuses one connection")
-
-	// A dropped connection costs the client a new one.
-	srv.InjectFault(acctadmintest.Fault{DropConnection: true, Count: 1, Method: http.MethodPost})
-	_, _, err := send(t, srv, reuse, http.MethodPost, "/callbacks", []byte(`{"url":"http://127.0.0.1:1/"}`))
-	require.Error(t, err)
-	resp, _, err := send(t, srv, reuse, http.MethodGet, "/callbacks", nil)
-	require.NoError(t, err)
-	require.Equal(t, 200, resp.StatusCode)
-	require.Equal(t, 5, srv.ConnectionsOpened())
-}
-
-func TestCloseEndsSlowRequests(t *testing.T) {
-	srv := acctadmintest.NewServer()
-	srv.InjectFault(acctadmintest.Fault{Latency: time.Minute})
-	done := make(chan int, 1)
-	go func() {
-		req, _ := http.NewRequest(http.MethodGet, srv.URL+"/callbacks", nil)
-		resp, err := srv.Client().Do(req)
-		if err != nil {
-			done <- 0
-			return
-		}
-		resp.Body.Close()
-		done <- resp.StatusCode
-	}()
-	require.Eventually(t, func() bool { return srv.TotalRequests() == 1 }, 5*time.Second, time.Millisecond)
-	t0 := time.Now()
-	srv.Close()
-	require.Less(t, time.Since(t0), 3*time.Second)
-	require.Equal(t, http.StatusServiceUnavailable, <-done)
 }

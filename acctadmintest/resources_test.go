@@ -90,3 +90,11 @@ func TestResourceGetPageDownload(t *testing.T) {
 	requireError(t, do(t, srv, http.MethodGet, "/resources/"+uuid.NewString(), nil), http.StatusNotFound, "resource not found")
 	requireError(t, do(t, srv, http.MethodGet, "/resources/"+uuid.NewString()+"/download", nil), http.StatusNotFound, "resource not found")
 }
+
+func TestResourcePDFSize(t *testing.T) {
+	srv := newServer(t)
+	res := srv.AddResource(acctadmintest.ResourceInput{Name: "Handbook", Pages: 7, PDFSize: 300_000})
+	r := do(t, srv, http.MethodGet, "/resources/"+res.ID.String()+"/download", nil)
+	require.Len(t, r.Body, 300_000)
+	requirePDF(t, r.Body, 7)
+}

@@ -2,9 +2,7 @@ package acctadmintest_test
 
 import (
 	"net/http"
-	"net/http/httptest"
 	"testing"
-	"time"
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
@@ -102,41 +100,4 @@ func TestStatusSetters(t *testing.T) {
 	r := do(t, srv, http.MethodPost, "/services", map[string]any{"company": "Acme LLC", "jurisdictions": []string{"Utah"}})
 	require.Len(t, r.Items(t), 1)
 	require.False(t, srv.SetInvoiceStatus(uuid.New(), acctadmintest.InvoicePaid))
-}
-
-func TestResourcePDFSize(t *testing.T) {
-	srv := newServer(t)
-	res := srv.AddResource(acctadmintest.ResourceInput{Name: "Handbook", Pages: 7, PDFSize: 300_000})
-	r := do(t, srv, http.MethodGet, "/resources/"+res.ID.String()+"/download", nil)
-	require.Len(t, r.Body, 300_000)
-	requirePDF(t, r.Body, 7)
-}
-
-func TestDeliveryClientForTLSReceivers(t *testing.T) {
-	got := make(chan string, 1)
-	tlsRecv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		got <- r.URL.Path
-	}))
-	defer tlsRecv.Close()
-	srv := newServer(t, acctadmintest.WithDeliveryClient(tlsRecv.Client()))
-	srv.AddCallback(tlsRecv.URL + "/secure")
-	co := srv.AddCompany(acctadmintest.CompanyInput{Name: "Acme LLC"})
-	srv.AddInvoice(acctadmintest.InvoiceInput{CompanyID: co.ID})
-	ds := waitDeliveries(t, srv, 1)
-	require.True(t, ds[0].Delivered, "%+v", ds[0])
-	select {
-	case p := <-got:
-		require.Equal(t, "/secure", p)
-	case <-time.After(5 * time.Second):
-		t.Fatal("no delivery")
-	}
-}
-
-func TestCloseClientConnections(t *testing.T) {
-	srv := newServer(t)
-	requireOK(t, do(t, srv, http.MethodGet, "/callbacks", nil), "true")
-	require.Equal(t, 1, srv.ConnectionsOpened())
-	srv.CloseClientConnections()
-	requireOK(t, do(t, srv, http.MethodGet, "/callbacks", nil), "true")
-	require.Equal(t, 2, srv.ConnectionsOpened())
 }

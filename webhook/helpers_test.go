@@ -1,17 +1,27 @@
 package webhook_test
 
 import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/ed25519"
+	"crypto/elliptic"
 	"crypto/hmac"
+	"crypto/rand"
+	"crypto/rsa"
 	"crypto/sha256"
 	"crypto/sha512"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"hash"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/golang-jwt/jwt/v5"
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
@@ -194,4 +204,176 @@ func requireOnly(t testing.TB, err, want error, token string) {
 			}
 		}
 	}
+}
+
+// asymmetricToken signs invoice claims with an asymmetric method and a
+// freshly generated key.
+func asymmetricToken(t *testing.T, method jwt.SigningMethod) string {
+	t.Helper()
+	var key any
+	var err error
+	switch method.Alg() {
+	case "RS256", "PS256":
+		key, err = rsa.GenerateKey(rand.Reader, 2048)
+	case "ES256":
+		key, err = ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	case "EdDSA":
+		_, key, err = ed25519.GenerateKey(rand.Reader)
+	default:
+		t.Fatalf("no key for %s", method.Alg())
+	}
+	require.NoError(t, err)
+	tok, err := jwt.NewWithClaims(method, jwt.MapClaims(invoiceClaims())).SignedString(key)
+	require.NoError(t, err)
+	return tok
+}
+
+// flipTrailingBits changes the unused low bits of the last character of a
+// base64url segment whose length leaves some, so that a lenient decoder
+// returns the same bytes for both spellings.
+func flipTrailingBits(t *testing.T, seg string) string {
+	t.Helper()
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+	require.NotZero(t, len(seg)%4, "segment has no unused bits")
+	last := strings.IndexByte(alphabet, seg[len(seg)-1])
+	changed := seg[:len(seg)-1] + string(alphabet[last^1])
+	a, errA := base64.RawURLEncoding.DecodeString(seg)
+	b, errB := base64.RawURLEncoding.DecodeString(changed)
+	require.NoError(t, errA)
+	require.NoError(t, errB)
+	require.Equal(t, a, b, "lenient decoding must not see the change, or the case proves nothing")
+	return changed
+}
+
+// replaceSegment returns token with segment i replaced.
+func replaceSegment(token string, i int, seg string) string {
+	parts := strings.Split(token, ".")
+	parts[i] = seg
+	return strings.Join(parts, ".")
+}
+
+func newReplayVerifier(t *testing.T) *webhook.Verifier {
+	t.Helper()
+	return newVerifier(t,
+		webhook.WithSecrets(testOldSecret),
+		webhook.WithReplayCache(webhook.NewMemoryReplayCache(100, time.Hour)),
+	)
+}
+
+// failingCache is a ReplayCache whose Claim always fails, or answers
+// state without an error when state is set.
+type failingCache struct {
+	state   webhook.ClaimState
+	settled []string
+}
+
+var errCacheDown = errors.New("cache is down")
+
+// ctxCache is a ReplayCache that records the contexts it is given, and
+// whose Commit and Release fail with settleErr, settleFails times.
+type ctxCache struct {
+	webhook.MemoryReplayCache
+	mu          sync.Mutex
+	claimCtx    []context.Context
+	settleCtx   []context.Context
+	settleErrs  []error // ctx.Err() when Commit or Release was called
+	commits     int
+	releases    int
+	settleErr   error
+	settleFails int // Commit and Release fail with settleErr this many times, or always when negative
+}
+
+type ctxKey struct{}
+
+// recorder is a handler function that records the events it receives and
+// answers with err.
+type recorder struct {
+	events  []*webhook.Event
+	fromCtx []*webhook.Event
+	err     error
+}
+
+// serve sends req to h and returns the recorded answer.
+func serve(h http.Handler, req *http.Request) *httptest.ResponseRecorder {
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, req)
+	return w
+}
+
+// newRequest returns a callback POST with body and the given header
+// key/value pairs.
+func newRequest(body string, header ...string) *http.Request {
+	r := httptest.NewRequest(http.MethodPost, "/callbacks", strings.NewReader(body))
+	for i := 0; i < len(header); i += 2 {
+		r.Header.Add(header[i], header[i+1])
+	}
+	return r
+}
+
+func (r *recorder) handle(ctx context.Context, ev *webhook.Event) error {
+	r.events = append(r.events, ev)
+	if got, ok := webhook.FromContext(ctx); ok {
+		r.fromCtx = append(r.fromCtx, got)
+	}
+	return r.err
+}
+
+func (c *failingCache) Claim(context.Context, string, string, time.Duration) (webhook.ClaimState, error) {
+	if c.state != 0 {
+		return c.state, nil
+	}
+	return 0, errCacheDown
+}
+
+func (c *failingCache) Commit(_ context.Context, key string) error {
+	c.settled = append(c.settled, key)
+	return nil
+}
+
+func (c *failingCache) Release(_ context.Context, key, _ string) error {
+	c.settled = append(c.settled, key)
+	return nil
+}
+
+func (c *ctxCache) Claim(ctx context.Context, key, owner string, lease time.Duration) (webhook.ClaimState, error) {
+	c.mu.Lock()
+	c.claimCtx = append(c.claimCtx, ctx)
+	c.mu.Unlock()
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.MemoryReplayCache.Claim(ctx, key, owner, lease)
+}
+
+// settle records a Commit or Release and reports whether it should fail.
+func (c *ctxCache) settle(ctx context.Context) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.settleCtx = append(c.settleCtx, ctx)
+	c.settleErrs = append(c.settleErrs, ctx.Err())
+	if c.settleErr != nil && c.settleFails != 0 {
+		c.settleFails--
+		return c.settleErr
+	}
+	return nil
+}
+
+func (c *ctxCache) Commit(ctx context.Context, key string) error {
+	if err := c.settle(ctx); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	c.commits++
+	c.mu.Unlock()
+	return c.MemoryReplayCache.Commit(ctx, key)
+}
+
+func (c *ctxCache) Release(ctx context.Context, key, owner string) error {
+	if err := c.settle(ctx); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	c.releases++
+	c.mu.Unlock()
+	return c.MemoryReplayCache.Release(ctx, key, owner)
 }

@@ -3,9 +3,11 @@ package webhook_test
 import (
 	"errors"
 	"io"
+	"math"
+	"net"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
+	"os"
 	"strings"
 	"testing"
 
@@ -14,16 +16,6 @@ import (
 
 	"github.com/acctadmin/acctadmin-go/webhook"
 )
-
-// newRequest returns a callback POST with body and the given header
-// key/value pairs.
-func newRequest(body string, header ...string) *http.Request {
-	r := httptest.NewRequest(http.MethodPost, "/callbacks", strings.NewReader(body))
-	for i := 0; i < len(header); i += 2 {
-		r.Header.Add(header[i], header[i+1])
-	}
-	return r
-}
 
 func TestVerifyRequestCarriages(t *testing.T) {
 	tok := sign(t, invoiceClaims())
@@ -130,6 +122,26 @@ func TestVerifyRequestRefuses(t *testing.T) {
 			return r
 		}, nil, webhook.ErrBodyTooLarge},
 		{"10 MB body", func() *http.Request { return newRequest(`{"data":"` + strings.Repeat("A", 10<<20) + `"}`) }, nil, webhook.ErrBodyTooLarge},
+		{"one byte under a cap of one", func() *http.Request { return newRequest("x") }, []webhook.Option{webhook.WithMaxBodySize(1)}, webhook.ErrMalformed},
+		{"two bytes over a cap of one, length unannounced", func() *http.Request {
+			r := newRequest("xy")
+			r.ContentLength = -1
+			return r
+		}, []webhook.Option{webhook.WithMaxBodySize(1)}, webhook.ErrBodyTooLarge},
+		{"two bytes over a cap of one, length announced", func() *http.Request { return newRequest("xy") }, []webhook.Option{webhook.WithMaxBodySize(1)}, webhook.ErrBodyTooLarge},
+		{"token one byte over the cap is refused, not cut", func() *http.Request {
+			r := newRequest(tok)
+			r.ContentLength = -1
+			return r
+		}, []webhook.Option{webhook.WithMaxBodySize(int64(len(tok)) - 1)}, webhook.ErrBodyTooLarge},
+		// A read deadline set by the server or the caller is ErrReadTimeout,
+		// and no other sentinel.
+		{"body read times out", func() *http.Request {
+			r := newRequest("")
+			r.Body = io.NopCloser(timeoutReader{})
+			r.ContentLength = -1
+			return r
+		}, nil, webhook.ErrReadTimeout},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -141,16 +153,45 @@ func TestVerifyRequestRefuses(t *testing.T) {
 }
 
 // TestVerifyRequestBodyAtTheCap checks that a body of exactly the maximum
-// size is read in full and accepted.
+// size is read in full and accepted, whether or not its length is
+// announced, and that every positive WithMaxBodySize, up to
+// math.MaxInt64, caps the body there and no lower.
 func TestVerifyRequestBodyAtTheCap(t *testing.T) {
-	body := `{"data":"` + sign(t, invoiceClaims()) + `"}`
-	body += strings.Repeat(" ", 1024-len(body))
-	require.Len(t, body, 1024)
-	r := newRequest("")
-	r.Body = io.NopCloser(strings.NewReader(body))
-	r.ContentLength = -1
+	tok := sign(t, invoiceClaims())
+	padded := `{"data":"` + tok + `"}`
+	padded += strings.Repeat(" ", 1024-len(padded))
+	require.Len(t, padded, 1024)
+	cases := []struct {
+		name          string
+		max           int64
+		body          string
+		contentLength int64
+	}{
+		{"1024 bytes under a cap of 1024, length unannounced", 1024, padded, -1},
+		{"cap MaxInt64, length unannounced", math.MaxInt64, tok, -1},
+		{"cap MaxInt64, length announced", math.MaxInt64, tok, int64(len(tok))},
+		{"cap MaxInt64-1, length unannounced", math.MaxInt64 - 1, tok, -1},
+		{"cap MaxInt64-1, length announced", math.MaxInt64 - 1, tok, int64(len(tok))},
+		{"cap MaxInt32, length unannounced", math.MaxInt32, tok, -1},
+		{"cap MaxInt32, length announced", math.MaxInt32, tok, int64(len(tok))},
+		{"cap the token's length, length unannounced", int64(len(tok)), tok, -1},
+		{"cap the token's length, length announced", int64(len(tok)), tok, int64(len(tok))},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newRequest("")
+			r.Body = io.NopCloser(strings.NewReader(tc.body))
+			r.ContentLength = tc.contentLength
+			ev, err := newVerifier(t, webhook.WithMaxBodySize(tc.max)).VerifyRequest(r)
+			require.NoError(t, err)
+			assert.Equal(t, testInvoiceID, ev.InvoiceID)
+		})
+	}
+}
 
-	ev, err := newVerifier(t, webhook.WithMaxBodySize(1024)).VerifyRequest(r)
-	require.NoError(t, err)
-	assert.Equal(t, testInvoiceID, ev.InvoiceID)
+// timeoutReader fails as a connection whose read deadline passed.
+type timeoutReader struct{}
+
+func (timeoutReader) Read([]byte) (int, error) {
+	return 0, &net.OpError{Op: "read", Net: "tcp", Err: os.ErrDeadlineExceeded}
 }

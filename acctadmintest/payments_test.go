@@ -98,3 +98,43 @@ func TestCardSecretsNeverKeptGenerated(t *testing.T) {
 		}
 	})
 }
+
+// TestCardsAreNeverKept: the number and the CVC appear in no answer, no
+// record and no log entry; only brand, last four and expiry are kept.
+func TestCardsAreNeverKept(t *testing.T) {
+	srv := newServer(t)
+	const number, cvc = "4111 1111 1111 1111", "987"
+	body := card(number, "12", "2031")
+	body["cvc"] = cvc
+	r := do(t, srv, http.MethodPost, "/payment-methods", body)
+	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+	id := r.Items(t)[0]["id"].(string)
+	r2 := do(t, srv, http.MethodPatch, "/payment-methods/"+id, body)
+	require.Equal(t, http.StatusOK, r2.Status, "%s", r2.Body)
+	// The contract refuses what is malformed; the fake what is not a card.
+	bad := card("4111111111111111", "12", "20x1")
+	bad["cvc"] = "12a"
+	r3 := do(t, srv, http.MethodPost, "/payment-methods", bad)
+	require.Equal(t, http.StatusBadRequest, r3.Status)
+	require.ElementsMatch(t, []string{"exp_year", "cvc"}, errorFields(t, r3))
+	r4 := do(t, srv, http.MethodPost, "/payment-methods", card("4111111111111112", "13", "2031"))
+	require.Equal(t, http.StatusBadRequest, r4.Status)
+	require.ElementsMatch(t, []string{"number", "exp_month"}, errorFields(t, r4))
+	r5 := do(t, srv, http.MethodPost, "/payment-methods", card("4111111111111111", "01", "2020"))
+	require.Equal(t, http.StatusBadRequest, r5.Status)
+	require.Contains(t, string(r5.Body), "expired")
+	require.Len(t, do(t, srv, http.MethodGet, "/payment-methods", nil).Items(t), 1, "no refused card was stored")
+
+	digits := strings.ReplaceAll(number, " ", "")
+	seen := string(r.Body) + string(r2.Body) + string(r3.Body) + string(r4.Body) + string(do(t, srv, http.MethodGet, "/payment-methods", nil).Body)
+	for _, q := range srv.Requests() {
+		seen += string(q.Body) + q.Query
+	}
+	for _, w := range srv.Writes() {
+		seen += string(w.Body)
+	}
+	for _, secret := range []string{digits, number, "4111111111111112", `"` + cvc + `"`, `"12a"`} {
+		require.NotContains(t, seen, secret)
+	}
+	require.Contains(t, seen, `"last4":"1111"`)
+}

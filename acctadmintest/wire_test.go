@@ -11,7 +11,10 @@ import (
 	"github.com/acctadmin/acctadmin-go/acctadmintest"
 )
 
-func TestWithoutQuirks(t *testing.T) {
+// TestWithoutQuirksAnswersOneFormat: with WithoutQuirks every listing
+// answers one wire format: jurisdiction not state, no _links, plain
+// lists, one time format, no legacy fields.
+func TestWithoutQuirksAnswersOneFormat(t *testing.T) {
 	srv := newDemo(t, acctadmintest.WithoutQuirks())
 
 	r := do(t, srv, http.MethodGet, "/documents?limit=1", nil)
@@ -57,9 +60,10 @@ func TestWithoutQuirks(t *testing.T) {
 	require.Regexp(t, timestampRE, s["updated_at"])
 }
 
-// The quirks are on by default; each is checked once more here in one
+// TestDefaultFormatsAreTheProvidersOwn: the quirks of the provider's
+// wire format are on by default; each is checked once more here in one
 // place, on the demo account.
-func TestQuirksOnByDefault(t *testing.T) {
+func TestDefaultFormatsAreTheProvidersOwn(t *testing.T) {
 	srv := newDemo(t)
 	for _, p := range []string{"/documents", "/resources", "/compliance-events?start_date=2025-01-01&end_date=2026-12-31"} {
 		require.True(t, strings.HasPrefix(string(do(t, srv, http.MethodGet, p, nil).Body), `{"success":"true",`), p)

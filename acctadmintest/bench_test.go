@@ -1,6 +1,7 @@
 package acctadmintest_test
 
 import (
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -40,5 +41,28 @@ func BenchmarkServe(b *testing.B) {
 			b.StopTimer()
 			f.ResetRequests() // the log grows with every request
 		})
+	}
+}
+
+// BenchmarkDownloadLargePDF measures how fast the fake streams a padded
+// PDF over loopback, the ceiling of any client's download benchmark.
+func BenchmarkDownloadLargePDF(b *testing.B) {
+	const size = 64 << 20
+	srv := newServer(b)
+	co := srv.AddCompany(acctadmintest.CompanyInput{Name: "Acme LLC", HomeState: "Utah"})
+	doc := srv.AddDocument(acctadmintest.DocumentInput{CompanyID: co.ID, PDFSize: size})
+	path := "/documents/" + doc.ID.String() + "/download"
+	b.SetBytes(size)
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		req, err := http.NewRequest(http.MethodGet, srv.URL+path, nil)
+		require.NoError(b, err)
+		req.Header.Set("Authorization", "Bearer "+signJWT(b, srv.AccessKey, srv.SecretKey, path, nil))
+		resp, err := srv.Client().Do(req)
+		require.NoError(b, err)
+		n, err := io.Copy(io.Discard, resp.Body)
+		require.NoError(b, err)
+		require.NoError(b, resp.Body.Close())
+		require.EqualValues(b, size, n)
 	}
 }
