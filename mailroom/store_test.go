@@ -269,6 +269,8 @@ func TestFileName(t *testing.T) {
 		{"invalid UTF-8", acctadmin.Document{CompanyName: "Ac\xffme\xc3"}, "Acme - " + id.String() + ".pdf"},
 		{"very long", acctadmin.Document{CompanyName: long, Type: strings.Repeat("x", 100)},
 			strings.Repeat("é", 30) + " - " + strings.Repeat("x", 60) + " - " + id.String() + ".pdf"},
+		{"cut inside a rune", acctadmin.Document{CompanyName: "a" + long, Type: "日本" + strings.Repeat("語", 30)},
+			"a" + strings.Repeat("é", 29) + " - 日本" + strings.Repeat("語", 18) + " - " + id.String() + ".pdf"},
 	} {
 		c.d.ID = id
 		if got := FileName(c.d); got != c.want {
@@ -285,7 +287,7 @@ func TestFileNameIsSafeForAnyDocument(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		d := acctadmin.Document{
 			ID:          uuid.UUID(rapid.SliceOfN(rapid.Byte(), 16, 16).Draw(t, "id")),
-			CompanyName: rapid.String().Draw(t, "company"),
+			CompanyName: rapid.OneOf(rapid.String(), rapid.StringOfN(rapid.RuneFrom([]rune("éü日本🙂 ./")), 20, 100, -1)).Draw(t, "company"),
 			Type:        rapid.OneOf(rapid.String(), rapid.StringMatching(`[./\\ \x00-\x1f]{0,80}`)).Draw(t, "type"),
 			Title:       rapid.StringN(0, 300, -1).Draw(t, "title"),
 		}
