@@ -22,7 +22,12 @@
 // # The parts
 //
 // The store (Store; Dir writes a folder) holds the documents and is the
-// final word on what is saved: it refuses to save one id twice. The
+// final word on what is saved: it refuses to save one id twice. Dir names
+// each file for a person, with the document's date, company and type, and
+// always its id ("2026-05-30 Acme Widgets LLC - Annual Report -
+// <id>.pdf"; FileName, or WithNames), and records the ids saved apart, so
+// that it knows a document saved by its id alone, also in a folder
+// written before (<id>.pdf). The
 // claims keep two deliveries, two pulls, or two rooms off one document:
 // in the memory of the process for one room, and in Redis (WithRedis) for
 // a fleet, where a claim is a key holding the room's random token, with

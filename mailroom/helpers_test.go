@@ -121,8 +121,9 @@ func (w *world) deliver(h http.Handler, id uuid.UUID) int {
 	return rec.Code
 }
 
-// savedFiles lists the folder: the documents saved and any other file at
-// the top (temporary files).
+// savedFiles lists the folder: the documents saved (by the id that ends
+// their name) and any other file at the top (temporary files). A document
+// saved in two files fails the test.
 func savedFiles(t testing.TB, dir string) (docs map[uuid.UUID][]byte, others []string) {
 	t.Helper()
 	docs = map[uuid.UUID][]byte{}
@@ -135,10 +136,13 @@ func savedFiles(t testing.TB, dir string) (docs map[uuid.UUID][]byte, others []s
 		if e.IsDir() && name == ".mailroom" {
 			continue
 		}
-		id, err := uuid.Parse(strings.TrimSuffix(name, ".pdf"))
-		if err != nil || !strings.HasSuffix(name, ".pdf") {
+		id, ok := fileID(name)
+		if !ok {
 			others = append(others, name)
 			continue
+		}
+		if _, twice := docs[id]; twice {
+			t.Fatalf("document %s saved in two files", id)
 		}
 		b, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil {
@@ -432,6 +436,13 @@ func (l *fsLog) Remove(name string) error {
 		return err
 	}
 	return l.next.Remove(name)
+}
+
+func (l *fsLog) Mark(name string) error {
+	if err := l.record("mark", name); err != nil {
+		return err
+	}
+	return l.next.Mark(name)
 }
 
 func (l *fsLog) SyncDir(path string) error {

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	acctadmin "github.com/acctadmin/acctadmin-go"
 	"github.com/google/uuid"
@@ -63,26 +65,152 @@ type Journal interface {
 	Pending(ctx context.Context) ([]uuid.UUID, error)
 }
 
-// Dir returns a Store that saves each document into the folder path as
-// one file named <id>.pdf, creating the folder when needed.
+// Dir returns a Store that saves each document into the folder path,
+// creating it when needed, as one file named for a person and ending with
+// the document's id: FileName's name, or WithNames's.
 //
 // A document is written under a temporary name starting with ".", synced
 // to disk, and then linked to its final name, which fails when that name
 // exists: so a document is never overwritten, and never seen half written
 // under its final name. The folder is synced after the link, so the file
-// survives a power cut once Save returns. Temporary files left by a
-// process that was killed while writing (on this machine: their name
-// carries the host and process id) are removed when the store is first
-// used and each time its journal is read; those of other machines once
-// they are an hour old. The folder must be on a file system with hard
-// links (any local Linux or macOS file system).
+// survives a power cut once Save returns; then the id is recorded as an
+// empty file path/.mailroom/saved/<id>, and that folder synced. Has looks
+// for that record, or for a file <id>.pdf (the name older versions gave),
+// so it answers by id alone, in one or two lookups, and a file renamed or
+// removed by a person stays saved. A Save that finds its name taken (a
+// crash between the link and the record, or another process saving the
+// same document) completes the record and returns ErrAlreadySaved; and
+// when the store is first used, and each time its journal is read, it
+// records every file whose name ends with "<id>.pdf" and has none.
+// Temporary files left by a process that was killed while writing (on
+// this machine: their name carries the host and process id) are removed
+// then too; those of other machines once they are an hour old. The folder
+// must be on a file system with hard links (any local Linux or macOS file
+// system).
 //
 // Dir also keeps the room's Journal, as one empty file per download in
 // progress under path/.mailroom/pending, so that rooms sharing the folder
 // share the journal, and the journal lives exactly as long as the
 // documents it protects.
-func Dir(path string) Store {
-	return &dirStore{path: path, pending: filepath.Join(path, ".mailroom", "pending"), fs: osFS{}}
+func Dir(path string, opts ...DirOption) Store {
+	s := &dirStore{
+		path:    path,
+		pending: filepath.Join(path, ".mailroom", "pending"),
+		saved:   filepath.Join(path, ".mailroom", "saved"),
+		names:   FileName,
+		fs:      osFS{},
+	}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
+}
+
+// DirOption configures Dir.
+type DirOption func(*dirStore)
+
+// WithNames makes Dir name each file name(d) instead of FileName(d). Dir
+// makes the name safe as FileName does its parts (bounded to 150 bytes),
+// adds " - <id>" unless it ends with the id already, and ".pdf"; a name
+// that is empty once made safe becomes "<id>.pdf".
+func WithNames(name func(d acctadmin.Document) string) DirOption {
+	return func(s *dirStore) {
+		if name != nil {
+			s.names = func(d acctadmin.Document) string {
+				return withID(clean(strings.TrimSuffix(name(d), ".pdf"), maxCustomName), d.ID)
+			}
+		}
+	}
+}
+
+// maxPart and maxCustomName bound, in bytes, each part of FileName's
+// names and the name WithNames gives, so that a name with its id stays
+// under the 255 bytes file systems allow.
+const (
+	maxPart       = 60
+	maxCustomName = 150
+)
+
+// FileName is the name Dir gives the file of d by default: the date of
+// the document (its CreatedAt, YYYY-MM-DD), its company, its type, its
+// title when it says more than the type, and its id, as
+//
+//	2026-05-30 Acme Widgets LLC - Annual Report - <id>.pdf
+//
+// Each part is made safe for any file system: path separators and the
+// characters Windows refuses (<>:"|?*) become "_", control and format
+// characters and invalid UTF-8 are dropped, runs of spaces (tabs and line
+// breaks too) become one space, leading dots
+// and spaces and trailing dots and spaces are trimmed, and the part is
+// cut to 60 bytes on a rune boundary. Parts left empty are left out: a
+// document with no date, company, type or title is "<id>.pdf".
+func FileName(d acctadmin.Document) string {
+	var parts []string
+	if c := clean(d.CompanyName, maxPart); c != "" {
+		parts = append(parts, c)
+	}
+	typ := clean(d.Type, maxPart)
+	if typ != "" {
+		parts = append(parts, typ)
+	}
+	if t := clean(d.Title, maxPart); t != "" && !strings.EqualFold(t, typ) {
+		parts = append(parts, t)
+	}
+	name := strings.Join(parts, " - ")
+	if !d.CreatedAt.IsZero() {
+		name = strings.TrimSpace(d.CreatedAt.Format("2006-01-02") + " " + name)
+	}
+	return withID(name, d.ID)
+}
+
+// withID ends name with the id and ".pdf".
+func withID(name string, id uuid.UUID) string {
+	switch {
+	case name == "":
+		return id.String() + ".pdf"
+	case strings.HasSuffix(name, id.String()):
+		return name + ".pdf"
+	}
+	return name + " - " + id.String() + ".pdf"
+}
+
+// clean makes s safe as part of a file name, at most max bytes long.
+func clean(s string, max int) string {
+	var b strings.Builder
+	space := false
+	for i, r := range s {
+		switch {
+		case r == utf8.RuneError && !validRuneAt(s, i):
+			continue
+		case unicode.IsSpace(r):
+			space = true
+			continue
+		case unicode.IsControl(r) || unicode.Is(unicode.Cf, r):
+			continue
+		case strings.ContainsRune(`/\<>:"|?*`, r):
+			r = '_'
+		}
+		if space && b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		space = false
+		b.WriteRune(r)
+	}
+	out := strings.TrimLeft(b.String(), ". ")
+	if len(out) > max {
+		cut := max
+		for cut > 0 && !utf8.RuneStart(out[cut]) {
+			cut--
+		}
+		out = out[:cut]
+	}
+	return strings.TrimRight(out, ". ")
+}
+
+// validRuneAt tells whether s holds a valid encoding at i.
+func validRuneAt(s string, i int) bool {
+	r, size := utf8.DecodeRuneInString(s[i:])
+	return r != utf8.RuneError || size > 1
 }
 
 // staleTemp is the age after which a temporary file of another machine is
@@ -90,8 +218,9 @@ func Dir(path string) Store {
 const staleTemp = time.Hour
 
 type dirStore struct {
-	path, pending string
-	fs            fileSystem // the writes of a document
+	path, pending, saved string
+	names                func(acctadmin.Document) string
+	fs                   fileSystem // the writes of a document
 
 	once    sync.Once
 	initErr error
@@ -102,39 +231,64 @@ var (
 	_ Journal = (*dirStore)(nil)
 )
 
-// init creates the folders and removes abandoned temporary files, once.
+// init creates the folders, removes abandoned temporary files and records
+// the files saved without a record, once.
 func (s *dirStore) init() error {
 	s.once.Do(func() {
-		if err := os.MkdirAll(s.pending, 0o755); err != nil {
-			s.initErr = fmt.Errorf("mailroom: %w", err)
-			return
+		for _, dir := range []string{s.pending, s.saved} {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				s.initErr = fmt.Errorf("mailroom: %w", err)
+				return
+			}
 		}
-		s.removeAbandoned()
+		s.tidy()
 	})
 	return s.initErr
 }
 
-func (s *dirStore) file(id uuid.UUID) string { return filepath.Join(s.path, id.String()+".pdf") }
+// record is the file that records that id is saved.
+func (s *dirStore) record(id uuid.UUID) string { return filepath.Join(s.saved, id.String()) }
 
-// Has implements Store.
+// oldFile is the name Dir gave a document's file before readable names.
+func (s *dirStore) oldFile(id uuid.UUID) string {
+	return filepath.Join(s.path, id.String()+".pdf")
+}
+
+// Has implements Store: the record of id, or a file named <id>.pdf.
 func (s *dirStore) Has(_ context.Context, id uuid.UUID) (bool, error) {
 	if err := s.init(); err != nil {
 		return false, err
 	}
-	_, err := os.Lstat(s.file(id))
-	switch {
-	case err == nil:
-		return true, nil
-	case errors.Is(err, os.ErrNotExist):
-		return false, nil
-	default:
-		return false, fmt.Errorf("mailroom: %w", err)
-	}
+	return s.has(id)
 }
 
-// Save implements Store.
+func (s *dirStore) has(id uuid.UUID) (bool, error) {
+	for _, name := range []string{s.record(id), s.oldFile(id)} {
+		_, err := os.Lstat(name)
+		switch {
+		case err == nil:
+			return true, nil
+		case !errors.Is(err, os.ErrNotExist):
+			return false, fmt.Errorf("mailroom: %w", err)
+		}
+	}
+	return false, nil
+}
+
+// Save implements Store. In this order: write the document to a temporary
+// file, sync and close it, link it to its readable name, remove the
+// temporary name, sync the folder, create the record of its id, sync the
+// folder of the records. Once the link is made, the document is saved
+// exactly once whatever happens next: the record is completed by the next
+// Save of the id or by the next store to start.
 func (s *dirStore) Save(ctx context.Context, d acctadmin.Document, r io.Reader) error {
 	if err := s.init(); err != nil {
+		return err
+	}
+	if has, err := s.has(d.ID); err != nil || has {
+		if err == nil {
+			err = ErrAlreadySaved
+		}
 		return err
 	}
 	tmp, err := s.writeTemp(r)
@@ -145,17 +299,37 @@ func (s *dirStore) Save(ctx context.Context, d acctadmin.Document, r io.Reader) 
 		s.fs.Remove(tmp)
 		return err
 	}
-	if err := s.fs.Link(tmp, s.file(d.ID)); err != nil {
+	if err := s.fs.Link(tmp, filepath.Join(s.path, s.names(d))); err != nil {
 		s.fs.Remove(tmp)
-		if errors.Is(err, os.ErrExist) {
-			return ErrAlreadySaved
+		if !errors.Is(err, os.ErrExist) {
+			return fmt.Errorf("mailroom: %w", err)
 		}
-		return fmt.Errorf("mailroom: %w", err)
+		// Saved by another Save, which may not have made its record yet.
+		if err := s.fs.SyncDir(s.path); err != nil {
+			return err
+		}
+		if err := s.markSaved(d.ID); err != nil {
+			return err
+		}
+		return ErrAlreadySaved
 	}
 	if err := s.fs.Remove(tmp); err != nil {
 		return fmt.Errorf("mailroom: %w", err)
 	}
-	return s.fs.SyncDir(s.path)
+	if err := s.fs.SyncDir(s.path); err != nil {
+		return err
+	}
+	return s.markSaved(d.ID)
+}
+
+// markSaved records that id is saved, once its file's name is on disk.
+func (s *dirStore) markSaved(ids ...uuid.UUID) error {
+	for _, id := range ids {
+		if err := s.fs.Mark(s.record(id)); err != nil && !errors.Is(err, os.ErrExist) {
+			return fmt.Errorf("mailroom: recording a saved document: %w", err)
+		}
+	}
+	return s.fs.SyncDir(s.saved)
 }
 
 // Check tells whether the folder takes a write, by writing, syncing and
@@ -192,15 +366,17 @@ func (s *dirStore) writeTemp(r io.Reader) (string, error) {
 	return f.Name(), nil
 }
 
-// fileSystem is what Dir does to the disk to save a document, in this
-// order: create a temporary file, write it, sync it, close it, link it to
-// its final name, remove the temporary name, sync the folder. osFS is the
-// real one; the tests put one in its place that records the order.
+// fileSystem is what Dir does to the disk to save a document, in the
+// order Save's doc gives. osFS is the real one; the tests put one in its
+// place that records the order.
 type fileSystem interface {
 	CreateTemp(dir, pattern string) (tempFile, error)
 	Link(oldname, newname string) error
 	Remove(name string) error
 	SyncDir(path string) error
+	// Mark creates the empty file name; it fails with an error matching
+	// os.ErrExist when name exists.
+	Mark(name string) error
 }
 
 // tempFile is a temporary file being written.
@@ -225,6 +401,14 @@ func (osFS) CreateTemp(dir, pattern string) (tempFile, error) {
 func (osFS) Link(oldname, newname string) error { return os.Link(oldname, newname) }
 func (osFS) Remove(name string) error           { return os.Remove(name) }
 func (osFS) SyncDir(path string) error          { return syncDir(path) }
+
+func (osFS) Mark(name string) error {
+	f, err := os.OpenFile(name, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	return f.Close()
+}
 
 // Begin implements Journal.
 func (s *dirStore) Begin(_ context.Context, id uuid.UUID) (bool, error) {
@@ -253,12 +437,12 @@ func (s *dirStore) End(_ context.Context, id uuid.UUID) error {
 	return nil
 }
 
-// Pending implements Journal. It also removes abandoned temporary files.
+// Pending implements Journal. It also tidies the folder, as init does.
 func (s *dirStore) Pending(context.Context) ([]uuid.UUID, error) {
 	if err := s.init(); err != nil {
 		return nil, err
 	}
-	s.removeAbandoned()
+	s.tidy()
 	entries, err := os.ReadDir(s.pending)
 	if err != nil {
 		return nil, fmt.Errorf("mailroom: journal: %w", err)
@@ -287,23 +471,51 @@ var hostname = func() string {
 	return strings.NewReplacer("-", "_", "/", "_", string(filepath.Separator), "_").Replace(h)
 }()
 
-// removeAbandoned removes the temporary files whose writer is gone: on
-// this host, a process that no longer runs; elsewhere, a file older than
-// staleTemp. Errors are ignored: a file left is tried again next time.
-func (s *dirStore) removeAbandoned() {
+// tidy removes the temporary files whose writer is gone (on this host, a
+// process that no longer runs; elsewhere, a file older than staleTemp),
+// and records the files whose name ends with "<id>.pdf" and whose id has
+// no record (a Save stopped between the link and the record). Errors are
+// ignored: what is left is tried again next time.
+func (s *dirStore) tidy() {
 	entries, err := os.ReadDir(s.path)
 	if err != nil {
 		return
 	}
-	for _, e := range entries {
-		name := e.Name()
-		if !strings.HasPrefix(name, ".tmp-") || e.IsDir() {
-			continue
-		}
-		if abandoned(name, e) {
-			os.Remove(filepath.Join(s.path, name))
+	var unrecorded []uuid.UUID
+	recorded := map[string]bool{}
+	if saved, err := os.ReadDir(s.saved); err == nil {
+		for _, e := range saved {
+			recorded[e.Name()] = true
 		}
 	}
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() {
+			continue
+		}
+		if strings.HasPrefix(name, ".tmp-") {
+			if abandoned(name, e) {
+				os.Remove(filepath.Join(s.path, name))
+			}
+			continue
+		}
+		if id, ok := fileID(name); ok && !recorded[id.String()] {
+			unrecorded = append(unrecorded, id)
+		}
+	}
+	if len(unrecorded) > 0 && syncDir(s.path) == nil {
+		_ = s.markSaved(unrecorded...)
+	}
+}
+
+// fileID returns the id that ends the file name name, before ".pdf".
+func fileID(name string) (uuid.UUID, bool) {
+	base, ok := strings.CutSuffix(name, ".pdf")
+	if !ok || len(base) < 36 {
+		return uuid.Nil, false
+	}
+	id, err := uuid.Parse(base[len(base)-36:])
+	return id, err == nil && id.String() == base[len(base)-36:]
 }
 
 // abandoned tells whether the temporary file name was left by a process

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -20,13 +22,14 @@ import (
 
 func (a *app) mailCommand() *cobra.Command {
 	var workers int
-	var skipLocked bool
+	var skipLocked bool // accepted, and the default
 	pull := &cobra.Command{
 		Use:   "pull DIR",
 		Short: "Save every unread document into DIR, exactly once",
-		Long: `Save every unread document of the account into the folder DIR as PDF files,
-each exactly once, with the mail room (package mailroom): its folder store
-(mailroom.Dir) and its journal, on Documents.Pull.
+		Long: `Save every unread document of the account, but the payment-locked ones, into
+the folder DIR as PDF files, each exactly once, with the mail room (package
+mailroom): its folder store (mailroom.Dir) and its journal, on
+Documents.Pull.
 
 Downloading a document marks it read, so each run sees only what is still
 unread. Before each download the room records it in a journal inside DIR
@@ -35,12 +38,17 @@ so a run stopped by Ctrl-C, or killed, loses nothing: the next run fetches
 again by id what the journal holds, then pulls the unread rest, and
 downloads nothing already saved.
 
-Files are named <id>.pdf, the name mailroom.Dir gives them.
+Files get names a person can read that still hold the document's id, the
+names mailroom.Dir gives them: the document's date, company and type, then
+its id, as "2026-05-30 Acme Widgets LLC - Annual Report - <id>.pdf".
 
 Payment-locked documents (received for a company without an active
-registered-agent service) are saved like the others and marked so in the
-lines printed; --skip-payment-locked leaves them unread instead (the mail
-room's WithKeepOut), for a later run once the service is paid.
+registered-agent service; the API refuses their download until they are
+paid for) are left out of the pull and stay unread (the mail room's
+WithKeepOut): they are listed once at the end, with their date, company,
+type and id, and never retried in a loop. Unlock them in the account, then
+run mail pull again to save them. (--skip-payment-locked, which asked for
+this before it was the default, is still accepted and does nothing.)
 
 On a terminal a progress bar shows the documents saved, the bytes and the
 rate; otherwise a line is printed per document. Ctrl-C stops the downloads
@@ -49,18 +57,23 @@ cleanly, prints what was saved, and exits 130.`,
 		Args:    exactArgs(1),
 	}
 	pull.Flags().IntVar(&workers, "workers", mailroom.DefaultWorkers, "documents downloaded at once (1 to 32)")
-	pull.Flags().BoolVar(&skipLocked, "skip-payment-locked", false, "leave payment-locked documents unread")
+	pull.Flags().BoolVar(&skipLocked, "skip-payment-locked", false, "leave payment-locked documents unread (the default)")
+	_ = pull.Flags().MarkHidden("skip-payment-locked")
 	pull.RunE = func(cmd *cobra.Command, args []string) error {
 		if workers < 1 || workers > 32 {
 			return usageErrorf("--workers must be from 1 to 32, got %d", workers)
 		}
-		return a.mailPull(args[0], workers, skipLocked)
+		if skipLocked {
+			fmt.Fprintln(a.stderr, "acctadmin: --skip-payment-locked is the default now; the flag does nothing")
+		}
+		return a.mailPull(args[0], workers)
 	}
 	return group("mail", "Save the account's mail", "  acctadmin mail pull ./mail", pull)
 }
 
-// mailPull saves the unread mail into dir.
-func (a *app) mailPull(dir string, workers int, skipLocked bool) error {
+// mailPull saves the unread mail into dir, all but the payment-locked
+// documents, which it lists at the end.
+func (a *app) mailPull(dir string, workers int) error {
 	c, err := a.client()
 	if err != nil {
 		return err
@@ -83,18 +96,16 @@ func (a *app) mailPull(dir string, workers int, skipLocked bool) error {
 	store := &watchedStore{Store: mailroom.Dir(dir), progress: p}
 	opts := []mailroom.Option{mailroom.WithWorkers(workers), mailroom.WithLogger(logger)}
 	var keptMu sync.Mutex
-	kept := map[uuid.UUID]bool{}
-	if skipLocked {
-		opts = append(opts, mailroom.WithKeepOut(func(d acctadmin.Document) bool {
-			if !d.PaymentLocked {
-				return false
-			}
-			keptMu.Lock()
-			defer keptMu.Unlock()
-			kept[d.ID] = true
-			return true
-		}))
-	}
+	kept := map[uuid.UUID]acctadmin.Document{}
+	opts = append(opts, mailroom.WithKeepOut(func(d acctadmin.Document) bool {
+		if !d.PaymentLocked {
+			return false
+		}
+		keptMu.Lock()
+		defer keptMu.Unlock()
+		kept[d.ID] = d
+		return true
+	}))
 	room, err := mailroom.New(c, v, store, opts...)
 	if err != nil {
 		return err
@@ -105,14 +116,16 @@ func (a *app) mailPull(dir string, workers int, skipLocked bool) error {
 	st := room.Stats()
 	saved, bytes := p.saved.Load(), p.bytes.Load()
 	summary := fmt.Sprintf("%d document(s) saved into %s (%s in %s)", saved, dir, sizeString(bytes), time.Since(start).Round(time.Millisecond))
+	if last := p.lastName(); last != "" {
+		summary += ", the last as " + last
+	}
 	if st.Redownloads > 0 {
 		summary += fmt.Sprintf(", %d fetched again from the journal", st.Redownloads)
 	}
 	keptMu.Lock()
-	if len(kept) > 0 {
-		summary += fmt.Sprintf(", %d payment-locked left unread", len(kept))
-	}
+	locked := lockedList(kept, dir)
 	keptMu.Unlock()
+	defer fmt.Fprint(a.stdout, locked)
 	if err != nil && a.ctx.Err() != nil {
 		fmt.Fprintln(a.stdout, "interrupted: "+summary)
 		return exitError{130, fmt.Sprintf("mail pull interrupted; run `acctadmin mail pull %s` again to pick up where it left off", dir)}
@@ -127,6 +140,31 @@ func (a *app) mailPull(dir string, workers int, skipLocked bool) error {
 	}
 	fmt.Fprintln(a.stdout, summary)
 	return nil
+}
+
+// lockedList lists the payment-locked documents a pull left unread, oldest
+// first, or is "" when there are none.
+func lockedList(kept map[uuid.UUID]acctadmin.Document, dir string) string {
+	if len(kept) == 0 {
+		return ""
+	}
+	docs := make([]acctadmin.Document, 0, len(kept))
+	for _, d := range kept {
+		docs = append(docs, d)
+	}
+	sort.Slice(docs, func(i, j int) bool {
+		if !docs[i].CreatedAt.Equal(docs[j].CreatedAt) {
+			return docs[i].CreatedAt.Before(docs[j].CreatedAt)
+		}
+		return docs[i].ID.String() < docs[j].ID.String()
+	})
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d document(s) are payment-locked and were left unread:\n", len(docs))
+	for _, d := range docs {
+		fmt.Fprintf(&b, "  %s  %s  %s  %s\n", day(d.CreatedAt), d.CompanyName, d.Type, d.ID)
+	}
+	fmt.Fprintf(&b, "unlock them in the account, then run `acctadmin mail pull %s` again\n", dir)
+	return b.String()
 }
 
 // sizeString writes a byte count for people.
@@ -153,6 +191,8 @@ type pullProgress struct {
 
 	mu  sync.Mutex
 	bar *progressbar.ProgressBar
+	// last is the name of the file saved last.
+	last string
 }
 
 func newPullProgress(a *app, dir string) *pullProgress {
@@ -189,17 +229,22 @@ func (p *pullProgress) read(n int) {
 func (p *pullProgress) savedDoc(d acctadmin.Document, n int64) {
 	count := p.saved.Add(1)
 	total := p.bytes.Add(n)
+	name := mailroom.FileName(d)
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.last = name
 	if p.bar != nil {
 		p.bar.Describe(fmt.Sprintf("%d saved, %s", count, sizeString(total)))
 		return
 	}
-	locked := ""
-	if d.PaymentLocked {
-		locked = ", payment locked"
-	}
-	fmt.Fprintf(p.a.stdout, "saved %s.pdf  %s  %s  %s  (%d bytes%s)\n", d.ID, day(d.CreatedAt), d.CompanyName, d.Type, n, locked)
+	fmt.Fprintf(p.a.stdout, "saved %s  (%d bytes)\n", name, n)
+}
+
+// lastName is the name of the file saved last, or "".
+func (p *pullProgress) lastName() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.last
 }
 
 // finish takes the bar off the terminal; it may be called twice.

@@ -21,7 +21,9 @@ import (
 	"testing"
 	"time"
 
+	acctadmin "github.com/acctadmin/acctadmin-go"
 	"github.com/acctadmin/acctadmin-go/acctadmintest"
+	"github.com/acctadmin/acctadmin-go/mailroom"
 	"github.com/acctadmin/acctadmin-go/webhook"
 	ics "github.com/arran4/golang-ical"
 	"github.com/google/uuid"
@@ -54,8 +56,9 @@ const waitLimit = 30 * time.Second
 type harness struct {
 	fake *acctadmintest.Server
 	hook *receiver
-	// unread are the documents unread when the script started.
-	unread map[uuid.UUID]bool
+	// unread are the documents unread when the script started, and locked
+	// those of them that are payment-locked.
+	unread, locked map[uuid.UUID]bool
 	// marked are the documents saved when mark-saved ran.
 	marked map[uuid.UUID]bool
 }
@@ -84,10 +87,13 @@ func setupScript(env *testscript.Env) error {
 		return err
 	}
 	env.Defer(hook.close)
-	h := &harness{fake: fake, hook: hook, unread: map[uuid.UUID]bool{}}
+	h := &harness{fake: fake, hook: hook, unread: map[uuid.UUID]bool{}, locked: map[uuid.UUID]bool{}}
 	for _, d := range fake.Documents() {
 		if d.Status == acctadmintest.DocumentUnread {
 			h.unread[d.ID] = true
+			if d.PaymentLocked {
+				h.locked[d.ID] = true
+			}
 		}
 	}
 	env.Values["harness"] = h
@@ -103,14 +109,14 @@ func setupScript(env *testscript.Env) error {
 	env.Setenv("WEBSITE_URL", acctadmintest.DemoWebsiteURL)
 	env.Setenv("CARD_ID", acctadmintest.DemoID("payment-method", 1).String())
 	env.Setenv("UNREAD_COUNT", strconv.Itoa(len(h.unread)))
-	locked := 0
+	env.Setenv("UNREAD_LOCKED_COUNT", strconv.Itoa(len(h.locked)))
+	env.Setenv("UNREAD_UNLOCKED_COUNT", strconv.Itoa(len(h.unread)-len(h.locked)))
 	for _, d := range fake.Documents() {
-		if d.Status == acctadmintest.DocumentUnread && d.PaymentLocked {
-			locked++
+		if h.locked[d.ID] {
+			env.Setenv("LOCKED_ID", d.ID.String())
+			break
 		}
 	}
-	env.Setenv("UNREAD_LOCKED_COUNT", strconv.Itoa(locked))
-	env.Setenv("UNREAD_UNLOCKED_COUNT", strconv.Itoa(len(h.unread)-locked))
 	for i, d := range fake.Documents() {
 		if i == 0 {
 			env.Setenv("DOCUMENT_ID", d.ID.String())
@@ -352,7 +358,9 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 		})
 	},
 	// mail-complete DIR: DIR holds exactly the documents that were unread
-	// when the script started, each in one file, and its journal is empty.
+	// and not payment-locked when the script started, each in one file
+	// with the readable name mailroom.Dir gives it, and its journal is
+	// empty.
 	"mail-complete": func(ts *testscript.TestScript, neg bool, args []string) {
 		if len(args) != 1 {
 			ts.Fatalf("usage: mail-complete DIR")
@@ -365,20 +373,54 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 			if n != 1 {
 				ts.Fatalf("document %s saved in %d files", id, n)
 			}
-			if !h.unread[id] {
-				ts.Fatalf("document %s saved, but it was not unread", id)
+			if !h.unread[id] || h.locked[id] {
+				ts.Fatalf("document %s saved, but it was not unread, or payment-locked", id)
 			}
 		}
 		for id := range h.unread {
-			if ids[id] == 0 {
-				ts.Fatalf("document %s was unread and is not saved (%d of %d saved)", id, len(ids), len(h.unread))
+			if ids[id] == 0 && !h.locked[id] {
+				ts.Fatalf("document %s was unread and is not saved (%d of %d saved)", id, len(ids), len(h.unread)-len(h.locked))
 			}
 		}
+		ts.Check(checkNames(h.fake, dir))
 		pending, _ := os.ReadDir(filepath.Join(dir, ".mailroom", "pending"))
 		if len(pending) != 0 {
 			ts.Fatalf("the journal still holds %d record(s)", len(pending))
 		}
 		fmt.Fprintf(ts.Stdout(), "%d documents saved once each\n", len(ids))
+	},
+	// locked-listed N: the last command's standard output lists each
+	// document that was unread and payment-locked when the script started
+	// once, with its date, company, type and id, and N of them.
+	"locked-listed": func(ts *testscript.TestScript, neg bool, args []string) {
+		if len(args) != 1 {
+			ts.Fatalf("usage: locked-listed N")
+		}
+		h := ts.Value("harness").(*harness)
+		want, err := strconv.Atoi(args[0])
+		ts.Check(err)
+		line := regexp.MustCompile(`^  \d{4}-\d\d-\d\d  (.+)  (.+)  ([0-9a-f-]{36})$`)
+		listed := map[uuid.UUID]int{}
+		for _, l := range strings.Split(ts.ReadFile("stdout"), "\n") {
+			m := line.FindStringSubmatch(l)
+			if m == nil {
+				continue
+			}
+			id := uuid.MustParse(m[3])
+			d, _ := h.fake.Document(id)
+			if !h.locked[id] || m[1] != d.CompanyName || m[2] != d.Type {
+				ts.Fatalf("listed %q, not a payment-locked unread document as the fake has it", l)
+			}
+			listed[id]++
+		}
+		for id := range h.locked {
+			if listed[id] != 1 {
+				ts.Fatalf("document %s listed %d times, want once", id, listed[id])
+			}
+		}
+		if len(listed) != want {
+			ts.Fatalf("%d documents listed, want %d", len(listed), want)
+		}
 	},
 	// mark-saved DIR: remembers the documents DIR holds now and empties
 	// the fake's request log, for no-redownload.
@@ -505,8 +547,35 @@ func waitFor(ts *testscript.TestScript, what string, cond func() bool) {
 	}
 }
 
-// savedName is the name mailroom.Dir gives a document's file.
-var savedName = regexp.MustCompile(`^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.pdf$`)
+// savedName is the end of the name mailroom.Dir gives a document's file:
+// its id.
+var savedName = regexp.MustCompile(`([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.pdf$`)
+
+// checkNames checks that every document in dir is in a file named for
+// people: its date, then mailroom.FileName of its company, type, title
+// and id, as the fake has them.
+func checkNames(fake *acctadmintest.Server, dir string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	date := regexp.MustCompile(`^\d{4}-\d\d-\d\d `)
+	for _, e := range entries {
+		m := savedName.FindStringSubmatch(e.Name())
+		if m == nil {
+			continue
+		}
+		d, ok := fake.Document(uuid.MustParse(m[1]))
+		if !ok {
+			return fmt.Errorf("%s: no such document", e.Name())
+		}
+		want := mailroom.FileName(acctadmin.Document{ID: d.ID, CompanyName: d.CompanyName, Type: d.Type, Title: d.Title})
+		if !date.MatchString(e.Name()) || e.Name()[len("2006-01-02 "):] != want {
+			return fmt.Errorf("file %q, want the document's date and %q", e.Name(), want)
+		}
+	}
+	return nil
+}
 
 // savedIDs counts the files of each document id in dir.
 func savedIDs(dir string) (map[uuid.UUID]int, error) {

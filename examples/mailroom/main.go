@@ -1,8 +1,9 @@
 // Command mailroom saves every document of the account (its mail) into a
-// folder as <id>.pdf, exactly once, the moment it arrives: it receives
-// the API's new-document callbacks, downloads and saves each document
-// before it answers, and pulls every minute whatever the callbacks
-// missed. Several of it can share one folder and one Redis behind a load
+// folder, exactly once, the moment it arrives, under a name a person can
+// read that ends with the document's id ("2026-05-30 Acme Widgets LLC -
+// Annual Report - <id>.pdf"): it receives the API's new-document
+// callbacks, downloads and saves each document before it answers, and
+// pulls every minute whatever the callbacks missed. Several of it can share one folder and one Redis behind a load
 // balancer, and any of them can be killed at any moment.
 //
 // Usage:
@@ -274,14 +275,15 @@ func demo(ctx context.Context, log *slog.Logger, out io.Writer, o options) error
 		}
 	}
 	co := fake.AddCompany(acctadmintest.CompanyInput{Name: "Acme Widgets LLC", HomeState: "Utah"})
+	// Each file's name ends with its document's id.
 	var want []string
 	for _, typ := range []string{"Regular Mail", "Delivered Service of Process", "Annual Report"} {
 		d := fake.AddDocument(acctadmintest.DocumentInput{CompanyID: co.ID, Type: typ, Title: typ})
-		want = append(want, filepath.Join(o.dir, d.ID.String()+".pdf"))
+		want = append(want, d.ID.String()+".pdf")
 	}
 	for _, name := range want {
 		for {
-			if _, err := os.Stat(name); err == nil {
+			if matches, _ := filepath.Glob(filepath.Join(o.dir, "*"+name)); len(matches) == 1 {
 				break
 			}
 			select {

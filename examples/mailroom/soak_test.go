@@ -388,8 +388,10 @@ func listFolder(t *testing.T, dir string) (map[uuid.UUID][]byte, []string) {
 		if e.IsDir() && e.Name() == ".mailroom" {
 			continue
 		}
-		id, err := uuid.Parse(strings.TrimSuffix(e.Name(), ".pdf"))
-		if err != nil || !strings.HasSuffix(e.Name(), ".pdf") {
+		// The name ends with the document's id.
+		base, ok := strings.CutSuffix(e.Name(), ".pdf")
+		id, err := uuid.Parse(base[max(len(base)-36, 0):])
+		if err != nil || !ok || id.String() != base[max(len(base)-36, 0):] {
 			others = append(others, e.Name())
 			continue
 		}

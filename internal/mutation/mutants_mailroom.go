@@ -36,34 +36,54 @@ return 0`,
 			to: ``},
 		mutant{id: `mailroom-dir-no-folder-sync`, file: `mailroom/store.go`, pkg: `./mailroom`,
 			what: `Dir.Save returns without syncing the folder after the link`,
-			from: `return s.fs.SyncDir(s.path)`,
-			to:   `return nil`},
+			from: `	if err := s.fs.SyncDir(s.path); err != nil {
+		return err
+	}
+	return s.markSaved(d.ID)`,
+			to: `	return s.markSaved(d.ID)`},
 		mutant{id: `mailroom-dir-folder-sync-before-link`, file: `mailroom/store.go`, pkg: `./mailroom`,
 			what: `Dir.Save syncs the folder before the link, which a power cut then loses`,
-			from: `	if err := s.fs.Link(tmp, s.file(d.ID)); err != nil {
+			from: `	if err := s.fs.Link(tmp, filepath.Join(s.path, s.names(d))); err != nil {
 		s.fs.Remove(tmp)
-		if errors.Is(err, os.ErrExist) {
-			return ErrAlreadySaved
+		if !errors.Is(err, os.ErrExist) {
+			return fmt.Errorf("mailroom: %w", err)
 		}
-		return fmt.Errorf("mailroom: %w", err)
+		// Saved by another Save, which may not have made its record yet.
+		if err := s.fs.SyncDir(s.path); err != nil {
+			return err
+		}
+		if err := s.markSaved(d.ID); err != nil {
+			return err
+		}
+		return ErrAlreadySaved
 	}
 	if err := s.fs.Remove(tmp); err != nil {
 		return fmt.Errorf("mailroom: %w", err)
 	}
-	return s.fs.SyncDir(s.path)`,
+	if err := s.fs.SyncDir(s.path); err != nil {
+		return err
+	}
+	return s.markSaved(d.ID)`,
 			to: `	if err := s.fs.SyncDir(s.path); err != nil {
 		return err
 	}
-	if err := s.fs.Link(tmp, s.file(d.ID)); err != nil {
+	if err := s.fs.Link(tmp, filepath.Join(s.path, s.names(d))); err != nil {
 		s.fs.Remove(tmp)
-		if errors.Is(err, os.ErrExist) {
-			return ErrAlreadySaved
+		if !errors.Is(err, os.ErrExist) {
+			return fmt.Errorf("mailroom: %w", err)
 		}
-		return fmt.Errorf("mailroom: %w", err)
+		// Saved by another Save, which may not have made its record yet.
+		if err := s.fs.SyncDir(s.path); err != nil {
+			return err
+		}
+		if err := s.markSaved(d.ID); err != nil {
+			return err
+		}
+		return ErrAlreadySaved
 	}
 	if err := s.fs.Remove(tmp); err != nil {
 		return fmt.Errorf("mailroom: %w", err)
 	}
-	return nil`},
+	return s.markSaved(d.ID)`},
 	)
 }
