@@ -3,13 +3,13 @@ module github.com/acctadmin/acctadmin-go/cmd/acctadmin-fake
 go 1.23
 
 require (
+	github.com/acctadmin/acctadmin-go v0.0.0
 	github.com/acctadmin/acctadmin-go/acctadmintest v0.0.0
 	github.com/stretchr/testify v1.12.1
 	go.uber.org/goleak v1.3.0
 )
 
 require (
-	github.com/acctadmin/acctadmin-go v0.0.0 // indirect
 	github.com/getkin/kin-openapi v0.135.0 // indirect
 	github.com/go-openapi/jsonpointer v0.21.0 // indirect
 	github.com/go-openapi/swag v0.23.0 // indirect
