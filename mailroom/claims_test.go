@@ -77,6 +77,9 @@ func TestAReleaseLeavesAnotherRoomsClaim(t *testing.T) {
 	}
 }
 
+// A room that died holding a claim and a journal record: another room
+// leaves the claim until it expires, then takes it over, saves the
+// document and finishes the record.
 func TestAClaimOfADeadRoomIsTakenOver(t *testing.T) {
 	srv := redisserver.Start(t)
 	w := newWorld(t)
@@ -122,6 +125,8 @@ func TestAClaimOfADeadRoomIsTakenOver(t *testing.T) {
 	}
 }
 
+// A store without a journal of its own gets one kept in Redis: Begin,
+// Pending and End keep the ids in flight, and the room saves through it.
 func TestRedisJournalForAStoreWithout(t *testing.T) {
 	srv := redisserver.Start(t)
 	w := newWorld(t)

@@ -503,6 +503,9 @@ func TestAClaimIsRenewedEveryThirdOfItsTTL(t *testing.T) {
 	}
 }
 
+// Two rooms sharing one Redis, given one document at once: the second is
+// answered a 5xx while the first downloads it, then 200 once it is saved;
+// the document is downloaded once.
 func TestTwoRoomsOnOneRedisDownloadOnce(t *testing.T) {
 	srv := redisserver.Start(t)
 	w := newWorld(t)
