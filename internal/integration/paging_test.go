@@ -14,12 +14,12 @@ import (
 	"github.com/google/uuid"
 
 	. "github.com/acctadmin/acctadmin-go"
-	acctadmin "github.com/acctadmin/acctadmin-go"
 	"github.com/acctadmin/acctadmin-go/acctadmintest"
 )
 
-// Pull on the fake API: the listing shrinks as the fake marks each
-// downloaded document read, behind random delays.
+// Paging on the fake API: All and Pull over the unread mail, whose
+// listing shrinks as the fake marks each downloaded document read (for
+// Pull, behind random delays).
 
 // jitter delays every request to h by a random time up to max.
 func jitter(h http.Handler, max time.Duration, seed uint64) http.Handler {
@@ -146,7 +146,7 @@ func TestFakeUnreadMailDrainedExactlyOnce(t *testing.T) {
 	}
 	ctx := context.Background()
 	seen := map[uuid.UUID]int{}
-	for d, err := range c.Documents.All(ctx, &acctadmin.DocumentListParams{Limit: 50}) {
+	for d, err := range c.Documents.All(ctx, &DocumentListParams{Limit: 50}) {
 		if err != nil {
 			t.Fatal(err)
 		}
