@@ -2,9 +2,11 @@ package mailroom
 
 import (
 	"context"
+	"net/http"
 	"testing"
 	"time"
 
+	"github.com/acctadmin/acctadmin-go/acctadmintest"
 	"github.com/acctadmin/acctadmin-go/internal/redisserver"
 	"github.com/google/uuid"
 )
@@ -72,5 +74,84 @@ func TestAReleaseLeavesAnotherRoomsClaim(t *testing.T) {
 	}
 	if n, err := rdb.Exists(ctx, claimKey(id)).Result(); err != nil || n != 0 {
 		t.Fatalf("after b's release the claim exists: %d, %v", n, err)
+	}
+}
+
+// A room that died holding a claim and a journal record: another room
+// leaves the claim until it expires, then takes it over, saves the
+// document and finishes the record.
+func TestAClaimOfADeadRoomIsTakenOver(t *testing.T) {
+	srv := redisserver.Start(t)
+	w := newWorld(t)
+	dir := t.TempDir()
+	ttl := time.Second
+	dead := w.room(Dir(dir), WithRedis(redisClient(t, srv.Addr)), WithClaimTTL(ttl))
+	live := w.room(Dir(dir), WithRedis(redisClient(t, srv.Addr)), WithClaimTTL(ttl))
+	doc := w.addDocument("Regular Mail")
+	ctx := context.Background()
+	// The dead room claimed the document and recorded its download, then
+	// died: it never releases the claim nor ends the record.
+	if held, err := dead.shared.take(ctx, doc.ID); err != nil || !held {
+		t.Fatalf("take = %v, %v", held, err)
+	}
+	if _, err := dead.journal.Begin(ctx, doc.ID); err != nil {
+		t.Fatal(err)
+	}
+	w.fake.SetDocumentStatus(doc.ID, acctadmintest.DocumentRead) // it was downloaded
+	claimed := time.Now()
+	if err := live.Pull(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if has, _ := live.store.Has(ctx, doc.ID); has && time.Since(claimed) < ttl {
+		// (On a machine so slow that the claim expired during the pull,
+		// taking it was right.)
+		t.Fatal("the live room took a claim that had not expired")
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if err := live.Pull(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if has, _ := live.store.Has(ctx, doc.ID); has {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the claim was never taken over")
+		}
+		time.Sleep(ttl / 4)
+	}
+	if pending, _ := live.journal.Pending(ctx); len(pending) != 0 {
+		t.Fatalf("journal left %v", pending)
+	}
+}
+
+// A store without a journal of its own gets one kept in Redis: Begin,
+// Pending and End keep the ids in flight, and the room saves through it.
+func TestRedisJournalForAStoreWithout(t *testing.T) {
+	srv := redisserver.Start(t)
+	w := newWorld(t)
+	type plain struct{ Store }
+	r := w.room(plain{Dir(t.TempDir())}, WithRedis(redisClient(t, srv.Addr)))
+	j, ok := r.journal.(*redisJournal)
+	if !ok {
+		t.Fatalf("journal is %T", r.journal)
+	}
+	ctx := context.Background()
+	id := uuid.New()
+	if again, err := j.Begin(ctx, id); err != nil || again {
+		t.Fatal(err)
+	}
+	if got, err := j.Pending(ctx); err != nil || len(got) != 1 || got[0] != id {
+		t.Fatalf("Pending = %v, %v", got, err)
+	}
+	if err := j.End(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := j.Pending(ctx); len(got) != 0 {
+		t.Fatalf("Pending after End = %v", got)
+	}
+	doc := w.addDocument("Regular Mail")
+	if code := w.deliver(r.Handler(), doc.ID); code != http.StatusOK {
+		t.Fatalf("answered %d", code)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -514,4 +515,14 @@ func (s *cancelingStore) Save(ctx context.Context, d acctadmin.Document, r io.Re
 	cancel()
 	<-ctx.Done()
 	return fmt.Errorf("saving a document: %w", ctx.Err())
+}
+
+func discardLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+func redisClient(t testing.TB, addr string) *redis.Client {
+	t.Helper()
+	rdb := redis.NewClient(&redis.Options{Addr: addr, DialTimeout: 300 * time.Millisecond,
+		ReadTimeout: 300 * time.Millisecond, WriteTimeout: 300 * time.Millisecond, MaxRetries: 1})
+	t.Cleanup(func() { rdb.Close() })
+	return rdb
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/acctadmin/acctadmin-go/internal/redisserver"
 	"github.com/acctadmin/acctadmin-go/webhook"
 	"github.com/google/uuid"
+	"github.com/redis/go-redis/v9"
 	"pgregory.net/rapid"
 )
 
@@ -93,26 +94,72 @@ func TestHandlerAnswersARedeliveryDuringTheSaveRetryably(t *testing.T) {
 	}
 }
 
+// The handler acknowledges, without a download, every callback it need
+// not save: a document kept out (left unread), a document the API does
+// not know (gone), an event of another kind, a new-document event without
+// a document id; one that does not verify is refused with a 4xx, as
+// webhook.Handler does.
 func TestHandlerAcknowledgesWhatItNeedNotSave(t *testing.T) {
-	w := newWorld(t)
-	dir := t.TempDir()
-	r := w.room(Dir(dir), WithKeepOut(func(d acctadmin.Document) bool { return d.Type == "Annual Report" }))
-	h := r.Handler()
-	kept := w.addDocument("Annual Report")
-	if code := w.deliver(h, kept.ID); code != http.StatusOK {
-		t.Fatalf("kept-out document answered %d", code)
+	// post sends claims signed with the fake's secret; raw, when set, is
+	// sent as the token instead.
+	post := func(w *world, h http.Handler, claims map[string]any, raw string) int {
+		tok := raw
+		if tok == "" {
+			var err error
+			tok, err = webhook.Sign(claims, []byte(w.fake.SecretKey), webhook.WithSignAccessKey(w.fake.AccessKey))
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		req := httptest.NewRequest(http.MethodPost, "/callbacks", strings.NewReader(`{"data":"`+tok+`"}`))
+		req.Header.Set("Content-Type", "application/json")
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		return rec.Code
 	}
-	if code := w.deliver(h, uuid.New()); code != http.StatusOK {
-		t.Fatalf("unknown document answered %d", code)
-	}
-	if n := w.downloads(); n != 0 {
-		t.Fatalf("%d downloads of documents kept out or gone", n)
-	}
-	if d, _ := w.fake.Document(kept.ID); d.Status != acctadmintest.DocumentUnread {
-		t.Fatalf("kept-out document is %s", d.Status)
-	}
-	if st := r.Stats(); st.KeptOut != 1 || st.Saved != 0 {
-		t.Fatalf("stats %+v", st)
+	keepOut := WithKeepOut(func(d acctadmin.Document) bool { return d.Type == "Annual Report" })
+	for _, tc := range []struct {
+		name string
+		// send delivers the callback and returns the handler's answer.
+		send func(w *world, h http.Handler) int
+		// wantClass is the answer's class: 2 for 2xx, 4 for 4xx.
+		wantClass int
+		keptOut   int64
+	}{
+		{name: "kept out", keptOut: 1, wantClass: 2, send: func(w *world, h http.Handler) int {
+			kept := w.addDocument("Annual Report")
+			code := w.deliver(h, kept.ID)
+			if d, _ := w.fake.Document(kept.ID); d.Status != acctadmintest.DocumentUnread {
+				t.Errorf("kept-out document is %s", d.Status)
+			}
+			return code
+		}},
+		{name: "unknown document", wantClass: 2, send: func(w *world, h http.Handler) int {
+			return w.deliver(h, uuid.New())
+		}},
+		{name: "invoice", wantClass: 2, send: func(w *world, h http.Handler) int {
+			return post(w, h, map[string]any{"event": "new-invoice", "invoice_id": uuid.NewString(), "company_id": w.company.ID.String()}, "")
+		}},
+		{name: "no document", wantClass: 2, send: func(w *world, h http.Handler) int {
+			return post(w, h, map[string]any{"event": "new-document", "company_id": w.company.ID.String()}, "")
+		}},
+		{name: "forged", wantClass: 4, send: func(w *world, h http.Handler) int {
+			return post(w, h, nil, "x.y.z")
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newWorld(t)
+			r := w.room(Dir(t.TempDir()), keepOut)
+			if code := tc.send(w, r.Handler()); code/100 != tc.wantClass || (tc.wantClass == 2 && code != http.StatusOK) {
+				t.Errorf("answered %d, want %dxx", code, tc.wantClass)
+			}
+			if n := w.downloads(); n != 0 {
+				t.Errorf("%d downloads", n)
+			}
+			if st := r.Stats(); st.KeptOut != tc.keptOut || st.Saved != 0 {
+				t.Errorf("stats %+v", st)
+			}
+		})
 	}
 }
 
@@ -260,58 +307,6 @@ func TestASaveCutByItsContextLeavesTheDownloadsOn(t *testing.T) {
 	}
 }
 
-func TestPullSavesTheUnreadMailAndKeepsOutWhatItIsTold(t *testing.T) {
-	w := newWorld(t)
-	dir := t.TempDir()
-	other := w.fake.AddCompany(acctadmintest.CompanyInput{Name: "Other Co", HomeState: "Idaho"})
-	var want []uuid.UUID
-	for i := range 450 {
-		switch i % 9 {
-		case 0:
-			w.fake.AddDocument(acctadmintest.DocumentInput{CompanyID: other.ID})
-		case 1:
-			w.addDocument("Annual Report")
-		default:
-			want = append(want, w.addDocument("Regular Mail").ID)
-		}
-	}
-	r := w.room(Dir(dir), WithWorkers(8), WithKeepOut(func(d acctadmin.Document) bool {
-		return d.Type == "Annual Report" || d.CompanyID == other.ID
-	}))
-	if err := r.Pull(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	docs, others := savedFiles(t, dir)
-	if len(docs) != len(want) || len(others) != 0 {
-		t.Fatalf("saved %d of %d, others %v", len(docs), len(want), others)
-	}
-	for _, id := range want {
-		if _, ok := docs[id]; !ok {
-			t.Fatalf("document %s not saved", id)
-		}
-	}
-	if n := w.downloads(); n != len(want) {
-		t.Fatalf("%d downloads for %d documents", n, len(want))
-	}
-	// What was kept out is still unread, and a second pull downloads
-	// nothing.
-	unread := 0
-	for _, d := range w.fake.Documents() {
-		if d.Status == acctadmintest.DocumentUnread {
-			unread++
-		}
-	}
-	if unread != 100 {
-		t.Fatalf("%d documents left unread, want the 100 kept out", unread)
-	}
-	if err := r.Pull(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	if n := w.downloads(); n != len(want) {
-		t.Fatalf("a second pull downloaded again: %d downloads", n)
-	}
-}
-
 // refusingStore fails every Save while refuse is set; Check tells.
 type refusingStore struct {
 	Store
@@ -454,215 +449,6 @@ func TestNewRefusesBadOptions(t *testing.T) {
 	}
 }
 
-func TestJournalRecordOfASavedDocumentIsFinishedWithOnSaved(t *testing.T) {
-	w := newWorld(t)
-	dir := t.TempDir()
-	var seen []uuid.UUID
-	r := w.room(Dir(dir), WithOnSaved(func(_ context.Context, d acctadmin.Document) { seen = append(seen, d.ID) }))
-	doc := w.addDocument("High Priority")
-	ctx := context.Background()
-	// A room saved the document and died before it told WithOnSaved and
-	// ended its record.
-	if err := Dir(dir).Save(ctx, acctadmin.Document{ID: doc.ID}, bytes.NewReader(w.pdf(doc.ID))); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := Dir(dir).(Journal).Begin(ctx, doc.ID); err != nil {
-		t.Fatal(err)
-	}
-	w.fake.SetDocumentStatus(doc.ID, acctadmintest.DocumentRead)
-	if err := r.Pull(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if !slices.Equal(seen, []uuid.UUID{doc.ID}) {
-		t.Fatalf("WithOnSaved saw %v", seen)
-	}
-	if pending, _ := Dir(dir).(Journal).Pending(ctx); len(pending) != 0 {
-		t.Fatalf("journal left %v", pending)
-	}
-	if n := w.downloads(); n != 1 { // the test's own, in w.pdf
-		t.Fatalf("%d downloads", n)
-	}
-}
-
-func TestHandlerAcknowledgesOtherEvents(t *testing.T) {
-	w := newWorld(t)
-	r := w.room(Dir(t.TempDir()))
-	for name, claims := range map[string]map[string]any{
-		"invoice":     {"event": "new-invoice", "invoice_id": uuid.NewString(), "company_id": w.company.ID.String()},
-		"no document": {"event": "new-document", "company_id": w.company.ID.String()},
-	} {
-		tok, err := webhook.Sign(claims, []byte(w.fake.SecretKey), webhook.WithSignAccessKey(w.fake.AccessKey))
-		if err != nil {
-			t.Fatal(err)
-		}
-		req := httptest.NewRequest(http.MethodPost, "/callbacks", strings.NewReader(`{"data":"`+tok+`"}`))
-		req.Header.Set("Content-Type", "application/json")
-		rec := httptest.NewRecorder()
-		r.Handler().ServeHTTP(rec, req)
-		if rec.Code != http.StatusOK {
-			t.Errorf("%s: answered %d", name, rec.Code)
-		}
-	}
-	// A request that does not verify is refused, as webhook.Handler does.
-	req := httptest.NewRequest(http.MethodPost, "/callbacks", strings.NewReader(`{"data":"x.y.z"}`))
-	rec := httptest.NewRecorder()
-	r.Handler().ServeHTTP(rec, req)
-	if rec.Code/100 != 4 {
-		t.Errorf("a forged callback answered %d", rec.Code)
-	}
-	if n := w.downloads(); n != 0 {
-		t.Fatalf("%d downloads", n)
-	}
-}
-
-func TestPullGetsPastADocumentWhoseDownloadKeepsFailing(t *testing.T) {
-	w := newWorld(t)
-	dir := t.TempDir()
-	r := w.room(Dir(dir), WithWorkers(1))
-	stuck := w.addDocument("Regular Mail")
-	var rest []uuid.UUID
-	for range 11 {
-		rest = append(rest, w.addDocument("Regular Mail").ID)
-	}
-	w.fake.InjectFault(acctadmintest.Fault{Method: http.MethodGet, Path: "/documents/" + stuck.ID.String() + "/download", Status: http.StatusServiceUnavailable})
-	// The first pull stops at the failed download, which the journal keeps.
-	var pe *acctadmin.PullError
-	if err := r.Pull(context.Background()); !errors.As(err, &pe) || !errors.Is(err, acctadmin.ErrServer) || pe.Document != stuck.ID {
-		t.Fatalf("first Pull = %v, want a PullError for %s", err, stuck.ID)
-	}
-	if pending, _ := Dir(dir).(Journal).Pending(context.Background()); !slices.Equal(pending, []uuid.UUID{stuck.ID}) {
-		t.Fatalf("journal %v, want the failed document", pending)
-	}
-	// The next pull tries it again from the journal, and the listing's
-	// Before leaves it alone, so the rest is saved.
-	if err := r.Pull(context.Background()); !errors.Is(err, acctadmin.ErrServer) {
-		t.Fatalf("second Pull = %v, want the journal's failure", err)
-	}
-	docs, others := savedFiles(t, dir)
-	if len(docs) != len(rest) || len(others) != 0 {
-		t.Fatalf("saved %d of %d, others %v", len(docs), len(rest), others)
-	}
-	for _, id := range rest {
-		if !bytes.Equal(docs[id], w.pdf(id)) {
-			t.Fatalf("document %s not saved whole", id)
-		}
-	}
-	w.fake.ClearFaults()
-	if err := r.Pull(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	if docs, _ := savedFiles(t, dir); !bytes.Equal(docs[stuck.ID], w.pdf(stuck.ID)) {
-		t.Fatal("the document was not saved once its download worked")
-	}
-	if pending, _ := Dir(dir).(Journal).Pending(context.Background()); len(pending) != 0 {
-		t.Fatalf("journal left %v", pending)
-	}
-	// The stuck document: once by the first pull, then from the journal by
-	// each pull after it; the rest once each.
-	if st := r.Stats(); st.Saved != 12 || st.Downloads != 12+2 || st.Redownloads != 2 {
-		t.Fatalf("stats %+v", st)
-	}
-}
-
-// TestPullGetsPastADocumentWhoseDownloadIsGone: a document the unread
-// listing keeps showing but whose download answers 404 stops no pull:
-// each Pull saves the rest, leaves nothing in the journal, and tries the
-// gone document once, in case its file comes later.
-func TestPullGetsPastADocumentWhoseDownloadIsGone(t *testing.T) {
-	w := newWorld(t)
-	dir := t.TempDir()
-	r := w.room(Dir(dir), WithWorkers(2))
-	var gone, rest []uuid.UUID
-	for i := range 12 {
-		d := w.addDocument("Regular Mail")
-		if i == 3 || i == 8 {
-			gone = append(gone, d.ID)
-			w.fake.InjectFault(acctadmintest.Fault{Method: http.MethodGet, Path: "/documents/" + d.ID.String() + "/download", Status: http.StatusNotFound})
-			continue
-		}
-		rest = append(rest, d.ID)
-	}
-	downloads := int64(0)
-	for pull := 1; pull <= 2; pull++ {
-		if err := r.Pull(context.Background()); err != nil {
-			t.Fatalf("Pull %d = %v, want nil", pull, err)
-		}
-		docs, others := savedFiles(t, dir)
-		if len(docs) != len(rest) || len(others) != 0 {
-			t.Fatalf("Pull %d saved %d of %d, others %v", pull, len(docs), len(rest), others)
-		}
-		for _, id := range rest {
-			if !bytes.Equal(docs[id], w.pdf(id)) {
-				t.Fatalf("document %s not saved whole", id)
-			}
-		}
-		if pending, _ := Dir(dir).(Journal).Pending(context.Background()); len(pending) != 0 {
-			t.Fatalf("Pull %d left %v in the journal", pull, pending)
-		}
-		// Each pull tries each gone document once, or twice when the
-		// other worker's download of it failed while the first 404 stopped
-		// the listing (it is then tried from the journal), and a document
-		// of the rest that was in flight then is fetched again from the
-		// journal: at most 2 downloads more per restart.
-		st := r.Stats()
-		extra := st.Downloads - downloads
-		if pull == 1 {
-			extra -= 10
-		}
-		if st.Saved != 10 || extra < 2 || extra > 2+2*2 {
-			t.Fatalf("Pull %d: stats %+v, %d downloads beyond the saved ones", pull, st, extra)
-		}
-		downloads = st.Downloads
-	}
-	for _, id := range gone {
-		if d, ok := w.fake.Document(id); !ok || d.Status != acctadmintest.DocumentUnread {
-			t.Fatalf("gone document %s: %+v, want it unread", id, d)
-		}
-	}
-	// Its file comes: the next pull saves it.
-	w.fake.ClearFaults()
-	if err := r.Pull(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	if docs, _ := savedFiles(t, dir); len(docs) != 12 || !bytes.Equal(docs[gone[0]], w.pdf(gone[0])) {
-		t.Fatalf("saved %d documents once the files came, want 12", len(docs))
-	}
-}
-
-func TestPullLeavesADocumentAnotherDeliveryIsSaving(t *testing.T) {
-	w := newWorld(t)
-	dir := t.TempDir()
-	r := w.room(Dir(dir))
-	doc := w.addDocument("Regular Mail")
-	other := w.addDocument("Regular Mail")
-	// A delivery holds the claim on doc, and has not downloaded it yet:
-	// the listing shows it unread, and the pull's Before leaves it alone.
-	release, err := r.claim(context.Background(), doc.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := r.Pull(context.Background()); err != nil {
-		t.Fatalf("Pull = %v", err)
-	}
-	if n := w.downloads(); n != 1 {
-		t.Fatalf("%d downloads, want the other document's only", n)
-	}
-	if d, _ := w.fake.Document(doc.ID); d.Status != acctadmintest.DocumentUnread {
-		t.Fatal("the claimed document was downloaded")
-	}
-	if pending, _ := Dir(dir).(Journal).Pending(context.Background()); len(pending) != 0 {
-		t.Fatalf("journal %v", pending)
-	}
-	release()
-	if err := r.Pull(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	docs, _ := savedFiles(t, dir)
-	if len(docs) != 2 || !bytes.Equal(docs[doc.ID], w.pdf(doc.ID)) || !bytes.Equal(docs[other.ID], w.pdf(other.ID)) {
-		t.Fatalf("saved %d documents", len(docs))
-	}
-}
-
 // While a download runs, the room renews its claim every third of the
 // claim TTL (its rule: WithClaimTTL), well before it expires: each tick of
 // the room's clock renews the claim, to the full TTL, and the clock ticks
@@ -714,5 +500,168 @@ func TestAClaimIsRenewedEveryThirdOfItsTTL(t *testing.T) {
 	}
 	if n, err := rdb.Exists(context.Background(), claimKey(doc.ID)).Result(); err != nil || n != 0 {
 		t.Fatalf("the claim is left after the save: %d, %v", n, err)
+	}
+}
+
+// Two rooms sharing one Redis, given one document at once: the second is
+// answered a 5xx while the first downloads it, then 200 once it is saved;
+// the document is downloaded once.
+func TestTwoRoomsOnOneRedisDownloadOnce(t *testing.T) {
+	srv := redisserver.Start(t)
+	w := newWorld(t)
+	dir := t.TempDir()
+	a := w.room(Dir(dir), WithRedis(redisClient(t, srv.Addr)))
+	b := w.room(Dir(dir), WithRedis(redisClient(t, srv.Addr)))
+	doc := w.addDocument("Regular Mail")
+	release := w.faults.holdDownloads()
+	first := make(chan int)
+	go func() { first <- w.deliver(a.Handler(), doc.ID) }()
+	for w.downloads() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	code := w.deliver(b.Handler(), doc.ID)
+	release()
+	if code < 500 {
+		t.Fatalf("the second room answered %d while the first saves", code)
+	}
+	if code := <-first; code != http.StatusOK {
+		t.Fatalf("the first room answered %d", code)
+	}
+	if code := w.deliver(b.Handler(), doc.ID); code != http.StatusOK {
+		t.Fatalf("the second room answered %d after the save", code)
+	}
+	if n := w.downloads(); n != 1 {
+		t.Fatalf("%d downloads", n)
+	}
+}
+
+// With Redis unreachable nothing is downloaded and callbacks get a 5xx:
+// Redis down (killed), where Pull fails too and, once Redis is back empty
+// (every claim forgotten), the document is downloaded and saved once; or
+// Redis hung (it takes connections and never answers) under a client that
+// has no timeout of its own, where the room gives up on each call after a
+// third of the claim TTL.
+func TestAnUnreachableRedisStopsTheDownloads(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		// client is the room's Redis client; stop makes Redis unreachable.
+		client func(t *testing.T, srv *redisserver.Server) *redis.Client
+		stop   func(t *testing.T, srv *redisserver.Server, rdb *redis.Client)
+		opts   []Option
+		// back, when set, checks the room while Redis is still down, then
+		// brings Redis back and checks the room again.
+		back func(t *testing.T, w *world, r *Room, srv *redisserver.Server, dir string, doc acctadmintest.Document)
+	}{
+		{
+			name:   "down",
+			client: func(t *testing.T, srv *redisserver.Server) *redis.Client { return redisClient(t, srv.Addr) },
+			stop:   func(_ *testing.T, srv *redisserver.Server, _ *redis.Client) { srv.Kill() },
+			back: func(t *testing.T, w *world, r *Room, srv *redisserver.Server, dir string, doc acctadmintest.Document) {
+				if err := r.Pull(context.Background()); err == nil {
+					t.Fatal("Pull with Redis down returned nil")
+				}
+				if n := w.downloads(); n != 0 {
+					t.Fatalf("%d downloads with Redis down", n)
+				}
+				if err := srv.Resume(); err != nil { // empty: every claim forgotten
+					t.Fatal(err)
+				}
+				if code := w.deliver(r.Handler(), doc.ID); code != http.StatusOK {
+					t.Fatalf("with Redis back the room answered %d", code)
+				}
+				if code := w.deliver(r.Handler(), doc.ID); code != http.StatusOK {
+					t.Fatalf("a redelivery answered %d", code)
+				}
+				if n := w.downloads(); n != 1 {
+					t.Fatalf("%d downloads", n)
+				}
+				docs, others := savedFiles(t, dir)
+				if len(docs) != 1 || len(others) != 0 {
+					t.Fatalf("saved %d, others %v", len(docs), others)
+				}
+			},
+		},
+		{
+			name: "hung",
+			client: func(t *testing.T, srv *redisserver.Server) *redis.Client {
+				rdb := redis.NewClient(&redis.Options{Addr: srv.Addr, ReadTimeout: -1, WriteTimeout: -1, MaxRetries: -1})
+				t.Cleanup(func() { rdb.Close() })
+				return rdb
+			},
+			stop: func(t *testing.T, srv *redisserver.Server, rdb *redis.Client) {
+				if err := rdb.Ping(context.Background()).Err(); err != nil { // a pooled connection
+					t.Fatal(err)
+				}
+				if line, err := srv.Do("CLIENT", "PAUSE", "60000", "ALL"); err != nil || line != "+OK" {
+					t.Fatalf("CLIENT PAUSE: %q, %v", line, err)
+				}
+				t.Cleanup(func() { srv.Do("CLIENT", "UNPAUSE") })
+			},
+			opts: []Option{WithClaimTTL(300 * time.Millisecond)},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := redisserver.Start(t)
+			w := newWorld(t)
+			dir := t.TempDir()
+			rdb := tc.client(t, srv)
+			r := w.room(Dir(dir), append([]Option{WithRedis(rdb)}, tc.opts...)...)
+			doc := w.addDocument("Regular Mail")
+			tc.stop(t, srv, rdb)
+			answered := make(chan int, 1)
+			go func() { answered <- w.deliver(r.Handler(), doc.ID) }()
+			select {
+			case code := <-answered:
+				if code < 500 {
+					t.Fatalf("with Redis %s the room answered %d", tc.name, code)
+				}
+			case <-time.After(30 * time.Second):
+				t.Fatalf("the handler waited for Redis %s", tc.name)
+			}
+			if n := w.downloads(); n != 0 {
+				t.Fatalf("%d downloads with Redis %s", n, tc.name)
+			}
+			if tc.back != nil {
+				tc.back(t, w, r, srv, dir, doc)
+			}
+		})
+	}
+}
+
+// A room renews its claim while its download runs, however long that
+// takes: another room given the document meanwhile does not download it.
+func TestAClaimIsRenewedWhileTheDownloadRuns(t *testing.T) {
+	srv := redisserver.Start(t)
+	w := newWorld(t)
+	dir := t.TempDir()
+	ttl := 600 * time.Millisecond
+	a := w.room(Dir(dir), WithRedis(redisClient(t, srv.Addr)), WithClaimTTL(ttl))
+	b := w.room(Dir(dir), WithRedis(redisClient(t, srv.Addr)), WithClaimTTL(ttl))
+	doc := w.addDocument("Regular Mail")
+	release := w.faults.holdDownloads()
+	first := make(chan int)
+	go func() { first <- w.deliver(a.Handler(), doc.ID) }()
+	for w.downloads() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	time.Sleep(3 * ttl) // the claim would have expired three times over
+	second := make(chan int, 1)
+	go func() { second <- w.deliver(b.Handler(), doc.ID) }()
+	select {
+	case code := <-second:
+		release()
+		if code < 500 {
+			t.Fatalf("the second room answered %d while the first still downloads", code)
+		}
+	case <-time.After(10 * time.Second): // a bound for a failure: its download is held
+		release()
+		<-second
+		t.Fatal("the second room took the claim and downloaded the document")
+	}
+	if code := <-first; code != http.StatusOK {
+		t.Fatalf("the first room answered %d", code)
+	}
+	if n := w.downloads(); n != 1 {
+		t.Fatalf("%d downloads", n)
 	}
 }

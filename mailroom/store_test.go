@@ -62,20 +62,42 @@ func (r *failingReader) Read(p []byte) (int, error) {
 	return k, nil
 }
 
+// A Save that fails, whether the download fails mid-stream or Dir's own
+// create, write, sync, close or link does, returns that error and leaves
+// nothing: no document, no temporary file, no call past the failure (no
+// folder sync), and Has does not report the document.
 func TestDirLeavesNothingOfAFailedSave(t *testing.T) {
-	dir := t.TempDir()
-	s := Dir(dir)
-	id := uuid.New()
-	err := s.Save(context.Background(), acctadmin.Document{ID: id}, &failingReader{n: 5000})
-	if !errors.Is(err, io.ErrUnexpectedEOF) {
-		t.Fatalf("Save = %v, want the reader's error", err)
-	}
-	docs, others := savedFiles(t, dir)
-	if len(docs) != 0 || len(others) != 0 {
-		t.Fatalf("left behind: %d documents, %v", len(docs), others)
-	}
-	if has, _ := s.Has(context.Background(), id); has {
-		t.Fatal("Has reports a document whose save failed")
+	for _, tc := range []struct {
+		name string
+		fail string // the file system call that fails, if any
+		body io.Reader
+		want error
+	}{
+		{name: "the download", body: &failingReader{n: 5000}, want: io.ErrUnexpectedEOF},
+		{name: "create", fail: "create", body: strings.NewReader("a document"), want: errInjected},
+		{name: "write", fail: "write", body: strings.NewReader("a document"), want: errInjected},
+		{name: "sync", fail: "sync", body: strings.NewReader("a document"), want: errInjected},
+		{name: "close", fail: "close", body: strings.NewReader("a document"), want: errInjected},
+		{name: "link", fail: "link", body: strings.NewReader("a document"), want: errInjected},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			s := Dir(dir)
+			l := logFS(t, s, tc.fail)
+			id := uuid.New()
+			if err := s.Save(context.Background(), acctadmin.Document{ID: id}, tc.body); !errors.Is(err, tc.want) {
+				t.Fatalf("Save = %v, want %v", err, tc.want)
+			}
+			if docs, others := savedFiles(t, dir); len(docs) != 0 || len(others) != 0 {
+				t.Fatalf("left %d documents, %v", len(docs), others)
+			}
+			if calls := l.log(); slices.ContainsFunc(calls, func(c string) bool { return strings.HasPrefix(c, "syncdir") }) {
+				t.Fatalf("calls %q go on past the failure", calls)
+			}
+			if has, _ := s.Has(context.Background(), id); has {
+				t.Fatal("Has reports a document whose save failed")
+			}
+		})
 	}
 }
 
@@ -125,27 +147,6 @@ func acmeReport() acctadmin.Document {
 	return acctadmin.Document{
 		ID: uuid.New(), CreatedAt: time.Date(2026, 5, 30, 14, 0, 0, 0, time.UTC),
 		CompanyName: "Acme Widgets LLC", Type: "Annual Report", Title: "Annual Report",
-	}
-}
-
-// A Save whose write, sync, close or link fails returns that error and
-// leaves nothing: no document, no temporary file.
-func TestDirLeavesNothingWhenAWriteFails(t *testing.T) {
-	for _, op := range []string{"create", "write", "sync", "close", "link"} {
-		dir := t.TempDir()
-		s := Dir(dir)
-		l := logFS(t, s, op)
-		id := uuid.New()
-		err := s.Save(context.Background(), acctadmin.Document{ID: id}, strings.NewReader("a document"))
-		if !errors.Is(err, errInjected) {
-			t.Fatalf("%s failing: Save = %v, want the injected failure", op, err)
-		}
-		if docs, others := savedFiles(t, dir); len(docs) != 0 || len(others) != 0 {
-			t.Fatalf("%s failing: left %d documents, %v", op, len(docs), others)
-		}
-		if calls := l.log(); slices.ContainsFunc(calls, func(c string) bool { return strings.HasPrefix(c, "syncdir") }) {
-			t.Fatalf("%s failing: calls %q go on past the failure", op, calls)
-		}
 	}
 }
 

@@ -10,16 +10,6 @@ import (
 	"github.com/google/uuid"
 )
 
-// must stops the example on an error. A program would handle it, and
-// would not try a checkout again after ErrOutcomeUnknown without first
-// looking at the invoices.
-func must[T any](v T, err error) T {
-	if err != nil {
-		log.Fatal(err)
-	}
-	return v
-}
-
 // einForm is the EIN filing's form, after the provider's
 // data/form_data_ein_tax_id.json.
 func einForm() map[string]any {

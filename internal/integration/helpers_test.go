@@ -5,12 +5,15 @@ import (
 	"context"
 	"errors"
 	"io"
+	"log"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 
 	acctadmin "github.com/acctadmin/acctadmin-go"
+	"github.com/acctadmin/acctadmin-go/acctadmintest"
 )
 
 // The helpers below are those of the root package's tests (transport_test.go,
@@ -94,4 +97,81 @@ func checkOnce(t *testing.T, what string, got map[uuid.UUID]int, want []uuid.UUI
 			t.Fatalf("%s: document %s handed out %d times", what, id, got[id])
 		}
 	}
+}
+
+// fakeWithContract starts the fake with demo data and fails the test on
+// any answer of the fake that breaks its OpenAPI document.
+func fakeWithContract(t *testing.T) (*acctadmintest.Server, *acctadmin.Client) {
+	t.Helper()
+	srv := acctadmintest.NewServer(acctadmintest.WithDemoData(), acctadmintest.WithStrictSigning(), acctadmintest.WithContractChecks(func(err error) { t.Error(err) }))
+	t.Cleanup(srv.Close)
+	c, err := acctadmin.NewClient(srv.AccessKey, srv.SecretKey, acctadmin.WithBaseURL(srv.URL),
+		acctadmin.WithRetryWait(time.Millisecond, 5*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.CloseIdleConnections)
+	return srv, c
+}
+
+// fakeClient starts a fake with the demo account and a client for it.
+func fakeClient(t *testing.T, opts ...acctadmintest.Option) (*acctadmintest.Server, *acctadmin.Client) {
+	t.Helper()
+	// Every request the SDK sends passes the contract (the fake refuses
+	// what does not), and every answer the fake gives is held against it.
+	srv := acctadmintest.NewServer(append([]acctadmintest.Option{
+		acctadmintest.WithDemoData(),
+		acctadmintest.WithStrictSigning(),
+		acctadmintest.WithContractChecks(func(err error) { t.Error(err) }),
+	}, opts...)...)
+	t.Cleanup(srv.Close)
+	c, err := acctadmin.NewClient(srv.AccessKey, srv.SecretKey,
+		acctadmin.WithBaseURL(srv.URL), acctadmin.WithRetryWait(time.Millisecond, 10*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.CloseIdleConnections)
+	return srv, c
+}
+
+func companyNamed(t *testing.T, srv *acctadmintest.Server, name string) acctadmintest.Company {
+	t.Helper()
+	for _, co := range srv.Companies() {
+		if co.Name == name {
+			return co
+		}
+	}
+	t.Fatalf("no company %q in the fake", name)
+	return acctadmintest.Company{}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func equalStrings(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// must stops the example on an error. A program would handle it, and
+// would not try a checkout again after ErrOutcomeUnknown without first
+// looking at the invoices.
+func must[T any](v T, err error) T {
+	if err != nil {
+		log.Fatal(err)
+	}
+	return v
 }

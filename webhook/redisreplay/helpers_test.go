@@ -124,3 +124,33 @@ func (h *roundTrips) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.P
 		return next(ctx, cmds)
 	}
 }
+
+// key is a replay key of the shape the verifier gives, 64 hex digits.
+func key(c byte) string { return strings.Repeat(string(c), 64) }
+
+// claim claims k for owner with lease and returns what it found.
+func claim(t *testing.T, c *redisreplay.Cache, k, owner string, lease time.Duration) webhook.ClaimState {
+	t.Helper()
+	st, err := c.Claim(context.Background(), k, owner, lease)
+	require.NoError(t, err)
+	return st
+}
+
+// pttl returns the remaining time to live of a key.
+func pttl(t *testing.T, rdb *redis.Client, k string) time.Duration {
+	t.Helper()
+	d, err := rdb.PTTL(context.Background(), k).Result()
+	require.NoError(t, err)
+	return d
+}
+
+// eventually calls f every 20 ms until it returns true, for at most 10
+// seconds.
+func eventually(t *testing.T, what string, f func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !f() {
+		require.True(t, time.Now().Before(deadline), what)
+		time.Sleep(20 * time.Millisecond)
+	}
+}

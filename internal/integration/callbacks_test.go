@@ -357,60 +357,84 @@ func addOlder(t *testing.T, f *acctadmintest.Fake, n int, step time.Duration) ac
 	return oldest
 }
 
-// TestCallbacksEnsureKeepsTheOldestByTime: with registrations seconds or
-// days apart, Ensure keeps the one created first, whatever its place in
-// the listing or its ID, deletes the others, and returns it. The IDs come
-// from a seeded source, so that the oldest has a larger ID than the first
-// on every run.
-func TestCallbacksEnsureKeepsTheOldestByTime(t *testing.T) {
-	for _, step := range []time.Duration{time.Second, 3 * time.Second, 24 * time.Hour, 400 * 24 * time.Hour} {
-		s := newEnsureServer(t, 0, acctadmintest.WithClock(stoppedClock), acctadmintest.WithSeed(int64(step)))
-		s.fake.AddCallback(otherURL)
-		oldest := addOlder(t, s.fake, 3, step)
-		c := s.client(t)
-		cb, err := c.Callbacks.Ensure(context.Background(), hookURL)
-		if err != nil {
-			t.Fatal(err)
+// TestCallbacksEnsureKeepsTheOldest: of several registrations of its URL,
+// Ensure keeps the one created first, deletes the others, and returns it.
+// With registrations seconds or days apart, that is the oldest by time,
+// whatever its place in the listing or its ID (the IDs come from a seeded
+// source, so that the oldest has a larger ID than the first on every
+// run). When another process registers the URL, a day later, between
+// Ensure's create and its listing, both keep the older, Ensure's own, and
+// the later one is deleted.
+func TestCallbacksEnsureKeepsTheOldest(t *testing.T) {
+	type setup struct {
+		opts []acctadmintest.Option
+		// arrange registers what is there before Ensure runs, and returns
+		// what checks Ensure's result.
+		arrange func(t *testing.T, s *ensureServer) (check func(t *testing.T, cb *acctadmin.Callback))
+	}
+	oldestByTime := func(step time.Duration) setup {
+		return setup{
+			opts: []acctadmintest.Option{acctadmintest.WithClock(stoppedClock), acctadmintest.WithSeed(int64(step))},
+			arrange: func(t *testing.T, s *ensureServer) func(t *testing.T, cb *acctadmin.Callback) {
+				s.fake.AddCallback(otherURL)
+				oldest := addOlder(t, s.fake, 3, step)
+				return func(t *testing.T, cb *acctadmin.Callback) {
+					if cb.ID != oldest.ID || !cb.CreatedAt.Equal(oldest.CreatedAt) {
+						t.Fatalf("Ensure returned %s created %s, want the oldest %s created %s", cb.ID, cb.CreatedAt, oldest.ID, oldest.CreatedAt)
+					}
+					if n := registered(s.fake); n[hookURL] != 1 || n[otherURL] != 1 || len(n) != 2 {
+						t.Fatalf("registrations %v", n)
+					}
+					for _, l := range s.fake.Callbacks() {
+						if l.URL == hookURL && l.ID != oldest.ID {
+							t.Fatalf("%s left, want the oldest %s", l.ID, oldest.ID)
+						}
+					}
+				}
+			},
 		}
-		if cb.ID != oldest.ID || !cb.CreatedAt.Equal(oldest.CreatedAt) {
-			t.Fatalf("%s apart: Ensure returned %s created %s, want the oldest %s created %s", step, cb.ID, cb.CreatedAt, oldest.ID, oldest.CreatedAt)
-		}
-		if n := registered(s.fake); n[hookURL] != 1 || n[otherURL] != 1 || len(n) != 2 {
-			t.Fatalf("%s apart: registrations %v", step, n)
-		}
-		for _, l := range s.fake.Callbacks() {
-			if l.URL == hookURL && l.ID != oldest.ID {
-				t.Fatalf("%s apart: %s left, want the oldest %s", step, l.ID, oldest.ID)
+	}
+	for _, tc := range []struct {
+		name string
+		setup
+	}{
+		{"1s apart", oldestByTime(time.Second)},
+		{"3s apart", oldestByTime(3 * time.Second)},
+		{"a day apart", oldestByTime(24 * time.Hour)},
+		{"400 days apart", oldestByTime(400 * 24 * time.Hour)},
+		{"its own over a later one", setup{
+			opts: []acctadmintest.Option{acctadmintest.WithClock(stoppedClock)},
+			arrange: func(t *testing.T, s *ensureServer) func(t *testing.T, cb *acctadmin.Callback) {
+				var later acctadmintest.Callback
+				var once sync.Once
+				s.afterCreate = func() {
+					once.Do(func() {
+						s.fake.AdvanceClock(24 * time.Hour)
+						later = s.fake.AddCallback(hookURL)
+					})
+				}
+				return func(t *testing.T, cb *acctadmin.Callback) {
+					left := s.fake.Callbacks()
+					if len(left) != 1 || left[0].ID != cb.ID || cb.ID == later.ID {
+						t.Fatalf("Ensure returned %s; left %+v (the later one is %s)", cb.ID, left, later.ID)
+					}
+					want := []string{"GET /callbacks", "POST /callbacks", "GET /callbacks", "DELETE /callbacks/" + later.ID.String()}
+					if got := s.requests(); !equalStrings(got, want) {
+						t.Fatalf("requests %v, want %v", got, want)
+					}
+				}
+			},
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newEnsureServer(t, 0, tc.opts...)
+			check := tc.arrange(t, s)
+			cb, err := s.client(t).Callbacks.Ensure(context.Background(), hookURL)
+			if err != nil {
+				t.Fatal(err)
 			}
-		}
-	}
-}
-
-// TestCallbacksEnsureKeepsItsOwnOverALaterOne: another process registers
-// the URL, a day later, between Ensure's create and its listing; both
-// keep the older, Ensure's own, and the later one is deleted.
-func TestCallbacksEnsureKeepsItsOwnOverALaterOne(t *testing.T) {
-	s := newEnsureServer(t, 0, acctadmintest.WithClock(stoppedClock))
-	var later acctadmintest.Callback
-	var once sync.Once
-	s.afterCreate = func() {
-		once.Do(func() {
-			s.fake.AdvanceClock(24 * time.Hour)
-			later = s.fake.AddCallback(hookURL)
+			check(t, cb)
 		})
-	}
-	c := s.client(t)
-	cb, err := c.Callbacks.Ensure(context.Background(), hookURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	left := s.fake.Callbacks()
-	if len(left) != 1 || left[0].ID != cb.ID || cb.ID == later.ID {
-		t.Fatalf("Ensure returned %s; left %+v (the later one is %s)", cb.ID, left, later.ID)
-	}
-	want := []string{"GET /callbacks", "POST /callbacks", "GET /callbacks", "DELETE /callbacks/" + later.ID.String()}
-	if got := s.requests(); !equalStrings(got, want) {
-		t.Fatalf("requests %v, want %v", got, want)
 	}
 }
 
@@ -457,16 +481,4 @@ func TestCallbacksEnsureComparesURLsExactly(t *testing.T) {
 			}
 		}
 	}
-}
-
-func equalStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

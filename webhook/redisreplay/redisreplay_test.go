@@ -20,25 +20,6 @@ import (
 	"github.com/acctadmin/acctadmin-go/webhook/redisreplay"
 )
 
-// key is a replay key of the shape the verifier gives, 64 hex digits.
-func key(c byte) string { return strings.Repeat(string(c), 64) }
-
-// claim claims k for owner with lease and returns what it found.
-func claim(t *testing.T, c *redisreplay.Cache, k, owner string, lease time.Duration) webhook.ClaimState {
-	t.Helper()
-	st, err := c.Claim(context.Background(), k, owner, lease)
-	require.NoError(t, err)
-	return st
-}
-
-// pttl returns the remaining time to live of a key.
-func pttl(t *testing.T, rdb *redis.Client, k string) time.Duration {
-	t.Helper()
-	d, err := rdb.PTTL(context.Background(), k).Result()
-	require.NoError(t, err)
-	return d
-}
-
 // TestClaimCommitRelease walks keys through their marks and checks what
 // Redis holds at each step: the owner's mark with the lease, then "done"
 // with the TTL; a release by another owner, or of a done key, changes
@@ -164,17 +145,6 @@ func TestTTL(t *testing.T) {
 	assert.Equal(t, webhook.ClaimNew, claim(t, c, key('m'), "o", math.MaxInt64))
 	assert.Greater(t, pttl(t, rdb, redisreplay.DefaultPrefix+key('m')), 100*365*24*time.Hour)
 	assert.Equal(t, webhook.ClaimNew, claim(t, c, key('n'), "o", time.Nanosecond), "a lease under a millisecond is one")
-}
-
-// eventually calls f every 20 ms until it returns true, for at most 10
-// seconds.
-func eventually(t *testing.T, what string, f func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !f() {
-		require.True(t, time.Now().Before(deadline), what)
-		time.Sleep(20 * time.Millisecond)
-	}
 }
 
 // TestExpiry checks that Redis forgets a done record once its TTL has

@@ -3,6 +3,7 @@ package acctadmin_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
@@ -16,8 +17,9 @@ import (
 	"github.com/acctadmin/acctadmin-go/acctadmintest"
 )
 
-// Pull on the fake API: the listing shrinks as the fake marks each
-// downloaded document read, behind random delays.
+// Paging on the fake API: All and Pull over the unread mail, whose
+// listing shrinks as the fake marks each downloaded document read (for
+// Pull, behind random delays).
 
 // jitter delays every request to h by a random time up to max.
 func jitter(h http.Handler, max time.Duration, seed uint64) http.Handler {
@@ -128,4 +130,47 @@ func TestPullFromSeveralGoroutines(t *testing.T) {
 		}
 	}
 	checkOnce(t, "four pulls", all, ids)
+}
+
+func TestFakeUnreadMailDrainedExactlyOnce(t *testing.T) {
+	srv, c := fakeClient(t)
+	acme := srv.Companies()[0]
+	for i := 0; i < 400; i++ {
+		srv.AddDocument(acctadmintest.DocumentInput{CompanyID: acme.ID, Title: "letter", Pages: 1})
+	}
+	var unread int
+	for _, d := range srv.Documents() {
+		if d.Status == "unread" {
+			unread++
+		}
+	}
+	ctx := context.Background()
+	seen := map[uuid.UUID]int{}
+	for d, err := range c.Documents.All(ctx, &DocumentListParams{Limit: 50}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen[d.ID]++
+		f, err := c.Documents.Download(ctx, d.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.Copy(io.Discard, f); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+	}
+	if len(seen) != unread {
+		t.Fatalf("visited %d documents, %d were unread", len(seen), unread)
+	}
+	for id, n := range seen {
+		if n != 1 {
+			t.Fatalf("%s visited %d times", id, n)
+		}
+	}
+	for _, d := range srv.Documents() {
+		if d.Status != "read" {
+			t.Fatalf("%s is still %s", d.ID, d.Status)
+		}
+	}
 }

@@ -1,8 +1,0 @@
-package mailroom
-
-import (
-	"io"
-	"log/slog"
-)
-
-func discardLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
