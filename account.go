@@ -30,34 +30,19 @@ type Account struct {
 	Raw json.RawMessage `json:"-"`
 }
 
-// UnmarshalJSON decodes the known fields and keeps the whole record in Raw.
-func (a *Account) UnmarshalJSON(data []byte) error {
-	return decodeRecord[accountWire](data, a, &a.Raw)
-}
-
-type plainAccount Account
-
-type accountWire struct {
-	plainAccount
-	CreatedAt Time `json:"created_at"`
-}
-
-func (w accountWire) record() Account {
-	a := Account(w.plainAccount)
-	a.CreatedAt = w.CreatedAt.Time
-	return a
-}
+// UnmarshalJSON reads an account as the API writes it, into Raw too.
+func (a *Account) UnmarshalJSON(data []byte) error { return decodeRecord(data, a) }
 
 // DashPanel is the account's summary, as the provider's dashboard shows
 // it. Only its name is shown by the provider; the fields typed here are
 // those of the SDK's fake, and the whole record is kept in Raw.
 type DashPanel struct {
-	Companies               int     `json:"companies"`
-	ActiveServices          int     `json:"active_services"`
-	UnreadDocuments         int     `json:"unread_documents"`
-	UnpaidInvoices          int     `json:"unpaid_invoices"`
+	Companies               int     `json:"companies" wire:"numeric"`
+	ActiveServices          int     `json:"active_services" wire:"numeric"`
+	UnreadDocuments         int     `json:"unread_documents" wire:"numeric"`
+	UnpaidInvoices          int     `json:"unpaid_invoices" wire:"numeric"`
 	UnpaidTotal             Money   `json:"unpaid_total"`
-	ItemsRequiringAttention int     `json:"items_requiring_attention"`
+	ItemsRequiringAttention int     `json:"items_requiring_attention" wire:"numeric"`
 	UpcomingDueDates        []DueOn `json:"upcoming_due_dates"`
 	// Raw is the record exactly as the API sent it.
 	Raw json.RawMessage `json:"-"`
@@ -71,31 +56,9 @@ type DueOn struct {
 	DueDate   Date      `json:"due_date"`
 }
 
-// UnmarshalJSON decodes the known fields and keeps the whole record in Raw.
-func (d *DashPanel) UnmarshalJSON(data []byte) error {
-	return decodeRecord[dashPanelWire](data, d, &d.Raw)
-}
-
-// dashPanelWire reads the counts as JSON numbers or numeric strings: the
-// API's shape for this record is known only from the example clients, which
-// print it without reading it.
-type dashPanelWire struct {
-	dashPanelFields
-	Companies               flexInt `json:"companies"`
-	ActiveServices          flexInt `json:"active_services"`
-	UnreadDocuments         flexInt `json:"unread_documents"`
-	UnpaidInvoices          flexInt `json:"unpaid_invoices"`
-	ItemsRequiringAttention flexInt `json:"items_requiring_attention"`
-}
-
-type dashPanelFields DashPanel
-
-func (w dashPanelWire) record() DashPanel {
-	d := DashPanel(w.dashPanelFields)
-	d.Companies, d.ActiveServices, d.UnreadDocuments = int(w.Companies), int(w.ActiveServices), int(w.UnreadDocuments)
-	d.UnpaidInvoices, d.ItemsRequiringAttention = int(w.UnpaidInvoices), int(w.ItemsRequiringAttention)
-	return d
-}
+// UnmarshalJSON reads the summary as the API writes it (counts as numbers
+// or numeric strings), into Raw too.
+func (d *DashPanel) UnmarshalJSON(data []byte) error { return decodeRecord(data, d) }
 
 // Get returns the account. GET /account.
 func (s *AccountClient) Get(ctx context.Context) (*Account, error) {

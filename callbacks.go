@@ -31,27 +31,12 @@ type Callback struct {
 	URL       string    `json:"url"`
 }
 
-// UnmarshalJSON reads a callback in any shape the API writes it.
-func (cb *Callback) UnmarshalJSON(data []byte) error { return decodeWire[callbackWire](data, cb) }
-
-// callbackWire is a callback as the API writes it. It embeds the callback
-// without its UnmarshalJSON, which would otherwise be its own.
-type callbackWire struct {
-	plainCallback
-	CreatedAt Time `json:"created_at"`
-}
-
-type plainCallback Callback
-
-func (w callbackWire) record() Callback {
-	cb := Callback(w.plainCallback)
-	cb.CreatedAt = w.CreatedAt.Time
-	return cb
-}
+// UnmarshalJSON reads a callback in every shape the API writes it.
+func (cb *Callback) UnmarshalJSON(data []byte) error { return decodeRecord(data, cb) }
 
 // List returns every registered callback. GET /callbacks.
 func (s *CallbacksClient) List(ctx context.Context) ([]Callback, error) {
-	return requestRecords[callbackWire](ctx, s.c, routeCallbacksList.at(), nil, nil)
+	return requestRecords[wireOf[Callback]](ctx, s.c, routeCallbacksList.at(), nil, nil)
 }
 
 // Create registers callbackURL, an absolute http or https URL, to receive
@@ -65,7 +50,7 @@ func (s *CallbacksClient) Create(ctx context.Context, callbackURL string) (*Call
 	body := struct {
 		URL string `json:"url"`
 	}{callbackURL}
-	return requestRecord[callbackWire](ctx, s.c, routeCallbacksCreate.at(), nil, body)
+	return requestRecord[wireOf[Callback]](ctx, s.c, routeCallbacksCreate.at(), nil, body)
 }
 
 // Delete removes the callback id. DELETE /callbacks/:id.

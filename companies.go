@@ -39,26 +39,8 @@ type Company struct {
 	Raw json.RawMessage `json:"-"`
 }
 
-// UnmarshalJSON decodes the known fields and keeps the whole record in Raw.
-func (c *Company) UnmarshalJSON(data []byte) error {
-	return decodeRecord[companyWire](data, c, &c.Raw)
-}
-
-// companyWire is a company as the API writes it. It embeds the company
-// without its UnmarshalJSON, which would otherwise be its own.
-type companyWire struct {
-	plainCompany
-	CreatedAt Time `json:"created_at"`
-	UpdatedAt Time `json:"updated_at"`
-}
-
-type plainCompany Company
-
-func (w companyWire) record() Company {
-	c := Company(w.plainCompany)
-	c.CreatedAt, c.UpdatedAt = w.CreatedAt.Time, w.UpdatedAt.Time
-	return c
-}
+// UnmarshalJSON reads a company as the API writes it, into Raw too.
+func (c *Company) UnmarshalJSON(data []byte) error { return decodeRecord(data, c) }
 
 // List returns every company of the account. GET /companies.
 func (s *CompaniesClient) List(ctx context.Context) ([]Company, error) {

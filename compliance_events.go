@@ -2,8 +2,6 @@ package acctadmin
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"iter"
 	"net/http"
 	"time"
@@ -39,36 +37,16 @@ type ComplianceEvent struct {
 	Status    ComplianceEventStatus `json:"status"`
 	DueDate   Date                  `json:"due_date"`
 	// Jurisdictions are the names of the jurisdictions of the event.
-	Jurisdictions []string  `json:"jurisdictions"`
+	Jurisdictions []string  `json:"jurisdictions" wire:"names"`
 	Company       string    `json:"company"`
 	CompanyID     uuid.UUID `json:"company_id"`
 	// Filing is the name of the filing that is due.
 	Filing string `json:"filing"`
 }
 
-// complianceEventWire is a compliance event as the API writes it: its
-// jurisdictions come as names or as {"jurisdiction": name} objects.
-// It embeds the event without its UnmarshalJSON.
-type complianceEventWire struct {
-	plainComplianceEvent
-	Jurisdictions jurisdictionNames `json:"jurisdictions"`
-	CreatedAt     Time              `json:"created_at"`
-	UpdatedAt     Time              `json:"updated_at"`
-}
-
-type plainComplianceEvent ComplianceEvent
-
-// UnmarshalJSON reads a compliance event in any shape the API writes it.
-func (e *ComplianceEvent) UnmarshalJSON(data []byte) error {
-	return decodeWire[complianceEventWire](data, e)
-}
-
-func (w complianceEventWire) record() ComplianceEvent {
-	e := ComplianceEvent(w.plainComplianceEvent)
-	e.Jurisdictions = w.Jurisdictions
-	e.CreatedAt, e.UpdatedAt = w.CreatedAt.Time, w.UpdatedAt.Time
-	return e
-}
+// UnmarshalJSON reads a compliance event in every shape the API writes it
+// (jurisdictions as names or as {"jurisdiction": name} objects).
+func (e *ComplianceEvent) UnmarshalJSON(data []byte) error { return decodeRecord(data, e) }
 
 // maxComplianceEventsLimit is the largest page of GET /compliance-events.
 const maxComplianceEventsLimit = 100
@@ -128,7 +106,7 @@ func (p *ComplianceEventListParams) query() *query {
 // List returns one page of the compliance events due between p.StartDate
 // and p.EndDate. GET /compliance-events.
 func (s *ComplianceEventsClient) List(ctx context.Context, p *ComplianceEventListParams) ([]ComplianceEvent, error) {
-	return listRecords[complianceEventWire](ctx, s.c, routeComplianceEventsList, p)
+	return listRecords[wireOf[ComplianceEvent]](ctx, s.c, routeComplianceEventsList, p)
 }
 
 // All returns every compliance event due between p.StartDate and
@@ -137,40 +115,4 @@ func (s *ComplianceEventsClient) List(ctx context.Context, p *ComplianceEventLis
 // GET /compliance-events.
 func (s *ComplianceEventsClient) All(ctx context.Context, p *ComplianceEventListParams) iter.Seq2[ComplianceEvent, error] {
 	return paginate(ctx, listingOf(p, maxComplianceEventsLimit, s.List, func(v ComplianceEvent) uuid.UUID { return v.ID }))
-}
-
-// jurisdictionNames is a list of jurisdictions written as plain strings or
-// as objects {"jurisdiction": name} (compliance-event listings do that).
-type jurisdictionNames []string
-
-func (j *jurisdictionNames) UnmarshalJSON(data []byte) error {
-	if string(data) == "null" {
-		*j = nil
-		return nil
-	}
-	var items []json.RawMessage
-	if err := json.Unmarshal(data, &items); err != nil {
-		return fmt.Errorf("want an array of jurisdictions, got %s", describe(data))
-	}
-	out := make([]string, 0, len(items))
-	for i, raw := range items {
-		if s, ok := unquote(raw); ok {
-			out = append(out, s)
-			continue
-		}
-		var obj struct {
-			Jurisdiction *string `json:"jurisdiction"`
-			Name         *string `json:"name"`
-		}
-		if err := json.Unmarshal(raw, &obj); err != nil || (obj.Jurisdiction == nil && obj.Name == nil) {
-			return fmt.Errorf("item %d: want a jurisdiction name or {\"jurisdiction\": name}, got %s", i, describe(raw))
-		}
-		if obj.Jurisdiction != nil {
-			out = append(out, *obj.Jurisdiction)
-		} else {
-			out = append(out, *obj.Name)
-		}
-	}
-	*j = out
-	return nil
 }

@@ -49,7 +49,7 @@ const (
 type Document struct {
 	// ID is the document's id; it is uuid.Nil when the API sends none, or
 	// one that is not a UUID (such a document cannot be downloaded).
-	ID        uuid.UUID      `json:"id"`
+	ID        uuid.UUID      `json:"id" wire:"anyid"`
 	CreatedAt time.Time      `json:"created_at"`
 	UpdatedAt time.Time      `json:"updated_at"`
 	Title     string         `json:"title"`
@@ -65,56 +65,13 @@ type Document struct {
 	// Jurisdiction is where the document was received. The API names this
 	// field "state" in some answers and "jurisdiction" in others; both
 	// fill it.
-	Jurisdiction string    `json:"jurisdiction"`
+	Jurisdiction string    `json:"jurisdiction" wire:"or=state"`
 	CompanyName  string    `json:"company_name"`
 	CompanyID    uuid.UUID `json:"company_id"`
 }
 
-// UnmarshalJSON reads a document in any shape the API writes it.
-func (d *Document) UnmarshalJSON(data []byte) error { return decodeWire[documentWire](data, d) }
-
-// documentWire is a document as the API writes it, with the older name of
-// its jurisdiction field. It embeds the document without its
-// UnmarshalJSON.
-type documentWire struct {
-	plainDocument
-	ID        listedID `json:"id"`
-	State     string   `json:"state"`
-	CreatedAt Time     `json:"created_at"`
-	UpdatedAt Time     `json:"updated_at"`
-}
-
-type plainDocument Document
-
-// listedID is the id of a listed record. An id that is not a UUID (a
-// legacy "legacy-42", a number, an empty string) is read as no id rather
-// than failing the whole page: the record is then one without an id, which
-// costs only itself (All yields it, Pull passes over it and counts it in
-// PullProgress.Skipped), as a null or missing id does.
-type listedID uuid.UUID
-
-func (id *listedID) UnmarshalJSON(data []byte) error {
-	*id = listedID(uuid.Nil)
-	if s, ok := unquote(data); ok {
-		if u, err := uuid.Parse(s); err == nil {
-			*id = listedID(u)
-		}
-	}
-	return nil
-}
-
-// MarshalText writes the id as a UUID, so that a wire record round-trips.
-func (id listedID) MarshalText() ([]byte, error) { return uuid.UUID(id).MarshalText() }
-
-func (w documentWire) record() Document {
-	d := Document(w.plainDocument)
-	d.ID = uuid.UUID(w.ID)
-	if d.Jurisdiction == "" {
-		d.Jurisdiction = w.State
-	}
-	d.CreatedAt, d.UpdatedAt = w.CreatedAt.Time, w.UpdatedAt.Time
-	return d
-}
+// UnmarshalJSON reads a document in every shape the API writes it.
+func (d *Document) UnmarshalJSON(data []byte) error { return decodeRecord(data, d) }
 
 // maxDocumentsLimit is the largest page of GET /documents.
 const maxDocumentsLimit = 200
@@ -157,7 +114,7 @@ func (p *DocumentListParams) query() *query {
 // List returns one page of documents (unread ones unless p.Status says
 // otherwise). GET /documents.
 func (s *DocumentsClient) List(ctx context.Context, p *DocumentListParams) ([]Document, error) {
-	return listRecords[documentWire](ctx, s.c, routeDocumentsList, p)
+	return listRecords[wireOf[Document]](ctx, s.c, routeDocumentsList, p)
 }
 
 // All returns every document of the listing, page after page (200 a page
@@ -202,7 +159,7 @@ func (s *DocumentsClient) Get(ctx context.Context, id uuid.UUID) (*Document, err
 	if err := checkID("id", id); err != nil {
 		return nil, err
 	}
-	return requestRecord[documentWire](ctx, s.c, routeDocumentsGet.at(id.String()), nil, nil)
+	return requestRecord[wireOf[Document]](ctx, s.c, routeDocumentsGet.at(id.String()), nil, nil)
 }
 
 // Page returns page n (counted from 0) of the document id as a PNG image,
@@ -367,20 +324,7 @@ func (l *FileLink) UnmarshalJSON(data []byte) error {
 		*l = FileLink{URL: u, Raw: append(json.RawMessage(nil), data...)}
 		return nil
 	}
-	return decodeRecord[fileLinkWire](data, l, &l.Raw)
-}
-
-type plainFileLink FileLink
-
-type fileLinkWire struct {
-	plainFileLink
-	ExpiresAt Time `json:"expires_at"`
-}
-
-func (w fileLinkWire) record() FileLink {
-	l := FileLink(w.plainFileLink)
-	l.ExpiresAt = w.ExpiresAt.Time
-	return l
+	return decodeRecord(data, l)
 }
 
 // PageURL returns a link to page n (counted from 0) of the document id as

@@ -18,26 +18,6 @@ var (
 	routeFilingMethodsSchemas = declare(http.MethodGet, "/filing-methods/schemas", "FilingMethods.Schemas")
 )
 
-// UnmarshalJSON decodes a filing method, reading its agency from
-// "agency_name" or from "ageny_name", the spelling of the provider's own
-// C# model.
-func (m *FilingMethod) UnmarshalJSON(data []byte) error {
-	var w struct {
-		plainFilingMethod
-		AgenyName string `json:"ageny_name"`
-	}
-	if err := json.Unmarshal(data, &w); err != nil {
-		return err
-	}
-	*m = FilingMethod(w.plainFilingMethod)
-	if m.AgencyName == "" {
-		m.AgencyName = w.AgenyName
-	}
-	return nil
-}
-
-type plainFilingMethod FilingMethod
-
 // FilingMethodListParams chooses the filing methods of GET
 // /filing-methods: every field is required, as every one of the
 // provider's clients sends them all.
@@ -81,14 +61,8 @@ type FormSchema struct {
 	Raw json.RawMessage `json:"-"`
 }
 
-// UnmarshalJSON decodes the known fields and keeps the whole record in Raw.
-func (f *FormSchema) UnmarshalJSON(data []byte) error {
-	return decodeRecord[formSchemaWire](data, f, &f.Raw)
-}
-
-type formSchemaWire FormSchema
-
-func (w formSchemaWire) record() FormSchema { return FormSchema(w) }
+// UnmarshalJSON reads a form schema, into Raw too.
+func (f *FormSchema) UnmarshalJSON(data []byte) error { return decodeRecord(data, f) }
 
 // FormSchemaParams chooses the schemas of GET /filing-methods/schemas:
 // both fields are required.

@@ -51,11 +51,15 @@ type FilingMethod struct {
 	FiledIn Turnaround `json:"filed_in"`
 	// DocsIn is the time the documents take to be submitted.
 	DocsIn Turnaround `json:"docs_in"`
-	// AgencyName is the government agency the filing goes to.
-	AgencyName        string `json:"agency_name"`
+	// AgencyName is the government agency the filing goes to, read from
+	// "agency_name" or "ageny_name" (the provider's C# spelling).
+	AgencyName        string `json:"agency_name" wire:"or=ageny_name"`
 	FilingDescription string `json:"filing_description"`
 	Jurisdiction      string `json:"jurisdiction"`
 }
+
+// UnmarshalJSON reads a filing method in every shape the API writes it.
+func (m *FilingMethod) UnmarshalJSON(data []byte) error { return decodeRecord(data, m) }
 
 // FilingProductListParams chooses the filing products of GET
 // /filing-products.

@@ -59,31 +59,12 @@ type InvoiceItem struct {
 	// Quantity is how many of the item the line bills. The API writes it
 	// as a number or a numeric string; a line without it (or with null)
 	// bills one, as every line in the provider's examples does.
-	Quantity int `json:"quantity"`
+	Quantity int `json:"quantity" wire:"numeric,default=1"`
 }
 
 // UnmarshalJSON reads an invoice line: its quantity may be a numeric
 // string, and a missing or null quantity is 1.
-func (it *InvoiceItem) UnmarshalJSON(data []byte) error {
-	return decodeWire[invoiceItemWire](data, it)
-}
-
-// invoiceItemWire is an invoice line as the API writes it.
-type invoiceItemWire struct {
-	plainInvoiceItem
-	Quantity *flexInt `json:"quantity"`
-}
-
-type plainInvoiceItem InvoiceItem
-
-func (w invoiceItemWire) record() InvoiceItem {
-	it := InvoiceItem(w.plainInvoiceItem)
-	it.Quantity = 1
-	if w.Quantity != nil {
-		it.Quantity = int(*w.Quantity)
-	}
-	return it
-}
+func (it *InvoiceItem) UnmarshalJSON(data []byte) error { return decodeRecord(data, it) }
 
 // Total returns the sum of the invoice's items (each its price times its
 // quantity), exactly; an invoice without items totals zero.
@@ -99,32 +80,8 @@ func (inv *Invoice) Total() Money {
 // price's decimals ("19.99" × 3 is "59.97").
 func (it InvoiceItem) Total() Money { return it.Price.times(int64(it.Quantity)) }
 
-// UnmarshalJSON decodes the known fields and keeps the whole record in Raw.
-func (inv *Invoice) UnmarshalJSON(data []byte) error {
-	return decodeRecord[invoiceWire](data, inv, &inv.Raw)
-}
-
-// invoiceWire is an invoice as the API writes it. It embeds the invoice
-// without its UnmarshalJSON, which would otherwise be its own.
-type invoiceWire struct {
-	plainInvoice
-	CreatedAt Time `json:"created_at"`
-	UpdatedAt Time `json:"updated_at"`
-}
-
-type plainInvoice Invoice
-
-// invoiceEntry is an invoice in a list: it decodes as an Invoice does,
-// keeping its Raw.
-type invoiceEntry struct{ Invoice }
-
-func (e invoiceEntry) record() Invoice { return e.Invoice }
-
-func (w invoiceWire) record() Invoice {
-	inv := Invoice(w.plainInvoice)
-	inv.CreatedAt, inv.UpdatedAt = w.CreatedAt.Time, w.UpdatedAt.Time
-	return inv
-}
+// UnmarshalJSON reads an invoice as the API writes it, into Raw too.
+func (inv *Invoice) UnmarshalJSON(data []byte) error { return decodeRecord(data, inv) }
 
 // invoicesPageSize is the page size of InvoicesClient.All. The API does not
 // document paging for invoices; 100 is the largest page that its other
@@ -169,7 +126,7 @@ func (p *InvoiceListParams) query() *query {
 // List returns the account's invoices (one page of them when p.Limit is
 // given). GET /invoices.
 func (s *InvoicesClient) List(ctx context.Context, p *InvoiceListParams) ([]Invoice, error) {
-	return listRecords[invoiceEntry](ctx, s.c, routeInvoicesList, p)
+	return listRecords[wireOf[Invoice]](ctx, s.c, routeInvoicesList, p)
 }
 
 // All returns every invoice, page after page (100 a page unless p.Limit

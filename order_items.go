@@ -43,7 +43,7 @@ type OrderItem struct {
 	// Name names the product, as "Standard Federal EIN - Tax Id filing".
 	Name     string          `json:"name"`
 	OrderID  uuid.UUID       `json:"order_id"`
-	Quantity int             `json:"quantity"`
+	Quantity int             `json:"quantity" wire:"numeric"`
 	Status   OrderItemStatus `json:"status"`
 	Type     string          `json:"type"`
 	Product  OrderedProduct  `json:"product"`
@@ -61,26 +61,8 @@ type OrderedProduct struct {
 	FilingMethod *FilingMethod `json:"filing_method"`
 }
 
-// UnmarshalJSON decodes the known fields and keeps the whole record in Raw.
-func (it *OrderItem) UnmarshalJSON(data []byte) error {
-	return decodeRecord[orderItemWire](data, it, &it.Raw)
-}
-
-type plainOrderItem OrderItem
-
-type orderItemWire struct {
-	plainOrderItem
-	CreatedAt Time    `json:"created_at"`
-	UpdatedAt Time    `json:"updated_at"`
-	Quantity  flexInt `json:"quantity"`
-}
-
-func (w orderItemWire) record() OrderItem {
-	it := OrderItem(w.plainOrderItem)
-	it.CreatedAt, it.UpdatedAt = w.CreatedAt.Time, w.UpdatedAt.Time
-	it.Quantity = int(w.Quantity)
-	return it
-}
+// UnmarshalJSON reads an order item as the API writes it, into Raw too.
+func (it *OrderItem) UnmarshalJSON(data []byte) error { return decodeRecord(data, it) }
 
 // OrderItemListParams chooses the companies of
 // GET /order-items/requiring-attention.

@@ -39,8 +39,8 @@ type PaymentMethod struct {
 	// Last4 is the last four digits of the number.
 	Last4 string `json:"last4"`
 	// ExpMonth (1 to 12) and ExpYear (four digits) are the expiry.
-	ExpMonth       int            `json:"exp_month"`
-	ExpYear        int            `json:"exp_year"`
+	ExpMonth       int            `json:"exp_month" wire:"numeric"`
+	ExpYear        int            `json:"exp_year" wire:"numeric"`
 	IsPrepaid      bool           `json:"is_prepaid"`
 	CreatedAt      time.Time      `json:"created_at"`
 	BillingAddress BillingAddress `json:"billing_address"`
@@ -59,41 +59,8 @@ type BillingAddress struct {
 	Country  string `json:"country"`
 }
 
-// UnmarshalJSON decodes the known fields and keeps the whole record in Raw.
-func (m *PaymentMethod) UnmarshalJSON(data []byte) error {
-	return decodeRecord[paymentMethodWire](data, m, &m.Raw)
-}
-
-type plainPaymentMethod PaymentMethod
-
-type paymentMethodWire struct {
-	plainPaymentMethod
-	ExpMonth       flexInt            `json:"exp_month"`
-	ExpYear        flexInt            `json:"exp_year"`
-	CreatedAt      Time               `json:"created_at"`
-	BillingAddress billingAddressWire `json:"billing_address"`
-}
-
-// billingAddressWire reads a billing address whose lines may be null.
-type billingAddressWire struct {
-	Address1, Address2, City, State, Zip, Country *string
-}
-
-func (w paymentMethodWire) record() PaymentMethod {
-	m := PaymentMethod(w.plainPaymentMethod)
-	m.ExpMonth, m.ExpYear = int(w.ExpMonth), int(w.ExpYear)
-	m.CreatedAt = w.CreatedAt.Time
-	a := w.BillingAddress
-	m.BillingAddress = BillingAddress{deref(a.Address1), deref(a.Address2), deref(a.City), deref(a.State), deref(a.Zip), deref(a.Country)}
-	return m
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
-}
+// UnmarshalJSON reads a card as the API writes it, into Raw too.
+func (m *PaymentMethod) UnmarshalJSON(data []byte) error { return decodeRecord(data, m) }
 
 // Card is a card to store or the new details of a stored one. Number,
 // ExpMonth, ExpYear and CVC are required. Number and CVC are Secrets:

@@ -30,16 +30,8 @@ type RegisteredAgentProduct struct {
 	Raw json.RawMessage `json:"-"`
 }
 
-// UnmarshalJSON decodes the known fields and keeps the whole record in Raw.
-func (p *RegisteredAgentProduct) UnmarshalJSON(data []byte) error {
-	return decodeRecord[registeredAgentProductWire](data, p, &p.Raw)
-}
-
-// registeredAgentProductWire is the product without its UnmarshalJSON: no
-// field of it needs a shape of its own.
-type registeredAgentProductWire RegisteredAgentProduct
-
-func (w registeredAgentProductWire) record() RegisteredAgentProduct { return RegisteredAgentProduct(w) }
+// UnmarshalJSON reads a product as the API writes it, into Raw too.
+func (p *RegisteredAgentProduct) UnmarshalJSON(data []byte) error { return decodeRecord(data, p) }
 
 // RegisteredAgentProductListParams chooses the products of
 // GET /registered-agent-products.

@@ -47,12 +47,6 @@ type Resource struct {
 	EntityTypes []string `json:"entity_types"`
 }
 
-// resourceWire is a resource as the API writes it: no field of it needs a
-// shape of its own.
-type resourceWire Resource
-
-func (w resourceWire) record() Resource { return Resource(w) }
-
 // maxResourcesLimit is the largest page of GET /resources.
 const maxResourcesLimit = 200
 
@@ -91,7 +85,7 @@ func (p *ResourceListParams) query() *query {
 
 // List returns one page of resources. GET /resources.
 func (s *ResourcesClient) List(ctx context.Context, p *ResourceListParams) ([]Resource, error) {
-	return listRecords[resourceWire](ctx, s.c, routeResourcesList, p)
+	return listRecords[wireOf[Resource]](ctx, s.c, routeResourcesList, p)
 }
 
 // All returns every resource, page after page (200 a page unless p.Limit
@@ -107,7 +101,7 @@ func (s *ResourcesClient) Get(ctx context.Context, id uuid.UUID) (*Resource, err
 	if err := checkID("id", id); err != nil {
 		return nil, err
 	}
-	return requestRecord[resourceWire](ctx, s.c, routeResourcesGet.at(id.String()), nil, nil)
+	return requestRecord[wireOf[Resource]](ctx, s.c, routeResourcesGet.at(id.String()), nil, nil)
 }
 
 // Page returns page n (counted from 0) of the resource id as a PNG image,

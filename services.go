@@ -54,24 +54,8 @@ type Service struct {
 	CompanyID      uuid.UUID     `json:"company_id"`
 }
 
-// serviceWire is a service as the API writes it.
-// It embeds the service without its UnmarshalJSON.
-type serviceWire struct {
-	plainService
-	CreatedAt Time `json:"created_at"`
-	UpdatedAt Time `json:"updated_at"`
-}
-
-type plainService Service
-
-// UnmarshalJSON reads a service in any shape the API writes it.
-func (s *Service) UnmarshalJSON(data []byte) error { return decodeWire[serviceWire](data, s) }
-
-func (w serviceWire) record() Service {
-	s := Service(w.plainService)
-	s.CreatedAt, s.UpdatedAt = w.CreatedAt.Time, w.UpdatedAt.Time
-	return s
-}
+// UnmarshalJSON reads a service in every shape the API writes it.
+func (s *Service) UnmarshalJSON(data []byte) error { return decodeRecord(data, s) }
 
 // maxServicesLimit is the largest page of GET /services.
 const maxServicesLimit = 100
@@ -108,7 +92,7 @@ func (p *ServiceListParams) query() *query {
 
 // List returns one page of the account's services. GET /services.
 func (s *ServicesClient) List(ctx context.Context, p *ServiceListParams) ([]Service, error) {
-	return listRecords[serviceWire](ctx, s.c, routeServicesList, p)
+	return listRecords[wireOf[Service]](ctx, s.c, routeServicesList, p)
 }
 
 // All returns every service, page after page (100 a page unless p.Limit
@@ -157,7 +141,7 @@ func (s *ServicesClient) Create(ctx context.Context, p *ServiceCreateParams) ([]
 		Jurisdictions   []string    `json:"jurisdictions,omitempty"`
 		JurisdictionIDs []uuid.UUID `json:"jurisdiction_ids,omitempty"`
 	}{p.Company, optID(p.CompanyID), p.Jurisdictions, p.JurisdictionIDs}
-	return requestRecords[serviceWire](ctx, s.c, routeServicesCreate.at(), nil, body)
+	return requestRecords[wireOf[Service]](ctx, s.c, routeServicesCreate.at(), nil, body)
 }
 
 // RequestCancellation asks for the service id to be cancelled and returns
@@ -171,7 +155,7 @@ func (s *ServicesClient) RequestCancellation(ctx context.Context, id uuid.UUID) 
 	if err := checkID("id", id); err != nil {
 		return nil, err
 	}
-	svc, err := requestRecord[serviceWire](ctx, s.c, routeServicesCancel.at(id.String()), nil, nil)
+	svc, err := requestRecord[wireOf[Service]](ctx, s.c, routeServicesCancel.at(id.String()), nil, nil)
 	if err != nil {
 		var apiErr *APIError
 		if errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusBadRequest {

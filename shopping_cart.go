@@ -43,37 +43,15 @@ type CartItem struct {
 	// "Tax id filing service - Standard".
 	Title    string `json:"title"`
 	Total    Money  `json:"total"`
-	Quantity int    `json:"quantity"`
+	Quantity int    `json:"quantity" wire:"numeric"`
 	// Status is "active" for an item that can be checked out.
 	Status string `json:"status"`
 	// Raw is the record exactly as the API sent it.
 	Raw json.RawMessage `json:"-"`
 }
 
-// UnmarshalJSON decodes the known fields and keeps the whole record in Raw.
-func (it *CartItem) UnmarshalJSON(data []byte) error {
-	return decodeRecord[cartItemWire](data, it, &it.Raw)
-}
-
-type plainCartItem CartItem
-
-type cartItemWire struct {
-	plainCartItem
-	CreatedAt       Time       `json:"created_at"`
-	UpdatedAt       Time       `json:"updated_at"`
-	ProductOptionID *uuid.UUID `json:"product_option_id"`
-	Quantity        flexInt    `json:"quantity"`
-}
-
-func (w cartItemWire) record() CartItem {
-	it := CartItem(w.plainCartItem)
-	it.CreatedAt, it.UpdatedAt = w.CreatedAt.Time, w.UpdatedAt.Time
-	if w.ProductOptionID != nil {
-		it.ProductOptionID = *w.ProductOptionID
-	}
-	it.Quantity = int(w.Quantity)
-	return it
-}
+// UnmarshalJSON reads a cart item as the API writes it, into Raw too.
+func (it *CartItem) UnmarshalJSON(data []byte) error { return decodeRecord(data, it) }
 
 // CartListParams chooses the carts of GET /shopping-cart.
 type CartListParams struct {

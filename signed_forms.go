@@ -21,28 +21,13 @@ type SignedForm struct {
 	ID             uuid.UUID `json:"id"`
 	Name           string    `json:"name"`
 	FilingMethodID uuid.UUID `json:"filing_method_id"`
-	Pages          int       `json:"pages"`
+	Pages          int       `json:"pages" wire:"numeric"`
 	// Raw is the record exactly as the API sent it.
 	Raw json.RawMessage `json:"-"`
 }
 
-// UnmarshalJSON decodes the known fields and keeps the whole record in Raw.
-func (f *SignedForm) UnmarshalJSON(data []byte) error {
-	return decodeRecord[signedFormWire](data, f, &f.Raw)
-}
-
-type plainSignedForm SignedForm
-
-type signedFormWire struct {
-	plainSignedForm
-	Pages flexInt `json:"pages"`
-}
-
-func (w signedFormWire) record() SignedForm {
-	f := SignedForm(w.plainSignedForm)
-	f.Pages = int(w.Pages)
-	return f
-}
+// UnmarshalJSON reads a signed form as the API writes it, into Raw too.
+func (f *SignedForm) UnmarshalJSON(data []byte) error { return decodeRecord(data, f) }
 
 // SignedFormListParams chooses the forms of GET /signed-forms.
 type SignedFormListParams struct {

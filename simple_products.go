@@ -27,14 +27,8 @@ type SimpleProduct struct {
 	Raw json.RawMessage `json:"-"`
 }
 
-// UnmarshalJSON decodes the known fields and keeps the whole record in Raw.
-func (p *SimpleProduct) UnmarshalJSON(data []byte) error {
-	return decodeRecord[simpleProductWire](data, p, &p.Raw)
-}
-
-type simpleProductWire SimpleProduct
-
-func (w simpleProductWire) record() SimpleProduct { return SimpleProduct(w) }
+// UnmarshalJSON reads a product as the API writes it, into Raw too.
+func (p *SimpleProduct) UnmarshalJSON(data []byte) error { return decodeRecord(data, p) }
 
 // SimpleProductListParams chooses the products of GET /simple-products.
 type SimpleProductListParams struct {

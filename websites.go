@@ -31,24 +31,8 @@ type Website struct {
 	Addresses    []Address `json:"addresses"`
 }
 
-// websiteWire is a website as the API writes it.
-// It embeds the website without its UnmarshalJSON.
-type websiteWire struct {
-	plainWebsite
-	CreatedAt Time `json:"created_at"`
-	UpdatedAt Time `json:"updated_at"`
-}
-
-type plainWebsite Website
-
-// UnmarshalJSON reads a website in any shape the API writes it.
-func (w *Website) UnmarshalJSON(data []byte) error { return decodeWire[websiteWire](data, w) }
-
-func (w websiteWire) record() Website {
-	site := Website(w.plainWebsite)
-	site.CreatedAt, site.UpdatedAt = w.CreatedAt.Time, w.UpdatedAt.Time
-	return site
-}
+// UnmarshalJSON reads a website in every shape the API writes it.
+func (w *Website) UnmarshalJSON(data []byte) error { return decodeRecord(data, w) }
 
 // Address is a postal address of a website. GET /websites.
 type Address struct {
@@ -68,5 +52,5 @@ func (s *WebsitesClient) Get(ctx context.Context, websiteURL string) (*Website, 
 	}
 	q := &query{}
 	q.str("url", websiteURL)
-	return requestRecord[websiteWire](ctx, s.c, routeWebsitesGet.at(), q, nil)
+	return requestRecord[wireOf[Website]](ctx, s.c, routeWebsitesGet.at(), q, nil)
 }
