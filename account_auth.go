@@ -27,11 +27,11 @@ var (
 )
 
 // Session is what logging in or refreshing gives. The provider shows no
-// answer of these routes; the fields typed here are those of the SDK's
-// fake. The token is a Secret, and the record keeps no raw copy of the
-// answer, which holds it.
+// answer of these routes: the fields are those of the SDK's fake. The
+// token is a Secret, and no raw copy of the answer, which holds it, is
+// kept.
 type Session struct {
-	Token     Secret    `json:"token"`
+	Token     Secret    `json:"token" wire:"or=access_token,or=auth_token"`
 	ExpiresAt time.Time `json:"expires_at"`
 	UserID    uuid.UUID `json:"-"`
 	UserEmail string    `json:"-"`
@@ -47,37 +47,25 @@ func (s Session) Format(f fmt.State, verb rune) {
 }
 
 // UnmarshalJSON reads a session: its token from "token", "access_token"
-// or "auth_token", or the result itself when it is a string.
+// or "auth_token", or the result itself when it is a string, and its user
+// from "user".
 func (s *Session) UnmarshalJSON(data []byte) error {
-	*s = Session{}
 	if tok, ok := unquote(data); ok {
-		s.Token = Secret(tok)
+		*s = Session{Token: Secret(tok)}
 		return nil
 	}
-	if string(data) == "null" {
-		return nil
-	}
-	var w struct {
-		Token       string `json:"token"`
-		AccessToken string `json:"access_token"`
-		AuthToken   string `json:"auth_token"`
-		ExpiresAt   Time   `json:"expires_at"`
-		User        struct {
-			ID    uuid.UUID `json:"id"`
-			Email string    `json:"email"`
-		} `json:"user"`
-	}
-	if err := json.Unmarshal(data, &w); err != nil {
+	if err := decodeRecord(data, s); err != nil || string(data) == "null" {
 		return err
 	}
-	tok := w.Token
-	for _, t := range []string{w.AccessToken, w.AuthToken} {
-		if tok == "" {
-			tok = t
+	var u struct {
+		User struct {
+			ID    uuid.UUID
+			Email string
 		}
 	}
-	*s = Session{Token: Secret(tok), ExpiresAt: w.ExpiresAt.Time, UserID: w.User.ID, UserEmail: w.User.Email}
-	return nil
+	err := json.Unmarshal(data, &u)
+	s.UserID, s.UserEmail = u.User.ID, u.User.Email
+	return err
 }
 
 // Refresh returns a fresh session for the account's user. GET /auth/refresh.
@@ -87,10 +75,9 @@ func (s *AuthClient) Refresh(ctx context.Context) (*Session, error) {
 
 // LoginParams logs a user in: Email and Password are required.
 type LoginParams struct {
-	Email    string
-	Password Secret
-	// WebsiteID, when given, logs in to that website.
-	WebsiteID uuid.UUID
+	Email     string
+	Password  Secret
+	WebsiteID uuid.UUID // when given, logs in to that website
 }
 
 // loginFields is a LoginParams without its methods, for Format.
@@ -111,54 +98,45 @@ type loginBody struct {
 func (b *loginBody) secretValues() []string { return []string{b.Password} }
 
 // Login logs a user of the account in with an e-mail address and a
-// password, and returns the session. A POST, it is never repeated; a
-// failure after the request may have arrived is ErrOutcomeUnknown, and
-// logging in again is harmless. POST /auth/login.
+// password, and returns the session. It is sent at most once: a failure
+// after the request may have arrived is ErrOutcomeUnknown, and logging in
+// again is harmless. POST /auth/login.
 func (s *AuthClient) Login(ctx context.Context, p *LoginParams) (*Session, error) {
-	if p == nil {
-		p = &LoginParams{}
-	}
-	if err := firstErr(checkRequired("email", p.Email), checkRequired("password", p.Password.Reveal())); err != nil {
-		return nil, err
-	}
-	return requestOne[Session](ctx, s.c, routeAuthLogin.at(), nil, &loginBody{p.Email, p.Password.Reveal(), optID(p.WebsiteID)})
+	p = orZero(p)
+	check := firstErr(checkRequired("email", p.Email), checkRequired("password", p.Password.Reveal()))
+	body := &loginBody{p.Email, p.Password.Reveal(), optID(p.WebsiteID)}
+	return sendOne[Session](ctx, s.c, check, routeAuthLogin.at(), nil, body)
 }
 
-// ForgotPasswordParams starts a password reset: EmailAddress is required.
+// ForgotPasswordParams starts a password reset: EmailAddress is required;
+// WebsiteID and Subdomain, when given, name the user's website.
 type ForgotPasswordParams struct {
 	EmailAddress string
-	// WebsiteID and Subdomain, when given, name the website the user
-	// belongs to.
-	WebsiteID uuid.UUID
-	Subdomain string
+	WebsiteID    uuid.UUID
+	Subdomain    string
 }
 
 // ForgotPassword starts a password reset for the user p.EmailAddress: the
-// API e-mails a reset token. A POST, it is never repeated; a failure
-// after the request may have arrived is ErrOutcomeUnknown, and asking
-// again sends a second e-mail. POST /auth/forgot-password.
+// API e-mails a reset token. It is sent at most once: a failure after the
+// request may have arrived is ErrOutcomeUnknown, and a second request sends
+// a second e-mail. POST /auth/forgot-password.
 func (s *AuthClient) ForgotPassword(ctx context.Context, p *ForgotPasswordParams) error {
-	if p == nil {
-		p = &ForgotPasswordParams{}
-	}
-	if err := checkRequired("email_address", p.EmailAddress); err != nil {
-		return err
-	}
+	p = orZero(p)
 	body := struct {
 		EmailAddress string     `json:"email_address"`
 		WebsiteID    *uuid.UUID `json:"website_id,omitempty"`
 		Subdomain    string     `json:"subdomain,omitempty"`
 	}{p.EmailAddress, optID(p.WebsiteID), p.Subdomain}
-	_, err := request[ignored](ctx, s.c, routeAuthForgotPassword.at(), nil, body)
+	check := checkRequired("email_address", p.EmailAddress)
+	_, err := send[ignored](ctx, s.c, check, routeAuthForgotPassword.at(), nil, body)
 	return err
 }
 
-// ResetPasswordParams sets a new password: Token and Password are
-// required. PasswordConfirmation, when empty, is sent as Password (the
-// provider's clients always send the two equal); when given, it must
-// equal Password.
+// ResetPasswordParams sets a new password with the reset token the user
+// received: Token and Password are required. PasswordConfirmation, when
+// empty, is sent as Password (as the provider's clients always do); when
+// given, it must equal Password.
 type ResetPasswordParams struct {
-	// Token is the reset token the user received.
 	Token                Secret
 	Password             Secret
 	PasswordConfirmation Secret
@@ -167,9 +145,9 @@ type ResetPasswordParams struct {
 // resetFields is a ResetPasswordParams without its methods, for Format.
 type resetFields ResetPasswordParams
 
-// Format prints the params as fmt prints a struct, with the token and
-// the passwords redacted, under every verb; so do a
-// []*ResetPasswordParams and a map of them.
+// Format prints the params as fmt prints a struct, with the token and the
+// passwords redacted, under every verb; so do a []*ResetPasswordParams and
+// a map of them.
 func (p ResetPasswordParams) Format(f fmt.State, verb rune) {
 	formatFields(f, verb, resetFields(p), "acctadmin.ResetPasswordParams")
 }
@@ -184,24 +162,21 @@ func (b *resetBody) secretValues() []string {
 	return []string{b.Token, b.Password, b.PasswordConfirmation}
 }
 
-// ResetPassword sets a new password with a reset token. A POST, it is
-// never repeated; a failure after the request may have arrived is
-// ErrOutcomeUnknown, and logging in with the new password shows whether
-// it was set. POST /auth/reset-password.
+// ResetPassword sets a new password with a reset token. It is sent at most
+// once: a failure after the request may have arrived is ErrOutcomeUnknown,
+// and logging in with the new password shows whether it was set.
+// POST /auth/reset-password.
 func (s *AuthClient) ResetPassword(ctx context.Context, p *ResetPasswordParams) error {
-	if p == nil {
-		p = &ResetPasswordParams{}
-	}
+	p = orZero(p)
 	confirm := p.PasswordConfirmation
 	if confirm == "" {
 		confirm = p.Password
 	}
-	if err := firstErr(checkRequired("token", p.Token.Reveal()), checkRequired("password", p.Password.Reveal())); err != nil {
-		return err
+	check := firstErr(checkRequired("token", p.Token.Reveal()), checkRequired("password", p.Password.Reveal()))
+	if check == nil && confirm != p.Password {
+		check = invalid("password_confirmation", "does not match password")
 	}
-	if confirm != p.Password {
-		return invalid("password_confirmation", "does not match password")
-	}
-	_, err := request[ignored](ctx, s.c, routeAuthResetPassword.at(), nil, &resetBody{p.Token.Reveal(), p.Password.Reveal(), confirm.Reveal()})
+	body := &resetBody{p.Token.Reveal(), p.Password.Reveal(), confirm.Reveal()}
+	_, err := send[ignored](ctx, s.c, check, routeAuthResetPassword.at(), nil, body)
 	return err
 }

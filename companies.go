@@ -24,7 +24,7 @@ var (
 )
 
 // Company is a company of the account. The API does not document its
-// shape; the fields known from the provider's own clients are typed and
+// shape: the fields known from the provider's own clients are typed, and
 // the whole record is kept in Raw. GET /companies.
 type Company struct {
 	ID   uuid.UUID `json:"id"`
@@ -51,18 +51,17 @@ func (s *CompaniesClient) List(ctx context.Context) ([]Company, error) {
 // CompaniesClient.Create. Name is required; zero values are not sent.
 type CompanyCreateParams struct {
 	Name string `json:"name"`
-	// HomeState, a jurisdiction name, sets the domestic registration.
-	// The full name ("Utah") and the two-letter abbreviation ("UT") both
-	// work.
+	// HomeState, a jurisdiction's name ("Utah") or abbreviation ("UT"),
+	// sets the domestic registration.
 	HomeState  string `json:"home_state,omitempty"`
 	EntityType string `json:"entity_type,omitempty"`
 }
 
-// Create adds one or more companies in one request and returns the
-// companies just added (a name the account already has may be left out
-// of the answer). Each company needs a name. It is sent at most once: a
-// failure after the request may have arrived is ErrOutcomeUnknown, and
-// List shows whether the companies were added. POST /companies.
+// Create adds companies (each needs a name) in one request and returns
+// those just added (one whose name the account has may be left out). It
+// is sent at most once: a failure after the request may have arrived is
+// ErrOutcomeUnknown, and Companies.List shows whether the companies were
+// added. POST /companies.
 func (s *CompaniesClient) Create(ctx context.Context, companies ...CompanyCreateParams) ([]Company, error) {
 	if len(companies) == 0 {
 		return nil, invalid("companies", "give at least one company")
@@ -72,28 +71,21 @@ func (s *CompaniesClient) Create(ctx context.Context, companies ...CompanyCreate
 			return nil, err
 		}
 	}
-	body := struct {
-		Companies []CompanyCreateParams `json:"companies"`
-	}{companies}
+	body := map[string][]CompanyCreateParams{"companies": companies}
 	return request[[]Company](ctx, s.c, routeCompaniesCreate.at(), nil, body)
 }
 
-// CompanyUpdateParams describes a change to one company with
+// CompanyUpdateParams is a change to one company with
 // CompaniesClient.Update: exactly one of Company (its current name) and
 // CompanyID says which, and at least one of Name, EntityType and HomeState
-// says what changes. Zero values are not sent.
+// what changes. Zero values are not sent.
 type CompanyUpdateParams struct {
-	// Company is the current name of the company to change.
-	Company string
-	// CompanyID is the id of the company to change.
-	CompanyID uuid.UUID
-	// Name is the company's new name.
-	Name string
-	// EntityType is the company's new entity type.
+	Company    string
+	CompanyID  uuid.UUID
+	Name       string // the new name
 	EntityType string
-	// HomeState, a jurisdiction name, is the new domestic registration.
-	// The full name ("Utah") and the two-letter abbreviation ("UT") both
-	// work.
+	// HomeState, a jurisdiction's name ("Utah") or abbreviation ("UT"), is
+	// the new domestic registration.
 	HomeState string
 }
 
@@ -106,15 +98,12 @@ type companyUpdate struct {
 	HomeState  string     `json:"home_state,omitempty"`
 }
 
-// Update changes one or more companies in one request.
-//
-// The API does not document its answer. When the result is an array, it is
-// read as the changed companies; when it is a single company (an object
-// with an "id") or an object {"companies": [...]}, as those; any other
-// result (a message, true, null) means the API sent no companies, and
-// Update returns a nil slice and no error. It is sent at most once: a
-// failure after the request may have arrived is ErrOutcomeUnknown, and
-// List shows whether the companies were changed. PATCH /companies.
+// Update changes companies in one request and returns the changed ones
+// the answer holds: its result read as a list of companies, one company
+// (an object with an "id"), or {"companies": [...]}; any other result
+// gives none and no error. It is sent at most once: a failure after the
+// request may have arrived is ErrOutcomeUnknown, and Companies.List shows
+// whether the companies were changed. PATCH /companies.
 func (s *CompaniesClient) Update(ctx context.Context, updates ...CompanyUpdateParams) ([]Company, error) {
 	if len(updates) == 0 {
 		return nil, invalid("companies", "give at least one company")
@@ -130,56 +119,36 @@ func (s *CompaniesClient) Update(ctx context.Context, updates ...CompanyUpdatePa
 		}
 		items[i] = companyUpdate{u.Company, optID(u.CompanyID), u.Name, u.EntityType, u.HomeState}
 	}
-	body := struct {
-		Companies []companyUpdate `json:"companies"`
-	}{items}
+	body := map[string][]companyUpdate{"companies": items}
 	changed, err := request[companyUpdateAnswer](ctx, s.c, routeCompaniesUpdate.at(), nil, body)
 	return []Company(changed), err
 }
 
 // companyUpdateAnswer reads the undocumented result of PATCH /companies
-// as Update describes.
+// as Update says.
 type companyUpdateAnswer []Company
 
 func (a *companyUpdateAnswer) UnmarshalJSON(data []byte) error {
-	var list []Company
-	if len(data) == 0 {
-		*a = nil
+	*a = nil
+	if len(data) > 0 && data[0] == '[' {
+		return json.Unmarshal(data, (*[]Company)(a))
+	}
+	var probe struct{ ID, Companies json.RawMessage }
+	if len(data) == 0 || data[0] != '{' {
 		return nil
+	} else if err := json.Unmarshal(data, &probe); err != nil {
+		return err
 	}
-	switch data[0] {
-	case '[':
-		if err := json.Unmarshal(data, &list); err != nil {
-			return err
-		}
-	case '{':
-		var probe struct {
-			ID        json.RawMessage `json:"id"`
-			Companies json.RawMessage `json:"companies"`
-		}
-		if err := json.Unmarshal(data, &probe); err != nil {
-			return err
-		}
-		if probe.ID != nil {
-			var c Company
-			if err := json.Unmarshal(data, &c); err != nil {
-				return err
-			}
-			list = []Company{c}
-		} else if len(probe.Companies) > 0 && probe.Companies[0] == '[' {
-			if err := json.Unmarshal(probe.Companies, &list); err != nil {
-				return err
-			}
-		}
+	switch {
+	case probe.ID != nil:
+		return json.Unmarshal(data, (*recordsOrOne[Company])(a))
+	case len(probe.Companies) > 0 && probe.Companies[0] == '[':
+		return json.Unmarshal(probe.Companies, (*[]Company)(a))
 	}
-	*a = list
 	return nil
 }
 
 // Get returns the company id. GET /companies/:id.
 func (s *CompaniesClient) Get(ctx context.Context, id uuid.UUID) (*Company, error) {
-	if err := checkID("id", id); err != nil {
-		return nil, err
-	}
-	return requestOne[Company](ctx, s.c, routeCompaniesGet.at(id.String()), nil, nil)
+	return getByID[Company](ctx, s.c, routeCompaniesGet, id)
 }

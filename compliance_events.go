@@ -36,40 +36,34 @@ type ComplianceEvent struct {
 	UpdatedAt time.Time             `json:"updated_at"`
 	Status    ComplianceEventStatus `json:"status"`
 	DueDate   Date                  `json:"due_date"`
-	// Jurisdictions are the names of the jurisdictions of the event.
+	// Jurisdictions are the names of the event's jurisdictions, which the
+	// API writes as names or as {"jurisdiction": name} objects.
 	Jurisdictions []string  `json:"jurisdictions" wire:"names"`
 	Company       string    `json:"company"`
 	CompanyID     uuid.UUID `json:"company_id"`
-	// Filing is the name of the filing that is due.
-	Filing string `json:"filing"`
+	Filing        string    `json:"filing"` // the name of the filing due
 }
 
-// UnmarshalJSON reads a compliance event in every shape the API writes it
-// (jurisdictions as names or as {"jurisdiction": name} objects).
+// UnmarshalJSON reads a compliance event in every shape the API writes it.
 func (e *ComplianceEvent) UnmarshalJSON(data []byte) error { return decodeRecord(data, e) }
 
 // maxComplianceEventsLimit is the largest page of GET /compliance-events.
 const maxComplianceEventsLimit = 100
 
 // ComplianceEventListParams filters GET /compliance-events. StartDate and
-// EndDate are required; other zero values are not sent.
+// EndDate (not before StartDate) bound the due dates and are required;
+// other zero values are not sent.
 type ComplianceEventListParams struct {
-	// Limit is the page size (API default 50, at most 100).
-	Limit int
-	// Offset is the number of events to skip.
-	Offset int
+	Limit  int // page size: API default 50, at most 100
+	Offset int // events to skip
 	// Company filters by company name; give it or CompanyID, not both.
-	Company string
-	// CompanyID filters by company id.
+	Company   string
 	CompanyID uuid.UUID
-	// StartDate and EndDate bound the due dates; both are required and
-	// EndDate must not be before StartDate.
 	StartDate Date
 	EndDate   Date
 	// Jurisdictions filters by jurisdiction names; give it or
 	// JurisdictionIDs, not both.
-	Jurisdictions []string
-	// JurisdictionIDs filters by jurisdiction ids.
+	Jurisdictions   []string
 	JurisdictionIDs []uuid.UUID
 }
 
@@ -91,16 +85,9 @@ func (p *ComplianceEventListParams) validate() error {
 func (p *ComplianceEventListParams) paging() (limit, offset *int) { return &p.Limit, &p.Offset }
 
 func (p *ComplianceEventListParams) query() *query {
-	q := &query{}
-	q.int("limit", p.Limit)
-	q.int("offset", p.Offset)
-	q.str("company", p.Company)
-	q.id("company_id", p.CompanyID)
-	q.date("start_date", p.StartDate)
-	q.date("end_date", p.EndDate)
-	q.strs("jurisdictions", p.Jurisdictions)
-	q.ids("jurisdiction_ids", p.JurisdictionIDs)
-	return q
+	return pageQuery(p.Limit, p.Offset).str("company", p.Company).id("company_id", p.CompanyID).
+		date("start_date", p.StartDate).date("end_date", p.EndDate).
+		strs("jurisdictions", p.Jurisdictions).ids("jurisdiction_ids", p.JurisdictionIDs)
 }
 
 // List returns one page of the compliance events due between p.StartDate
@@ -111,8 +98,7 @@ func (s *ComplianceEventsClient) List(ctx context.Context, p *ComplianceEventLis
 
 // All returns every compliance event due between p.StartDate and
 // p.EndDate, page after page (100 a page unless p.Limit says otherwise),
-// reading the next page while the loop works on the current one.
-// GET /compliance-events.
+// read ahead of the loop. GET /compliance-events.
 func (s *ComplianceEventsClient) All(ctx context.Context, p *ComplianceEventListParams) iter.Seq2[ComplianceEvent, error] {
 	return paginate(ctx, listingOf(p, maxComplianceEventsLimit, s.List, func(v ComplianceEvent) uuid.UUID { return v.ID }))
 }

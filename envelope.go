@@ -73,9 +73,15 @@ type envelopeDecoder interface {
 // is written over. null reports that the result was JSON null (*out is
 // then left as it was).
 func decodeEnvelopeInto[T any](endpoint string, body []byte, out *T) (success, null bool, err error) {
-	env := envelope[*T]{Result: out}
+	return decodeResult(endpoint, body, out, reflect.TypeFor[envelope[*T]]())
+}
+
+// decodeResult is decodeEnvelopeInto with out, a pointer, of any type;
+// shape is the type a bad field's path is looked for in.
+func decodeResult(endpoint string, body []byte, out any, shape reflect.Type) (success, null bool, err error) {
+	env := envelope[any]{Result: out}
 	if err := json.Unmarshal(body, &env); err != nil {
-		return false, false, decodeFailure(endpoint, body, reflect.TypeOf(env), err)
+		return false, false, decodeFailure(endpoint, body, shape, err)
 	}
 	if env.Success == nil {
 		return false, false, &DecodeError{Endpoint: endpoint, Err: errNotEnvelope}
@@ -245,6 +251,13 @@ func jsonFields(t reflect.Type) map[string]reflect.Type {
 	return out
 }
 
+// ignored decodes any JSON value and keeps nothing: the result of an
+// endpoint whose answer shape is not documented.
+type ignored struct{}
+
+// UnmarshalJSON accepts any value.
+func (*ignored) UnmarshalJSON([]byte) error { return nil }
+
 // recordsOrOne is the result of a route whose answer is not documented and
 // may be a list of records, one record, or something else: a list is
 // read as it is, an object as a list of that one record, and anything
@@ -272,6 +285,14 @@ func (a *recordsOrOne[R]) UnmarshalJSON(data []byte) error {
 		*a = []R{r}
 	}
 	return nil
+}
+
+// firstRecord returns the first of the records an answer held, or nil.
+func firstRecord[R any, L ~[]R](list L, err error) (*R, error) {
+	if err != nil || len(list) == 0 {
+		return nil, err
+	}
+	return &list[0], nil
 }
 
 // withTop is a result T read together with fields the envelope carries
@@ -516,14 +537,8 @@ func (l *wireList[W, R]) decodeEnvelope(endpoint string, body []byte) (bool, err
 		s.SetLen(0)
 		pool.Put(pooled)
 	}()
-	env := envelope[any]{Result: pooled}
-	if err := json.Unmarshal(body, &env); err != nil {
-		return false, decodeFailure(endpoint, body, reflect.TypeFor[envelope[*[]R]](), err)
-	}
-	if env.Success == nil {
-		return false, &DecodeError{Endpoint: endpoint, Err: errNotEnvelope}
-	}
-	if env.Result != nil {
+	success, null, err := decodeResult(endpoint, body, pooled, reflect.TypeFor[envelope[*[]R]]())
+	if err == nil && !null {
 		s := ws.Elem()
 		l.records = make([]R, s.Len())
 		size := c.wire.Size()
@@ -533,5 +548,5 @@ func (l *wireList[W, R]) decodeEnvelope(endpoint string, body []byte) (bool, err
 			c.finish(unsafe.Pointer(&l.records[i]), w, nil)
 		}
 	}
-	return bool(*env.Success), nil
+	return success, err
 }

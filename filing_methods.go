@@ -20,37 +20,31 @@ var (
 
 // FilingMethodListParams chooses the filing methods of GET
 // /filing-methods: every field is required, as every one of the
-// provider's clients sends them all.
+// provider's clients sends them all. Jurisdiction is a jurisdiction's
+// abbreviation ("UT") or name; FilingProductID comes from
+// FilingProducts.Offerings.
 type FilingMethodListParams struct {
-	CompanyID uuid.UUID
-	// Jurisdiction is a jurisdiction's two-letter abbreviation ("UT") or
-	// its name.
-	Jurisdiction string
-	// FilingProductID is the product, from FilingProducts.Offerings.
+	CompanyID       uuid.UUID
+	Jurisdiction    string
 	FilingProductID uuid.UUID
 }
 
 // List returns the ways the product p.FilingProductID can be filed for
 // the company p.CompanyID in p.Jurisdiction. GET /filing-methods.
 func (s *FilingMethodsClient) List(ctx context.Context, p *FilingMethodListParams) ([]FilingMethod, error) {
-	if p == nil {
-		p = &FilingMethodListParams{}
-	}
-	if err := firstErr(checkID("company_id", p.CompanyID), checkRequired("jurisdiction", p.Jurisdiction), checkID("filing_product_id", p.FilingProductID)); err != nil {
-		return nil, err
-	}
-	q := &query{}
-	q.id("company_id", p.CompanyID)
-	q.str("jurisdiction", p.Jurisdiction)
-	q.id("filing_product_id", p.FilingProductID)
-	return request[[]FilingMethod](ctx, s.c, routeFilingMethodsList.at(), q, nil)
+	p = orZero(p)
+	check := firstErr(checkID("company_id", p.CompanyID), checkRequired("jurisdiction", p.Jurisdiction),
+		checkID("filing_product_id", p.FilingProductID))
+	q := new(query).id("company_id", p.CompanyID).str("jurisdiction", p.Jurisdiction).
+		id("filing_product_id", p.FilingProductID)
+	return send[[]FilingMethod](ctx, s.c, check, routeFilingMethodsList.at(), q, nil)
 }
 
-// FormSchema is the form a filing method needs answered, as the form
-// data of an order item (OrderItemsClient.SubmitFormData) or of a cart
-// item (CartAddParams.FormData). The provider's clients only print this
-// answer; the fields typed here are those of the SDK's fake, and the whole
-// record is kept in Raw.
+// FormSchema is the form a filing method needs answered, as the form data
+// of an order item (OrderItemsClient.SubmitFormData) or of a cart item
+// (CartAddParams.FormData). The provider's clients only print this answer:
+// the fields are those of the SDK's fake, and the whole record is kept in
+// Raw.
 type FormSchema struct {
 	FilingMethodID uuid.UUID `json:"filing_method_id"`
 	// Name is the field of the request the schema is for: "form_data".
@@ -72,19 +66,12 @@ type FormSchemaParams struct {
 }
 
 // Schemas returns the forms the filing method p.FilingMethodID needs
-// answered for the company p.CompanyID (a list, which may hold one schema
-// or none; a single object is read as a list of one).
-// GET /filing-methods/schemas.
+// answered for the company p.CompanyID (a list of one schema or none; a
+// single object is read as a list of one). GET /filing-methods/schemas.
 func (s *FilingMethodsClient) Schemas(ctx context.Context, p *FormSchemaParams) ([]FormSchema, error) {
-	if p == nil {
-		p = &FormSchemaParams{}
-	}
-	if err := firstErr(checkID("company_id", p.CompanyID), checkID("filing_method_id", p.FilingMethodID)); err != nil {
-		return nil, err
-	}
-	q := &query{}
-	q.id("company_id", p.CompanyID)
-	q.id("filing_method_id", p.FilingMethodID)
-	schemas, err := request[recordsOrOne[FormSchema]](ctx, s.c, routeFilingMethodsSchemas.at(), q, nil)
+	p = orZero(p)
+	check := firstErr(checkID("company_id", p.CompanyID), checkID("filing_method_id", p.FilingMethodID))
+	q := new(query).id("company_id", p.CompanyID).id("filing_method_id", p.FilingMethodID)
+	schemas, err := send[recordsOrOne[FormSchema]](ctx, s.c, check, routeFilingMethodsSchemas.at(), q, nil)
 	return []FormSchema(schemas), err
 }

@@ -34,10 +34,8 @@ type PaymentMethod struct {
 	ID        uuid.UUID `json:"id"`
 	FirstName string    `json:"first_name"`
 	LastName  string    `json:"last_name"`
-	// Brand is the card's network, as "visa".
-	Brand string `json:"brand"`
-	// Last4 is the last four digits of the number.
-	Last4 string `json:"last4"`
+	Brand     string    `json:"brand"` // the card's network, as "visa"
+	Last4     string    `json:"last4"` // the number's last four digits
 	// ExpMonth (1 to 12) and ExpYear (four digits) are the expiry.
 	ExpMonth       int            `json:"exp_month" wire:"numeric"`
 	ExpYear        int            `json:"exp_year" wire:"numeric"`
@@ -48,8 +46,8 @@ type PaymentMethod struct {
 	Raw json.RawMessage `json:"-"`
 }
 
-// BillingAddress is the address of a card's holder, in the shape the
-// payment-method routes use (which differs from a website's Address).
+// BillingAddress is the address of a card's holder, in the shape of the
+// payment-method routes (not a website's Address).
 type BillingAddress struct {
 	Address1 string `json:"address1"`
 	Address2 string `json:"address2"`
@@ -62,16 +60,14 @@ type BillingAddress struct {
 // UnmarshalJSON reads a card as the API writes it, into Raw too.
 func (m *PaymentMethod) UnmarshalJSON(data []byte) error { return decodeRecord(data, m) }
 
-// Card is a card to store or the new details of a stored one. Number,
-// ExpMonth, ExpYear and CVC are required. Number and CVC are Secrets:
-// printing or logging a Card shows neither.
+// Card is a card to store or the new details of a stored one. Number
+// (spaces allowed), ExpMonth (1 to 12), ExpYear (four digits) and CVC are
+// required. Number and CVC are Secrets: printing or logging a Card shows
+// neither.
 type Card struct {
-	// Number is the full card number; spaces are allowed.
-	Number Secret
-	// ExpMonth is the expiry month, 1 to 12; ExpYear the four-digit year.
-	ExpMonth int
-	ExpYear  int
-	// CVC is the three- or four-digit security code.
+	Number         Secret
+	ExpMonth       int
+	ExpYear        int
 	CVC            Secret
 	FirstName      string
 	LastName       string
@@ -137,52 +133,32 @@ func (s *PaymentMethodsClient) List(ctx context.Context) ([]PaymentMethod, error
 	return request[[]PaymentMethod](ctx, s.c, routePaymentMethodsList.at(), nil, nil)
 }
 
-// Create stores a card and returns it when the API's answer holds it (nil
-// otherwise: the provider's clients find a new card with List, by its
-// last four digits and expiry). It is sent at most once: a failure after
-// the request may have arrived is ErrOutcomeUnknown, and List shows
-// whether the card was stored. POST /payment-methods.
+// Create stores a card and returns it when the answer holds it (nil
+// otherwise: the provider's clients find a new card with List, by its last
+// four digits and expiry). It is sent at most once: a failure after the
+// request may have arrived is ErrOutcomeUnknown, and PaymentMethods.List
+// shows whether the card was stored. POST /payment-methods.
 func (s *PaymentMethodsClient) Create(ctx context.Context, card *Card) (*PaymentMethod, error) {
-	if card == nil {
-		card = &Card{}
-	}
-	if err := card.validate(); err != nil {
-		return nil, err
-	}
-	return firstRecord(request[recordsOrOne[PaymentMethod]](ctx, s.c, routePaymentMethodsCreate.at(), nil, card.body()))
+	card, rt := orZero(card), routePaymentMethodsCreate.at()
+	return firstRecord(send[recordsOrOne[PaymentMethod]](ctx, s.c, card.validate(), rt, nil, card.body()))
 }
 
-// Update replaces the details of the stored card id with card (every
-// field, as the API's clients send them) and returns the card when the
-// answer holds it. It is sent at most once: a failure after the request
-// may have arrived is ErrOutcomeUnknown, and List shows the card's
-// details. PATCH /payment-methods/:id.
+// Update replaces every detail of the stored card id with card's (as the
+// API's clients send them) and returns the card when the answer holds it.
+// It is sent at most once: a failure after the request may have arrived
+// is ErrOutcomeUnknown, and PaymentMethods.List shows the card's details.
+// PATCH /payment-methods/:id.
 func (s *PaymentMethodsClient) Update(ctx context.Context, id uuid.UUID, card *Card) (*PaymentMethod, error) {
-	if card == nil {
-		card = &Card{}
-	}
-	if err := firstErr(checkID("id", id), card.validate()); err != nil {
-		return nil, err
-	}
-	return firstRecord(request[recordsOrOne[PaymentMethod]](ctx, s.c, routePaymentMethodsUpdate.at(id.String()), nil, card.body()))
+	card, rt := orZero(card), routePaymentMethodsUpdate.at(id.String())
+	check := firstErr(checkID("id", id), card.validate())
+	return firstRecord(send[recordsOrOne[PaymentMethod]](ctx, s.c, check, rt, nil, card.body()))
 }
 
 // Delete removes the stored card id. It is sent at most once, as it
-// changes what the account pays with: a failure after the request may
-// have arrived is ErrOutcomeUnknown, and List shows whether the card is
-// still there. DELETE /payment-methods/:id.
+// changes what the account pays with: a failure after the request may have
+// arrived is ErrOutcomeUnknown, and PaymentMethods.List shows whether the
+// card is still there. DELETE /payment-methods/:id.
 func (s *PaymentMethodsClient) Delete(ctx context.Context, id uuid.UUID) error {
-	if err := checkID("id", id); err != nil {
-		return err
-	}
-	_, err := request[ignored](ctx, s.c, routePaymentMethodsDelete.at(id.String()), nil, nil)
+	_, err := send[ignored](ctx, s.c, checkID("id", id), routePaymentMethodsDelete.at(id.String()), nil, nil)
 	return err
-}
-
-// firstRecord returns the first of the records an answer held, or nil.
-func firstRecord[R any, L ~[]R](list L, err error) (*R, error) {
-	if err != nil || len(list) == 0 {
-		return nil, err
-	}
-	return &list[0], nil
 }

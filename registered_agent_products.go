@@ -17,8 +17,8 @@ type RegisteredAgentProductsClient service
 var routeRegisteredAgentProductsList = declare(http.MethodGet, "/registered-agent-products", "RegisteredAgentProducts.List")
 
 // RegisteredAgentProduct is a registered-agent service that can be bought
-// in a jurisdiction. The API does not document its shape; the fields known
-// are typed and the whole record is kept in Raw.
+// in a jurisdiction. The API does not document its shape: the fields known
+// are typed, and the whole record is kept in Raw.
 // GET /registered-agent-products.
 type RegisteredAgentProduct struct {
 	ID           uuid.UUID `json:"id"`
@@ -34,22 +34,17 @@ type RegisteredAgentProduct struct {
 func (p *RegisteredAgentProduct) UnmarshalJSON(data []byte) error { return decodeRecord(data, p) }
 
 // RegisteredAgentProductListParams chooses the products of
-// GET /registered-agent-products.
+// GET /registered-agent-products: those of the website URL (its full URL;
+// required).
 type RegisteredAgentProductListParams struct {
-	// URL is the full URL of the website; required.
 	URL string
 }
 
 // List returns the registered-agent products of the website p.URL.
 // GET /registered-agent-products.
 func (s *RegisteredAgentProductsClient) List(ctx context.Context, p *RegisteredAgentProductListParams) ([]RegisteredAgentProduct, error) {
-	if p == nil {
-		p = &RegisteredAgentProductListParams{}
-	}
-	if err := checkRequired("url", p.URL); err != nil {
-		return nil, err
-	}
-	q := &query{}
-	q.str("url", p.URL)
-	return request[[]RegisteredAgentProduct](ctx, s.c, routeRegisteredAgentProductsList.at(), q, nil)
+	p = orZero(p)
+	q := new(query).str("url", p.URL)
+	rt := routeRegisteredAgentProductsList.at()
+	return send[[]RegisteredAgentProduct](ctx, s.c, checkRequired("url", p.URL), rt, q, nil)
 }

@@ -62,13 +62,10 @@ const maxServicesLimit = 100
 
 // ServiceListParams filters GET /services. Zero values are not sent.
 type ServiceListParams struct {
-	// Limit is the page size (API default 50, at most 100).
-	Limit int
-	// Offset is the number of services to skip.
-	Offset int
+	Limit  int // page size: API default 50, at most 100
+	Offset int // services to skip
 	// Company filters by company name; give it or CompanyID, not both.
-	Company string
-	// CompanyID filters by company id.
+	Company   string
 	CompanyID uuid.UUID
 }
 
@@ -82,12 +79,7 @@ func (p *ServiceListParams) validate() error {
 func (p *ServiceListParams) paging() (limit, offset *int) { return &p.Limit, &p.Offset }
 
 func (p *ServiceListParams) query() *query {
-	q := &query{}
-	q.int("limit", p.Limit)
-	q.int("offset", p.Offset)
-	q.str("company", p.Company)
-	q.id("company_id", p.CompanyID)
-	return q
+	return pageQuery(p.Limit, p.Offset).str("company", p.Company).id("company_id", p.CompanyID)
 }
 
 // List returns one page of the account's services. GET /services.
@@ -96,43 +88,33 @@ func (s *ServicesClient) List(ctx context.Context, p *ServiceListParams) ([]Serv
 }
 
 // All returns every service, page after page (100 a page unless p.Limit
-// says otherwise), reading the next page while the loop works on the
-// current one. GET /services.
+// says otherwise), read ahead of the loop. GET /services.
 func (s *ServicesClient) All(ctx context.Context, p *ServiceListParams) iter.Seq2[Service, error] {
 	return paginate(ctx, listingOf(p, maxServicesLimit, s.List, func(v Service) uuid.UUID { return v.ID }))
 }
 
 // ServiceCreateParams orders services for a company: exactly one of
-// Company and CompanyID, and exactly one of Jurisdictions and
-// JurisdictionIDs.
+// Company and CompanyID (name or id), and exactly one of Jurisdictions
+// and JurisdictionIDs (names or ids).
 type ServiceCreateParams struct {
-	// Company names the company; CompanyID identifies it instead.
-	Company   string
-	CompanyID uuid.UUID
-	// Jurisdictions names the jurisdictions to order the service in;
-	// JurisdictionIDs identifies them instead.
+	Company         string
+	CompanyID       uuid.UUID
 	Jurisdictions   []string
 	JurisdictionIDs []uuid.UUID
 }
 
-func (p *ServiceCreateParams) validate() error {
-	return firstErr(
+// Create orders services for a company in one or more jurisdictions and
+// returns them (status active or awaiting-client-input). It is sent at
+// most once: a failure after the request may have arrived is
+// ErrOutcomeUnknown, and Services.List shows whether the services were
+// ordered. POST /services.
+func (s *ServicesClient) Create(ctx context.Context, p *ServiceCreateParams) ([]Service, error) {
+	p = orZero(p)
+	if err := firstErr(
 		checkOne("company", p.Company != "", "company_id", p.CompanyID != uuid.Nil),
 		checkOne("jurisdictions", len(p.Jurisdictions) > 0, "jurisdiction_ids", len(p.JurisdictionIDs) > 0),
 		checkIDs("jurisdiction_ids", p.JurisdictionIDs),
-	)
-}
-
-// Create orders services for a company in one or more jurisdictions and
-// returns the services just created (status active or
-// awaiting-client-input). It is sent at most once: a failure after the
-// request may have arrived is ErrOutcomeUnknown, and List shows whether
-// the services were ordered. POST /services.
-func (s *ServicesClient) Create(ctx context.Context, p *ServiceCreateParams) ([]Service, error) {
-	if p == nil {
-		p = &ServiceCreateParams{}
-	}
-	if err := p.validate(); err != nil {
+	); err != nil {
 		return nil, err
 	}
 	body := struct {
@@ -144,39 +126,33 @@ func (s *ServicesClient) Create(ctx context.Context, p *ServiceCreateParams) ([]
 	return requestRecords[wireOf[Service]](ctx, s.c, routeServicesCreate.at(), nil, body)
 }
 
-// RequestCancellation asks for the service id to be cancelled and returns
-// it with status cancel-requested; the provider's staff then cancels it.
-// When the service's company has unpaid invoices the API refuses, and the
-// error is an *UnpaidInvoicesError listing them.
-// It is sent at most once: a failure after the request may have arrived
-// is ErrOutcomeUnknown, and List shows whether the service is
-// cancel-requested. POST /services/:id/cancel-request.
+// RequestCancellation asks for the service id to be cancelled (the
+// provider's staff then cancels it) and returns it, cancel-requested.
+// When the company has unpaid invoices the API refuses, and the error is
+// an *UnpaidInvoicesError listing them. It is sent at most once: a failure
+// after the request may have arrived is ErrOutcomeUnknown, and
+// Services.List shows whether the service is cancel-requested.
+// POST /services/:id/cancel-request.
 func (s *ServicesClient) RequestCancellation(ctx context.Context, id uuid.UUID) (*Service, error) {
 	if err := checkID("id", id); err != nil {
 		return nil, err
 	}
 	svc, err := requestRecord[wireOf[Service]](ctx, s.c, routeServicesCancel.at(id.String()), nil, nil)
-	if err != nil {
-		var apiErr *APIError
-		if errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusBadRequest {
-			if invoices, ok := unpaidInvoices(apiErr.Body); ok {
-				return nil, &UnpaidInvoicesError{Invoices: invoices, Err: apiErr}
-			}
+	var apiErr *APIError
+	if errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusBadRequest {
+		if invoices, ok := unpaidInvoices(apiErr.Body); ok {
+			return nil, &UnpaidInvoicesError{Invoices: invoices, Err: apiErr}
 		}
-		return nil, err
 	}
-	return svc, nil
+	return svc, err
 }
 
-// UnpaidInvoicesError is the answer to a cancellation request for a service
-// whose company has unpaid invoices: the API refuses it with status 400 and
-// lists the invoices, which must be paid or cancelled first. It unwraps to
-// its *APIError.
+// UnpaidInvoicesError is the API's refusal (400) to cancel a service whose
+// company has unpaid invoices, which must be paid or cancelled first. It
+// unwraps to its *APIError.
 type UnpaidInvoicesError struct {
-	// Invoices are the unpaid invoices the API listed.
-	Invoices []Invoice
-	// Err is the underlying API answer.
-	Err *APIError
+	Invoices []Invoice // the unpaid invoices the API listed
+	Err      *APIError // the underlying answer
 }
 
 // Error implements error.
@@ -187,9 +163,9 @@ func (e *UnpaidInvoicesError) Error() string {
 // Unwrap returns the underlying *APIError.
 func (e *UnpaidInvoicesError) Unwrap() error { return e.Err }
 
-// unpaidInvoices reads the invoices listed in a refused cancellation. The
-// shape of that answer is not documented, so the list is looked for under
-// "result", "invoices", "unpaid_invoices" and "data", or as the whole body.
+// unpaidInvoices reads the invoices of a refused cancellation. The shape
+// is not documented: the list is looked for under "result", "invoices",
+// "unpaid_invoices" and "data", or as the whole body.
 func unpaidInvoices(body []byte) ([]Invoice, bool) {
 	body = bytes.TrimSpace(body)
 	var list []Invoice
@@ -212,16 +188,14 @@ func unpaidInvoices(body []byte) ([]Invoice, bool) {
 	return nil, false
 }
 
-// ServiceInfo is the information a service holds: the contact person and
+// ServiceInfo is the information a service holds: its contact person and
 // the officers a corporation's service needs. Its shape is known only from
 // the provider's data file for POST /services/:id/info (keys with a dot,
-// such as "official.director"); Info reads an answer of any shape, typing
-// what it finds there or under "info", and keeps the whole record in Raw.
-// Zero values are not sent.
+// as "official.director"); an answer is read from the record or its
+// "info" object, and kept whole in Raw. Zero values are not sent.
 type ServiceInfo struct {
 	ContactPerson *ServiceContact `json:"contact_person,omitempty"`
-	// Directors, Presidents, Secretaries and Treasurers are the officers,
-	// each with the matching Role.
+	// The officers, each with the matching Role.
 	Directors   []ServiceOfficer `json:"official.director,omitempty"`
 	Presidents  []ServiceOfficer `json:"official.president,omitempty"`
 	Secretaries []ServiceOfficer `json:"official.secretary,omitempty"`
@@ -285,8 +259,7 @@ func (si *ServiceInfo) UnmarshalJSON(data []byte) error {
 		}
 		out = ServiceInfo(inner)
 	}
-	out.Status = w.Status
-	out.Raw = append(json.RawMessage(nil), data...)
+	out.Status, out.Raw = w.Status, append(json.RawMessage(nil), data...)
 	*si = out
 	return nil
 }
@@ -294,16 +267,13 @@ func (si *ServiceInfo) UnmarshalJSON(data []byte) error {
 // Info returns the information the service id holds.
 // GET /services/:id/info.
 func (s *ServicesClient) Info(ctx context.Context, id uuid.UUID) (*ServiceInfo, error) {
-	if err := checkID("id", id); err != nil {
-		return nil, err
-	}
-	return requestOne[ServiceInfo](ctx, s.c, routeServicesInfo.at(id.String()), nil, nil)
+	return getByID[ServiceInfo](ctx, s.c, routeServicesInfo, id)
 }
 
 // AddInfo gives the service id the information it needs (a service
-// awaiting client input waits for it) and returns what the service then
-// holds. It is sent at most once: a failure after the request may have
-// arrived is ErrOutcomeUnknown, and Info shows what the service holds.
+// awaiting client input waits for it) and returns what it then holds. It
+// is sent at most once: a failure after the request may have arrived is
+// ErrOutcomeUnknown, and Services.Info shows what the service holds.
 // POST /services/:id/info.
 func (s *ServicesClient) AddInfo(ctx context.Context, id uuid.UUID, info *ServiceInfo) (*ServiceInfo, error) {
 	if err := checkID("id", id); err != nil {

@@ -26,7 +26,7 @@ var (
 )
 
 // CartItem is a product in a company's shopping cart. Its shape is known
-// from the provider's C# model only; the fields are typed as it has them
+// from the provider's C# model only: the fields are typed as it has them,
 // and the whole record is kept in Raw.
 type CartItem struct {
 	ID        uuid.UUID `json:"id"`
@@ -53,25 +53,18 @@ type CartItem struct {
 // UnmarshalJSON reads a cart item as the API writes it, into Raw too.
 func (it *CartItem) UnmarshalJSON(data []byte) error { return decodeRecord(data, it) }
 
-// CartListParams chooses the carts of GET /shopping-cart.
+// CartListParams chooses the carts of GET /shopping-cart: those of
+// CompanyIDs, or of every company of the account when nil.
 type CartListParams struct {
-	// CompanyIDs are the companies whose carts to list; nil lists the
-	// carts of every company of the account.
 	CompanyIDs []uuid.UUID
 }
 
 // List returns the items in the carts of p.CompanyIDs.
 // GET /shopping-cart.
 func (s *ShoppingCartClient) List(ctx context.Context, p *CartListParams) ([]CartItem, error) {
-	if p == nil {
-		p = &CartListParams{}
-	}
-	if err := checkIDs("company_ids", p.CompanyIDs); err != nil {
-		return nil, err
-	}
-	q := &query{}
-	q.ids("company_ids", p.CompanyIDs)
-	return request[[]CartItem](ctx, s.c, routeCartList.at(), q, nil)
+	p = orZero(p)
+	q := new(query).ids("company_ids", p.CompanyIDs)
+	return send[[]CartItem](ctx, s.c, checkIDs("company_ids", p.CompanyIDs), routeCartList.at(), q, nil)
 }
 
 // CartAddParams puts a product in a company's cart. CompanyID and
@@ -86,31 +79,20 @@ type CartAddParams struct {
 	// Quantity is how many; zero sends none, which the API reads as 1.
 	Quantity int
 	// FormData, when set, answers the filing's form now (a value that
-	// encodes as a JSON object, such as a map or a struct; see
-	// FilingMethodsClient.Schemas), so that the order item does not wait
-	// for it after checkout. It may hold personal data.
+	// encodes as a JSON object; see FilingMethodsClient.Schemas), so that
+	// the order item does not wait for it. It may hold personal data.
 	FormData any
 }
 
-func (p *CartAddParams) validate() error {
-	if p.Quantity < 0 {
-		return invalid("quantity", "must not be negative, got %d", p.Quantity)
-	}
-	return firstErr(checkID("company_id", p.CompanyID), checkID("product_id", p.ProductID), checkFormData("form_data", p.FormData, false))
-}
-
 // Add puts a product in a company's cart and returns the items the API
-// answers with (the cart's items, or the one added; none when it sends
-// neither). It is sent at most once: a failure after the request may
-// have arrived is ErrOutcomeUnknown, and ShoppingCart.List shows whether
-// the item was added. POST /shopping-cart.
+// answers with (the cart's, or the one added; none when it sends
+// neither). It is sent at most once: a failure after the request may have
+// arrived is ErrOutcomeUnknown, and ShoppingCart.List shows whether the
+// item was added. POST /shopping-cart.
 func (s *ShoppingCartClient) Add(ctx context.Context, p *CartAddParams) ([]CartItem, error) {
-	if p == nil {
-		p = &CartAddParams{}
-	}
-	if err := p.validate(); err != nil {
-		return nil, err
-	}
+	p = orZero(p)
+	check := firstErr(checkNotNegative("quantity", p.Quantity), checkID("company_id", p.CompanyID),
+		checkID("product_id", p.ProductID), checkFormData("form_data", p.FormData, false))
 	body := struct {
 		CompanyID       uuid.UUID  `json:"company_id"`
 		ProductID       uuid.UUID  `json:"product_id"`
@@ -118,7 +100,7 @@ func (s *ShoppingCartClient) Add(ctx context.Context, p *CartAddParams) ([]CartI
 		Quantity        int        `json:"quantity,omitempty"`
 		FormData        any        `json:"form_data,omitempty"`
 	}{p.CompanyID, p.ProductID, optID(p.ProductOptionID), p.Quantity, p.FormData}
-	items, err := request[recordsOrOne[CartItem]](ctx, s.c, routeCartAdd.at(), nil, body)
+	items, err := send[recordsOrOne[CartItem]](ctx, s.c, check, routeCartAdd.at(), nil, body)
 	return []CartItem(items), err
 }
 
@@ -126,50 +108,37 @@ func (s *ShoppingCartClient) Add(ctx context.Context, p *CartAddParams) ([]CartI
 // ItemIDs, or every item of the companies CompanyIDs; at least one of the
 // two is required.
 type CartRemoveParams struct {
-	CompanyIDs []uuid.UUID
-	ItemIDs    []uuid.UUID
+	CompanyIDs []uuid.UUID `json:"company_ids,omitempty"`
+	ItemIDs    []uuid.UUID `json:"item_ids,omitempty"`
 }
 
-// Remove takes items out of the carts: the items p.ItemIDs, or, given
-// only p.CompanyIDs, every item in those companies' carts. The
-// parameters travel in a signed JSON body, as three of the provider's
-// four example clients send them. It is sent at most once: a failure
-// after the request may have arrived is ErrOutcomeUnknown, and
-// ShoppingCart.List shows whether the items are still there.
-// DELETE /shopping-cart.
+// Remove takes items out of the carts: p.ItemIDs, or, given only
+// p.CompanyIDs, every item in those companies' carts, in a signed JSON
+// body (as three of the provider's four clients send them). It is sent at
+// most once: a failure after the request may have arrived is
+// ErrOutcomeUnknown, and ShoppingCart.List shows whether the items are
+// still there. DELETE /shopping-cart.
 func (s *ShoppingCartClient) Remove(ctx context.Context, p *CartRemoveParams) error {
-	if p == nil {
-		p = &CartRemoveParams{}
-	}
-	if err := firstErr(
-		checkSome("item_ids", len(p.ItemIDs) > 0, "company_ids", len(p.CompanyIDs) > 0),
-		checkIDs("company_ids", p.CompanyIDs), checkIDs("item_ids", p.ItemIDs),
-	); err != nil {
-		return err
-	}
-	body := struct {
-		CompanyIDs []uuid.UUID `json:"company_ids,omitempty"`
-		ItemIDs    []uuid.UUID `json:"item_ids,omitempty"`
-	}{p.CompanyIDs, p.ItemIDs}
-	_, err := request[ignored](ctx, s.c, routeCartRemove.at(), nil, body)
+	p = orZero(p)
+	check := firstErr(checkSome("item_ids", len(p.ItemIDs) > 0, "company_ids", len(p.CompanyIDs) > 0),
+		checkIDs("company_ids", p.CompanyIDs), checkIDs("item_ids", p.ItemIDs))
+	_, err := send[ignored](ctx, s.c, check, routeCartRemove.at(), nil, p)
 	return err
 }
 
-// CheckoutParams pays for cart items: PaymentMethodID is required, and at
-// least one of ItemIDs (those items) and CompanyIDs (every item in those
-// companies' carts).
+// CheckoutParams pays for cart items: PaymentMethodID (the card to charge,
+// the API's payment_token) is required, and at least one of ItemIDs (those
+// items) and CompanyIDs (every item in those companies' carts).
 type CheckoutParams struct {
-	ItemIDs    []uuid.UUID
-	CompanyIDs []uuid.UUID
-	// PaymentMethodID is the card to charge, the ID of a PaymentMethod
-	// (the API's payment_token).
-	PaymentMethodID uuid.UUID
+	ItemIDs         []uuid.UUID `json:"item_ids,omitempty"`
+	CompanyIDs      []uuid.UUID `json:"company_ids,omitempty"`
+	PaymentMethodID uuid.UUID   `json:"payment_token"`
 }
 
 // Checkout is what a checkout made.
 type Checkout struct {
-	// InvoiceIDs are the invoices the checkout made, read from beside the
-	// envelope's result, where the API puts them.
+	// InvoiceIDs are the invoices made, read from beside the envelope's
+	// result, where the API puts them.
 	InvoiceIDs []uuid.UUID
 	// Invoices are the invoices in the result, when the API sends them
 	// there (it is not documented to).
@@ -180,30 +149,18 @@ type Checkout struct {
 // invoices and the order items of the products (see
 // OrderItemsClient.ListRequiringAttention). It is sent at most once: a
 // failure after the request may have arrived is ErrOutcomeUnknown, and
-// then Invoices.List shows whether invoices were made and
+// then Invoices.List shows whether invoices were made, and
 // ShoppingCart.List whether the items left the cart; do not simply try
-// again, or the card may be charged twice.
-// POST /shopping-cart/checkout.
+// again, or the card may be charged twice. POST /shopping-cart/checkout.
 func (s *ShoppingCartClient) Checkout(ctx context.Context, p *CheckoutParams) (*Checkout, error) {
-	if p == nil {
-		p = &CheckoutParams{}
-	}
-	if err := firstErr(
-		checkID("payment_token", p.PaymentMethodID),
+	p = orZero(p)
+	check := firstErr(checkID("payment_token", p.PaymentMethodID),
 		checkSome("item_ids", len(p.ItemIDs) > 0, "company_ids", len(p.CompanyIDs) > 0),
-		checkIDs("item_ids", p.ItemIDs), checkIDs("company_ids", p.CompanyIDs),
-	); err != nil {
-		return nil, err
-	}
-	body := struct {
-		CompanyIDs   []uuid.UUID `json:"company_ids,omitempty"`
-		ItemIDs      []uuid.UUID `json:"item_ids,omitempty"`
-		PaymentToken uuid.UUID   `json:"payment_token"`
-	}{p.CompanyIDs, p.ItemIDs, p.PaymentMethodID}
+		checkIDs("item_ids", p.ItemIDs), checkIDs("company_ids", p.CompanyIDs))
 	type top struct {
 		InvoiceIDs []uuid.UUID `json:"invoice_ids"`
 	}
-	out, err := request[withTop[recordsOrOne[Invoice], top]](ctx, s.c, routeCartCheckout.at(), nil, body)
+	out, err := send[withTop[recordsOrOne[Invoice], top]](ctx, s.c, check, routeCartCheckout.at(), nil, p)
 	if err != nil {
 		return nil, err
 	}
