@@ -22,12 +22,11 @@ var (
 // the provider; the fields typed here are those of the SDK's fake, and
 // the whole record is kept in Raw.
 type Account struct {
-	ID        uuid.UUID `json:"id"`
-	Name      string    `json:"name"`
-	Email     string    `json:"email"`
-	CreatedAt time.Time `json:"created_at"`
-	// Raw is the record exactly as the API sent it.
-	Raw json.RawMessage `json:"-"`
+	ID        uuid.UUID       `json:"id"`
+	Name      string          `json:"name"`
+	Email     string          `json:"email"`
+	CreatedAt time.Time       `json:"created_at"`
+	Raw       json.RawMessage `json:"-"` // the record exactly as the API sent it
 }
 
 // UnmarshalJSON reads an account as the API writes it, into Raw too.
@@ -37,15 +36,14 @@ func (a *Account) UnmarshalJSON(data []byte) error { return decodeRecord(data, a
 // it. Only its name is shown by the provider; the fields typed here are
 // those of the SDK's fake, and the whole record is kept in Raw.
 type DashPanel struct {
-	Companies               int     `json:"companies" wire:"numeric"`
-	ActiveServices          int     `json:"active_services" wire:"numeric"`
-	UnreadDocuments         int     `json:"unread_documents" wire:"numeric"`
-	UnpaidInvoices          int     `json:"unpaid_invoices" wire:"numeric"`
-	UnpaidTotal             Money   `json:"unpaid_total"`
-	ItemsRequiringAttention int     `json:"items_requiring_attention" wire:"numeric"`
-	UpcomingDueDates        []DueOn `json:"upcoming_due_dates"`
-	// Raw is the record exactly as the API sent it.
-	Raw json.RawMessage `json:"-"`
+	Companies               int             `json:"companies" wire:"numeric"`
+	ActiveServices          int             `json:"active_services" wire:"numeric"`
+	UnreadDocuments         int             `json:"unread_documents" wire:"numeric"`
+	UnpaidInvoices          int             `json:"unpaid_invoices" wire:"numeric"`
+	UnpaidTotal             Money           `json:"unpaid_total"`
+	ItemsRequiringAttention int             `json:"items_requiring_attention" wire:"numeric"`
+	UpcomingDueDates        []DueOn         `json:"upcoming_due_dates"`
+	Raw                     json.RawMessage `json:"-"` // the record exactly as the API sent it
 }
 
 // DueOn is a filing of a company due on a date.

@@ -37,14 +37,9 @@ type Session struct {
 	UserEmail string    `json:"-"`
 }
 
-// sessionFields is a Session without its methods, for Format.
-type sessionFields Session
-
 // Format prints the session as fmt prints a struct, with Token redacted,
 // under every verb; so do a []*Session and a map of them.
-func (s Session) Format(f fmt.State, verb rune) {
-	formatFields(f, verb, sessionFields(s), "acctadmin.Session")
-}
+func (s Session) Format(f fmt.State, verb rune) { formatFields(f, verb, s, "acctadmin.Session") }
 
 // UnmarshalJSON reads a session: its token from "token", "access_token"
 // or "auth_token", or the result itself when it is a string, and its user
@@ -80,13 +75,10 @@ type LoginParams struct {
 	WebsiteID uuid.UUID // when given, logs in to that website
 }
 
-// loginFields is a LoginParams without its methods, for Format.
-type loginFields LoginParams
-
 // Format prints the params as fmt prints a struct, with Password
 // redacted, under every verb; so do a []*LoginParams and a map of them.
 func (p LoginParams) Format(f fmt.State, verb rune) {
-	formatFields(f, verb, loginFields(p), "acctadmin.LoginParams")
+	formatFields(f, verb, p, "acctadmin.LoginParams")
 }
 
 type loginBody struct {
@@ -97,10 +89,9 @@ type loginBody struct {
 
 func (b *loginBody) secretValues() []string { return []string{b.Password} }
 
-// Login logs a user of the account in with an e-mail address and a
-// password, and returns the session. It is sent at most once: a failure
-// after the request may have arrived is ErrOutcomeUnknown, and logging in
-// again is harmless. POST /auth/login.
+// Login logs a user of the account in and returns the session. Sent at
+// most once; after ErrOutcomeUnknown, logging in again is harmless.
+// POST /auth/login.
 func (s *AuthClient) Login(ctx context.Context, p *LoginParams) (*Session, error) {
 	p = orZero(p)
 	check := firstErr(checkRequired("email", p.Email), checkRequired("password", p.Password.Reveal()))
@@ -111,24 +102,18 @@ func (s *AuthClient) Login(ctx context.Context, p *LoginParams) (*Session, error
 // ForgotPasswordParams starts a password reset: EmailAddress is required;
 // WebsiteID and Subdomain, when given, name the user's website.
 type ForgotPasswordParams struct {
-	EmailAddress string
-	WebsiteID    uuid.UUID
-	Subdomain    string
+	EmailAddress string    `json:"email_address"`
+	WebsiteID    uuid.UUID `json:"website_id,omitempty"`
+	Subdomain    string    `json:"subdomain,omitempty"`
 }
 
-// ForgotPassword starts a password reset for the user p.EmailAddress: the
-// API e-mails a reset token. It is sent at most once: a failure after the
-// request may have arrived is ErrOutcomeUnknown, and a second request sends
-// a second e-mail. POST /auth/forgot-password.
+// ForgotPassword has the API e-mail a reset token to p.EmailAddress. Sent
+// at most once; after ErrOutcomeUnknown, a second request sends a second
+// e-mail. POST /auth/forgot-password.
 func (s *AuthClient) ForgotPassword(ctx context.Context, p *ForgotPasswordParams) error {
 	p = orZero(p)
-	body := struct {
-		EmailAddress string     `json:"email_address"`
-		WebsiteID    *uuid.UUID `json:"website_id,omitempty"`
-		Subdomain    string     `json:"subdomain,omitempty"`
-	}{p.EmailAddress, optID(p.WebsiteID), p.Subdomain}
 	check := checkRequired("email_address", p.EmailAddress)
-	_, err := send[ignored](ctx, s.c, check, routeAuthForgotPassword.at(), nil, body)
+	_, err := send[ignored](ctx, s.c, check, routeAuthForgotPassword.at(), nil, bodyOf{p})
 	return err
 }
 
@@ -142,14 +127,11 @@ type ResetPasswordParams struct {
 	PasswordConfirmation Secret
 }
 
-// resetFields is a ResetPasswordParams without its methods, for Format.
-type resetFields ResetPasswordParams
-
 // Format prints the params as fmt prints a struct, with the token and the
 // passwords redacted, under every verb; so do a []*ResetPasswordParams and
 // a map of them.
 func (p ResetPasswordParams) Format(f fmt.State, verb rune) {
-	formatFields(f, verb, resetFields(p), "acctadmin.ResetPasswordParams")
+	formatFields(f, verb, p, "acctadmin.ResetPasswordParams")
 }
 
 type resetBody struct {
@@ -162,10 +144,9 @@ func (b *resetBody) secretValues() []string {
 	return []string{b.Token, b.Password, b.PasswordConfirmation}
 }
 
-// ResetPassword sets a new password with a reset token. It is sent at most
-// once: a failure after the request may have arrived is ErrOutcomeUnknown,
-// and logging in with the new password shows whether it was set.
-// POST /auth/reset-password.
+// ResetPassword sets a new password with a reset token. Sent at most once;
+// after ErrOutcomeUnknown, logging in with the new password shows whether
+// it was set. POST /auth/reset-password.
 func (s *AuthClient) ResetPassword(ctx context.Context, p *ResetPasswordParams) error {
 	p = orZero(p)
 	confirm := p.PasswordConfirmation

@@ -39,10 +39,9 @@ func (s *CallbacksClient) List(ctx context.Context) ([]Callback, error) {
 	return requestRecords[wireOf[Callback]](ctx, s.c, routeCallbacksList.at(), nil, nil)
 }
 
-// Create registers callbackURL, an absolute http or https URL, to receive
-// events. It is sent at most once: a failure after the request may have
-// arrived is ErrOutcomeUnknown, and Callbacks.List shows whether the URL
-// was registered (Ensure checks that itself). POST /callbacks.
+// Create registers callbackURL, an absolute http or https URL. Sent at most
+// once; after ErrOutcomeUnknown, Callbacks.List shows whether the URL was
+// registered (Ensure checks that itself). POST /callbacks.
 func (s *CallbacksClient) Create(ctx context.Context, callbackURL string) (*Callback, error) {
 	if err := checkCallbackURL(callbackURL); err != nil {
 		return nil, err

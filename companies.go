@@ -31,12 +31,11 @@ type Company struct {
 	Name string    `json:"name"`
 	// HomeState is the jurisdiction of the company's domestic
 	// registration, or "" when none is set.
-	HomeState  string    `json:"home_state"`
-	EntityType string    `json:"entity_type"`
-	CreatedAt  time.Time `json:"created_at"`
-	UpdatedAt  time.Time `json:"updated_at"`
-	// Raw is the record exactly as the API sent it.
-	Raw json.RawMessage `json:"-"`
+	HomeState  string          `json:"home_state"`
+	EntityType string          `json:"entity_type"`
+	CreatedAt  time.Time       `json:"created_at"`
+	UpdatedAt  time.Time       `json:"updated_at"`
+	Raw        json.RawMessage `json:"-"` // the record exactly as the API sent it
 }
 
 // UnmarshalJSON reads a company as the API writes it, into Raw too.
@@ -57,11 +56,10 @@ type CompanyCreateParams struct {
 	EntityType string `json:"entity_type,omitempty"`
 }
 
-// Create adds companies (each needs a name) in one request and returns
-// those just added (one whose name the account has may be left out). It
-// is sent at most once: a failure after the request may have arrived is
-// ErrOutcomeUnknown, and Companies.List shows whether the companies were
-// added. POST /companies.
+// Create adds companies (each needs a name) and returns those added (a
+// name the account has may be left out). Sent at most once; after
+// ErrOutcomeUnknown, Companies.List shows whether the companies were added.
+// POST /companies.
 func (s *CompaniesClient) Create(ctx context.Context, companies ...CompanyCreateParams) ([]Company, error) {
 	if len(companies) == 0 {
 		return nil, invalid("companies", "give at least one company")
@@ -80,35 +78,24 @@ func (s *CompaniesClient) Create(ctx context.Context, companies ...CompanyCreate
 // CompanyID says which, and at least one of Name, EntityType and HomeState
 // what changes. Zero values are not sent.
 type CompanyUpdateParams struct {
-	Company    string
-	CompanyID  uuid.UUID
-	Name       string // the new name
-	EntityType string
+	Company    string    `json:"company,omitempty"`
+	CompanyID  uuid.UUID `json:"company_id,omitempty"`
+	Name       string    `json:"name,omitempty"` // the new name
+	EntityType string    `json:"entity_type,omitempty"`
 	// HomeState, a jurisdiction's name ("Utah") or abbreviation ("UT"), is
 	// the new domestic registration.
-	HomeState string
+	HomeState string `json:"home_state,omitempty"`
 }
 
-// companyUpdate is a CompanyUpdateParams as PATCH /companies takes it.
-type companyUpdate struct {
-	Company    string     `json:"company,omitempty"`
-	CompanyID  *uuid.UUID `json:"company_id,omitempty"`
-	Name       string     `json:"name,omitempty"`
-	EntityType string     `json:"entity_type,omitempty"`
-	HomeState  string     `json:"home_state,omitempty"`
-}
-
-// Update changes companies in one request and returns the changed ones
-// the answer holds: its result read as a list of companies, one company
-// (an object with an "id"), or {"companies": [...]}; any other result
-// gives none and no error. It is sent at most once: a failure after the
-// request may have arrived is ErrOutcomeUnknown, and Companies.List shows
-// whether the companies were changed. PATCH /companies.
+// Update changes companies and returns those the answer holds (a list, one
+// object with an "id", or {"companies": [...]}; else none). Sent at most
+// once; after ErrOutcomeUnknown, Companies.List shows whether the
+// companies were changed. PATCH /companies.
 func (s *CompaniesClient) Update(ctx context.Context, updates ...CompanyUpdateParams) ([]Company, error) {
 	if len(updates) == 0 {
 		return nil, invalid("companies", "give at least one company")
 	}
-	items := make([]companyUpdate, len(updates))
+	items := make([]bodyOf, len(updates))
 	for i, u := range updates {
 		field := fmt.Sprintf("companies[%d].", i)
 		if err := checkOne(field+"company", u.Company != "", field+"company_id", u.CompanyID != uuid.Nil); err != nil {
@@ -117,36 +104,17 @@ func (s *CompaniesClient) Update(ctx context.Context, updates ...CompanyUpdatePa
 		if u.Name == "" && u.EntityType == "" && u.HomeState == "" {
 			return nil, invalid(field+"name", "nothing to change: give name, entity_type or home_state")
 		}
-		items[i] = companyUpdate{u.Company, optID(u.CompanyID), u.Name, u.EntityType, u.HomeState}
+		items[i] = bodyOf{&updates[i]}
 	}
-	body := map[string][]companyUpdate{"companies": items}
-	changed, err := request[companyUpdateAnswer](ctx, s.c, routeCompaniesUpdate.at(), nil, body)
+	body := map[string][]bodyOf{"companies": items}
+	changed, err := request[recordsAnyhow[Company, companiesKey]](ctx, s.c, routeCompaniesUpdate.at(), nil, body)
 	return []Company(changed), err
 }
 
-// companyUpdateAnswer reads the undocumented result of PATCH /companies
-// as Update says.
-type companyUpdateAnswer []Company
+// companiesKey names the list of PATCH /companies's answer.
+type companiesKey struct{}
 
-func (a *companyUpdateAnswer) UnmarshalJSON(data []byte) error {
-	*a = nil
-	if len(data) > 0 && data[0] == '[' {
-		return json.Unmarshal(data, (*[]Company)(a))
-	}
-	var probe struct{ ID, Companies json.RawMessage }
-	if len(data) == 0 || data[0] != '{' {
-		return nil
-	} else if err := json.Unmarshal(data, &probe); err != nil {
-		return err
-	}
-	switch {
-	case probe.ID != nil:
-		return json.Unmarshal(data, (*recordsOrOne[Company])(a))
-	case len(probe.Companies) > 0 && probe.Companies[0] == '[':
-		return json.Unmarshal(probe.Companies, (*[]Company)(a))
-	}
-	return nil
-}
+func (companiesKey) key() string { return "companies" }
 
 // Get returns the company id. GET /companies/:id.
 func (s *CompaniesClient) Get(ctx context.Context, id uuid.UUID) (*Company, error) {

@@ -227,9 +227,8 @@ type FileLink struct {
 	URL       string    `json:"url"`
 	ExpiresAt time.Time `json:"expires_at"`
 	// IDs are the documents the file holds, when the API says.
-	IDs []uuid.UUID `json:"ids"`
-	// Raw is the record exactly as the API sent it.
-	Raw json.RawMessage `json:"-"`
+	IDs []uuid.UUID     `json:"ids"`
+	Raw json.RawMessage `json:"-"` // the record exactly as the API sent it
 }
 
 // UnmarshalJSON reads a link, into Raw too; a string is the URL alone.

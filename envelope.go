@@ -295,6 +295,36 @@ func firstRecord[R any, L ~[]R](list L, err error) (*R, error) {
 	return &list[0], nil
 }
 
+// recordsAnyhow is the result of a route whose answer is not documented
+// and may be a list of records, one record (an object with an "id"), or
+// an object that holds the list under K's key; anything else is no
+// records.
+type recordsAnyhow[R any, K interface{ key() string }] []R
+
+func (a *recordsAnyhow[R, K]) UnmarshalJSON(data []byte) error {
+	*a = nil
+	if len(data) > 0 && data[0] == '[' {
+		return json.Unmarshal(data, (*[]R)(a))
+	}
+	var k K
+	probe := reflect.New(reflect.StructOf([]reflect.StructField{
+		{Name: "ID", Type: rawType, Tag: `json:"id"`},
+		{Name: "List", Type: rawType, Tag: reflect.StructTag(`json:"` + k.key() + `"`)},
+	}))
+	if len(data) == 0 || data[0] != '{' {
+		return nil
+	} else if err := json.Unmarshal(data, probe.Interface()); err != nil {
+		return err
+	}
+	if probe.Elem().Field(0).Bytes() != nil {
+		return json.Unmarshal(data, (*recordsOrOne[R])(a))
+	}
+	if list := probe.Elem().Field(1).Bytes(); len(list) > 0 && list[0] == '[' {
+		return json.Unmarshal(list, (*[]R)(a))
+	}
+	return nil
+}
+
 // withTop is a result T read together with fields the envelope carries
 // beside "result", decoded into X: checkout's invoice_ids sit there.
 type withTop[T, X any] struct {

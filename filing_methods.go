@@ -51,8 +51,7 @@ type FormSchema struct {
 	Name string `json:"name"`
 	// Schema is the JSON Schema the form data must pass.
 	Schema json.RawMessage `json:"schema"`
-	// Raw is the record exactly as the API sent it.
-	Raw json.RawMessage `json:"-"`
+	Raw    json.RawMessage `json:"-"` // the record exactly as the API sent it
 }
 
 // UnmarshalJSON reads a form schema, into Raw too.

@@ -102,7 +102,7 @@ func FuzzDecodeEnvelope(f *testing.F) {
 		fuzzDecode[Website](t, body)
 		fuzzDecode[[]Callback](t, body)
 		fuzzDecode[[]Company](t, body)
-		fuzzDecode[companyUpdateAnswer](t, body)
+		fuzzDecode[recordsAnyhow[Company, companiesKey]](t, body)
 		fuzzDecode[[]Invoice](t, body)
 		fuzzDecode[[]RegisteredAgentProduct](t, body)
 		fuzzDecode[ignored](t, body)

@@ -38,16 +38,15 @@ const (
 // the fields known from the provider's own clients are typed, and the
 // whole record is kept in Raw.
 type Invoice struct {
-	ID        uuid.UUID     `json:"id"`
-	Status    InvoiceStatus `json:"status"`
-	Company   string        `json:"company"`
-	CompanyID uuid.UUID     `json:"company_id"`
-	CreatedAt time.Time     `json:"created_at"`
-	UpdatedAt time.Time     `json:"updated_at"`
-	DueDate   Date          `json:"due_date"`
-	Items     []InvoiceItem `json:"items"`
-	// Raw is the record exactly as the API sent it.
-	Raw json.RawMessage `json:"-"`
+	ID        uuid.UUID       `json:"id"`
+	Status    InvoiceStatus   `json:"status"`
+	Company   string          `json:"company"`
+	CompanyID uuid.UUID       `json:"company_id"`
+	CreatedAt time.Time       `json:"created_at"`
+	UpdatedAt time.Time       `json:"updated_at"`
+	DueDate   Date            `json:"due_date"`
+	Items     []InvoiceItem   `json:"items"`
+	Raw       json.RawMessage `json:"-"` // the record exactly as the API sent it
 }
 
 // UnmarshalJSON reads an invoice as the API writes it, into Raw too.
@@ -142,12 +141,10 @@ type InvoicePayParams struct {
 	PaymentMethodID uuid.UUID `json:"payment_token"`
 }
 
-// Pay pays the invoices p.InvoiceIDs with the card p.PaymentMethodID (as
-// the unpaid invoices that block a cancellation are settled) and returns
-// the invoices the API answers with. It is sent at most once: a failure
-// after the request may have arrived is ErrOutcomeUnknown, and
-// Invoices.Get shows whether each invoice is paid; do not simply try
-// again, or the card may be charged twice. POST /invoices/pay.
+// Pay pays the invoices with the card and returns those the API answers
+// with. Sent at most once; after ErrOutcomeUnknown, Invoices.Get shows
+// whether each invoice is paid (trying again may charge the card twice).
+// POST /invoices/pay.
 func (s *InvoicesClient) Pay(ctx context.Context, p *InvoicePayParams) ([]Invoice, error) {
 	p = orZero(p)
 	check := firstErr(checkID("payment_token", p.PaymentMethodID),

@@ -47,8 +47,7 @@ type OrderItem struct {
 	Status   OrderItemStatus `json:"status"`
 	Type     string          `json:"type"`
 	Product  OrderedProduct  `json:"product"`
-	// Raw is the record exactly as the API sent it.
-	Raw json.RawMessage `json:"-"`
+	Raw      json.RawMessage `json:"-"` // the record exactly as the API sent it
 }
 
 // OrderedProduct is the product an order item is for.
@@ -92,11 +91,10 @@ type OrderItemFormDataParams struct {
 }
 
 // SubmitFormData sends the form data an order item waits for and returns
-// the item, whose status is then new; a refused field is named in the
-// *APIError's Fields. It is sent at most once: a failure after the request
-// may have arrived is ErrOutcomeUnknown, and
-// OrderItems.ListRequiringAttention shows whether the item still waits for
-// its form. POST /order-items/requiring-attention.
+// the item, then new; a refused field is in the *APIError's Fields. Sent at
+// most once; after ErrOutcomeUnknown, OrderItems.ListRequiringAttention
+// shows whether the item still waits for its form.
+// POST /order-items/requiring-attention.
 func (s *OrderItemsClient) SubmitFormData(ctx context.Context, p *OrderItemFormDataParams) (*OrderItem, error) {
 	p = orZero(p)
 	check := firstErr(checkID("company_id", p.CompanyID), checkID("order_item_id", p.OrderItemID),

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/url"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -257,4 +258,32 @@ func sendOne[R any](ctx context.Context, c *Client, check error, ep endpoint, q 
 // getByID reads the record at rt for id, which must not be the nil UUID.
 func getByID[R any](ctx context.Context, c *Client, rt *route, id uuid.UUID) (*R, error) {
 	return sendOne[R](ctx, c, checkID("id", id), rt.at(id.String()), nil, nil)
+}
+
+// bodyOf sends the params struct p points to as a JSON body, its fields
+// named by their json tags. Unlike encoding/json, it leaves out a field
+// tagged omitempty whose value is zero whatever its type: the nil UUID
+// too.
+type bodyOf struct{ p any }
+
+func (b bodyOf) MarshalJSON() ([]byte, error) {
+	v := reflect.ValueOf(b.p).Elem()
+	out := []byte{'{'}
+	for i := 0; i < v.NumField(); i++ {
+		f := v.Field(i)
+		name, opt, _ := strings.Cut(v.Type().Field(i).Tag.Get("json"), ",")
+		empty := f.IsZero() || (f.Kind() == reflect.Slice || f.Kind() == reflect.String) && f.Len() == 0
+		if name == "" || name == "-" || opt == "omitempty" && empty {
+			continue
+		}
+		val, err := json.Marshal(f.Interface())
+		if err != nil {
+			return nil, err
+		}
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+		out = append(append(strconv.AppendQuote(out, name), ':'), val...)
+	}
+	return append(out, '}'), nil
 }

@@ -37,13 +37,12 @@ type PaymentMethod struct {
 	Brand     string    `json:"brand"` // the card's network, as "visa"
 	Last4     string    `json:"last4"` // the number's last four digits
 	// ExpMonth (1 to 12) and ExpYear (four digits) are the expiry.
-	ExpMonth       int            `json:"exp_month" wire:"numeric"`
-	ExpYear        int            `json:"exp_year" wire:"numeric"`
-	IsPrepaid      bool           `json:"is_prepaid"`
-	CreatedAt      time.Time      `json:"created_at"`
-	BillingAddress BillingAddress `json:"billing_address"`
-	// Raw is the record exactly as the API sent it.
-	Raw json.RawMessage `json:"-"`
+	ExpMonth       int             `json:"exp_month" wire:"numeric"`
+	ExpYear        int             `json:"exp_year" wire:"numeric"`
+	IsPrepaid      bool            `json:"is_prepaid"`
+	CreatedAt      time.Time       `json:"created_at"`
+	BillingAddress BillingAddress  `json:"billing_address"`
+	Raw            json.RawMessage `json:"-"` // the record exactly as the API sent it
 }
 
 // BillingAddress is the address of a card's holder, in the shape of the
@@ -74,12 +73,9 @@ type Card struct {
 	BillingAddress BillingAddress
 }
 
-// cardFields is a Card without its methods, for Format.
-type cardFields Card
-
 // Format prints the card as fmt prints a struct, with Number and CVC
 // redacted, under every verb; so do a []*Card and a map of them.
-func (p Card) Format(f fmt.State, verb rune) { formatFields(f, verb, cardFields(p), "acctadmin.Card") }
+func (p Card) Format(f fmt.State, verb rune) { formatFields(f, verb, p, "acctadmin.Card") }
 
 func (p *Card) validate() error {
 	digits := strings.ReplaceAll(p.Number.Reveal(), " ", "")
@@ -133,31 +129,27 @@ func (s *PaymentMethodsClient) List(ctx context.Context) ([]PaymentMethod, error
 	return request[[]PaymentMethod](ctx, s.c, routePaymentMethodsList.at(), nil, nil)
 }
 
-// Create stores a card and returns it when the answer holds it (nil
-// otherwise: the provider's clients find a new card with List, by its last
-// four digits and expiry). It is sent at most once: a failure after the
-// request may have arrived is ErrOutcomeUnknown, and PaymentMethods.List
-// shows whether the card was stored. POST /payment-methods.
+// Create stores a card and returns it when the answer holds it. Sent at
+// most once; after ErrOutcomeUnknown, PaymentMethods.List shows whether the
+// card was stored (match its last four digits and expiry).
+// POST /payment-methods.
 func (s *PaymentMethodsClient) Create(ctx context.Context, card *Card) (*PaymentMethod, error) {
 	card, rt := orZero(card), routePaymentMethodsCreate.at()
 	return firstRecord(send[recordsOrOne[PaymentMethod]](ctx, s.c, card.validate(), rt, nil, card.body()))
 }
 
-// Update replaces every detail of the stored card id with card's (as the
-// API's clients send them) and returns the card when the answer holds it.
-// It is sent at most once: a failure after the request may have arrived
-// is ErrOutcomeUnknown, and PaymentMethods.List shows the card's details.
-// PATCH /payment-methods/:id.
+// Update replaces every detail of the stored card id and returns the card
+// when the answer holds it. Sent at most once; after ErrOutcomeUnknown,
+// PaymentMethods.List shows the card's details. PATCH /payment-methods/:id.
 func (s *PaymentMethodsClient) Update(ctx context.Context, id uuid.UUID, card *Card) (*PaymentMethod, error) {
 	card, rt := orZero(card), routePaymentMethodsUpdate.at(id.String())
 	check := firstErr(checkID("id", id), card.validate())
 	return firstRecord(send[recordsOrOne[PaymentMethod]](ctx, s.c, check, rt, nil, card.body()))
 }
 
-// Delete removes the stored card id. It is sent at most once, as it
-// changes what the account pays with: a failure after the request may have
-// arrived is ErrOutcomeUnknown, and PaymentMethods.List shows whether the
-// card is still there. DELETE /payment-methods/:id.
+// Delete removes the stored card id. Sent at most once; after
+// ErrOutcomeUnknown, PaymentMethods.List shows whether the card is still
+// there. DELETE /payment-methods/:id.
 func (s *PaymentMethodsClient) Delete(ctx context.Context, id uuid.UUID) error {
 	_, err := send[ignored](ctx, s.c, checkID("id", id), routePaymentMethodsDelete.at(id.String()), nil, nil)
 	return err

@@ -21,13 +21,12 @@ var routeRegisteredAgentProductsList = declare(http.MethodGet, "/registered-agen
 // are typed, and the whole record is kept in Raw.
 // GET /registered-agent-products.
 type RegisteredAgentProduct struct {
-	ID           uuid.UUID `json:"id"`
-	Name         string    `json:"name"`
-	Jurisdiction string    `json:"jurisdiction"`
-	Price        Money     `json:"price"`
-	URL          string    `json:"url"`
-	// Raw is the record exactly as the API sent it.
-	Raw json.RawMessage `json:"-"`
+	ID           uuid.UUID       `json:"id"`
+	Name         string          `json:"name"`
+	Jurisdiction string          `json:"jurisdiction"`
+	Price        Money           `json:"price"`
+	URL          string          `json:"url"`
+	Raw          json.RawMessage `json:"-"` // the record exactly as the API sent it
 }
 
 // UnmarshalJSON reads a product as the API writes it, into Raw too.

@@ -1,11 +1,9 @@
 package acctadmin
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"iter"
 	"net/http"
 	"time"
@@ -97,17 +95,15 @@ func (s *ServicesClient) All(ctx context.Context, p *ServiceListParams) iter.Seq
 // Company and CompanyID (name or id), and exactly one of Jurisdictions
 // and JurisdictionIDs (names or ids).
 type ServiceCreateParams struct {
-	Company         string
-	CompanyID       uuid.UUID
-	Jurisdictions   []string
-	JurisdictionIDs []uuid.UUID
+	Company         string      `json:"company,omitempty"`
+	CompanyID       uuid.UUID   `json:"company_id,omitempty"`
+	Jurisdictions   []string    `json:"jurisdictions,omitempty"`
+	JurisdictionIDs []uuid.UUID `json:"jurisdiction_ids,omitempty"`
 }
 
 // Create orders services for a company in one or more jurisdictions and
-// returns them (status active or awaiting-client-input). It is sent at
-// most once: a failure after the request may have arrived is
-// ErrOutcomeUnknown, and Services.List shows whether the services were
-// ordered. POST /services.
+// returns them. Sent at most once; after ErrOutcomeUnknown, Services.List
+// shows whether the services were ordered. POST /services.
 func (s *ServicesClient) Create(ctx context.Context, p *ServiceCreateParams) ([]Service, error) {
 	p = orZero(p)
 	if err := firstErr(
@@ -117,20 +113,12 @@ func (s *ServicesClient) Create(ctx context.Context, p *ServiceCreateParams) ([]
 	); err != nil {
 		return nil, err
 	}
-	body := struct {
-		Company         string      `json:"company,omitempty"`
-		CompanyID       *uuid.UUID  `json:"company_id,omitempty"`
-		Jurisdictions   []string    `json:"jurisdictions,omitempty"`
-		JurisdictionIDs []uuid.UUID `json:"jurisdiction_ids,omitempty"`
-	}{p.Company, optID(p.CompanyID), p.Jurisdictions, p.JurisdictionIDs}
-	return requestRecords[wireOf[Service]](ctx, s.c, routeServicesCreate.at(), nil, body)
+	return requestRecords[wireOf[Service]](ctx, s.c, routeServicesCreate.at(), nil, bodyOf{p})
 }
 
-// RequestCancellation asks for the service id to be cancelled (the
-// provider's staff then cancels it) and returns it, cancel-requested.
-// When the company has unpaid invoices the API refuses, and the error is
-// an *UnpaidInvoicesError listing them. It is sent at most once: a failure
-// after the request may have arrived is ErrOutcomeUnknown, and
+// RequestCancellation asks for the service id to be cancelled and returns
+// it, cancel-requested; unpaid invoices of the company give an
+// *UnpaidInvoicesError. Sent at most once; after ErrOutcomeUnknown,
 // Services.List shows whether the service is cancel-requested.
 // POST /services/:id/cancel-request.
 func (s *ServicesClient) RequestCancellation(ctx context.Context, id uuid.UUID) (*Service, error) {
@@ -147,47 +135,6 @@ func (s *ServicesClient) RequestCancellation(ctx context.Context, id uuid.UUID) 
 	return svc, err
 }
 
-// UnpaidInvoicesError is the API's refusal (400) to cancel a service whose
-// company has unpaid invoices, which must be paid or cancelled first. It
-// unwraps to its *APIError.
-type UnpaidInvoicesError struct {
-	Invoices []Invoice // the unpaid invoices the API listed
-	Err      *APIError // the underlying answer
-}
-
-// Error implements error.
-func (e *UnpaidInvoicesError) Error() string {
-	return fmt.Sprintf("acctadmin: %s %s: service has %d unpaid invoice(s)", e.Err.Method, e.Err.Path, len(e.Invoices))
-}
-
-// Unwrap returns the underlying *APIError.
-func (e *UnpaidInvoicesError) Unwrap() error { return e.Err }
-
-// unpaidInvoices reads the invoices of a refused cancellation. The shape
-// is not documented: the list is looked for under "result", "invoices",
-// "unpaid_invoices" and "data", or as the whole body.
-func unpaidInvoices(body []byte) ([]Invoice, bool) {
-	body = bytes.TrimSpace(body)
-	var list []Invoice
-	if len(body) > 0 && body[0] == '[' {
-		if json.Unmarshal(body, &list) == nil {
-			return list, true
-		}
-		return nil, false
-	}
-	var m map[string]json.RawMessage
-	if json.Unmarshal(body, &m) != nil {
-		return nil, false
-	}
-	for _, k := range []string{"result", "invoices", "unpaid_invoices", "data"} {
-		raw := bytes.TrimSpace(m[k])
-		if len(raw) > 0 && raw[0] == '[' && json.Unmarshal(raw, &list) == nil {
-			return list, true
-		}
-	}
-	return nil, false
-}
-
 // ServiceInfo is the information a service holds: its contact person and
 // the officers a corporation's service needs. Its shape is known only from
 // the provider's data file for POST /services/:id/info (keys with a dot,
@@ -201,9 +148,8 @@ type ServiceInfo struct {
 	Secretaries []ServiceOfficer `json:"official.secretary,omitempty"`
 	Treasurers  []ServiceOfficer `json:"official.treasurer,omitempty"`
 	// Status is the service's status, when the answer says (read only).
-	Status ServiceStatus `json:"-"`
-	// Raw is the record exactly as the API sent it (read only).
-	Raw json.RawMessage `json:"-"`
+	Status ServiceStatus   `json:"-"`
+	Raw    json.RawMessage `json:"-"` // the record as the API sent it (read only)
 }
 
 // ServiceContact is the contact person of a service.
@@ -241,27 +187,23 @@ func (si *ServiceInfo) UnmarshalJSON(data []byte) error {
 	type plain ServiceInfo
 	var w struct {
 		plain
-		Status ServiceStatus    `json:"status"`
-		Info   *json.RawMessage `json:"info"`
+		Status ServiceStatus   `json:"status"`
+		Info   json.RawMessage `json:"info"`
 	}
+	*si = ServiceInfo{}
 	if string(data) == "null" {
-		*si = ServiceInfo{}
 		return nil
 	}
-	if err := json.Unmarshal(data, &w); err != nil {
-		return err
+	err := json.Unmarshal(data, &w)
+	if err == nil && len(w.Info) > 0 && string(w.Info) != "null" {
+		w.plain = plain{}
+		err = json.Unmarshal(w.Info, &w.plain)
 	}
-	out := ServiceInfo(w.plain)
-	if w.Info != nil && string(*w.Info) != "null" {
-		var inner plain
-		if err := json.Unmarshal(*w.Info, &inner); err != nil {
-			return err
-		}
-		out = ServiceInfo(inner)
+	if err == nil {
+		*si = ServiceInfo(w.plain)
+		si.Status, si.Raw = w.Status, append(json.RawMessage(nil), data...)
 	}
-	out.Status, out.Raw = w.Status, append(json.RawMessage(nil), data...)
-	*si = out
-	return nil
+	return err
 }
 
 // Info returns the information the service id holds.
@@ -270,11 +212,9 @@ func (s *ServicesClient) Info(ctx context.Context, id uuid.UUID) (*ServiceInfo, 
 	return getByID[ServiceInfo](ctx, s.c, routeServicesInfo, id)
 }
 
-// AddInfo gives the service id the information it needs (a service
-// awaiting client input waits for it) and returns what it then holds. It
-// is sent at most once: a failure after the request may have arrived is
-// ErrOutcomeUnknown, and Services.Info shows what the service holds.
-// POST /services/:id/info.
+// AddInfo gives the service id the information it waits for and returns
+// what it then holds. Sent at most once; after ErrOutcomeUnknown,
+// Services.Info shows what the service holds. POST /services/:id/info.
 func (s *ServicesClient) AddInfo(ctx context.Context, id uuid.UUID, info *ServiceInfo) (*ServiceInfo, error) {
 	if err := checkID("id", id); err != nil {
 		return nil, err

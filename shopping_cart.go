@@ -45,9 +45,8 @@ type CartItem struct {
 	Total    Money  `json:"total"`
 	Quantity int    `json:"quantity" wire:"numeric"`
 	// Status is "active" for an item that can be checked out.
-	Status string `json:"status"`
-	// Raw is the record exactly as the API sent it.
-	Raw json.RawMessage `json:"-"`
+	Status string          `json:"status"`
+	Raw    json.RawMessage `json:"-"` // the record exactly as the API sent it
 }
 
 // UnmarshalJSON reads a cart item as the API writes it, into Raw too.
@@ -70,37 +69,28 @@ func (s *ShoppingCartClient) List(ctx context.Context, p *CartListParams) ([]Car
 // CartAddParams puts a product in a company's cart. CompanyID and
 // ProductID are required; zero values are not sent.
 type CartAddParams struct {
-	CompanyID uuid.UUID
+	CompanyID uuid.UUID `json:"company_id"`
 	// ProductID is the product (for a filing, a FilingProduct's ID).
-	ProductID uuid.UUID
+	ProductID uuid.UUID `json:"product_id"`
 	// ProductOptionID is the chosen option: for a filing, the ID of a
 	// FilingMethod of the product.
-	ProductOptionID uuid.UUID
+	ProductOptionID uuid.UUID `json:"product_option_id,omitempty"`
 	// Quantity is how many; zero sends none, which the API reads as 1.
-	Quantity int
+	Quantity int `json:"quantity,omitempty"`
 	// FormData, when set, answers the filing's form now (a value that
 	// encodes as a JSON object; see FilingMethodsClient.Schemas), so that
 	// the order item does not wait for it. It may hold personal data.
-	FormData any
+	FormData any `json:"form_data,omitempty"`
 }
 
 // Add puts a product in a company's cart and returns the items the API
-// answers with (the cart's, or the one added; none when it sends
-// neither). It is sent at most once: a failure after the request may have
-// arrived is ErrOutcomeUnknown, and ShoppingCart.List shows whether the
-// item was added. POST /shopping-cart.
+// answers with. Sent at most once; after ErrOutcomeUnknown,
+// ShoppingCart.List shows whether the item was added. POST /shopping-cart.
 func (s *ShoppingCartClient) Add(ctx context.Context, p *CartAddParams) ([]CartItem, error) {
 	p = orZero(p)
 	check := firstErr(checkNotNegative("quantity", p.Quantity), checkID("company_id", p.CompanyID),
 		checkID("product_id", p.ProductID), checkFormData("form_data", p.FormData, false))
-	body := struct {
-		CompanyID       uuid.UUID  `json:"company_id"`
-		ProductID       uuid.UUID  `json:"product_id"`
-		ProductOptionID *uuid.UUID `json:"product_option_id,omitempty"`
-		Quantity        int        `json:"quantity,omitempty"`
-		FormData        any        `json:"form_data,omitempty"`
-	}{p.CompanyID, p.ProductID, optID(p.ProductOptionID), p.Quantity, p.FormData}
-	items, err := send[recordsOrOne[CartItem]](ctx, s.c, check, routeCartAdd.at(), nil, body)
+	items, err := send[recordsOrOne[CartItem]](ctx, s.c, check, routeCartAdd.at(), nil, bodyOf{p})
 	return []CartItem(items), err
 }
 
@@ -112,11 +102,9 @@ type CartRemoveParams struct {
 	ItemIDs    []uuid.UUID `json:"item_ids,omitempty"`
 }
 
-// Remove takes items out of the carts: p.ItemIDs, or, given only
-// p.CompanyIDs, every item in those companies' carts, in a signed JSON
-// body (as three of the provider's four clients send them). It is sent at
-// most once: a failure after the request may have arrived is
-// ErrOutcomeUnknown, and ShoppingCart.List shows whether the items are
+// Remove takes the items p.ItemIDs, or every item of p.CompanyIDs, out of
+// the carts (the parameters in a signed JSON body). Sent at most once;
+// after ErrOutcomeUnknown, ShoppingCart.List shows whether the items are
 // still there. DELETE /shopping-cart.
 func (s *ShoppingCartClient) Remove(ctx context.Context, p *CartRemoveParams) error {
 	p = orZero(p)
@@ -145,13 +133,11 @@ type Checkout struct {
 	Invoices []Invoice
 }
 
-// Checkout charges the payment method for the chosen items, which makes
-// invoices and the order items of the products (see
-// OrderItemsClient.ListRequiringAttention). It is sent at most once: a
-// failure after the request may have arrived is ErrOutcomeUnknown, and
-// then Invoices.List shows whether invoices were made, and
-// ShoppingCart.List whether the items left the cart; do not simply try
-// again, or the card may be charged twice. POST /shopping-cart/checkout.
+// Checkout charges the card for the chosen items, which makes invoices and
+// order items (see OrderItemsClient.ListRequiringAttention). Sent at most
+// once; after ErrOutcomeUnknown, Invoices.List shows whether invoices were
+// made, and ShoppingCart.List whether the items left the cart (trying
+// again may charge the card twice). POST /shopping-cart/checkout.
 func (s *ShoppingCartClient) Checkout(ctx context.Context, p *CheckoutParams) (*Checkout, error) {
 	p = orZero(p)
 	check := firstErr(checkID("payment_token", p.PaymentMethodID),

@@ -18,12 +18,11 @@ var routeSignedFormsList = declare(http.MethodGet, "/signed-forms", "SignedForms
 // purpose is shown by the provider: the fields are those of the SDK's
 // fake, and the whole record is kept in Raw.
 type SignedForm struct {
-	ID             uuid.UUID `json:"id"`
-	Name           string    `json:"name"`
-	FilingMethodID uuid.UUID `json:"filing_method_id"`
-	Pages          int       `json:"pages" wire:"numeric"`
-	// Raw is the record exactly as the API sent it.
-	Raw json.RawMessage `json:"-"`
+	ID             uuid.UUID       `json:"id"`
+	Name           string          `json:"name"`
+	FilingMethodID uuid.UUID       `json:"filing_method_id"`
+	Pages          int             `json:"pages" wire:"numeric"`
+	Raw            json.RawMessage `json:"-"` // the record exactly as the API sent it
 }
 
 // UnmarshalJSON reads a signed form as the API writes it, into Raw too.

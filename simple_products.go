@@ -19,11 +19,10 @@ var routeSimpleProductsList = declare(http.MethodGet, "/simple-products", "Simpl
 // shown by the provider: the fields are those it likely shares with filing
 // products, and the whole record is kept in Raw.
 type SimpleProduct struct {
-	ID    uuid.UUID `json:"id"`
-	Name  string    `json:"name"`
-	Price Money     `json:"price"`
-	// Raw is the record exactly as the API sent it.
-	Raw json.RawMessage `json:"-"`
+	ID    uuid.UUID       `json:"id"`
+	Name  string          `json:"name"`
+	Price Money           `json:"price"`
+	Raw   json.RawMessage `json:"-"` // the record exactly as the API sent it
 }
 
 // UnmarshalJSON reads a product as the API writes it, into Raw too.

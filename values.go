@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"math"
 	"math/big"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -903,19 +904,23 @@ func (s Secret) Format(f fmt.State, verb rune) {
 // LogValue makes slog log the redacted form.
 func (s Secret) LogValue() slog.Value { return slog.StringValue(s.String()) }
 
-// formatFields prints fields, a struct that holds Secrets converted to a
-// type of the same fields and no methods, as fmt prints a struct under
-// f's verb and flags: each Secret field formats itself redacted. Under
+// formatFields prints v, a struct that holds Secrets, as fmt prints a
+// struct under f's verb and flags, through a struct type of the same
+// fields and no methods: each Secret field formats itself redacted. Under
 // %#v the type reads as name. The types that hold Secrets format
 // themselves through it, so that fmt never writes them in the
 // %!verb(*T=…) form, which calls no method: that is how %s of a []*Card
 // or a map[string]*Card would show the number.
-func formatFields(f fmt.State, verb rune, fields any, name string) {
-	text := fmt.Sprintf(fmt.FormatString(f, verb), fields)
+func formatFields(f fmt.State, verb rune, v any, name string) {
+	rv := reflect.ValueOf(v)
+	fields := make([]reflect.StructField, rv.NumField())
+	for i := range fields {
+		fields[i] = rv.Type().Field(i)
+	}
+	plain := reflect.StructOf(fields)
+	text := fmt.Sprintf(fmt.FormatString(f, verb), rv.Convert(plain).Interface())
 	if verb == 'v' && f.Flag('#') {
-		if _, rest, ok := strings.Cut(text, "{"); ok {
-			text = name + "{" + rest
-		}
+		text = name + strings.TrimPrefix(text, plain.String())
 	}
 	_, _ = io.WriteString(f, text)
 }
