@@ -18,9 +18,8 @@ var (
 	routeAccountDashPanel = declare(http.MethodGet, "/account/dashpanel", "Account.DashPanel")
 )
 
-// Account is the account the keys belong to. Its shape is not shown by
-// the provider; the fields typed here are those of the SDK's fake, and
-// the whole record is kept in Raw.
+// Account is the account the keys belong to. Its shape is not shown by the
+// provider: the fields are the fake's, and the whole record is in Raw.
 type Account struct {
 	ID        uuid.UUID       `json:"id"`
 	Name      string          `json:"name"`
@@ -32,9 +31,8 @@ type Account struct {
 // UnmarshalJSON reads an account as the API writes it, into Raw too.
 func (a *Account) UnmarshalJSON(data []byte) error { return decodeRecord(data, a) }
 
-// DashPanel is the account's summary, as the provider's dashboard shows
-// it. Only its name is shown by the provider; the fields typed here are
-// those of the SDK's fake, and the whole record is kept in Raw.
+// DashPanel is the account's summary, as the provider's dashboard shows it
+// (only its name is known: the fields are the fake's; the whole is in Raw).
 type DashPanel struct {
 	Companies               int             `json:"companies" wire:"numeric"`
 	ActiveServices          int             `json:"active_services" wire:"numeric"`
@@ -54,8 +52,7 @@ type DueOn struct {
 	DueDate   Date      `json:"due_date"`
 }
 
-// UnmarshalJSON reads the summary as the API writes it (counts as numbers
-// or numeric strings), into Raw too.
+// UnmarshalJSON reads the summary as the API writes it, into Raw too.
 func (d *DashPanel) UnmarshalJSON(data []byte) error { return decodeRecord(data, d) }
 
 // Get returns the account. GET /account.

@@ -10,9 +10,8 @@ import (
 	"github.com/google/uuid"
 )
 
-// AuthClient logs the account's users in and resets their passwords.
-// Every request is still signed with the account's keys; passwords and
-// tokens are Secrets, which no output of the SDK shows.
+// AuthClient logs the account's users in and resets their passwords (each
+// request signed with the account's keys; passwords and tokens are Secrets).
 type AuthClient service
 
 // The routes of authentication.
@@ -26,12 +25,11 @@ var (
 		"logging in with the new password shows whether it was set")
 )
 
-// Session is what logging in or refreshing gives. The provider shows no
-// answer of these routes: the fields are those of the SDK's fake. The
-// token is a Secret, and no raw copy of the answer, which holds it, is
-// kept.
+// Session is what logging in or refreshing gives (the fields are the
+// fake's: the provider shows no answer). Token is a Secret, and no raw copy
+// of the answer, which holds it, is kept.
 type Session struct {
-	Token     Secret    `json:"token" wire:"or=access_token,or=auth_token"`
+	Token     Secret    `json:"token" wire:"bare,or=access_token,or=auth_token"`
 	ExpiresAt time.Time `json:"expires_at"`
 	UserID    uuid.UUID `json:"-"`
 	UserEmail string    `json:"-"`
@@ -41,15 +39,10 @@ type Session struct {
 // under every verb; so do a []*Session and a map of them.
 func (s Session) Format(f fmt.State, verb rune) { formatFields(f, verb, s, "acctadmin.Session") }
 
-// UnmarshalJSON reads a session: its token from "token", "access_token"
-// or "auth_token", or the result itself when it is a string, and its user
-// from "user".
+// UnmarshalJSON reads a session: its token from "token", "access_token",
+// "auth_token" or a bare string, and its user from "user".
 func (s *Session) UnmarshalJSON(data []byte) error {
-	if tok, ok := unquote(data); ok {
-		*s = Session{Token: Secret(tok)}
-		return nil
-	}
-	if err := decodeRecord(data, s); err != nil || string(data) == "null" {
+	if err := decodeRecord(data, s); err != nil || len(data) == 0 || data[0] != '{' {
 		return err
 	}
 	var u struct {
@@ -118,18 +111,16 @@ func (s *AuthClient) ForgotPassword(ctx context.Context, p *ForgotPasswordParams
 }
 
 // ResetPasswordParams sets a new password with the reset token the user
-// received: Token and Password are required. PasswordConfirmation, when
-// empty, is sent as Password (as the provider's clients always do); when
-// given, it must equal Password.
+// received: Token and Password are required; PasswordConfirmation, when
+// given, must equal Password (it is sent as Password when empty).
 type ResetPasswordParams struct {
 	Token                Secret
 	Password             Secret
 	PasswordConfirmation Secret
 }
 
-// Format prints the params as fmt prints a struct, with the token and the
-// passwords redacted, under every verb; so do a []*ResetPasswordParams and
-// a map of them.
+// Format prints the params as fmt prints a struct, the token and passwords
+// redacted, under every verb; so do a []*ResetPasswordParams and a map.
 func (p ResetPasswordParams) Format(f fmt.State, verb rune) {
 	formatFields(f, verb, p, "acctadmin.ResetPasswordParams")
 }

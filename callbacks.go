@@ -1,6 +1,7 @@
 package acctadmin
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"net/http"
@@ -59,16 +60,13 @@ func (s *CallbacksClient) Delete(ctx context.Context, id uuid.UUID) error {
 	return err
 }
 
-// Ensure makes sure that callbackURL (compared exactly as written) is
-// registered exactly once, and returns its registration: it lists the
-// callbacks, registers the URL when none has it, lists again, and deletes
-// every registration of the URL but the oldest (earliest CreatedAt, then
-// smallest ID); other URLs are never touched. The second listing makes it
-// safe to repeat and to run from several processes at once: a create whose
-// answer was lost is found and kept, and concurrent calls all keep the
-// oldest registration (a 404 to a delete counts as deleted). A bad URL
-// gives a *ValidationError and nothing is sent; an error from the create
-// is returned only when the second listing lacks the URL.
+// Ensure makes sure that callbackURL (compared as written) is registered
+// exactly once and returns that registration: it lists, registers the URL
+// if none has it, lists again (so a create whose answer was lost is found)
+// and deletes every registration of the URL but the oldest (by CreatedAt,
+// then ID), so that concurrent calls from several processes all keep the
+// same one; a 404 counts as deleted. An error from the create is returned
+// only when the second listing lacks the URL.
 func (s *CallbacksClient) Ensure(ctx context.Context, callbackURL string) (*Callback, error) {
 	if err := checkCallbackURL(callbackURL); err != nil {
 		return nil, err
@@ -87,18 +85,14 @@ func (s *CallbacksClient) Ensure(ctx context.Context, callbackURL string) (*Call
 	}
 	mine := registrationsOf(after, callbackURL)
 	if len(mine) == 0 {
-		if createErr != nil {
-			return nil, createErr
-		}
-		return nil, errCallbackNotListed
+		return nil, cmp.Or(createErr, errCallbackNotListed)
 	}
 	for _, cb := range mine[1:] {
 		if err := s.Delete(ctx, cb.ID); err != nil && !errors.Is(err, ErrNotFound) {
 			return nil, err
 		}
 	}
-	kept := mine[0]
-	return &kept, nil
+	return &mine[0], nil
 }
 
 // errCallbackNotListed reports a create that succeeded while the listing

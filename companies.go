@@ -23,15 +23,13 @@ var (
 		"Companies.List shows whether the companies were changed")
 )
 
-// Company is a company of the account. The API does not document its
-// shape: the fields known from the provider's own clients are typed, and
-// the whole record is kept in Raw. GET /companies.
+// Company is a company of the account: the fields known from the
+// provider's clients are typed (the shape is undocumented), and the whole
+// is in Raw.
 type Company struct {
-	ID   uuid.UUID `json:"id"`
-	Name string    `json:"name"`
-	// HomeState is the jurisdiction of the company's domestic
-	// registration, or "" when none is set.
-	HomeState  string          `json:"home_state"`
+	ID         uuid.UUID       `json:"id"`
+	Name       string          `json:"name"`
+	HomeState  string          `json:"home_state"` // of its domestic registration, if any
 	EntityType string          `json:"entity_type"`
 	CreatedAt  time.Time       `json:"created_at"`
 	UpdatedAt  time.Time       `json:"updated_at"`
@@ -56,27 +54,21 @@ type CompanyCreateParams struct {
 	EntityType string `json:"entity_type,omitempty"`
 }
 
-// Create adds companies (each needs a name) and returns those added (a
-// name the account has may be left out). Sent at most once; after
-// ErrOutcomeUnknown, Companies.List shows whether the companies were added.
-// POST /companies.
+// Create adds companies (each needs a name) and returns those added. Sent
+// at most once; after ErrOutcomeUnknown, Companies.List shows whether the
+// companies were added. POST /companies.
 func (s *CompaniesClient) Create(ctx context.Context, companies ...CompanyCreateParams) ([]Company, error) {
-	if len(companies) == 0 {
-		return nil, invalid("companies", "give at least one company")
-	}
+	check := checkNotEmpty("companies", len(companies))
 	for i, c := range companies {
-		if err := checkRequired(fmt.Sprintf("companies[%d].name", i), c.Name); err != nil {
-			return nil, err
-		}
+		check = firstErr(check, checkRequired(fmt.Sprintf("companies[%d].name", i), c.Name))
 	}
 	body := map[string][]CompanyCreateParams{"companies": companies}
-	return request[[]Company](ctx, s.c, routeCompaniesCreate.at(), nil, body)
+	return send[[]Company](ctx, s.c, check, routeCompaniesCreate.at(), nil, body)
 }
 
-// CompanyUpdateParams is a change to one company with
-// CompaniesClient.Update: exactly one of Company (its current name) and
-// CompanyID says which, and at least one of Name, EntityType and HomeState
-// what changes. Zero values are not sent.
+// CompanyUpdateParams changes one company: exactly one of Company (its
+// current name) and CompanyID says which, and at least one of Name,
+// EntityType and HomeState what changes. Zero values are not sent.
 type CompanyUpdateParams struct {
 	Company    string    `json:"company,omitempty"`
 	CompanyID  uuid.UUID `json:"company_id,omitempty"`
@@ -92,8 +84,8 @@ type CompanyUpdateParams struct {
 // once; after ErrOutcomeUnknown, Companies.List shows whether the
 // companies were changed. PATCH /companies.
 func (s *CompaniesClient) Update(ctx context.Context, updates ...CompanyUpdateParams) ([]Company, error) {
-	if len(updates) == 0 {
-		return nil, invalid("companies", "give at least one company")
+	if err := checkNotEmpty("companies", len(updates)); err != nil {
+		return nil, err
 	}
 	items := make([]bodyOf, len(updates))
 	for i, u := range updates {

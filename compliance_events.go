@@ -22,10 +22,8 @@ type ComplianceEventStatus string
 
 // The compliance event states the API documents.
 const (
-	// ComplianceEventActive is a filing that is due.
-	ComplianceEventActive ComplianceEventStatus = "active"
-	// ComplianceEventNoneRequired is a due date that needs no filing.
-	ComplianceEventNoneRequired ComplianceEventStatus = "none_required"
+	ComplianceEventActive       ComplianceEventStatus = "active"        // a filing is due
+	ComplianceEventNoneRequired ComplianceEventStatus = "none_required" // no filing is needed
 )
 
 // ComplianceEvent is the due date of a filing of a company.
@@ -54,15 +52,13 @@ const maxComplianceEventsLimit = 100
 // EndDate (not before StartDate) bound the due dates and are required;
 // other zero values are not sent.
 type ComplianceEventListParams struct {
-	Limit  int // page size: API default 50, at most 100
-	Offset int // events to skip
-	// Company filters by company name; give it or CompanyID, not both.
-	Company   string
+	Limit     int    // page size: API default 50, at most 100
+	Offset    int    // events to skip
+	Company   string // a company's name; give it or CompanyID, not both
 	CompanyID uuid.UUID
 	StartDate Date
 	EndDate   Date
-	// Jurisdictions filters by jurisdiction names; give it or
-	// JurisdictionIDs, not both.
+	// Jurisdictions (names) or JurisdictionIDs, not both, filter by place.
 	Jurisdictions   []string
 	JurisdictionIDs []uuid.UUID
 }
@@ -97,8 +93,7 @@ func (s *ComplianceEventsClient) List(ctx context.Context, p *ComplianceEventLis
 }
 
 // All returns every compliance event due between p.StartDate and
-// p.EndDate, page after page (100 a page unless p.Limit says otherwise),
-// read ahead of the loop. GET /compliance-events.
+// p.EndDate, page after page (100 a page unless p.Limit says otherwise).
 func (s *ComplianceEventsClient) All(ctx context.Context, p *ComplianceEventListParams) iter.Seq2[ComplianceEvent, error] {
 	return paginate(ctx, listingOf(p, maxComplianceEventsLimit, s.List, func(v ComplianceEvent) uuid.UUID { return v.ID }))
 }

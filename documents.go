@@ -47,25 +47,21 @@ const (
 
 // Document is an item received for a company.
 type Document struct {
-	// ID is uuid.Nil when the API sends none, or one that is not a UUID
-	// (such a document cannot be downloaded).
-	ID        uuid.UUID      `json:"id" wire:"anyid"`
+	ID        uuid.UUID      `json:"id" wire:"anyid"` // uuid.Nil when missing or not a UUID
 	CreatedAt time.Time      `json:"created_at"`
 	UpdatedAt time.Time      `json:"updated_at"`
 	Title     string         `json:"title"`
 	Status    DocumentStatus `json:"status"`
-	// Type is the kind of document, as "Regular Mail" or "Annual Report".
-	Type   string         `json:"type"`
-	Source DocumentSource `json:"source"`
-	Pages  int            `json:"pages"`
-	// PaymentLocked is true when the document was received for a company
-	// without an active registered-agent service.
-	PaymentLocked bool `json:"payment_locked"`
-	// Jurisdiction is where the document was received, read from
-	// "jurisdiction" or "state" (the API uses both names).
-	Jurisdiction string    `json:"jurisdiction" wire:"or=state"`
-	CompanyName  string    `json:"company_name"`
-	CompanyID    uuid.UUID `json:"company_id"`
+	Type      string         `json:"type"` // as "Regular Mail" or "Annual Report"
+	Source    DocumentSource `json:"source"`
+	Pages     int            `json:"pages"`
+	// PaymentLocked: received for a company without an active
+	// registered-agent service. Jurisdiction: where it was received (the
+	// API names it "jurisdiction" or "state").
+	PaymentLocked bool      `json:"payment_locked"`
+	Jurisdiction  string    `json:"jurisdiction" wire:"or=state"`
+	CompanyName   string    `json:"company_name"`
+	CompanyID     uuid.UUID `json:"company_id"`
 }
 
 // UnmarshalJSON reads a document in every shape the API writes it.
@@ -76,23 +72,19 @@ const maxDocumentsLimit = 200
 
 // DocumentListParams filters GET /documents. Zero values are not sent.
 type DocumentListParams struct {
-	Limit  int // page size: API default 50, at most 200
-	Offset int // documents to skip
-	// Status is read or unread; the API's default is unread.
-	Status DocumentStatus
-	// Start and Stop bound the documents' creation time.
-	Start time.Time
-	Stop  time.Time
+	Limit  int            // page size: API default 50, at most 200
+	Offset int            // documents to skip
+	Status DocumentStatus // read or unread (the API's default)
+	Start  time.Time      // Start and Stop bound the creation time
+	Stop   time.Time
 }
 
 func (p *DocumentListParams) validate() error {
-	if err := checkPage(p.Limit, maxDocumentsLimit, p.Offset); err != nil {
-		return err
+	err := checkPage(p.Limit, maxDocumentsLimit, p.Offset)
+	if err == nil && !p.Start.IsZero() && !p.Stop.IsZero() && p.Stop.Before(p.Start) {
+		err = invalid("stop", "must not be before start")
 	}
-	if !p.Start.IsZero() && !p.Stop.IsZero() && p.Stop.Before(p.Start) {
-		return invalid("stop", "must not be before start")
-	}
-	return nil
+	return err
 }
 
 func (p *DocumentListParams) paging() (limit, offset *int) { return &p.Limit, &p.Offset }
@@ -135,9 +127,8 @@ func (s *DocumentsClient) Page(ctx context.Context, id uuid.UUID, n int, p *Page
 	return pageImage(ctx, s.c, routeDocumentsPage, id, n, p)
 }
 
-// Download returns the document id as a PDF file, streamed; the caller
-// closes it. The API marks an unread document read when it is downloaded.
-// GET /documents/:id/download.
+// Download returns the document id as a PDF file, streamed (the caller
+// closes it), which marks it read. GET /documents/:id/download.
 func (s *DocumentsClient) Download(ctx context.Context, id uuid.UUID) (*File, error) {
 	return pdfFile(ctx, s.c, routeDocumentsDownload, id)
 }
@@ -148,34 +139,27 @@ type PullParams struct {
 	DocumentListParams
 	Workers int // documents downloaded at once; 0 means 4; at most 32
 	// Skip, when set, is called on the caller's goroutine with each listed
-	// document; one it returns true for is kept out: never downloaded (it
-	// stays unread), not handed to fn, counted in PullProgress.KeptOut.
+	// document; one it returns true for is never downloaded (stays unread).
 	Skip func(Document) bool
-	// Before, when set, is called on the worker right before each download,
-	// with the download's context, at most once per document: the place to
-	// claim a document or journal that its download starts. ErrSkipDocument
-	// (or an error wrapping it) leaves the document alone as Skip does; any
+	// Before, when set, is called on the worker right before each download
+	// (at most once a document), to claim it or journal that its download
+	// starts. ErrSkipDocument leaves the document alone as Skip does; any
 	// other error stops Pull as fn's does (PullError.Document names it).
 	Before func(ctx context.Context, d Document) error
-	// OnProgress, when set, is called after each document with the running
-	// totals, one call at a time, on the caller's goroutine, in the order
-	// the documents finish; keep it quick, it holds up the downloads.
+	// OnProgress, when set, is called on the caller's goroutine after each
+	// document, one call at a time; keep it quick: it holds up downloads.
 	OnProgress func(PullProgress)
 }
 
-// PullProgress is what Pull has done so far, given to OnProgress after
-// each document.
+// PullProgress is what Pull has done so far, given to OnProgress.
 type PullProgress struct {
 	Document Document // the document this call reports on
-	// Err is why it failed (its download's error or fn's), or nil.
-	Err    error
-	Done   int   // documents fn returned nil for
-	Failed int   // documents whose Before, download or fn failed
-	Bytes  int64 // bytes fn read from the files, over all documents
-	// Skipped counts the listed documents without a usable id, passed over.
-	Skipped int
-	// KeptOut counts the documents Skip kept out and Before left alone;
-	// each gets its own OnProgress call, with Err nil.
+	Err      error    // why it failed (its download's error or fn's), or nil
+	Done     int      // documents fn returned nil for
+	Failed   int      // documents whose Before, download or fn failed
+	Bytes    int64    // bytes fn read from the files, over all documents
+	Skipped  int      // listed documents without a usable id, passed over
+	// KeptOut counts the documents Skip or Before kept out (each has its call).
 	KeptOut int
 }
 
@@ -218,27 +202,19 @@ func (s *DocumentsClient) Pull(ctx context.Context, p *PullParams,
 	return r.run(ctx)
 }
 
-// FileLink is a URL the API serves a file at until it expires. The
-// provider shows neither this answer nor its content type: the fields are
-// those of the SDK's fake, a bare string is read as the URL, and the whole
-// record is kept in Raw. Anyone who has the URL may read the file: treat
-// it as a secret.
+// FileLink is a URL the API serves a file at until it expires (anyone who
+// has it may read the file: treat it as a secret). The answer is not shown
+// by the provider: the fields are those of the SDK's fake, a bare string
+// is the URL, and the whole record is kept in Raw.
 type FileLink struct {
-	URL       string    `json:"url"`
-	ExpiresAt time.Time `json:"expires_at"`
-	// IDs are the documents the file holds, when the API says.
-	IDs []uuid.UUID     `json:"ids"`
-	Raw json.RawMessage `json:"-"` // the record exactly as the API sent it
+	URL       string          `json:"url" wire:"bare"`
+	ExpiresAt time.Time       `json:"expires_at"`
+	IDs       []uuid.UUID     `json:"ids"` // the documents it holds, when the API says
+	Raw       json.RawMessage `json:"-"`   // the record exactly as the API sent it
 }
 
 // UnmarshalJSON reads a link, into Raw too; a string is the URL alone.
-func (l *FileLink) UnmarshalJSON(data []byte) error {
-	if u, ok := unquote(data); ok {
-		*l = FileLink{URL: u, Raw: append(json.RawMessage(nil), data...)}
-		return nil
-	}
-	return decodeRecord(data, l)
-}
+func (l *FileLink) UnmarshalJSON(data []byte) error { return decodeRecord(data, l) }
 
 // PageURL returns a link to page n (from 0) of the document id as an
 // image, rather than the image (see Page).

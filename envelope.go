@@ -357,7 +357,8 @@ func (w *withTop[T, X]) decodeEnvelope(endpoint string, body []byte) (bool, erro
 //
 // followed by a field for each second name of a string field
 // (`wire:"or=state"`: the field, when empty, takes the value written under
-// that name). An int field `wire:"default=N"` is N when missing or null,
+// that name). An int field `wire:"default=N"` is N when missing or null, a
+// record written as a bare JSON string is its string field `wire:"bare"`,
 // and a field Raw of type json.RawMessage gets the record's JSON. The wire
 // type has no methods, so reading a record through it never calls the
 // record's own UnmarshalJSON (decodeRecord).
@@ -367,6 +368,7 @@ type recordCodec struct {
 	wire     reflect.Type // the wire type; its first fields are laid out as the record's
 	extra    bool         // the wire type has fields beyond the record's
 	raw      uintptr      // the offset of Raw, or noRaw
+	bare     uintptr      // the offset of the field a bare string is, or noRaw
 	aliases  []alias
 	defaults []intDefault
 }
@@ -406,7 +408,7 @@ func codecOf[R any]() *recordCodec {
 // newCodec makes the codec of record type t; a field it cannot read is a
 // mistake in the record's declaration, and panics.
 func newCodec(t reflect.Type) *recordCodec {
-	c := &recordCodec{raw: noRaw}
+	c := &recordCodec{raw: noRaw, bare: noRaw}
 	fields := make([]reflect.StructField, 0, t.NumField()+1)
 	var extras []reflect.StructField
 	var aliasTo []uintptr
@@ -437,6 +439,8 @@ func newCodec(t reflect.Type) *recordCodec {
 				wf.Type = reflect.TypeOf(listedID{})
 			case name == "names" && f.Type == stringsType:
 				wf.Type = reflect.TypeOf(jurisdictionNames(nil))
+			case name == "bare" && k == reflect.String:
+				c.bare = f.Offset
 			case name == "or" && k == reflect.String:
 				extras = append(extras, reflect.StructField{Name: "Alias" + strconv.Itoa(len(extras)), Type: f.Type,
 					Tag: reflect.StructTag(`json:"` + arg + `"`)})
@@ -472,10 +476,15 @@ func decodeRecord[R any](data []byte, r *R) error {
 	if string(data) == "null" {
 		return nil
 	}
+	c := codecOf[R]()
+	if s, ok := unquote(data); ok && c.bare != noRaw {
+		*(*string)(unsafe.Add(unsafe.Pointer(r), c.bare)) = s
+		c.finish(unsafe.Pointer(r), unsafe.Pointer(r), data)
+		return nil
+	}
 	if len(data) == 0 || data[0] != '{' {
 		return fmt.Errorf("want a JSON object, got %s", describe(data))
 	}
-	c := codecOf[R]()
 	p := unsafe.Pointer(r)
 	if c.extra {
 		p = reflect.New(c.wire).UnsafePointer()

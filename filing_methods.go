@@ -18,11 +18,9 @@ var (
 	routeFilingMethodsSchemas = declare(http.MethodGet, "/filing-methods/schemas", "FilingMethods.Schemas")
 )
 
-// FilingMethodListParams chooses the filing methods of GET
-// /filing-methods: every field is required, as every one of the
-// provider's clients sends them all. Jurisdiction is a jurisdiction's
-// abbreviation ("UT") or name; FilingProductID comes from
-// FilingProducts.Offerings.
+// FilingMethodListParams chooses the methods of GET /filing-methods: all
+// fields are required (the provider's clients all send them); Jurisdiction
+// is an abbreviation ("UT") or a name, FilingProductID from Offerings.
 type FilingMethodListParams struct {
 	CompanyID       uuid.UUID
 	Jurisdiction    string
@@ -41,17 +39,14 @@ func (s *FilingMethodsClient) List(ctx context.Context, p *FilingMethodListParam
 }
 
 // FormSchema is the form a filing method needs answered, as the form data
-// of an order item (OrderItemsClient.SubmitFormData) or of a cart item
-// (CartAddParams.FormData). The provider's clients only print this answer:
-// the fields are those of the SDK's fake, and the whole record is kept in
-// Raw.
+// of an order item (OrderItemsClient.SubmitFormData) or a cart item
+// (CartAddParams.FormData). The fields are the fake's (the provider's
+// clients only print it); the whole record is kept in Raw.
 type FormSchema struct {
-	FilingMethodID uuid.UUID `json:"filing_method_id"`
-	// Name is the field of the request the schema is for: "form_data".
-	Name string `json:"name"`
-	// Schema is the JSON Schema the form data must pass.
-	Schema json.RawMessage `json:"schema"`
-	Raw    json.RawMessage `json:"-"` // the record exactly as the API sent it
+	FilingMethodID uuid.UUID       `json:"filing_method_id"`
+	Name           string          `json:"name"`   // the request's field it is for: "form_data"
+	Schema         json.RawMessage `json:"schema"` // the JSON Schema the form data must pass
+	Raw            json.RawMessage `json:"-"`      // the record exactly as the API sent it
 }
 
 // UnmarshalJSON reads a form schema, into Raw too.
@@ -65,8 +60,8 @@ type FormSchemaParams struct {
 }
 
 // Schemas returns the forms the filing method p.FilingMethodID needs
-// answered for the company p.CompanyID (a list of one schema or none; a
-// single object is read as a list of one). GET /filing-methods/schemas.
+// answered for the company p.CompanyID (one or none; a single object is a
+// list of one). GET /filing-methods/schemas.
 func (s *FilingMethodsClient) Schemas(ctx context.Context, p *FormSchemaParams) ([]FormSchema, error) {
 	p = orZero(p)
 	check := firstErr(checkID("company_id", p.CompanyID), checkID("filing_method_id", p.FilingMethodID))

@@ -57,28 +57,25 @@ type FilingMethod struct {
 // UnmarshalJSON reads a filing method in every shape the API writes it.
 func (m *FilingMethod) UnmarshalJSON(data []byte) error { return decodeRecord(data, m) }
 
-// FilingProductListParams chooses the filing products of GET
-// /filing-products: those of the website URL (its full URL; required),
-// with their filing methods in Jurisdiction (a name, "Utah", or an
-// abbreviation, "UT") when that is given.
+// FilingProductListParams chooses the products of GET /filing-products:
+// those of the website URL (full; required), with their filing methods in
+// Jurisdiction ("Utah" or "UT") when given.
 type FilingProductListParams struct {
 	URL          string
 	Jurisdiction string
 }
 
 // List returns the filing products of the website p.URL, with their
-// filing methods in p.Jurisdiction when that is given.
-// GET /filing-products.
+// filing methods in p.Jurisdiction when given. GET /filing-products.
 func (s *FilingProductsClient) List(ctx context.Context, p *FilingProductListParams) ([]FilingProduct, error) {
 	p = orZero(p)
 	q := new(query).str("url", p.URL).str("jurisdiction", p.Jurisdiction)
 	return send[[]FilingProduct](ctx, s.c, checkRequired("url", p.URL), routeFilingProductsList.at(), q, nil)
 }
 
-// OfferingParams chooses the filing products of GET
-// /filing-products/offerings: both fields are required, as every one of
-// the provider's clients sends them. Jurisdiction is a jurisdiction's
-// abbreviation ("UT") or name.
+// OfferingParams chooses the products of GET /filing-products/offerings:
+// both fields are required (the provider's clients all send them);
+// Jurisdiction is an abbreviation ("UT") or a name.
 type OfferingParams struct {
 	CompanyID    uuid.UUID
 	Jurisdiction string

@@ -34,9 +34,8 @@ const (
 	InvoiceCancelled InvoiceStatus = "cancelled"
 )
 
-// Invoice is a bill of the account. The API does not document its shape:
-// the fields known from the provider's own clients are typed, and the
-// whole record is kept in Raw.
+// Invoice is a bill of the account: the fields known from the provider's
+// clients are typed (the shape is undocumented), and the whole is in Raw.
 type Invoice struct {
 	ID        uuid.UUID       `json:"id"`
 	Status    InvoiceStatus   `json:"status"`
@@ -56,9 +55,8 @@ func (inv *Invoice) UnmarshalJSON(data []byte) error { return decodeRecord(data,
 type InvoiceItem struct {
 	Price       Money  `json:"price"`
 	Description string `json:"description"`
-	// Quantity is how many of the item the line bills: a number or a
-	// numeric string, and 1 when missing or null (as in every line of the
-	// provider's examples).
+	// Quantity is a number or a numeric string, and 1 when missing or null
+	// (as in every line of the provider's examples).
 	Quantity int `json:"quantity" wire:"numeric,default=1"`
 }
 
@@ -79,14 +77,12 @@ func (inv *Invoice) Total() Money {
 // price's decimals ("19.99" × 3 is "59.97").
 func (it InvoiceItem) Total() Money { return it.Price.times(int64(it.Quantity)) }
 
-// invoicesPageSize is the page size of InvoicesClient.All: paging is not
-// documented for invoices, and 100 is the largest page of the API's other
-// listings of account records.
+// invoicesPageSize is the page size of InvoicesClient.All: the largest
+// page of the API's other listings of account records.
 const invoicesPageSize = 100
 
-// InvoiceListParams filters GET /invoices. Zero values are not sent.
-// Paging is not documented for invoices: Limit and Offset are sent as on
-// the other listings.
+// InvoiceListParams filters GET /invoices; zero values are not sent
+// (paging is undocumented here: Limit and Offset are sent all the same).
 type InvoiceListParams struct {
 	Limit  int // page size; zero leaves it to the API
 	Offset int // invoices to skip
@@ -117,10 +113,9 @@ func (s *InvoicesClient) List(ctx context.Context, p *InvoiceListParams) ([]Invo
 }
 
 // All returns every invoice, page after page (100 a page unless p.Limit
-// says otherwise), read ahead of the loop. As paging is not documented for
-// invoices, a page longer than the limit, or one that comes back at later
-// offsets, is taken for the whole listing, and All ends there without an
-// error; a short page is not the end (an empty one is). GET /invoices.
+// says otherwise). Paging being undocumented here, a page longer than the
+// limit, or one that comes back at later offsets, is the whole listing;
+// a short page is not the end (an empty one is). GET /invoices.
 func (s *InvoicesClient) All(ctx context.Context, p *InvoiceListParams) iter.Seq2[Invoice, error] {
 	l := listingOf(p, invoicesPageSize, s.List, func(v Invoice) uuid.UUID { return v.ID })
 	l.unpaged = true
@@ -135,10 +130,8 @@ func (s *InvoicesClient) Get(ctx context.Context, id uuid.UUID) (*Invoice, error
 // InvoicePayParams pays invoices with a stored card: both fields are
 // required.
 type InvoicePayParams struct {
-	InvoiceIDs []uuid.UUID `json:"invoice_ids"` // the invoices to pay
-	// PaymentMethodID is the card to charge, the ID of a PaymentMethod
-	// (the API's payment_token).
-	PaymentMethodID uuid.UUID `json:"payment_token"`
+	InvoiceIDs      []uuid.UUID `json:"invoice_ids"`   // the invoices to pay
+	PaymentMethodID uuid.UUID   `json:"payment_token"` // the card to charge
 }
 
 // Pay pays the invoices with the card and returns those the API answers

@@ -26,15 +26,12 @@ type OrderItemStatus string
 
 // The order item states the provider's clients name.
 const (
-	// OrderItemRequiringAttention waits for the client's form data.
-	OrderItemRequiringAttention OrderItemStatus = "requiring-client-attention"
-	// OrderItemNew has what it needs and is being worked on.
-	OrderItemNew OrderItemStatus = "new"
+	OrderItemRequiringAttention OrderItemStatus = "requiring-client-attention" // waits for form data
+	OrderItemNew                OrderItemStatus = "new"                        // being worked on
 )
 
-// OrderItem is one product of an order, made by a checkout. Its shape is
-// known from the provider's C# model only: the fields are typed as it has
-// them, and the whole record is kept in Raw.
+// OrderItem is one product of an order, made by a checkout, typed as the
+// provider's C# model has it; the whole record is kept in Raw.
 type OrderItem struct {
 	ID        uuid.UUID `json:"id"`
 	CreatedAt time.Time `json:"created_at"`
@@ -52,27 +49,24 @@ type OrderItem struct {
 
 // OrderedProduct is the product an order item is for.
 type OrderedProduct struct {
-	ID    uuid.UUID `json:"id"`
-	Name  string    `json:"name"`
-	Price Money     `json:"price"`
-	// FilingMethod is the filing method chosen, for a filing; else nil.
-	FilingMethod *FilingMethod `json:"filing_method"`
+	ID           uuid.UUID     `json:"id"`
+	Name         string        `json:"name"`
+	Price        Money         `json:"price"`
+	FilingMethod *FilingMethod `json:"filing_method"` // the one chosen, for a filing
 }
 
 // UnmarshalJSON reads an order item as the API writes it, into Raw too.
 func (it *OrderItem) UnmarshalJSON(data []byte) error { return decodeRecord(data, it) }
 
-// OrderItemListParams chooses the items of
-// GET /order-items/requiring-attention: those of the companies CompanyIDs,
-// or of every company of the account when nil.
+// OrderItemListParams chooses the companies whose items to list (nil:
+// every company of the account).
 type OrderItemListParams struct {
 	CompanyIDs []uuid.UUID
 }
 
 // ListRequiringAttention returns the order items of p.CompanyIDs that wait
-// for the client (status requiring-client-attention): a filing bought
-// without its form data waits here until SubmitFormData answers it.
-// GET /order-items/requiring-attention.
+// for the client, as a filing bought without its form data does until
+// SubmitFormData. GET /order-items/requiring-attention.
 func (s *OrderItemsClient) ListRequiringAttention(ctx context.Context, p *OrderItemListParams) ([]OrderItem, error) {
 	p = orZero(p)
 	q := new(query).ids("company_ids", p.CompanyIDs)
@@ -80,10 +74,9 @@ func (s *OrderItemsClient) ListRequiringAttention(ctx context.Context, p *OrderI
 	return send[[]OrderItem](ctx, s.c, checkIDs("company_ids", p.CompanyIDs), rt, q, nil)
 }
 
-// OrderItemFormDataParams answers the form of an order item: every field
-// is required. FormData holds the answers, a value that encodes as a JSON
-// object (a map or a struct) whose keys are the fields of the filing
-// method's schema (FilingMethodsClient.Schemas); it holds personal data.
+// OrderItemFormDataParams answers the form of an order item; all fields
+// are required. FormData, which holds personal data, encodes as a JSON
+// object keyed by the fields of the method's schema (Schemas).
 type OrderItemFormDataParams struct {
 	CompanyID   uuid.UUID `json:"company_id"`
 	OrderItemID uuid.UUID `json:"order_item_id"`

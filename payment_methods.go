@@ -26,9 +26,8 @@ var (
 		"PaymentMethods.List shows whether the card is still there")
 )
 
-// PaymentMethod is a stored card. The API never sends its number or CVC;
-// the shape is known from the provider's C# model, and the whole record is
-// kept in Raw.
+// PaymentMethod is a stored card (never its number or CVC), as the
+// provider's C# model has it; the whole record is kept in Raw.
 type PaymentMethod struct {
 	// ID is what checkout and invoice payment take as the payment token.
 	ID        uuid.UUID `json:"id"`
@@ -59,10 +58,9 @@ type BillingAddress struct {
 // UnmarshalJSON reads a card as the API writes it, into Raw too.
 func (m *PaymentMethod) UnmarshalJSON(data []byte) error { return decodeRecord(data, m) }
 
-// Card is a card to store or the new details of a stored one. Number
-// (spaces allowed), ExpMonth (1 to 12), ExpYear (four digits) and CVC are
-// required. Number and CVC are Secrets: printing or logging a Card shows
-// neither.
+// Card is a card to store or a stored one's new details: Number (spaces
+// allowed), ExpMonth, ExpYear (four digits) and CVC are required. Number
+// and CVC are Secrets, which no printing or logging of a Card shows.
 type Card struct {
 	Number         Secret
 	ExpMonth       int
@@ -131,8 +129,7 @@ func (s *PaymentMethodsClient) List(ctx context.Context) ([]PaymentMethod, error
 
 // Create stores a card and returns it when the answer holds it. Sent at
 // most once; after ErrOutcomeUnknown, PaymentMethods.List shows whether the
-// card was stored (match its last four digits and expiry).
-// POST /payment-methods.
+// card was stored (by its last four digits and expiry). POST /payment-methods.
 func (s *PaymentMethodsClient) Create(ctx context.Context, card *Card) (*PaymentMethod, error) {
 	card, rt := orZero(card), routePaymentMethodsCreate.at()
 	return firstRecord(send[recordsOrOne[PaymentMethod]](ctx, s.c, card.validate(), rt, nil, card.body()))

@@ -8,9 +8,8 @@ import (
 	"github.com/google/uuid"
 )
 
-// ResourcesClient reads reference resources: forms and links per
-// jurisdiction, agency and entity type, some of them readable as page
-// images or as a PDF.
+// ResourcesClient reads reference forms and links per jurisdiction, agency
+// and entity type, some readable as page images or a PDF.
 type ResourcesClient service
 
 // The routes of resources.
@@ -27,10 +26,8 @@ type ResourceKind string
 
 // The resource kinds the API documents.
 const (
-	// ResourceKindDocument is a file, readable with Page and Download.
-	ResourceKindDocument ResourceKind = "document"
-	// ResourceKindURL is a link to a page elsewhere.
-	ResourceKindURL ResourceKind = "url"
+	ResourceKindDocument ResourceKind = "document" // a file: see Page and Download
+	ResourceKindURL      ResourceKind = "url"      // a link to a page elsewhere
 )
 
 // Resource is a reference form or link. GET /resources.

@@ -60,10 +60,9 @@ const maxServicesLimit = 100
 
 // ServiceListParams filters GET /services. Zero values are not sent.
 type ServiceListParams struct {
-	Limit  int // page size: API default 50, at most 100
-	Offset int // services to skip
-	// Company filters by company name; give it or CompanyID, not both.
-	Company   string
+	Limit     int    // page size: API default 50, at most 100
+	Offset    int    // services to skip
+	Company   string // a company's name; give it or CompanyID, not both
 	CompanyID uuid.UUID
 }
 
@@ -91,9 +90,8 @@ func (s *ServicesClient) All(ctx context.Context, p *ServiceListParams) iter.Seq
 	return paginate(ctx, listingOf(p, maxServicesLimit, s.List, func(v Service) uuid.UUID { return v.ID }))
 }
 
-// ServiceCreateParams orders services for a company: exactly one of
-// Company and CompanyID (name or id), and exactly one of Jurisdictions
-// and JurisdictionIDs (names or ids).
+// ServiceCreateParams orders services: exactly one of Company and
+// CompanyID, and exactly one of Jurisdictions and JurisdictionIDs.
 type ServiceCreateParams struct {
 	Company         string      `json:"company,omitempty"`
 	CompanyID       uuid.UUID   `json:"company_id,omitempty"`
@@ -117,10 +115,9 @@ func (s *ServicesClient) Create(ctx context.Context, p *ServiceCreateParams) ([]
 }
 
 // RequestCancellation asks for the service id to be cancelled and returns
-// it, cancel-requested; unpaid invoices of the company give an
-// *UnpaidInvoicesError. Sent at most once; after ErrOutcomeUnknown,
-// Services.List shows whether the service is cancel-requested.
-// POST /services/:id/cancel-request.
+// it; unpaid invoices give an *UnpaidInvoicesError. Sent at most once;
+// after ErrOutcomeUnknown, Services.List shows whether the service is
+// cancel-requested. POST /services/:id/cancel-request.
 func (s *ServicesClient) RequestCancellation(ctx context.Context, id uuid.UUID) (*Service, error) {
 	if err := checkID("id", id); err != nil {
 		return nil, err
@@ -135,10 +132,9 @@ func (s *ServicesClient) RequestCancellation(ctx context.Context, id uuid.UUID) 
 	return svc, err
 }
 
-// ServiceInfo is the information a service holds: its contact person and
-// the officers a corporation's service needs. Its shape is known only from
-// the provider's data file for POST /services/:id/info (keys with a dot,
-// as "official.director"); an answer is read from the record or its
+// ServiceInfo is what a service holds: its contact person and the officers
+// a corporation's service needs, in the shape of the provider's data file
+// for POST /services/:id/info. An answer is read from the record or its
 // "info" object, and kept whole in Raw. Zero values are not sent.
 type ServiceInfo struct {
 	ContactPerson *ServiceContact `json:"contact_person,omitempty"`
@@ -147,9 +143,8 @@ type ServiceInfo struct {
 	Presidents  []ServiceOfficer `json:"official.president,omitempty"`
 	Secretaries []ServiceOfficer `json:"official.secretary,omitempty"`
 	Treasurers  []ServiceOfficer `json:"official.treasurer,omitempty"`
-	// Status is the service's status, when the answer says (read only).
-	Status ServiceStatus   `json:"-"`
-	Raw    json.RawMessage `json:"-"` // the record as the API sent it (read only)
+	Status      ServiceStatus    `json:"-"` // when the answer says (read only)
+	Raw         json.RawMessage  `json:"-"` // the record as the API sent it (read only)
 }
 
 // ServiceContact is the contact person of a service.
@@ -164,8 +159,7 @@ type ServiceContact struct {
 
 // ServiceOfficer is an officer of a company, as a service records it.
 type ServiceOfficer struct {
-	// Role is "Director", "President", "Secretary" or "Treasurer".
-	Role      string         `json:"role,omitempty"`
+	Role      string         `json:"role,omitempty"` // "Director", "President", …
 	FirstName string         `json:"first_name,omitempty"`
 	LastName  string         `json:"last_name,omitempty"`
 	Address   ServiceAddress `json:"address"`

@@ -9,9 +9,8 @@ import (
 	"github.com/google/uuid"
 )
 
-// ShoppingCartClient fills and empties the companies' shopping carts and
-// checks them out: the way to order a filing (see the package docs,
-// "Ordering a filing").
+// ShoppingCartClient fills, empties and checks out the companies' carts:
+// the way to order a filing (package docs, "Ordering a filing").
 type ShoppingCartClient service
 
 // The routes of the shopping cart.
@@ -25,9 +24,8 @@ var (
 		"Invoices.List shows whether invoices were made, and ShoppingCart.List whether the items left the cart")
 )
 
-// CartItem is a product in a company's shopping cart. Its shape is known
-// from the provider's C# model only: the fields are typed as it has them,
-// and the whole record is kept in Raw.
+// CartItem is a product in a company's shopping cart, typed as the
+// provider's C# model has it; the whole record is kept in Raw.
 type CartItem struct {
 	ID        uuid.UUID `json:"id"`
 	CreatedAt time.Time `json:"created_at"`
@@ -36,17 +34,14 @@ type CartItem struct {
 	AccountID uuid.UUID `json:"account_id"`
 	// ProductID is the filing (or other) product; ProductOptionID the
 	// chosen option, for a filing its filing method.
-	ProductID       uuid.UUID `json:"product_id"`
-	ProductType     string    `json:"product_type"`
-	ProductOptionID uuid.UUID `json:"product_option_id"`
-	// Title names the product and option, as
-	// "Tax id filing service - Standard".
-	Title    string `json:"title"`
-	Total    Money  `json:"total"`
-	Quantity int    `json:"quantity" wire:"numeric"`
-	// Status is "active" for an item that can be checked out.
-	Status string          `json:"status"`
-	Raw    json.RawMessage `json:"-"` // the record exactly as the API sent it
+	ProductID       uuid.UUID       `json:"product_id"`
+	ProductType     string          `json:"product_type"`
+	ProductOptionID uuid.UUID       `json:"product_option_id"`
+	Title           string          `json:"title"` // as "Tax id filing service - Standard"
+	Total           Money           `json:"total"`
+	Quantity        int             `json:"quantity" wire:"numeric"`
+	Status          string          `json:"status"` // "active" when it can be checked out
+	Raw             json.RawMessage `json:"-"`      // the record exactly as the API sent it
 }
 
 // UnmarshalJSON reads a cart item as the API writes it, into Raw too.
@@ -70,13 +65,11 @@ func (s *ShoppingCartClient) List(ctx context.Context, p *CartListParams) ([]Car
 // ProductID are required; zero values are not sent.
 type CartAddParams struct {
 	CompanyID uuid.UUID `json:"company_id"`
-	// ProductID is the product (for a filing, a FilingProduct's ID).
-	ProductID uuid.UUID `json:"product_id"`
-	// ProductOptionID is the chosen option: for a filing, the ID of a
-	// FilingMethod of the product.
+	// ProductID is the product (for a filing, a FilingProduct's ID), and
+	// ProductOptionID the option (for a filing, one of its FilingMethods).
+	ProductID       uuid.UUID `json:"product_id"`
 	ProductOptionID uuid.UUID `json:"product_option_id,omitempty"`
-	// Quantity is how many; zero sends none, which the API reads as 1.
-	Quantity int `json:"quantity,omitempty"`
+	Quantity        int       `json:"quantity,omitempty"` // 0 sends none: 1 for the API
 	// FormData, when set, answers the filing's form now (a value that
 	// encodes as a JSON object; see FilingMethodsClient.Schemas), so that
 	// the order item does not wait for it. It may hold personal data.
@@ -94,9 +87,8 @@ func (s *ShoppingCartClient) Add(ctx context.Context, p *CartAddParams) ([]CartI
 	return []CartItem(items), err
 }
 
-// CartRemoveParams chooses what DELETE /shopping-cart removes: the items
-// ItemIDs, or every item of the companies CompanyIDs; at least one of the
-// two is required.
+// CartRemoveParams chooses what Remove removes: the items ItemIDs, or
+// every item of the companies CompanyIDs; at least one is required.
 type CartRemoveParams struct {
 	CompanyIDs []uuid.UUID `json:"company_ids,omitempty"`
 	ItemIDs    []uuid.UUID `json:"item_ids,omitempty"`
@@ -114,9 +106,8 @@ func (s *ShoppingCartClient) Remove(ctx context.Context, p *CartRemoveParams) er
 	return err
 }
 
-// CheckoutParams pays for cart items: PaymentMethodID (the card to charge,
-// the API's payment_token) is required, and at least one of ItemIDs (those
-// items) and CompanyIDs (every item in those companies' carts).
+// CheckoutParams pays for cart items with the card PaymentMethodID
+// (required): the items ItemIDs, or every item of CompanyIDs, or both.
 type CheckoutParams struct {
 	ItemIDs         []uuid.UUID `json:"item_ids,omitempty"`
 	CompanyIDs      []uuid.UUID `json:"company_ids,omitempty"`
@@ -125,12 +116,8 @@ type CheckoutParams struct {
 
 // Checkout is what a checkout made.
 type Checkout struct {
-	// InvoiceIDs are the invoices made, read from beside the envelope's
-	// result, where the API puts them.
-	InvoiceIDs []uuid.UUID
-	// Invoices are the invoices in the result, when the API sends them
-	// there (it is not documented to).
-	Invoices []Invoice
+	InvoiceIDs []uuid.UUID // the invoices made (beside the envelope's result)
+	Invoices   []Invoice   // the invoices in the result, if any (undocumented)
 }
 
 // Checkout charges the card for the chosen items, which makes invoices and
