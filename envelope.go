@@ -367,8 +367,8 @@ func (w *withTop[T, X]) decodeEnvelope(endpoint string, body []byte) (bool, erro
 type recordCodec struct {
 	wire     reflect.Type // the wire type; its first fields are laid out as the record's
 	extra    bool         // the wire type has fields beyond the record's
-	raw      uintptr      // the offset of Raw, or noRaw
-	bare     uintptr      // the offset of the field a bare string is, or noRaw
+	raw      uintptr      // the offset of Raw, or noField
+	bare     uintptr      // the offset of the field a bare string fills, or noField
 	aliases  []alias
 	defaults []intDefault
 }
@@ -384,7 +384,8 @@ type intDefault struct {
 	n   int
 }
 
-const noRaw = ^uintptr(0)
+// noField is the offset of a field a record does not have.
+const noField = ^uintptr(0)
 
 var (
 	codecs      sync.Map // reflect.Type of a record, or of its wireOf -> *recordCodec
@@ -408,7 +409,7 @@ func codecOf[R any]() *recordCodec {
 // newCodec makes the codec of record type t; a field it cannot read is a
 // mistake in the record's declaration, and panics.
 func newCodec(t reflect.Type) *recordCodec {
-	c := &recordCodec{raw: noRaw, bare: noRaw}
+	c := &recordCodec{raw: noField, bare: noField}
 	fields := make([]reflect.StructField, 0, t.NumField()+1)
 	var extras []reflect.StructField
 	var aliasTo []uintptr
@@ -477,9 +478,9 @@ func decodeRecord[R any](data []byte, r *R) error {
 		return nil
 	}
 	c := codecOf[R]()
-	if s, ok := unquote(data); ok && c.bare != noRaw {
+	if s, ok := unquote(data); ok && c.bare != noField {
 		*(*string)(unsafe.Add(unsafe.Pointer(r), c.bare)) = s
-		c.finish(unsafe.Pointer(r), unsafe.Pointer(r), data)
+		c.keepRaw(unsafe.Pointer(r), data)
 		return nil
 	}
 	if len(data) == 0 || data[0] != '{' {
@@ -515,7 +516,12 @@ func (c *recordCodec) finish(r, w unsafe.Pointer, data []byte) {
 			*to = *(*string)(unsafe.Add(w, a.from))
 		}
 	}
-	if c.raw != noRaw {
+	c.keepRaw(r, data)
+}
+
+// keepRaw keeps a copy of data in the Raw of the record at r, if it has one.
+func (c *recordCodec) keepRaw(r unsafe.Pointer, data []byte) {
+	if c.raw != noField {
 		*(*json.RawMessage)(unsafe.Add(r, c.raw)) = append(json.RawMessage(nil), data...)
 	}
 }
@@ -548,7 +554,7 @@ const maxPooledWires = 1024
 func (l *wireList[W, R]) decodeEnvelope(endpoint string, body []byte) (bool, error) {
 	l.records = nil
 	c := codecOf[R]()
-	if c.raw != noRaw || len(c.defaults) > 0 {
+	if c.raw != noField || len(c.defaults) > 0 {
 		var ws []wireOf[R]
 		success, null, err := decodeEnvelopeInto(endpoint, body, &ws)
 		if err == nil && !null {
