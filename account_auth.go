@@ -10,9 +10,8 @@ import (
 	"github.com/google/uuid"
 )
 
-// AuthClient logs the account's users in and resets their passwords.
-// Every request is still signed with the account's keys; passwords and
-// tokens are Secrets, which no output of the SDK shows.
+// AuthClient logs the account's users in and resets their passwords (each
+// request signed with the account's keys; passwords and tokens are Secrets).
 type AuthClient service
 
 // The routes of authentication.
@@ -26,58 +25,35 @@ var (
 		"logging in with the new password shows whether it was set")
 )
 
-// Session is what logging in or refreshing gives. The provider shows no
-// answer of these routes; the fields typed here are those of the SDK's
-// fake. The token is a Secret, and the record keeps no raw copy of the
-// answer, which holds it.
+// Session is what logging in or refreshing gives (the fields are the
+// fake's: the provider shows no answer). Token is a Secret, and no raw copy
+// of the answer, which holds it, is kept.
 type Session struct {
-	Token     Secret    `json:"token"`
+	Token     Secret    `json:"token" wire:"bare,or=access_token,or=auth_token"`
 	ExpiresAt time.Time `json:"expires_at"`
 	UserID    uuid.UUID `json:"-"`
 	UserEmail string    `json:"-"`
 }
 
-// sessionFields is a Session without its methods, for Format.
-type sessionFields Session
-
 // Format prints the session as fmt prints a struct, with Token redacted,
 // under every verb; so do a []*Session and a map of them.
-func (s Session) Format(f fmt.State, verb rune) {
-	formatFields(f, verb, sessionFields(s), "acctadmin.Session")
-}
+func (s Session) Format(f fmt.State, verb rune) { formatFields(f, verb, s, "acctadmin.Session") }
 
-// UnmarshalJSON reads a session: its token from "token", "access_token"
-// or "auth_token", or the result itself when it is a string.
+// UnmarshalJSON reads a session: its token from "token", "access_token",
+// "auth_token" or a bare string, and its user from "user".
 func (s *Session) UnmarshalJSON(data []byte) error {
-	*s = Session{}
-	if tok, ok := unquote(data); ok {
-		s.Token = Secret(tok)
-		return nil
-	}
-	if string(data) == "null" {
-		return nil
-	}
-	var w struct {
-		Token       string `json:"token"`
-		AccessToken string `json:"access_token"`
-		AuthToken   string `json:"auth_token"`
-		ExpiresAt   Time   `json:"expires_at"`
-		User        struct {
-			ID    uuid.UUID `json:"id"`
-			Email string    `json:"email"`
-		} `json:"user"`
-	}
-	if err := json.Unmarshal(data, &w); err != nil {
+	if err := decodeRecord(data, s); err != nil || len(data) == 0 || data[0] != '{' {
 		return err
 	}
-	tok := w.Token
-	for _, t := range []string{w.AccessToken, w.AuthToken} {
-		if tok == "" {
-			tok = t
+	var u struct {
+		User struct {
+			ID    uuid.UUID
+			Email string
 		}
 	}
-	*s = Session{Token: Secret(tok), ExpiresAt: w.ExpiresAt.Time, UserID: w.User.ID, UserEmail: w.User.Email}
-	return nil
+	err := json.Unmarshal(data, &u)
+	s.UserID, s.UserEmail = u.User.ID, u.User.Email
+	return err
 }
 
 // Refresh returns a fresh session for the account's user. GET /auth/refresh.
@@ -87,19 +63,15 @@ func (s *AuthClient) Refresh(ctx context.Context) (*Session, error) {
 
 // LoginParams logs a user in: Email and Password are required.
 type LoginParams struct {
-	Email    string
-	Password Secret
-	// WebsiteID, when given, logs in to that website.
-	WebsiteID uuid.UUID
+	Email     string
+	Password  Secret
+	WebsiteID uuid.UUID // when given, logs in to that website
 }
-
-// loginFields is a LoginParams without its methods, for Format.
-type loginFields LoginParams
 
 // Format prints the params as fmt prints a struct, with Password
 // redacted, under every verb; so do a []*LoginParams and a map of them.
 func (p LoginParams) Format(f fmt.State, verb rune) {
-	formatFields(f, verb, loginFields(p), "acctadmin.LoginParams")
+	formatFields(f, verb, p, "acctadmin.LoginParams")
 }
 
 type loginBody struct {
@@ -110,68 +82,47 @@ type loginBody struct {
 
 func (b *loginBody) secretValues() []string { return []string{b.Password} }
 
-// Login logs a user of the account in with an e-mail address and a
-// password, and returns the session. A POST, it is never repeated; a
-// failure after the request may have arrived is ErrOutcomeUnknown, and
-// logging in again is harmless. POST /auth/login.
+// Login logs a user of the account in and returns the session. Sent at
+// most once; after ErrOutcomeUnknown, logging in again is harmless.
+// POST /auth/login.
 func (s *AuthClient) Login(ctx context.Context, p *LoginParams) (*Session, error) {
-	if p == nil {
-		p = &LoginParams{}
-	}
-	if err := firstErr(checkRequired("email", p.Email), checkRequired("password", p.Password.Reveal())); err != nil {
-		return nil, err
-	}
-	return requestOne[Session](ctx, s.c, routeAuthLogin.at(), nil, &loginBody{p.Email, p.Password.Reveal(), optID(p.WebsiteID)})
+	p = orZero(p)
+	check := firstErr(checkRequired("email", p.Email), checkRequired("password", p.Password.Reveal()))
+	body := &loginBody{p.Email, p.Password.Reveal(), optID(p.WebsiteID)}
+	return sendOne[Session](ctx, s.c, check, routeAuthLogin.at(), nil, body)
 }
 
-// ForgotPasswordParams starts a password reset: EmailAddress is required.
+// ForgotPasswordParams starts a password reset: EmailAddress is required;
+// WebsiteID and Subdomain, when given, name the user's website.
 type ForgotPasswordParams struct {
-	EmailAddress string
-	// WebsiteID and Subdomain, when given, name the website the user
-	// belongs to.
-	WebsiteID uuid.UUID
-	Subdomain string
+	EmailAddress string    `json:"email_address"`
+	WebsiteID    uuid.UUID `json:"website_id,omitempty"`
+	Subdomain    string    `json:"subdomain,omitempty"`
 }
 
-// ForgotPassword starts a password reset for the user p.EmailAddress: the
-// API e-mails a reset token. A POST, it is never repeated; a failure
-// after the request may have arrived is ErrOutcomeUnknown, and asking
-// again sends a second e-mail. POST /auth/forgot-password.
+// ForgotPassword has the API e-mail a reset token to p.EmailAddress. Sent
+// at most once; after ErrOutcomeUnknown, a second request sends a second
+// e-mail. POST /auth/forgot-password.
 func (s *AuthClient) ForgotPassword(ctx context.Context, p *ForgotPasswordParams) error {
-	if p == nil {
-		p = &ForgotPasswordParams{}
-	}
-	if err := checkRequired("email_address", p.EmailAddress); err != nil {
-		return err
-	}
-	body := struct {
-		EmailAddress string     `json:"email_address"`
-		WebsiteID    *uuid.UUID `json:"website_id,omitempty"`
-		Subdomain    string     `json:"subdomain,omitempty"`
-	}{p.EmailAddress, optID(p.WebsiteID), p.Subdomain}
-	_, err := request[ignored](ctx, s.c, routeAuthForgotPassword.at(), nil, body)
+	p = orZero(p)
+	check := checkRequired("email_address", p.EmailAddress)
+	_, err := send[ignored](ctx, s.c, check, routeAuthForgotPassword.at(), nil, bodyOf{p})
 	return err
 }
 
-// ResetPasswordParams sets a new password: Token and Password are
-// required. PasswordConfirmation, when empty, is sent as Password (the
-// provider's clients always send the two equal); when given, it must
-// equal Password.
+// ResetPasswordParams sets a new password with the reset token the user
+// received: Token and Password are required; PasswordConfirmation, when
+// given, must equal Password (it is sent as Password when empty).
 type ResetPasswordParams struct {
-	// Token is the reset token the user received.
 	Token                Secret
 	Password             Secret
 	PasswordConfirmation Secret
 }
 
-// resetFields is a ResetPasswordParams without its methods, for Format.
-type resetFields ResetPasswordParams
-
-// Format prints the params as fmt prints a struct, with the token and
-// the passwords redacted, under every verb; so do a
-// []*ResetPasswordParams and a map of them.
+// Format prints the params as fmt prints a struct, the token and passwords
+// redacted, under every verb; so do a []*ResetPasswordParams and a map.
 func (p ResetPasswordParams) Format(f fmt.State, verb rune) {
-	formatFields(f, verb, resetFields(p), "acctadmin.ResetPasswordParams")
+	formatFields(f, verb, p, "acctadmin.ResetPasswordParams")
 }
 
 type resetBody struct {
@@ -184,24 +135,20 @@ func (b *resetBody) secretValues() []string {
 	return []string{b.Token, b.Password, b.PasswordConfirmation}
 }
 
-// ResetPassword sets a new password with a reset token. A POST, it is
-// never repeated; a failure after the request may have arrived is
-// ErrOutcomeUnknown, and logging in with the new password shows whether
+// ResetPassword sets a new password with a reset token. Sent at most once;
+// after ErrOutcomeUnknown, logging in with the new password shows whether
 // it was set. POST /auth/reset-password.
 func (s *AuthClient) ResetPassword(ctx context.Context, p *ResetPasswordParams) error {
-	if p == nil {
-		p = &ResetPasswordParams{}
-	}
+	p = orZero(p)
 	confirm := p.PasswordConfirmation
 	if confirm == "" {
 		confirm = p.Password
 	}
-	if err := firstErr(checkRequired("token", p.Token.Reveal()), checkRequired("password", p.Password.Reveal())); err != nil {
-		return err
+	check := firstErr(checkRequired("token", p.Token.Reveal()), checkRequired("password", p.Password.Reveal()))
+	if check == nil && confirm != p.Password {
+		check = invalid("password_confirmation", "does not match password")
 	}
-	if confirm != p.Password {
-		return invalid("password_confirmation", "does not match password")
-	}
-	_, err := request[ignored](ctx, s.c, routeAuthResetPassword.at(), nil, &resetBody{p.Token.Reveal(), p.Password.Reveal(), confirm.Reveal()})
+	body := &resetBody{p.Token.Reveal(), p.Password.Reveal(), confirm.Reveal()}
+	_, err := send[ignored](ctx, s.c, check, routeAuthResetPassword.at(), nil, body)
 	return err
 }

@@ -57,7 +57,7 @@ func BenchmarkDecodeDocumentsPage(b *testing.B) {
 		b.ReportAllocs()
 		b.SetBytes(int64(len(body)))
 		for i := 0; i < b.N; i++ {
-			var list wireList[documentWire, Document]
+			var list wireList[wireOf[Document], Document]
 			ok, err := decodeEnvelope("GET /documents", body, &list)
 			if err != nil || !ok {
 				b.Fatal(ok, err)

@@ -1,6 +1,7 @@
 package acctadmin
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"net/http"
@@ -31,41 +32,23 @@ type Callback struct {
 	URL       string    `json:"url"`
 }
 
-// UnmarshalJSON reads a callback in any shape the API writes it.
-func (cb *Callback) UnmarshalJSON(data []byte) error { return decodeWire[callbackWire](data, cb) }
-
-// callbackWire is a callback as the API writes it. It embeds the callback
-// without its UnmarshalJSON, which would otherwise be its own.
-type callbackWire struct {
-	plainCallback
-	CreatedAt Time `json:"created_at"`
-}
-
-type plainCallback Callback
-
-func (w callbackWire) record() Callback {
-	cb := Callback(w.plainCallback)
-	cb.CreatedAt = w.CreatedAt.Time
-	return cb
-}
+// UnmarshalJSON reads a callback in every shape the API writes it.
+func (cb *Callback) UnmarshalJSON(data []byte) error { return decodeRecord(data, cb) }
 
 // List returns every registered callback. GET /callbacks.
 func (s *CallbacksClient) List(ctx context.Context) ([]Callback, error) {
-	return requestRecords[callbackWire](ctx, s.c, routeCallbacksList.at(), nil, nil)
+	return requestRecords[wireOf[Callback]](ctx, s.c, routeCallbacksList.at(), nil, nil)
 }
 
-// Create registers callbackURL, an absolute http or https URL, to receive
-// events. It is sent at most once: a failure after the request may have
-// arrived is ErrOutcomeUnknown, and List shows whether the URL was
-// registered (Ensure does that check itself). POST /callbacks.
+// Create registers callbackURL, an absolute http or https URL. Sent at most
+// once; after ErrOutcomeUnknown, Callbacks.List shows whether the URL was
+// registered (Ensure checks that itself). POST /callbacks.
 func (s *CallbacksClient) Create(ctx context.Context, callbackURL string) (*Callback, error) {
 	if err := checkCallbackURL(callbackURL); err != nil {
 		return nil, err
 	}
-	body := struct {
-		URL string `json:"url"`
-	}{callbackURL}
-	return requestRecord[callbackWire](ctx, s.c, routeCallbacksCreate.at(), nil, body)
+	body := map[string]string{"url": callbackURL}
+	return requestRecord[wireOf[Callback]](ctx, s.c, routeCallbacksCreate.at(), nil, body)
 }
 
 // Delete removes the callback id. It is retried like a read; when a retry
@@ -80,26 +63,13 @@ func (s *CallbacksClient) Delete(ctx context.Context, id uuid.UUID) error {
 	return err
 }
 
-// Ensure makes sure that callbackURL is registered exactly once, whatever
-// is registered now, and returns its registration. It lists the
-// callbacks; when none has callbackURL it registers it, and in every case
-// it lists again and deletes every registration of callbackURL but the
-// oldest (earliest CreatedAt, then smallest ID). Callbacks of other URLs
-// are never touched, and URLs are compared exactly as written.
-//
-// Listing after the create is what makes Ensure safe to repeat and to run
-// at once from several processes: a create whose answer was lost (the
-// API registered the URL, the client saw an error) is found by the second
-// listing and kept, rather than registered again by the next call; and
-// when several calls register the URL at the same time, each keeps the
-// oldest registration it sees and deletes the others, so the oldest of
-// all is never deleted and, once every call has returned, it is the only
-// one left. A registration already deleted by another call (404) counts
-// as deleted.
-//
-// A bad URL gives a *ValidationError and nothing is sent. An error from a
-// listing or a deletion is returned as is; an error from the create is
-// returned only when the second listing shows the URL unregistered.
+// Ensure makes sure that callbackURL (compared as written) is registered
+// exactly once and returns that registration: it lists, registers the URL
+// if none has it, lists again (so a create whose answer was lost is found)
+// and deletes every registration of the URL but the oldest (by CreatedAt,
+// then ID), so that concurrent calls from several processes all keep the
+// same one; a 404 counts as deleted. An error from the create is returned
+// only when the second listing lacks the URL.
 func (s *CallbacksClient) Ensure(ctx context.Context, callbackURL string) (*Callback, error) {
 	if err := checkCallbackURL(callbackURL); err != nil {
 		return nil, err
@@ -118,23 +88,18 @@ func (s *CallbacksClient) Ensure(ctx context.Context, callbackURL string) (*Call
 	}
 	mine := registrationsOf(after, callbackURL)
 	if len(mine) == 0 {
-		if createErr != nil {
-			return nil, createErr
-		}
-		return nil, errCallbackNotListed
+		return nil, cmp.Or(createErr, errCallbackNotListed)
 	}
 	for _, cb := range mine[1:] {
 		if err := s.Delete(ctx, cb.ID); err != nil && !errors.Is(err, ErrNotFound) {
 			return nil, err
 		}
 	}
-	kept := mine[0]
-	return &kept, nil
+	return &mine[0], nil
 }
 
-// errCallbackNotListed reports a create that answered without error while
-// the listing after it does not show the URL. It does not quote the URL,
-// which may carry a secret in its query.
+// errCallbackNotListed reports a create that succeeded while the listing
+// after it lacks the URL (not quoted: its query may hold a secret).
 var errCallbackNotListed = errors.New("acctadmin: callback created but not listed")
 
 // registrationsOf returns the callbacks of cbs registered for u, oldest
@@ -154,13 +119,6 @@ func registrationsOf(cbs []Callback, u string) []Callback {
 	})
 	return out
 }
-
-// ignored decodes any JSON value and keeps nothing: the result of an
-// endpoint whose answer shape is not documented.
-type ignored struct{}
-
-// UnmarshalJSON accepts any value.
-func (*ignored) UnmarshalJSON([]byte) error { return nil }
 
 func checkCallbackURL(s string) error {
 	if err := checkRequired("url", s); err != nil {

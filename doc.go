@@ -153,9 +153,10 @@ package acctadmin
 //	transport.go  one call from first attempt to final answer: retries,
 //	              backoff, Retry-After, logging, redaction, the signing
 //	              transport, the capped JSON read
-//	envelope.go   the response envelope, its decoding and decode errors
-//	values.go     Time, Date, Money, Turnaround, their parsers, and the wire
-//	              form of records
+//	envelope.go   the response envelope, its decoding and decode errors,
+//	              and the decoding of records through their wire tags
+//	values.go     Time, Date, Money, Turnaround, the other tolerant value
+//	              types, and their parsers
 //	files.go      File, PageParams, page images and downloads
 //	errors.go     every error type and the sentinels
 //	observe.go    hooks and answer metadata

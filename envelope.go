@@ -7,8 +7,13 @@ import (
 	"fmt"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
+	"sync"
 	"time"
+	"unsafe"
+
+	"github.com/google/uuid"
 )
 
 // The envelope every JSON answer comes in, its decoding into a typed
@@ -68,9 +73,15 @@ type envelopeDecoder interface {
 // is written over. null reports that the result was JSON null (*out is
 // then left as it was).
 func decodeEnvelopeInto[T any](endpoint string, body []byte, out *T) (success, null bool, err error) {
-	env := envelope[*T]{Result: out}
+	return decodeResult(endpoint, body, out, reflect.TypeFor[envelope[*T]]())
+}
+
+// decodeResult is decodeEnvelopeInto with out, a pointer, of any type;
+// shape is the type a bad field's path is looked for in.
+func decodeResult(endpoint string, body []byte, out any, shape reflect.Type) (success, null bool, err error) {
+	env := envelope[any]{Result: out}
 	if err := json.Unmarshal(body, &env); err != nil {
-		return false, false, decodeFailure(endpoint, body, reflect.TypeOf(env), err)
+		return false, false, decodeFailure(endpoint, body, shape, err)
 	}
 	if env.Success == nil {
 		return false, false, &DecodeError{Endpoint: endpoint, Err: errNotEnvelope}
@@ -172,6 +183,9 @@ func locate(data []byte, t reflect.Type, path string, depth int) (string, error)
 // locateFields runs locate over the fields of the JSON object data,
 // decoded as struct type t.
 func locateFields(data []byte, t reflect.Type, path string, depth int) (string, error) {
+	if c, ok := codecs.Load(t); ok {
+		t = c.(*recordCodec).wire // a record is read as its wire type
+	}
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(data, &m); err != nil {
 		return path, fmt.Errorf("want a JSON object, got %s", describe(data))
@@ -237,6 +251,13 @@ func jsonFields(t reflect.Type) map[string]reflect.Type {
 	return out
 }
 
+// ignored decodes any JSON value and keeps nothing: the result of an
+// endpoint whose answer shape is not documented.
+type ignored struct{}
+
+// UnmarshalJSON accepts any value.
+func (*ignored) UnmarshalJSON([]byte) error { return nil }
+
 // recordsOrOne is the result of a route whose answer is not documented and
 // may be a list of records, one record, or something else: a list is
 // read as it is, an object as a list of that one record, and anything
@@ -266,6 +287,44 @@ func (a *recordsOrOne[R]) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
+// firstRecord returns the first of the records an answer held, or nil.
+func firstRecord[R any, L ~[]R](list L, err error) (*R, error) {
+	if err != nil || len(list) == 0 {
+		return nil, err
+	}
+	return &list[0], nil
+}
+
+// recordsAnyhow is the result of a route whose answer is not documented
+// and may be a list of records, one record (an object with an "id"), or
+// an object that holds the list under K's key; anything else is no
+// records.
+type recordsAnyhow[R any, K interface{ key() string }] []R
+
+func (a *recordsAnyhow[R, K]) UnmarshalJSON(data []byte) error {
+	*a = nil
+	if len(data) > 0 && data[0] == '[' {
+		return json.Unmarshal(data, (*[]R)(a))
+	}
+	var k K
+	probe := reflect.New(reflect.StructOf([]reflect.StructField{
+		{Name: "ID", Type: rawType, Tag: `json:"id"`},
+		{Name: "List", Type: rawType, Tag: reflect.StructTag(`json:"` + k.key() + `"`)},
+	}))
+	if len(data) == 0 || data[0] != '{' {
+		return nil
+	} else if err := json.Unmarshal(data, probe.Interface()); err != nil {
+		return err
+	}
+	if probe.Elem().Field(0).Bytes() != nil {
+		return json.Unmarshal(data, (*recordsOrOne[R])(a))
+	}
+	if list := probe.Elem().Field(1).Bytes(); len(list) > 0 && list[0] == '[' {
+		return json.Unmarshal(list, (*[]R)(a))
+	}
+	return nil
+}
+
 // withTop is a result T read together with fields the envelope carries
 // beside "result", decoded into X: checkout's invoice_ids sit there.
 type withTop[T, X any] struct {
@@ -282,4 +341,257 @@ func (w *withTop[T, X]) decodeEnvelope(endpoint string, body []byte) (bool, erro
 		return false, decodeFailure(endpoint, body, reflect.TypeOf(w.top), err)
 	}
 	return success, nil
+}
+
+// A record is one struct with json tags. encoding/json cannot read all of
+// it as the API writes it (a time.Time takes RFC 3339 only, an int no
+// numeric string), so decodeRecord reads it through its wire type, made
+// once per record type by reflection: the record's fields, in the same
+// order and memory layout, each with the type that reads it tolerantly
+// (Date, Money and Turnaround read themselves),
+//
+//	time.Time                    as Time: both time shapes, null and ""
+//	int `wire:"numeric"`         as flexInt: a number or a numeric string
+//	uuid.UUID `wire:"anyid"`     as listedID: an unusable id is none
+//	[]string `wire:"names"`      as jurisdictionNames: names or objects
+//
+// followed by a field for each second name of a string field
+// (`wire:"or=state"`: the field, when empty, takes the value written under
+// that name). An int field `wire:"default=N"` is N when missing or null, a
+// record written as a bare JSON string is its string field `wire:"bare"`,
+// and a field Raw of type json.RawMessage gets the record's JSON. The wire
+// type has no methods, so reading a record through it never calls the
+// record's own UnmarshalJSON (decodeRecord).
+
+// recordCodec is how one record type is read.
+type recordCodec struct {
+	wire     reflect.Type // the wire type; its first fields are laid out as the record's
+	extra    bool         // the wire type has fields beyond the record's
+	raw      uintptr      // the offset of Raw, or noField
+	bare     uintptr      // the offset of the field a bare string fills, or noField
+	aliases  []alias
+	defaults []intDefault
+}
+
+// alias is a second name of a string field: the wire's field at from fills
+// the record's at to when that is empty.
+type alias struct{ from, to uintptr }
+
+// intDefault is the value of the int field at off when it is missing or
+// null.
+type intDefault struct {
+	off uintptr
+	n   int
+}
+
+// noField is the offset of a field a record does not have.
+const noField = ^uintptr(0)
+
+var (
+	codecs      sync.Map // reflect.Type of a record, or of its wireOf -> *recordCodec
+	rawType     = reflect.TypeOf(json.RawMessage(nil))
+	uuidType    = reflect.TypeOf(uuid.UUID{})
+	stringsType = reflect.TypeOf([]string(nil))
+)
+
+// codecOf returns the codec of record type R, made on first use.
+func codecOf[R any]() *recordCodec {
+	t := reflect.TypeFor[R]()
+	if c, ok := codecs.Load(t); ok {
+		return c.(*recordCodec)
+	}
+	c := newCodec(t)
+	codecs.Store(reflect.TypeFor[wireOf[R]](), c)
+	actual, _ := codecs.LoadOrStore(t, c)
+	return actual.(*recordCodec)
+}
+
+// newCodec makes the codec of record type t; a field it cannot read is a
+// mistake in the record's declaration, and panics.
+func newCodec(t reflect.Type) *recordCodec {
+	c := &recordCodec{raw: noField, bare: noField}
+	fields := make([]reflect.StructField, 0, t.NumField()+1)
+	var extras []reflect.StructField
+	var aliasTo []uintptr
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if f.Anonymous || !f.IsExported() {
+			panic("acctadmin: record " + t.Name() + " has an embedded or unexported field")
+		}
+		wf := reflect.StructField{Name: f.Name, Type: f.Type, Tag: f.Tag}
+		if f.Type == timeType {
+			wf.Type = wireTimeType
+		}
+		if f.Name == "Raw" && f.Type == rawType {
+			c.raw = f.Offset
+		}
+		for _, opt := range strings.FieldsFunc(f.Tag.Get("wire"), func(r rune) bool { return r == ',' }) {
+			name, arg, _ := strings.Cut(opt, "=")
+			switch k := f.Type.Kind(); {
+			case name == "numeric" && k == reflect.Int:
+				wf.Type = reflect.TypeOf(flexInt(0))
+			case name == "default" && k == reflect.Int:
+				n, err := strconv.Atoi(arg)
+				if err != nil {
+					panic("acctadmin: record " + t.Name() + ": bad " + string(f.Tag))
+				}
+				c.defaults = append(c.defaults, intDefault{f.Offset, n})
+			case name == "anyid" && f.Type == uuidType:
+				wf.Type = reflect.TypeOf(listedID{})
+			case name == "names" && f.Type == stringsType:
+				wf.Type = reflect.TypeOf(jurisdictionNames(nil))
+			case name == "bare" && k == reflect.String:
+				c.bare = f.Offset
+			case name == "or" && k == reflect.String:
+				extras = append(extras, reflect.StructField{Name: "Alias" + strconv.Itoa(len(extras)), Type: f.Type,
+					Tag: reflect.StructTag(`json:"` + arg + `"`)})
+				aliasTo = append(aliasTo, f.Offset)
+			default:
+				panic("acctadmin: record " + t.Name() + ": bad " + string(f.Tag))
+			}
+		}
+		fields = append(fields, wf)
+	}
+	c.wire = reflect.StructOf(append(fields, extras...))
+	c.extra = len(extras) > 0
+	for i, to := range aliasTo {
+		c.aliases = append(c.aliases, alias{from: c.wire.Field(t.NumField() + i).Offset, to: to})
+	}
+	// The record is read in place of its wire type's first fields: their
+	// layout must be the same.
+	for i := 0; i < t.NumField(); i++ {
+		f, w := t.Field(i), c.wire.Field(i)
+		if f.Offset != w.Offset || f.Type.Size() != w.Type.Size() || f.Type.Align() != w.Type.Align() {
+			panic("acctadmin: record " + t.Name() + ": field " + f.Name + " has no wire type of its layout")
+		}
+	}
+	return c
+}
+
+// decodeRecord is the UnmarshalJSON of a record R: it reads data, an
+// object or null, into *r as R's codec says. With it, json.Unmarshal of
+// the API's own JSON into a record reads every shape the SDK reads.
+func decodeRecord[R any](data []byte, r *R) error {
+	var zero R
+	*r = zero
+	if string(data) == "null" {
+		return nil
+	}
+	c := codecOf[R]()
+	if s, ok := unquote(data); ok && c.bare != noField {
+		*(*string)(unsafe.Add(unsafe.Pointer(r), c.bare)) = s
+		c.keepRaw(unsafe.Pointer(r), data)
+		return nil
+	}
+	if len(data) == 0 || data[0] != '{' {
+		return fmt.Errorf("want a JSON object, got %s", describe(data))
+	}
+	p := unsafe.Pointer(r)
+	if c.extra {
+		p = reflect.New(c.wire).UnsafePointer()
+	}
+	c.preset(p)
+	if err := json.Unmarshal(data, reflect.NewAt(c.wire, p).Interface()); err != nil {
+		return err
+	}
+	if c.extra {
+		*r = *(*R)(p)
+	}
+	c.finish(unsafe.Pointer(r), p, data)
+	return nil
+}
+
+// preset gives the wire record at w its defaults.
+func (c *recordCodec) preset(w unsafe.Pointer) {
+	for _, d := range c.defaults {
+		*(*int)(unsafe.Add(w, d.off)) = d.n
+	}
+}
+
+// finish fills the record at r, read from the wire record at w, from its
+// second names, and keeps data in its Raw.
+func (c *recordCodec) finish(r, w unsafe.Pointer, data []byte) {
+	for _, a := range c.aliases {
+		if to := (*string)(unsafe.Add(r, a.to)); *to == "" {
+			*to = *(*string)(unsafe.Add(w, a.from))
+		}
+	}
+	c.keepRaw(r, data)
+}
+
+// keepRaw keeps a copy of data in the Raw of the record at r, if it has one.
+func (c *recordCodec) keepRaw(r unsafe.Pointer, data []byte) {
+	if c.raw != noField {
+		*(*json.RawMessage)(unsafe.Add(r, c.raw)) = append(json.RawMessage(nil), data...)
+	}
+}
+
+// wire is the type a result of records R is read as by requestRecord,
+// requestRecords and listRecords: wireOf[R].
+type wire[R any] interface{ record() R }
+
+// wireOf reads a record R as its codec says.
+type wireOf[R any] struct{ r R }
+
+func (w wireOf[R]) record() R { return w.r }
+
+func (w *wireOf[R]) UnmarshalJSON(data []byte) error { return decodeRecord(data, &w.r) }
+
+// wireList is a result that is a list of records R. When R keeps no Raw
+// and has no defaults, the list is read straight into a slice of R's wire
+// type borrowed from a pool (cleared before it goes back), so that reading
+// a page allocates its records once and calls no UnmarshalJSON per record.
+type wireList[W wire[R], R any] struct{ records []R }
+
+// wireSlices holds a *sync.Pool of slices of each wire type.
+var wireSlices sync.Map
+
+// maxPooledWires bounds the slices kept for reuse: a page holds at most
+// 200 records, so a longer slice comes from an answer that is not a page
+// and is not kept.
+const maxPooledWires = 1024
+
+func (l *wireList[W, R]) decodeEnvelope(endpoint string, body []byte) (bool, error) {
+	l.records = nil
+	c := codecOf[R]()
+	if c.raw != noField || len(c.defaults) > 0 {
+		var ws []wireOf[R]
+		success, null, err := decodeEnvelopeInto(endpoint, body, &ws)
+		if err == nil && !null {
+			l.records = make([]R, len(ws))
+			for i := range ws {
+				l.records[i] = ws[i].r
+			}
+		}
+		return success, err
+	}
+	p, ok := wireSlices.Load(c.wire)
+	if !ok {
+		st := reflect.SliceOf(c.wire)
+		p, _ = wireSlices.LoadOrStore(c.wire, &sync.Pool{New: func() any { return reflect.New(st).Interface() }})
+	}
+	pool := p.(*sync.Pool)
+	pooled := pool.Get() // a *[]W
+	ws := reflect.ValueOf(pooled)
+	defer func() {
+		if ws.Elem().Cap() > maxPooledWires {
+			return // an answer far longer than any page: let it go
+		}
+		s := ws.Elem()
+		s.Slice(0, s.Cap()).Clear() // no string of this answer stays reachable
+		s.SetLen(0)
+		pool.Put(pooled)
+	}()
+	success, null, err := decodeResult(endpoint, body, pooled, reflect.TypeFor[envelope[*[]R]]())
+	if err == nil && !null {
+		s := ws.Elem()
+		l.records = make([]R, s.Len())
+		size := c.wire.Size()
+		for i := range l.records {
+			w := unsafe.Add(s.UnsafePointer(), uintptr(i)*size)
+			l.records[i] = *(*R)(w)
+			c.finish(unsafe.Pointer(&l.records[i]), w, nil)
+		}
+	}
+	return success, err
 }

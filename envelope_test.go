@@ -18,14 +18,14 @@ func TestEnvelopeSuccessForms(t *testing.T) {
 		`{"success":"false","result":[]}`: false,
 	}
 	for in, want := range cases {
-		var out []callbackWire
+		var out wireList[wireOf[Callback], Callback]
 		got, err := decodeEnvelope("GET /callbacks", []byte(in), &out)
 		if err != nil || got != want {
 			t.Errorf("decodeEnvelope(%s) = %v, %v; want %v", in, got, err, want)
 		}
 	}
 	for _, in := range []string{`{"success":"yes","result":[]}`, `{"success":1,"result":[]}`, `{"success":null,"result":[]}`} {
-		var out []callbackWire
+		var out wireList[wireOf[Callback], Callback]
 		_, err := decodeEnvelope("GET /callbacks", []byte(in), &out)
 		var de *DecodeError
 		if !errors.As(err, &de) {
@@ -53,7 +53,7 @@ func TestDecodeErrorsNameEndpointAndPath(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			var out []callbackWire
+			var out wireList[wireOf[Callback], Callback]
 			_, err := decodeEnvelope(ep, []byte(tc.body), &out)
 			var de *DecodeError
 			if !errors.As(err, &de) {
@@ -86,12 +86,12 @@ func TestDecodePathInsideRecordsWithOwnDecoder(t *testing.T) {
 // a wire type and in records that keep their raw JSON through their own
 // decoder alike.
 func TestDecodeTimesInsideRecords(t *testing.T) {
-	var services []serviceWire
+	var services wireList[wireOf[Service], Service]
 	body := `{"success":true,"result":[{"id":"6f1c2c1e-2b59-4d4e-9b55-7d3f9a0e8c11","created_at":"2024-05-01 10:00:00 -0600","updated_at":"2024-05-02T10:00:00Z"}]}`
 	if _, err := decodeEnvelope("GET /services", []byte(body), &services); err != nil {
 		t.Fatal(err)
 	}
-	s := services[0].record()
+	s := services.records[0]
 	created, updated := time.Date(2024, 5, 1, 16, 0, 0, 0, time.UTC), time.Date(2024, 5, 2, 10, 0, 0, 0, time.UTC)
 	if !s.CreatedAt.Equal(created) || !s.UpdatedAt.Equal(updated) || !s.CreatedAt.Before(s.UpdatedAt) || s.UpdatedAt.Sub(s.CreatedAt) != 18*time.Hour {
 		t.Fatalf("times = %v, %v", s.CreatedAt, s.UpdatedAt)
@@ -104,10 +104,10 @@ func TestDecodeTimesInsideRecords(t *testing.T) {
 		name, endpoint, body, path string
 		out                        func() any
 	}{
-		{"service", "GET /services", `{"success":true,"result":[{"created_at":"2024-05-01 10:00:00 -0600"},{"updated_at":"later"}]}`, "result[1].updated_at", func() any { return new([]serviceWire) }},
-		{"document", "GET /documents/x", `{"success":true,"result":{"state":"Utah","created_at":"2024-02-30 10:00:00 -0600"}}`, "result.created_at", func() any { return new(documentWire) }},
-		{"compliance event", "GET /compliance-events", `{"success":true,"result":[{"due_date":"2024-05-01","created_at":17}]}`, "result[0].created_at", func() any { return new([]complianceEventWire) }},
-		{"website", "GET /websites", `{"success":true,"result":{"updated_at":"2024-05-01"}}`, "result.updated_at", func() any { return new(websiteWire) }},
+		{"service", "GET /services", `{"success":true,"result":[{"created_at":"2024-05-01 10:00:00 -0600"},{"updated_at":"later"}]}`, "result[1].updated_at", func() any { return new(wireList[wireOf[Service], Service]) }},
+		{"document", "GET /documents/x", `{"success":true,"result":{"state":"Utah","created_at":"2024-02-30 10:00:00 -0600"}}`, "result.created_at", func() any { return new(wireOf[Document]) }},
+		{"compliance event", "GET /compliance-events", `{"success":true,"result":[{"due_date":"2024-05-01","created_at":17}]}`, "result[0].created_at", func() any { return new(wireList[wireOf[ComplianceEvent], ComplianceEvent]) }},
+		{"website", "GET /websites", `{"success":true,"result":{"updated_at":"2024-05-01"}}`, "result.updated_at", func() any { return new(wireOf[Website]) }},
 		{"company with raw", "GET /companies", `{"success":true,"result":[{"name":"A","created_at":"2024-05-01 10:00:00 -0600"},{"name":"B","created_at":"2024-05-01 10:00:00 -0600","updated_at":"never"}]}`, "result[1].updated_at", func() any { return new([]Company) }},
 		{"invoice with raw", "GET /invoices", `{"success":true,"result":[{"company":"A","created_at":"2024-05-01 10:00:00 -0600","updated_at":"2024-05-01 25:00:00 -0600"}]}`, "result[0].updated_at", func() any { return new([]Invoice) }},
 	}
@@ -115,13 +115,13 @@ func TestDecodeTimesInsideRecords(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var err error
 			switch out := tc.out().(type) {
-			case *[]serviceWire:
+			case *wireList[wireOf[Service], Service]:
 				_, err = decodeEnvelope(tc.endpoint, []byte(tc.body), out)
-			case *documentWire:
+			case *wireOf[Document]:
 				_, err = decodeEnvelope(tc.endpoint, []byte(tc.body), out)
-			case *[]complianceEventWire:
+			case *wireList[wireOf[ComplianceEvent], ComplianceEvent]:
 				_, err = decodeEnvelope(tc.endpoint, []byte(tc.body), out)
-			case *websiteWire:
+			case *wireOf[Website]:
 				_, err = decodeEnvelope(tc.endpoint, []byte(tc.body), out)
 			case *[]Company:
 				_, err = decodeEnvelope(tc.endpoint, []byte(tc.body), out)
@@ -142,7 +142,7 @@ func TestDecodeTimesInsideRecords(t *testing.T) {
 func TestDecodeKeepsUnknownFieldsOutAndNullsEmpty(t *testing.T) {
 	body := `{"success":"true","timestamp":"2024-05-01 10:00:00 -0600","extra":{"a":[1,2]},"result":[
 	 {"id":"6f1c2c1e-2b59-4d4e-9b55-7d3f9a0e8c11","created_at":"2024-05-01T10:00:00.123-06:00","url":"https://x.test/cb","_links":{"self":"/callbacks/1"}}]}`
-	var out []callbackWire
+	var out wireList[wireOf[Callback], Callback]
 	okFlag, err := decodeEnvelope("GET /callbacks", []byte(body), &out)
 	if err != nil || !okFlag {
 		t.Fatalf("decode: %v %v", okFlag, err)
@@ -152,10 +152,10 @@ func TestDecodeKeepsUnknownFieldsOutAndNullsEmpty(t *testing.T) {
 		CreatedAt: time.Date(2024, 5, 1, 16, 0, 0, 123e6, time.UTC),
 		URL:       "https://x.test/cb",
 	}
-	if len(out) != 1 {
+	if len(out.records) != 1 {
 		t.Fatalf("got %+v", out)
 	}
-	if got := out[0].record(); got.ID != want.ID || !got.CreatedAt.Equal(want.CreatedAt) || got.URL != want.URL {
+	if got := out.records[0]; got.ID != want.ID || !got.CreatedAt.Equal(want.CreatedAt) || got.URL != want.URL {
 		t.Fatalf("got %+v", got)
 	}
 	var none []Callback
@@ -173,7 +173,7 @@ func TestWireListKeepsNothingBetweenAnswers(t *testing.T) {
 		`{"id":"6f1c2c1e-2b59-4d4e-9b55-7d3f9a0e8c12","updated_at":"2024-05-02T10:00:00Z","status":"cancelled","company":"Bluebird","type":"registered-agent"}]}`
 	bare := `{"success":true,"result":[{"id":"6f1c2c1e-2b59-4d4e-9b55-7d3f9a0e8c13"},{},{"status":"active"}]}`
 	decode := func(body string) ([]Service, error) {
-		var list wireList[serviceWire, Service]
+		var list wireList[wireOf[Service], Service]
 		_, err := decodeEnvelope("GET /services", []byte(body), &list)
 		return list.records, err
 	}

@@ -837,3 +837,44 @@ func (e *PullError) Error() string {
 
 // Unwrap returns the cause.
 func (e *PullError) Unwrap() error { return e.Err }
+
+// UnpaidInvoicesError is the API's refusal (400) to cancel a service whose
+// company has unpaid invoices, which must be paid or cancelled first. It
+// unwraps to its *APIError.
+type UnpaidInvoicesError struct {
+	Invoices []Invoice // the unpaid invoices the API listed
+	Err      *APIError // the underlying answer
+}
+
+// Error implements error.
+func (e *UnpaidInvoicesError) Error() string {
+	return fmt.Sprintf("acctadmin: %s %s: service has %d unpaid invoice(s)", e.Err.Method, e.Err.Path, len(e.Invoices))
+}
+
+// Unwrap returns the underlying *APIError.
+func (e *UnpaidInvoicesError) Unwrap() error { return e.Err }
+
+// unpaidInvoices reads the invoices of a refused cancellation. The shape
+// is not documented: the list is looked for under "result", "invoices",
+// "unpaid_invoices" and "data", or as the whole body.
+func unpaidInvoices(body []byte) ([]Invoice, bool) {
+	body = bytes.TrimSpace(body)
+	var list []Invoice
+	if len(body) > 0 && body[0] == '[' {
+		if json.Unmarshal(body, &list) == nil {
+			return list, true
+		}
+		return nil, false
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(body, &m) != nil {
+		return nil, false
+	}
+	for _, k := range []string{"result", "invoices", "unpaid_invoices", "data"} {
+		raw := bytes.TrimSpace(m[k])
+		if len(raw) > 0 && raw[0] == '[' && json.Unmarshal(raw, &list) == nil {
+			return list, true
+		}
+	}
+	return nil, false
+}

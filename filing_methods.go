@@ -18,77 +18,39 @@ var (
 	routeFilingMethodsSchemas = declare(http.MethodGet, "/filing-methods/schemas", "FilingMethods.Schemas")
 )
 
-// UnmarshalJSON decodes a filing method, reading its agency from
-// "agency_name" or from "ageny_name", the spelling of the provider's own
-// C# model.
-func (m *FilingMethod) UnmarshalJSON(data []byte) error {
-	var w struct {
-		plainFilingMethod
-		AgenyName string `json:"ageny_name"`
-	}
-	if err := json.Unmarshal(data, &w); err != nil {
-		return err
-	}
-	*m = FilingMethod(w.plainFilingMethod)
-	if m.AgencyName == "" {
-		m.AgencyName = w.AgenyName
-	}
-	return nil
-}
-
-type plainFilingMethod FilingMethod
-
-// FilingMethodListParams chooses the filing methods of GET
-// /filing-methods: every field is required, as every one of the
-// provider's clients sends them all.
+// FilingMethodListParams chooses the methods of GET /filing-methods: all
+// fields are required (the provider's clients all send them); Jurisdiction
+// is an abbreviation ("UT") or a name, FilingProductID from Offerings.
 type FilingMethodListParams struct {
-	CompanyID uuid.UUID
-	// Jurisdiction is a jurisdiction's two-letter abbreviation ("UT") or
-	// its name.
-	Jurisdiction string
-	// FilingProductID is the product, from FilingProducts.Offerings.
+	CompanyID       uuid.UUID
+	Jurisdiction    string
 	FilingProductID uuid.UUID
 }
 
 // List returns the ways the product p.FilingProductID can be filed for
 // the company p.CompanyID in p.Jurisdiction. GET /filing-methods.
 func (s *FilingMethodsClient) List(ctx context.Context, p *FilingMethodListParams) ([]FilingMethod, error) {
-	if p == nil {
-		p = &FilingMethodListParams{}
-	}
-	if err := firstErr(checkID("company_id", p.CompanyID), checkRequired("jurisdiction", p.Jurisdiction), checkID("filing_product_id", p.FilingProductID)); err != nil {
-		return nil, err
-	}
-	q := &query{}
-	q.id("company_id", p.CompanyID)
-	q.str("jurisdiction", p.Jurisdiction)
-	q.id("filing_product_id", p.FilingProductID)
-	return request[[]FilingMethod](ctx, s.c, routeFilingMethodsList.at(), q, nil)
+	p = orZero(p)
+	check := firstErr(checkID("company_id", p.CompanyID), checkRequired("jurisdiction", p.Jurisdiction),
+		checkID("filing_product_id", p.FilingProductID))
+	q := new(query).id("company_id", p.CompanyID).str("jurisdiction", p.Jurisdiction).
+		id("filing_product_id", p.FilingProductID)
+	return send[[]FilingMethod](ctx, s.c, check, routeFilingMethodsList.at(), q, nil)
 }
 
-// FormSchema is the form a filing method needs answered, as the form
-// data of an order item (OrderItemsClient.SubmitFormData) or of a cart
-// item (CartAddParams.FormData). The provider's clients only print this
-// answer; the fields typed here are those of the SDK's fake, and the whole
-// record is kept in Raw.
+// FormSchema is the form a filing method needs answered, as the form data
+// of an order item (OrderItemsClient.SubmitFormData) or a cart item
+// (CartAddParams.FormData). The fields are the fake's (the provider's
+// clients only print it); the whole record is kept in Raw.
 type FormSchema struct {
-	FilingMethodID uuid.UUID `json:"filing_method_id"`
-	// Name is the field of the request the schema is for: "form_data".
-	Name string `json:"name"`
-	// Schema is the JSON Schema the form data must pass.
-	Schema json.RawMessage `json:"schema"`
-	// Raw is the record exactly as the API sent it.
-	Raw json.RawMessage `json:"-"`
+	FilingMethodID uuid.UUID       `json:"filing_method_id"`
+	Name           string          `json:"name"`   // the request's field it is for: "form_data"
+	Schema         json.RawMessage `json:"schema"` // the JSON Schema the form data must pass
+	Raw            json.RawMessage `json:"-"`      // the record exactly as the API sent it
 }
 
-// UnmarshalJSON decodes the known fields and keeps the whole record in Raw.
-func (f *FormSchema) UnmarshalJSON(data []byte) error {
-	return decodeRecord[formSchemaWire](data, f, &f.Raw)
-}
-
-type formSchemaWire FormSchema
-
-func (w formSchemaWire) record() FormSchema { return FormSchema(w) }
+// UnmarshalJSON reads a form schema, into Raw too.
+func (f *FormSchema) UnmarshalJSON(data []byte) error { return decodeRecord(data, f) }
 
 // FormSchemaParams chooses the schemas of GET /filing-methods/schemas:
 // both fields are required.
@@ -98,19 +60,12 @@ type FormSchemaParams struct {
 }
 
 // Schemas returns the forms the filing method p.FilingMethodID needs
-// answered for the company p.CompanyID (a list, which may hold one schema
-// or none; a single object is read as a list of one).
-// GET /filing-methods/schemas.
+// answered for the company p.CompanyID (one or none; a single object is a
+// list of one). GET /filing-methods/schemas.
 func (s *FilingMethodsClient) Schemas(ctx context.Context, p *FormSchemaParams) ([]FormSchema, error) {
-	if p == nil {
-		p = &FormSchemaParams{}
-	}
-	if err := firstErr(checkID("company_id", p.CompanyID), checkID("filing_method_id", p.FilingMethodID)); err != nil {
-		return nil, err
-	}
-	q := &query{}
-	q.id("company_id", p.CompanyID)
-	q.id("filing_method_id", p.FilingMethodID)
-	schemas, err := request[recordsOrOne[FormSchema]](ctx, s.c, routeFilingMethodsSchemas.at(), q, nil)
+	p = orZero(p)
+	check := firstErr(checkID("company_id", p.CompanyID), checkID("filing_method_id", p.FilingMethodID))
+	q := new(query).id("company_id", p.CompanyID).id("filing_method_id", p.FilingMethodID)
+	schemas, err := send[recordsOrOne[FormSchema]](ctx, s.c, check, routeFilingMethodsSchemas.at(), q, nil)
 	return []FormSchema(schemas), err
 }

@@ -19,11 +19,10 @@ var (
 
 // FilingProduct is a filing that can be bought. GET /filing-products.
 type FilingProduct struct {
-	ID   uuid.UUID `json:"id"`
-	Name string    `json:"name"`
-	// FilingName is the simplified name of the filing.
-	FilingName string `json:"filing_name"`
-	Price      Money  `json:"price"`
+	ID         uuid.UUID `json:"id"`
+	Name       string    `json:"name"`
+	FilingName string    `json:"filing_name"` // the simplified name
+	Price      Money     `json:"price"`
 	// FilingMethods are the ways the filing can be made; the API sends
 	// them only when the request named a jurisdiction.
 	FilingMethods []FilingMethod `json:"filing_methods"`
@@ -40,57 +39,45 @@ const (
 	FilingMethodFax    FilingMethodType = "fax"
 )
 
-// FilingMethod is one way of making a filing in a jurisdiction, as
-// GET /filing-products lists it when given a jurisdiction.
+// FilingMethod is one way of making a filing in a jurisdiction.
 type FilingMethod struct {
-	ID   uuid.UUID        `json:"id"`
-	Name string           `json:"name"`
-	Type FilingMethodType `json:"type"`
-	Cost Money            `json:"cost"`
-	// FiledIn is the time the filing takes.
-	FiledIn Turnaround `json:"filed_in"`
-	// DocsIn is the time the documents take to be submitted.
-	DocsIn Turnaround `json:"docs_in"`
-	// AgencyName is the government agency the filing goes to.
-	AgencyName        string `json:"agency_name"`
+	ID      uuid.UUID        `json:"id"`
+	Name    string           `json:"name"`
+	Type    FilingMethodType `json:"type"`
+	Cost    Money            `json:"cost"`
+	FiledIn Turnaround       `json:"filed_in"` // the time the filing takes
+	DocsIn  Turnaround       `json:"docs_in"`  // the time the documents take
+	// AgencyName is the government agency the filing goes to, read from
+	// "agency_name" or "ageny_name" (the provider's C# spelling).
+	AgencyName        string `json:"agency_name" wire:"or=ageny_name"`
 	FilingDescription string `json:"filing_description"`
 	Jurisdiction      string `json:"jurisdiction"`
 }
 
-// FilingProductListParams chooses the filing products of GET
-// /filing-products.
+// UnmarshalJSON reads a filing method in every shape the API writes it.
+func (m *FilingMethod) UnmarshalJSON(data []byte) error { return decodeRecord(data, m) }
+
+// FilingProductListParams chooses the products of GET /filing-products:
+// those of the website URL (full; required), with their filing methods in
+// Jurisdiction ("Utah" or "UT") when given.
 type FilingProductListParams struct {
-	// URL is the full URL of the website; required.
-	URL string
-	// Jurisdiction, a jurisdiction name, asks for each product's filing
-	// methods there. Optional. The full name ("Utah") and the two-letter
-	// abbreviation ("UT") both work.
+	URL          string
 	Jurisdiction string
 }
 
 // List returns the filing products of the website p.URL, with their
-// filing methods in p.Jurisdiction when that is given.
-// GET /filing-products.
+// filing methods in p.Jurisdiction when given. GET /filing-products.
 func (s *FilingProductsClient) List(ctx context.Context, p *FilingProductListParams) ([]FilingProduct, error) {
-	if p == nil {
-		p = &FilingProductListParams{}
-	}
-	if err := checkRequired("url", p.URL); err != nil {
-		return nil, err
-	}
-	q := &query{}
-	q.str("url", p.URL)
-	q.str("jurisdiction", p.Jurisdiction)
-	return request[[]FilingProduct](ctx, s.c, routeFilingProductsList.at(), q, nil)
+	p = orZero(p)
+	q := new(query).str("url", p.URL).str("jurisdiction", p.Jurisdiction)
+	return send[[]FilingProduct](ctx, s.c, checkRequired("url", p.URL), routeFilingProductsList.at(), q, nil)
 }
 
-// OfferingParams chooses the filing products of GET
-// /filing-products/offerings: both fields are required, as every one of
-// the provider's clients sends them.
+// OfferingParams chooses the products of GET /filing-products/offerings:
+// both fields are required (the provider's clients all send them);
+// Jurisdiction is an abbreviation ("UT") or a name.
 type OfferingParams struct {
-	CompanyID uuid.UUID
-	// Jurisdiction is a jurisdiction's two-letter abbreviation ("UT") or
-	// its name.
+	CompanyID    uuid.UUID
 	Jurisdiction string
 }
 
@@ -98,14 +85,8 @@ type OfferingParams struct {
 // p.CompanyID in p.Jurisdiction: the first step of ordering a filing.
 // GET /filing-products/offerings.
 func (s *FilingProductsClient) Offerings(ctx context.Context, p *OfferingParams) ([]FilingProduct, error) {
-	if p == nil {
-		p = &OfferingParams{}
-	}
-	if err := firstErr(checkID("company_id", p.CompanyID), checkRequired("jurisdiction", p.Jurisdiction)); err != nil {
-		return nil, err
-	}
-	q := &query{}
-	q.id("company_id", p.CompanyID)
-	q.str("jurisdiction", p.Jurisdiction)
-	return request[[]FilingProduct](ctx, s.c, routeFilingProductsOfferings.at(), q, nil)
+	p = orZero(p)
+	check := firstErr(checkID("company_id", p.CompanyID), checkRequired("jurisdiction", p.Jurisdiction))
+	q := new(query).id("company_id", p.CompanyID).str("jurisdiction", p.Jurisdiction)
+	return send[[]FilingProduct](ctx, s.c, check, routeFilingProductsOfferings.at(), q, nil)
 }

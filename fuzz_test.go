@@ -73,21 +73,36 @@ func fuzzDecode[T any](t *testing.T, body []byte) {
 	}
 }
 
+// fuzzPage decodes body as a page of records R the way listings do (into
+// pooled wire records) and as a plain []R, and fails on any difference.
+func fuzzPage[R any](t *testing.T, body []byte) {
+	t.Helper()
+	var page wireList[wireOf[R], R]
+	var plain []R
+	ok1, err1 := decodeEnvelope("GET /fuzz", body, &page)
+	ok2, err2 := decodeEnvelope("GET /fuzz", body, &plain)
+	if ok1 != ok2 || (err1 == nil) != (err2 == nil) || err1 == nil && (len(page.records) > 0 || len(plain) > 0) && !reflect.DeepEqual(page.records, plain) {
+		t.Fatalf("%T: a page reads (%v, %v) %+v, a plain list (%v, %v) %+v", plain, ok1, err1, page.records, ok2, err2, plain)
+	}
+}
+
 func FuzzDecodeEnvelope(f *testing.F) {
 	for _, s := range fuzzEnvelopeSeeds {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		fuzzDecode[[]documentWire](t, body)
-		fuzzDecode[documentWire](t, body)
+		fuzzDecode[[]Document](t, body)
+		fuzzPage[Document](t, body)
+		fuzzDecode[Document](t, body)
 		fuzzDecode[[]Service](t, body)
 		fuzzDecode[[]Resource](t, body)
 		fuzzDecode[[]FilingProduct](t, body)
-		fuzzDecode[[]complianceEventWire](t, body)
+		fuzzDecode[[]ComplianceEvent](t, body)
+		fuzzPage[ComplianceEvent](t, body)
 		fuzzDecode[Website](t, body)
 		fuzzDecode[[]Callback](t, body)
 		fuzzDecode[[]Company](t, body)
-		fuzzDecode[companyUpdateAnswer](t, body)
+		fuzzDecode[recordsAnyhow[Company, companiesKey]](t, body)
 		fuzzDecode[[]Invoice](t, body)
 		fuzzDecode[[]RegisteredAgentProduct](t, body)
 		fuzzDecode[ignored](t, body)

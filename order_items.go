@@ -26,15 +26,12 @@ type OrderItemStatus string
 
 // The order item states the provider's clients name.
 const (
-	// OrderItemRequiringAttention waits for the client's form data.
-	OrderItemRequiringAttention OrderItemStatus = "requiring-client-attention"
-	// OrderItemNew has what it needs and is being worked on.
-	OrderItemNew OrderItemStatus = "new"
+	OrderItemRequiringAttention OrderItemStatus = "requiring-client-attention" // waits for form data
+	OrderItemNew                OrderItemStatus = "new"                        // being worked on
 )
 
-// OrderItem is one product of an order, made by a checkout. Its shape is
-// known from the provider's C# model only; the fields are typed as it has
-// them and the whole record is kept in Raw.
+// OrderItem is one product of an order, made by a checkout, typed as the
+// provider's C# model has it; the whole record is kept in Raw.
 type OrderItem struct {
 	ID        uuid.UUID `json:"id"`
 	CreatedAt time.Time `json:"created_at"`
@@ -43,98 +40,57 @@ type OrderItem struct {
 	// Name names the product, as "Standard Federal EIN - Tax Id filing".
 	Name     string          `json:"name"`
 	OrderID  uuid.UUID       `json:"order_id"`
-	Quantity int             `json:"quantity"`
+	Quantity int             `json:"quantity" wire:"numeric"`
 	Status   OrderItemStatus `json:"status"`
 	Type     string          `json:"type"`
 	Product  OrderedProduct  `json:"product"`
-	// Raw is the record exactly as the API sent it.
-	Raw json.RawMessage `json:"-"`
+	Raw      json.RawMessage `json:"-"` // the record exactly as the API sent it
 }
 
 // OrderedProduct is the product an order item is for.
 type OrderedProduct struct {
-	ID    uuid.UUID `json:"id"`
-	Name  string    `json:"name"`
-	Price Money     `json:"price"`
-	// FilingMethod is the filing method chosen, for a filing; nil
-	// otherwise.
-	FilingMethod *FilingMethod `json:"filing_method"`
+	ID           uuid.UUID     `json:"id"`
+	Name         string        `json:"name"`
+	Price        Money         `json:"price"`
+	FilingMethod *FilingMethod `json:"filing_method"` // the one chosen, for a filing
 }
 
-// UnmarshalJSON decodes the known fields and keeps the whole record in Raw.
-func (it *OrderItem) UnmarshalJSON(data []byte) error {
-	return decodeRecord[orderItemWire](data, it, &it.Raw)
-}
+// UnmarshalJSON reads an order item as the API writes it, into Raw too.
+func (it *OrderItem) UnmarshalJSON(data []byte) error { return decodeRecord(data, it) }
 
-type plainOrderItem OrderItem
-
-type orderItemWire struct {
-	plainOrderItem
-	CreatedAt Time    `json:"created_at"`
-	UpdatedAt Time    `json:"updated_at"`
-	Quantity  flexInt `json:"quantity"`
-}
-
-func (w orderItemWire) record() OrderItem {
-	it := OrderItem(w.plainOrderItem)
-	it.CreatedAt, it.UpdatedAt = w.CreatedAt.Time, w.UpdatedAt.Time
-	it.Quantity = int(w.Quantity)
-	return it
-}
-
-// OrderItemListParams chooses the companies of
-// GET /order-items/requiring-attention.
+// OrderItemListParams chooses the companies whose items to list (nil:
+// every company of the account).
 type OrderItemListParams struct {
-	// CompanyIDs are the companies whose items to list; nil lists those of
-	// every company of the account.
 	CompanyIDs []uuid.UUID
 }
 
-// ListRequiringAttention returns the order items of p.CompanyIDs that
-// wait for the client (status requiring-client-attention): a filing
-// bought without its form data waits here until SubmitFormData answers
-// it. GET /order-items/requiring-attention.
+// ListRequiringAttention returns the order items of p.CompanyIDs that wait
+// for the client, as a filing bought without its form data does until
+// SubmitFormData. GET /order-items/requiring-attention.
 func (s *OrderItemsClient) ListRequiringAttention(ctx context.Context, p *OrderItemListParams) ([]OrderItem, error) {
-	if p == nil {
-		p = &OrderItemListParams{}
-	}
-	if err := checkIDs("company_ids", p.CompanyIDs); err != nil {
-		return nil, err
-	}
-	q := &query{}
-	q.ids("company_ids", p.CompanyIDs)
-	return request[[]OrderItem](ctx, s.c, routeOrderItemsRequiringAttention.at(), q, nil)
+	p = orZero(p)
+	q := new(query).ids("company_ids", p.CompanyIDs)
+	rt := routeOrderItemsRequiringAttention.at()
+	return send[[]OrderItem](ctx, s.c, checkIDs("company_ids", p.CompanyIDs), rt, q, nil)
 }
 
-// OrderItemFormDataParams answers the form of an order item: every field
-// is required.
+// OrderItemFormDataParams answers the form of an order item; all fields
+// are required. FormData, which holds personal data, encodes as a JSON
+// object keyed by the fields of the method's schema (Schemas).
 type OrderItemFormDataParams struct {
-	CompanyID   uuid.UUID
-	OrderItemID uuid.UUID
-	// FormData holds the answers, a value that encodes as a JSON object
-	// (a map or a struct) whose keys are the fields of the filing method's
-	// schema (FilingMethodsClient.Schemas). It holds personal data: an
-	// SSN, names, addresses.
-	FormData any
+	CompanyID   uuid.UUID `json:"company_id"`
+	OrderItemID uuid.UUID `json:"order_item_id"`
+	FormData    any       `json:"form_data"`
 }
 
 // SubmitFormData sends the form data an order item waits for and returns
-// the item, whose status is then new. When the API refuses a field, the
-// *APIError's Fields name it. It is sent at most once: a failure after
-// the request may have arrived is ErrOutcomeUnknown, and
-// ListRequiringAttention shows whether the item still waits for its form.
+// the item, then new; a refused field is in the *APIError's Fields. Sent at
+// most once; after ErrOutcomeUnknown, OrderItems.ListRequiringAttention
+// shows whether the item still waits for its form.
 // POST /order-items/requiring-attention.
 func (s *OrderItemsClient) SubmitFormData(ctx context.Context, p *OrderItemFormDataParams) (*OrderItem, error) {
-	if p == nil {
-		p = &OrderItemFormDataParams{}
-	}
-	if err := firstErr(checkID("company_id", p.CompanyID), checkID("order_item_id", p.OrderItemID), checkFormData("form_data", p.FormData, true)); err != nil {
-		return nil, err
-	}
-	body := struct {
-		CompanyID   uuid.UUID `json:"company_id"`
-		OrderItemID uuid.UUID `json:"order_item_id"`
-		FormData    any       `json:"form_data"`
-	}{p.CompanyID, p.OrderItemID, p.FormData}
-	return firstRecord(request[recordsOrOne[OrderItem]](ctx, s.c, routeOrderItemsSubmitFormData.at(), nil, body))
+	p = orZero(p)
+	check := firstErr(checkID("company_id", p.CompanyID), checkID("order_item_id", p.OrderItemID),
+		checkFormData("form_data", p.FormData, true))
+	return firstRecord(send[recordsOrOne[OrderItem]](ctx, s.c, check, routeOrderItemsSubmitFormData.at(), nil, p))
 }

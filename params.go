@@ -2,8 +2,10 @@ package acctadmin
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"net/url"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -33,46 +35,68 @@ func (q *query) add(key, value string) {
 	q.b = append(q.b, url.QueryEscape(value)...)
 }
 
-func (q *query) str(key, v string) {
+// The adders below return q, so that a query is written as one chain:
+// new(query).str("url", u).id("company_id", id).
+
+func (q *query) str(key, v string) *query {
 	if v != "" {
 		q.add(key, v)
 	}
+	return q
 }
 
-func (q *query) int(key string, v int) {
+func (q *query) int(key string, v int) *query {
 	if v != 0 {
 		q.add(key, strconv.Itoa(v))
 	}
+	return q
 }
 
-func (q *query) id(key string, v uuid.UUID) {
+func (q *query) id(key string, v uuid.UUID) *query {
 	if v != uuid.Nil {
 		q.add(key, v.String())
 	}
+	return q
 }
 
-func (q *query) time(key string, v time.Time) {
+func (q *query) time(key string, v time.Time) *query {
 	if !v.IsZero() {
 		q.add(key, v.Format(apiTimeLayout))
 	}
+	return q
 }
 
-func (q *query) date(key string, v Date) {
+func (q *query) date(key string, v Date) *query {
 	if !v.IsZero() {
 		q.add(key, v.String())
 	}
+	return q
 }
 
-func (q *query) strs(key string, vs []string) {
+func (q *query) strs(key string, vs []string) *query {
 	for _, v := range vs {
 		q.add(key+"[]", v)
 	}
+	return q
 }
 
-func (q *query) ids(key string, vs []uuid.UUID) {
+func (q *query) ids(key string, vs []uuid.UUID) *query {
 	for _, v := range vs {
 		q.add(key+"[]", v.String())
 	}
+	return q
+}
+
+// pageQuery starts the query of a listing with its limit and offset.
+func pageQuery(limit, offset int) *query { return new(query).int("limit", limit).int("offset", offset) }
+
+// orZero returns p, or a new zero P when p is nil: a method given nil
+// params reads them as the zero params.
+func orZero[P any](p *P) *P {
+	if p == nil {
+		return new(P)
+	}
+	return p
 }
 
 // encode returns the query string; a nil query encodes as "".
@@ -196,10 +220,70 @@ func checkFormData(field string, v any, required bool) error {
 	return nil
 }
 
+// checkNotNegative refuses a negative number.
+func checkNotNegative(field string, n int) error {
+	if n < 0 {
+		return invalid(field, "must not be negative, got %d", n)
+	}
+	return nil
+}
+
 // checkNotEmpty requires a list of at least one item.
 func checkNotEmpty(field string, n int) error {
 	if n == 0 {
 		return invalid(field, "give at least one")
 	}
 	return nil
+}
+
+// send sends a call whose parameters passed check (nil); otherwise it
+// returns check's error, and nothing is sent.
+func send[T any](ctx context.Context, c *Client, check error, ep endpoint, q *query, in any) (T, error) {
+	if check != nil {
+		var zero T
+		return zero, check
+	}
+	return request[T](ctx, c, ep, q, in)
+}
+
+// sendOne is send for a result that is one record.
+func sendOne[R any](ctx context.Context, c *Client, check error, ep endpoint, q *query, in any) (*R, error) {
+	r, err := send[R](ctx, c, check, ep, q, in)
+	if err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// getByID reads the record at rt for id, which must not be the nil UUID.
+func getByID[R any](ctx context.Context, c *Client, rt *route, id uuid.UUID) (*R, error) {
+	return sendOne[R](ctx, c, checkID("id", id), rt.at(id.String()), nil, nil)
+}
+
+// bodyOf sends the params struct p points to as a JSON body, its fields
+// named by their json tags. Unlike encoding/json, it leaves out a field
+// tagged omitempty whose value is zero whatever its type: the nil UUID
+// too.
+type bodyOf struct{ p any }
+
+func (b bodyOf) MarshalJSON() ([]byte, error) {
+	v := reflect.ValueOf(b.p).Elem()
+	out := []byte{'{'}
+	for i := 0; i < v.NumField(); i++ {
+		f := v.Field(i)
+		name, opt, _ := strings.Cut(v.Type().Field(i).Tag.Get("json"), ",")
+		empty := f.IsZero() || (f.Kind() == reflect.Slice || f.Kind() == reflect.String) && f.Len() == 0
+		if name == "" || name == "-" || opt == "omitempty" && empty {
+			continue
+		}
+		val, err := json.Marshal(f.Interface())
+		if err != nil {
+			return nil, err
+		}
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+		out = append(append(strconv.AppendQuote(out, name), ':'), val...)
+	}
+	return append(out, '}'), nil
 }

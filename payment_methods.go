@@ -26,30 +26,26 @@ var (
 		"PaymentMethods.List shows whether the card is still there")
 )
 
-// PaymentMethod is a stored card. The API never sends its number or CVC;
-// the shape is known from the provider's C# model, and the whole record is
-// kept in Raw.
+// PaymentMethod is a stored card (never its number or CVC), as the
+// provider's C# model has it; the whole record is kept in Raw.
 type PaymentMethod struct {
 	// ID is what checkout and invoice payment take as the payment token.
 	ID        uuid.UUID `json:"id"`
 	FirstName string    `json:"first_name"`
 	LastName  string    `json:"last_name"`
-	// Brand is the card's network, as "visa".
-	Brand string `json:"brand"`
-	// Last4 is the last four digits of the number.
-	Last4 string `json:"last4"`
+	Brand     string    `json:"brand"` // the card's network, as "visa"
+	Last4     string    `json:"last4"` // the number's last four digits
 	// ExpMonth (1 to 12) and ExpYear (four digits) are the expiry.
-	ExpMonth       int            `json:"exp_month"`
-	ExpYear        int            `json:"exp_year"`
-	IsPrepaid      bool           `json:"is_prepaid"`
-	CreatedAt      time.Time      `json:"created_at"`
-	BillingAddress BillingAddress `json:"billing_address"`
-	// Raw is the record exactly as the API sent it.
-	Raw json.RawMessage `json:"-"`
+	ExpMonth       int             `json:"exp_month" wire:"numeric"`
+	ExpYear        int             `json:"exp_year" wire:"numeric"`
+	IsPrepaid      bool            `json:"is_prepaid"`
+	CreatedAt      time.Time       `json:"created_at"`
+	BillingAddress BillingAddress  `json:"billing_address"`
+	Raw            json.RawMessage `json:"-"` // the record exactly as the API sent it
 }
 
-// BillingAddress is the address of a card's holder, in the shape the
-// payment-method routes use (which differs from a website's Address).
+// BillingAddress is the address of a card's holder, in the shape of the
+// payment-method routes (not a website's Address).
 type BillingAddress struct {
 	Address1 string `json:"address1"`
 	Address2 string `json:"address2"`
@@ -59,64 +55,25 @@ type BillingAddress struct {
 	Country  string `json:"country"`
 }
 
-// UnmarshalJSON decodes the known fields and keeps the whole record in Raw.
-func (m *PaymentMethod) UnmarshalJSON(data []byte) error {
-	return decodeRecord[paymentMethodWire](data, m, &m.Raw)
-}
+// UnmarshalJSON reads a card as the API writes it, into Raw too.
+func (m *PaymentMethod) UnmarshalJSON(data []byte) error { return decodeRecord(data, m) }
 
-type plainPaymentMethod PaymentMethod
-
-type paymentMethodWire struct {
-	plainPaymentMethod
-	ExpMonth       flexInt            `json:"exp_month"`
-	ExpYear        flexInt            `json:"exp_year"`
-	CreatedAt      Time               `json:"created_at"`
-	BillingAddress billingAddressWire `json:"billing_address"`
-}
-
-// billingAddressWire reads a billing address whose lines may be null.
-type billingAddressWire struct {
-	Address1, Address2, City, State, Zip, Country *string
-}
-
-func (w paymentMethodWire) record() PaymentMethod {
-	m := PaymentMethod(w.plainPaymentMethod)
-	m.ExpMonth, m.ExpYear = int(w.ExpMonth), int(w.ExpYear)
-	m.CreatedAt = w.CreatedAt.Time
-	a := w.BillingAddress
-	m.BillingAddress = BillingAddress{deref(a.Address1), deref(a.Address2), deref(a.City), deref(a.State), deref(a.Zip), deref(a.Country)}
-	return m
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
-}
-
-// Card is a card to store or the new details of a stored one. Number,
-// ExpMonth, ExpYear and CVC are required. Number and CVC are Secrets:
-// printing or logging a Card shows neither.
+// Card is a card to store or a stored one's new details: Number (spaces
+// allowed), ExpMonth, ExpYear (four digits) and CVC are required. Number
+// and CVC are Secrets, which no printing or logging of a Card shows.
 type Card struct {
-	// Number is the full card number; spaces are allowed.
-	Number Secret
-	// ExpMonth is the expiry month, 1 to 12; ExpYear the four-digit year.
-	ExpMonth int
-	ExpYear  int
-	// CVC is the three- or four-digit security code.
+	Number         Secret
+	ExpMonth       int
+	ExpYear        int
 	CVC            Secret
 	FirstName      string
 	LastName       string
 	BillingAddress BillingAddress
 }
 
-// cardFields is a Card without its methods, for Format.
-type cardFields Card
-
 // Format prints the card as fmt prints a struct, with Number and CVC
 // redacted, under every verb; so do a []*Card and a map of them.
-func (p Card) Format(f fmt.State, verb rune) { formatFields(f, verb, cardFields(p), "acctadmin.Card") }
+func (p Card) Format(f fmt.State, verb rune) { formatFields(f, verb, p, "acctadmin.Card") }
 
 func (p *Card) validate() error {
 	digits := strings.ReplaceAll(p.Number.Reveal(), " ", "")
@@ -170,52 +127,27 @@ func (s *PaymentMethodsClient) List(ctx context.Context) ([]PaymentMethod, error
 	return request[[]PaymentMethod](ctx, s.c, routePaymentMethodsList.at(), nil, nil)
 }
 
-// Create stores a card and returns it when the API's answer holds it (nil
-// otherwise: the provider's clients find a new card with List, by its
-// last four digits and expiry). It is sent at most once: a failure after
-// the request may have arrived is ErrOutcomeUnknown, and List shows
-// whether the card was stored. POST /payment-methods.
+// Create stores a card and returns it when the answer holds it. Sent at
+// most once; after ErrOutcomeUnknown, PaymentMethods.List shows whether the
+// card was stored (by its last four digits and expiry). POST /payment-methods.
 func (s *PaymentMethodsClient) Create(ctx context.Context, card *Card) (*PaymentMethod, error) {
-	if card == nil {
-		card = &Card{}
-	}
-	if err := card.validate(); err != nil {
-		return nil, err
-	}
-	return firstRecord(request[recordsOrOne[PaymentMethod]](ctx, s.c, routePaymentMethodsCreate.at(), nil, card.body()))
+	card, rt := orZero(card), routePaymentMethodsCreate.at()
+	return firstRecord(send[recordsOrOne[PaymentMethod]](ctx, s.c, card.validate(), rt, nil, card.body()))
 }
 
-// Update replaces the details of the stored card id with card (every
-// field, as the API's clients send them) and returns the card when the
-// answer holds it. It is sent at most once: a failure after the request
-// may have arrived is ErrOutcomeUnknown, and List shows the card's
-// details. PATCH /payment-methods/:id.
+// Update replaces every detail of the stored card id and returns the card
+// when the answer holds it. Sent at most once; after ErrOutcomeUnknown,
+// PaymentMethods.List shows the card's details. PATCH /payment-methods/:id.
 func (s *PaymentMethodsClient) Update(ctx context.Context, id uuid.UUID, card *Card) (*PaymentMethod, error) {
-	if card == nil {
-		card = &Card{}
-	}
-	if err := firstErr(checkID("id", id), card.validate()); err != nil {
-		return nil, err
-	}
-	return firstRecord(request[recordsOrOne[PaymentMethod]](ctx, s.c, routePaymentMethodsUpdate.at(id.String()), nil, card.body()))
+	card, rt := orZero(card), routePaymentMethodsUpdate.at(id.String())
+	check := firstErr(checkID("id", id), card.validate())
+	return firstRecord(send[recordsOrOne[PaymentMethod]](ctx, s.c, check, rt, nil, card.body()))
 }
 
-// Delete removes the stored card id. It is sent at most once, as it
-// changes what the account pays with: a failure after the request may
-// have arrived is ErrOutcomeUnknown, and List shows whether the card is
-// still there. DELETE /payment-methods/:id.
+// Delete removes the stored card id. Sent at most once; after
+// ErrOutcomeUnknown, PaymentMethods.List shows whether the card is still
+// there. DELETE /payment-methods/:id.
 func (s *PaymentMethodsClient) Delete(ctx context.Context, id uuid.UUID) error {
-	if err := checkID("id", id); err != nil {
-		return err
-	}
-	_, err := request[ignored](ctx, s.c, routePaymentMethodsDelete.at(id.String()), nil, nil)
+	_, err := send[ignored](ctx, s.c, checkID("id", id), routePaymentMethodsDelete.at(id.String()), nil, nil)
 	return err
-}
-
-// firstRecord returns the first of the records an answer held, or nil.
-func firstRecord[R any, L ~[]R](list L, err error) (*R, error) {
-	if err != nil || len(list) == 0 {
-		return nil, err
-	}
-	return &list[0], nil
 }

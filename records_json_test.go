@@ -3,6 +3,7 @@ package acctadmin
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -34,11 +35,14 @@ type recordSample struct {
 	into func() any
 }
 
-// sdkRead reads data as an SDK call reads a record written as W.
-func sdkRead[W wire[R], R any](data []byte) (any, error) {
-	var w W
-	err := json.Unmarshal(data, &w)
-	return w.record(), err
+// sdkRead reads data as an SDK call reads a page of records R.
+func sdkRead[R any](data []byte) (any, error) {
+	var l wireList[wireOf[R], R]
+	_, err := decodeEnvelope("GET /records", []byte(`{"success":true,"result":[`+string(data)+`]}`), &l)
+	if err != nil || len(l.records) != 1 {
+		return nil, fmt.Errorf("%d records, %w", len(l.records), err)
+	}
+	return l.records[0], nil
 }
 
 // plainRead reads data as a record that has no wire type of its own.
@@ -57,56 +61,56 @@ const (
 
 var recordSamples = map[string]recordSample{
 	"Callback": {`{"id":` + sampleID + `,"created_at":` + sampleTime + `,"url":"https://hooks.example.com/x"}`,
-		sdkRead[callbackWire], newOf[Callback]()},
+		sdkRead[Callback], newOf[Callback]()},
 	"Company": {`{"id":` + sampleID + `,"name":"Acme","home_state":"Utah","entity_type":"LLC","created_at":` + sampleTime + `,"updated_at":"2024-03-04T12:06:07Z"}`,
-		sdkRead[companyWire], newOf[Company]()},
+		sdkRead[Company], newOf[Company]()},
 	"ComplianceEvent": {`{"id":` + sampleID + `,"created_at":` + sampleTime + `,"updated_at":"","status":"pending","due_date":"2024-05-01","jurisdictions":[{"jurisdiction":"Utah"},"Idaho"],"company":"Acme","company_id":` + sampleID + `,"filing":"Annual Report"}`,
-		sdkRead[complianceEventWire], newOf[ComplianceEvent]()},
+		sdkRead[ComplianceEvent], newOf[ComplianceEvent]()},
 	"Document": {`{"id":` + sampleID + `,"created_at":` + sampleTime + `,"updated_at":null,"title":"Notice","status":"unread","type":"Regular Mail","source":"scanned","pages":3,"payment_locked":false,"state":"Utah","company_name":"Acme","company_id":` + sampleID + `}`,
-		sdkRead[documentWire], newOf[Document]()},
+		sdkRead[Document], newOf[Document]()},
 	"FilingProduct": {`{"id":` + sampleID + `,"name":"Annual Report","filing_name":"annual report","price":"149.00","filing_methods":[{"id":` + sampleID + `,"name":"Online","type":"online","cost":"10.5","filed_in":[{"days":"2","hours":4}],"docs_in":{"days":1,"hours":0},"agency_name":"SOS","filing_description":"d","jurisdiction":"Utah"}]}`,
 		plainRead[FilingProduct], newOf[FilingProduct]()},
 	"FilingMethod": {`{"id":` + sampleID + `,"name":"Mail","type":"mail","cost":25,"filed_in":null,"docs_in":[],"agency_name":"SOS","jurisdiction":"Idaho"}`,
 		plainRead[FilingMethod], newOf[FilingMethod]()},
 	"Invoice": {`{"id":` + sampleID + `,"status":"unpaid","company":"Acme","company_id":` + sampleID + `,"created_at":` + sampleTime + `,"updated_at":` + sampleTime + `,"due_date":"2024-06-01","items":[{"price":"19.99","description":"RA","quantity":"2"},{"price":5,"description":"fee"}]}`,
-		sdkRead[invoiceWire], newOf[Invoice]()},
+		sdkRead[Invoice], newOf[Invoice]()},
 	"InvoiceItem": {`{"price":"19.99","description":"RA","quantity":"3"}`,
-		sdkRead[invoiceItemWire], newOf[InvoiceItem]()},
+		sdkRead[InvoiceItem], newOf[InvoiceItem]()},
 	"RegisteredAgentProduct": {`{"id":` + sampleID + `,"name":"RA Utah","jurisdiction":"Utah","price":"119.00","url":"https://example.com/ra"}`,
-		sdkRead[registeredAgentProductWire], newOf[RegisteredAgentProduct]()},
+		sdkRead[RegisteredAgentProduct], newOf[RegisteredAgentProduct]()},
 	"Resource": {`{"id":` + sampleID + `,"name":"Form","url":"https://example.com/f","kind":"document","jurisdiction":"Utah","agency":"SOS","entity_types":["LLC"]}`,
-		sdkRead[resourceWire], newOf[Resource]()},
+		sdkRead[Resource], newOf[Resource]()},
 	"Service": {`{"id":` + sampleID + `,"created_at":` + sampleTime + `,"updated_at":"2024-03-04T05:06:07.123+07:00","status":"active","type":"registered-agent","jurisdiction":"Utah","jurisdiction_id":` + sampleID + `,"company":"Acme","company_id":` + sampleID + `}`,
-		sdkRead[serviceWire], newOf[Service]()},
+		sdkRead[Service], newOf[Service]()},
 	"Website": {`{"id":` + sampleID + `,"name":"Acme","url":"https://acme.example","billing_name":"Acme","login_url":"https://acme.example/login","created_at":` + sampleTime + `,"updated_at":` + sampleTime + `,"emails":["a@acme.example"],"phone_numbers":["555"],"addresses":[{"line_1":"1 Main","city":"Provo","state":"UT","zip_code":"84601","country":"US"}]}`,
-		sdkRead[websiteWire], newOf[Website]()},
+		sdkRead[Website], newOf[Website]()},
 	"Address": {`{"line_1":"1 Main","line_2":"","city":"Provo","state":"UT","zip_code":"84601","country":"US"}`,
 		plainRead[Address], newOf[Address]()},
 	"Turnaround": {`[{"days":"1","hours":"2"}]`, plainRead[Turnaround], newOf[Turnaround]()},
 	"Account": {`{"id":` + sampleID + `,"name":"Jane","email":"jane@acme.example","created_at":` + sampleTime + `}`,
-		sdkRead[accountWire], newOf[Account]()},
+		sdkRead[Account], newOf[Account]()},
 	"DashPanel": {`{"companies":3,"active_services":2,"unread_documents":1,"unpaid_invoices":1,"unpaid_total":"19.99","items_requiring_attention":0,"upcoming_due_dates":[{"company_id":` + sampleID + `,"company":"Acme","filing":"Annual Report","due_date":"2024-05-01"}]}`,
-		sdkRead[dashPanelWire], newOf[DashPanel]()},
+		sdkRead[DashPanel], newOf[DashPanel]()},
 	"DueOn": {`{"company_id":` + sampleID + `,"company":"Acme","filing":"Annual Report","due_date":"2024-05-01"}`,
 		plainRead[DueOn], newOf[DueOn]()},
 	"BillingAddress": {`{"address1":"1 Main","address2":null,"city":"Provo","state":"UT","zip":"84601","country":"US"}`,
 		plainRead[BillingAddress], newOf[BillingAddress]()},
 	"PaymentMethod": {`{"id":` + sampleID + `,"first_name":"Jane","last_name":"Doe","brand":"visa","last4":"4242","exp_month":"12","exp_year":2030,"is_prepaid":false,"created_at":` + sampleTime + `,"billing_address":{"address1":"1 Main","address2":null,"city":"Provo","state":"UT","zip":"84601","country":"US"}}`,
-		sdkRead[paymentMethodWire], newOf[PaymentMethod]()},
+		sdkRead[PaymentMethod], newOf[PaymentMethod]()},
 	"CartItem": {`{"id":` + sampleID + `,"created_at":` + sampleTime + `,"updated_at":` + sampleTime + `,"company_id":` + sampleID + `,"account_id":` + sampleID + `,"product_id":` + sampleID + `,"product_type":"filing","product_option_id":null,"title":"Annual Report","total":"149.00","quantity":"1","status":"active"}`,
-		sdkRead[cartItemWire], newOf[CartItem]()},
+		sdkRead[CartItem], newOf[CartItem]()},
 	"OrderItem": {`{"id":` + sampleID + `,"created_at":` + sampleTime + `,"updated_at":` + sampleTime + `,"company_id":` + sampleID + `,"name":"EIN","order_id":` + sampleID + `,"quantity":"1","status":"requiring-client-attention","type":"filing","product":{"id":` + sampleID + `,"price":"70.00","name":"EIN","filing_method":{"id":` + sampleID + `,"name":"Online","type":"online","cost":"0","filed_in":[{"days":1,"hours":0}]}}}`,
-		sdkRead[orderItemWire], newOf[OrderItem]()},
+		sdkRead[OrderItem], newOf[OrderItem]()},
 	"OrderedProduct": {`{"id":` + sampleID + `,"price":70,"name":"EIN","filing_method":null}`,
 		plainRead[OrderedProduct], newOf[OrderedProduct]()},
 	"FileLink": {`{"url":"https://files.example/x.pdf","expires_at":` + sampleTime + `,"ids":[` + sampleID + `]}`,
-		sdkRead[fileLinkWire], newOf[FileLink]()},
+		sdkRead[FileLink], newOf[FileLink]()},
 	"FormSchema": {`{"filing_method_id":` + sampleID + `,"name":"Annual Report","schema":{"type":"object"}}`,
-		sdkRead[formSchemaWire], newOf[FormSchema]()},
+		sdkRead[FormSchema], newOf[FormSchema]()},
 	"SignedForm": {`{"id":` + sampleID + `,"name":"Form","filing_method_id":` + sampleID + `,"pages":"2"}`,
-		sdkRead[signedFormWire], newOf[SignedForm]()},
+		sdkRead[SignedForm], newOf[SignedForm]()},
 	"SimpleProduct": {`{"id":` + sampleID + `,"name":"Certificate","price":"25.00"}`,
-		sdkRead[simpleProductWire], newOf[SimpleProduct]()},
+		sdkRead[SimpleProduct], newOf[SimpleProduct]()},
 	"Session": {`{"access_token":"tok-123","expires_at":` + sampleTime + `,"user":{"id":` + sampleID + `,"email":"jane@acme.example"}}`,
 		plainRead[Session], newOf[Session]()},
 	"ServiceInfo": {`{"status":"active","info":{"contact_person":{"first_name":"Jane","address":{"line_1":"1 Main","city":"Provo"}},"official.director":[{"role":"director","first_name":"Joe","address":{"city":"Provo"}}]}}`,

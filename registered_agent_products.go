@@ -17,47 +17,33 @@ type RegisteredAgentProductsClient service
 var routeRegisteredAgentProductsList = declare(http.MethodGet, "/registered-agent-products", "RegisteredAgentProducts.List")
 
 // RegisteredAgentProduct is a registered-agent service that can be bought
-// in a jurisdiction. The API does not document its shape; the fields known
-// are typed and the whole record is kept in Raw.
+// in a jurisdiction. The API does not document its shape: the fields known
+// are typed, and the whole record is kept in Raw.
 // GET /registered-agent-products.
 type RegisteredAgentProduct struct {
-	ID           uuid.UUID `json:"id"`
-	Name         string    `json:"name"`
-	Jurisdiction string    `json:"jurisdiction"`
-	Price        Money     `json:"price"`
-	URL          string    `json:"url"`
-	// Raw is the record exactly as the API sent it.
-	Raw json.RawMessage `json:"-"`
+	ID           uuid.UUID       `json:"id"`
+	Name         string          `json:"name"`
+	Jurisdiction string          `json:"jurisdiction"`
+	Price        Money           `json:"price"`
+	URL          string          `json:"url"`
+	Raw          json.RawMessage `json:"-"` // the record exactly as the API sent it
 }
 
-// UnmarshalJSON decodes the known fields and keeps the whole record in Raw.
-func (p *RegisteredAgentProduct) UnmarshalJSON(data []byte) error {
-	return decodeRecord[registeredAgentProductWire](data, p, &p.Raw)
-}
-
-// registeredAgentProductWire is the product without its UnmarshalJSON: no
-// field of it needs a shape of its own.
-type registeredAgentProductWire RegisteredAgentProduct
-
-func (w registeredAgentProductWire) record() RegisteredAgentProduct { return RegisteredAgentProduct(w) }
+// UnmarshalJSON reads a product as the API writes it, into Raw too.
+func (p *RegisteredAgentProduct) UnmarshalJSON(data []byte) error { return decodeRecord(data, p) }
 
 // RegisteredAgentProductListParams chooses the products of
-// GET /registered-agent-products.
+// GET /registered-agent-products: those of the website URL (its full URL;
+// required).
 type RegisteredAgentProductListParams struct {
-	// URL is the full URL of the website; required.
 	URL string
 }
 
 // List returns the registered-agent products of the website p.URL.
 // GET /registered-agent-products.
 func (s *RegisteredAgentProductsClient) List(ctx context.Context, p *RegisteredAgentProductListParams) ([]RegisteredAgentProduct, error) {
-	if p == nil {
-		p = &RegisteredAgentProductListParams{}
-	}
-	if err := checkRequired("url", p.URL); err != nil {
-		return nil, err
-	}
-	q := &query{}
-	q.str("url", p.URL)
-	return request[[]RegisteredAgentProduct](ctx, s.c, routeRegisteredAgentProductsList.at(), q, nil)
+	p = orZero(p)
+	q := new(query).str("url", p.URL)
+	rt := routeRegisteredAgentProductsList.at()
+	return send[[]RegisteredAgentProduct](ctx, s.c, checkRequired("url", p.URL), rt, q, nil)
 }

@@ -8,9 +8,8 @@ import (
 	"github.com/google/uuid"
 )
 
-// ResourcesClient reads reference resources: forms and links per
-// jurisdiction, agency and entity type, some of them readable as page
-// images or as a PDF.
+// ResourcesClient reads reference forms and links per jurisdiction, agency
+// and entity type, some readable as page images or a PDF.
 type ResourcesClient service
 
 // The routes of resources.
@@ -27,49 +26,33 @@ type ResourceKind string
 
 // The resource kinds the API documents.
 const (
-	// ResourceKindDocument is a file, readable with Page and Download.
-	ResourceKindDocument ResourceKind = "document"
-	// ResourceKindURL is a link to a page elsewhere.
-	ResourceKindURL ResourceKind = "url"
+	ResourceKindDocument ResourceKind = "document" // a file: see Page and Download
+	ResourceKindURL      ResourceKind = "url"      // a link to a page elsewhere
 )
 
 // Resource is a reference form or link. GET /resources.
 type Resource struct {
-	ID   uuid.UUID `json:"id"`
-	Name string    `json:"name"`
-	// URL is where the original can be found.
-	URL          string       `json:"url"`
+	ID           uuid.UUID    `json:"id"`
+	Name         string       `json:"name"`
+	URL          string       `json:"url"` // where the original is
 	Kind         ResourceKind `json:"kind"`
 	Jurisdiction string       `json:"jurisdiction"`
-	// Agency is the agency that provides the resource.
-	Agency string `json:"agency"`
+	Agency       string       `json:"agency"` // the agency that provides it
 	// EntityTypes are the entity types the resource is for.
 	EntityTypes []string `json:"entity_types"`
 }
-
-// resourceWire is a resource as the API writes it: no field of it needs a
-// shape of its own.
-type resourceWire Resource
-
-func (w resourceWire) record() Resource { return Resource(w) }
 
 // maxResourcesLimit is the largest page of GET /resources.
 const maxResourcesLimit = 200
 
 // ResourceListParams filters GET /resources. Zero values are not sent.
 type ResourceListParams struct {
-	// Limit is the page size (API default 50, at most 200).
-	Limit int
-	// Offset is the number of resources to skip.
-	Offset int
-	// EntityType filters by entity type, as "LLC".
-	EntityType string
-	// Agency filters by agency name.
-	Agency string
-	// Jurisdiction filters by jurisdiction name.
-	Jurisdiction string
-	// Name filters by resource name.
-	Name string
+	Limit        int    // page size: API default 50, at most 200
+	Offset       int    // resources to skip
+	EntityType   string // as "LLC"
+	Agency       string // an agency's name
+	Jurisdiction string // a jurisdiction's name
+	Name         string // a resource's name
 }
 
 func (p *ResourceListParams) validate() error {
@@ -79,38 +62,28 @@ func (p *ResourceListParams) validate() error {
 func (p *ResourceListParams) paging() (limit, offset *int) { return &p.Limit, &p.Offset }
 
 func (p *ResourceListParams) query() *query {
-	q := &query{}
-	q.int("limit", p.Limit)
-	q.int("offset", p.Offset)
-	q.str("entity_type", p.EntityType)
-	q.str("agency", p.Agency)
-	q.str("jurisdiction", p.Jurisdiction)
-	q.str("name", p.Name)
-	return q
+	return pageQuery(p.Limit, p.Offset).str("entity_type", p.EntityType).str("agency", p.Agency).
+		str("jurisdiction", p.Jurisdiction).str("name", p.Name)
 }
 
 // List returns one page of resources. GET /resources.
 func (s *ResourcesClient) List(ctx context.Context, p *ResourceListParams) ([]Resource, error) {
-	return listRecords[resourceWire](ctx, s.c, routeResourcesList, p)
+	return listRecords[wireOf[Resource]](ctx, s.c, routeResourcesList, p)
 }
 
 // All returns every resource, page after page (200 a page unless p.Limit
-// says otherwise), reading the next page while the loop works on the
-// current one. GET /resources.
+// says otherwise), read ahead of the loop. GET /resources.
 func (s *ResourcesClient) All(ctx context.Context, p *ResourceListParams) iter.Seq2[Resource, error] {
 	return paginate(ctx, listingOf(p, maxResourcesLimit, s.List, func(v Resource) uuid.UUID { return v.ID }))
 }
 
-// Get returns the resource id. The API does not document this answer; it
-// is read as a Resource. GET /resources/:id.
+// Get returns the resource id (an undocumented answer, read as a
+// Resource). GET /resources/:id.
 func (s *ResourcesClient) Get(ctx context.Context, id uuid.UUID) (*Resource, error) {
-	if err := checkID("id", id); err != nil {
-		return nil, err
-	}
-	return requestRecord[resourceWire](ctx, s.c, routeResourcesGet.at(id.String()), nil, nil)
+	return getByID[Resource](ctx, s.c, routeResourcesGet, id)
 }
 
-// Page returns page n (counted from 0) of the resource id as a PNG image,
+// Page returns page n (from 0) of the resource id as a PNG image,
 // streamed; the caller closes it. GET /resources/:id/page/:page_number.
 func (s *ResourcesClient) Page(ctx context.Context, id uuid.UUID, n int, p *PageParams) (*File, error) {
 	return pageImage(ctx, s.c, routeResourcesPage, id, n, p)

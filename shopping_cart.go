@@ -9,9 +9,8 @@ import (
 	"github.com/google/uuid"
 )
 
-// ShoppingCartClient fills and empties the companies' shopping carts and
-// checks them out: the way to order a filing (see the package docs,
-// "Ordering a filing").
+// ShoppingCartClient fills, empties and checks out the companies' carts:
+// the way to order a filing (package docs, "Ordering a filing").
 type ShoppingCartClient service
 
 // The routes of the shopping cart.
@@ -25,9 +24,8 @@ var (
 		"Invoices.List shows whether invoices were made, and ShoppingCart.List whether the items left the cart")
 )
 
-// CartItem is a product in a company's shopping cart. Its shape is known
-// from the provider's C# model only; the fields are typed as it has them
-// and the whole record is kept in Raw.
+// CartItem is a product in a company's shopping cart, typed as the
+// provider's C# model has it; the whole record is kept in Raw.
 type CartItem struct {
 	ID        uuid.UUID `json:"id"`
 	CreatedAt time.Time `json:"created_at"`
@@ -36,196 +34,106 @@ type CartItem struct {
 	AccountID uuid.UUID `json:"account_id"`
 	// ProductID is the filing (or other) product; ProductOptionID the
 	// chosen option, for a filing its filing method.
-	ProductID       uuid.UUID `json:"product_id"`
-	ProductType     string    `json:"product_type"`
-	ProductOptionID uuid.UUID `json:"product_option_id"`
-	// Title names the product and option, as
-	// "Tax id filing service - Standard".
-	Title    string `json:"title"`
-	Total    Money  `json:"total"`
-	Quantity int    `json:"quantity"`
-	// Status is "active" for an item that can be checked out.
-	Status string `json:"status"`
-	// Raw is the record exactly as the API sent it.
-	Raw json.RawMessage `json:"-"`
+	ProductID       uuid.UUID       `json:"product_id"`
+	ProductType     string          `json:"product_type"`
+	ProductOptionID uuid.UUID       `json:"product_option_id"`
+	Title           string          `json:"title"` // as "Tax id filing service - Standard"
+	Total           Money           `json:"total"`
+	Quantity        int             `json:"quantity" wire:"numeric"`
+	Status          string          `json:"status"` // "active" when it can be checked out
+	Raw             json.RawMessage `json:"-"`      // the record exactly as the API sent it
 }
 
-// UnmarshalJSON decodes the known fields and keeps the whole record in Raw.
-func (it *CartItem) UnmarshalJSON(data []byte) error {
-	return decodeRecord[cartItemWire](data, it, &it.Raw)
-}
+// UnmarshalJSON reads a cart item as the API writes it, into Raw too.
+func (it *CartItem) UnmarshalJSON(data []byte) error { return decodeRecord(data, it) }
 
-type plainCartItem CartItem
-
-type cartItemWire struct {
-	plainCartItem
-	CreatedAt       Time       `json:"created_at"`
-	UpdatedAt       Time       `json:"updated_at"`
-	ProductOptionID *uuid.UUID `json:"product_option_id"`
-	Quantity        flexInt    `json:"quantity"`
-}
-
-func (w cartItemWire) record() CartItem {
-	it := CartItem(w.plainCartItem)
-	it.CreatedAt, it.UpdatedAt = w.CreatedAt.Time, w.UpdatedAt.Time
-	if w.ProductOptionID != nil {
-		it.ProductOptionID = *w.ProductOptionID
-	}
-	it.Quantity = int(w.Quantity)
-	return it
-}
-
-// CartListParams chooses the carts of GET /shopping-cart.
+// CartListParams chooses the carts of GET /shopping-cart: those of
+// CompanyIDs, or of every company of the account when nil.
 type CartListParams struct {
-	// CompanyIDs are the companies whose carts to list; nil lists the
-	// carts of every company of the account.
 	CompanyIDs []uuid.UUID
 }
 
 // List returns the items in the carts of p.CompanyIDs.
 // GET /shopping-cart.
 func (s *ShoppingCartClient) List(ctx context.Context, p *CartListParams) ([]CartItem, error) {
-	if p == nil {
-		p = &CartListParams{}
-	}
-	if err := checkIDs("company_ids", p.CompanyIDs); err != nil {
-		return nil, err
-	}
-	q := &query{}
-	q.ids("company_ids", p.CompanyIDs)
-	return request[[]CartItem](ctx, s.c, routeCartList.at(), q, nil)
+	p = orZero(p)
+	q := new(query).ids("company_ids", p.CompanyIDs)
+	return send[[]CartItem](ctx, s.c, checkIDs("company_ids", p.CompanyIDs), routeCartList.at(), q, nil)
 }
 
 // CartAddParams puts a product in a company's cart. CompanyID and
 // ProductID are required; zero values are not sent.
 type CartAddParams struct {
-	CompanyID uuid.UUID
-	// ProductID is the product (for a filing, a FilingProduct's ID).
-	ProductID uuid.UUID
-	// ProductOptionID is the chosen option: for a filing, the ID of a
-	// FilingMethod of the product.
-	ProductOptionID uuid.UUID
-	// Quantity is how many; zero sends none, which the API reads as 1.
-	Quantity int
+	CompanyID uuid.UUID `json:"company_id"`
+	// ProductID is the product (for a filing, a FilingProduct's ID), and
+	// ProductOptionID the option (for a filing, one of its FilingMethods).
+	ProductID       uuid.UUID `json:"product_id"`
+	ProductOptionID uuid.UUID `json:"product_option_id,omitempty"`
+	Quantity        int       `json:"quantity,omitempty"` // 0 sends none: 1 for the API
 	// FormData, when set, answers the filing's form now (a value that
-	// encodes as a JSON object, such as a map or a struct; see
-	// FilingMethodsClient.Schemas), so that the order item does not wait
-	// for it after checkout. It may hold personal data.
-	FormData any
-}
-
-func (p *CartAddParams) validate() error {
-	if p.Quantity < 0 {
-		return invalid("quantity", "must not be negative, got %d", p.Quantity)
-	}
-	return firstErr(checkID("company_id", p.CompanyID), checkID("product_id", p.ProductID), checkFormData("form_data", p.FormData, false))
+	// encodes as a JSON object; see FilingMethodsClient.Schemas), so that
+	// the order item does not wait for it. It may hold personal data.
+	FormData any `json:"form_data,omitempty"`
 }
 
 // Add puts a product in a company's cart and returns the items the API
-// answers with (the cart's items, or the one added; none when it sends
-// neither). It is sent at most once: a failure after the request may
-// have arrived is ErrOutcomeUnknown, and ShoppingCart.List shows whether
-// the item was added. POST /shopping-cart.
+// answers with. Sent at most once; after ErrOutcomeUnknown,
+// ShoppingCart.List shows whether the item was added. POST /shopping-cart.
 func (s *ShoppingCartClient) Add(ctx context.Context, p *CartAddParams) ([]CartItem, error) {
-	if p == nil {
-		p = &CartAddParams{}
-	}
-	if err := p.validate(); err != nil {
-		return nil, err
-	}
-	body := struct {
-		CompanyID       uuid.UUID  `json:"company_id"`
-		ProductID       uuid.UUID  `json:"product_id"`
-		ProductOptionID *uuid.UUID `json:"product_option_id,omitempty"`
-		Quantity        int        `json:"quantity,omitempty"`
-		FormData        any        `json:"form_data,omitempty"`
-	}{p.CompanyID, p.ProductID, optID(p.ProductOptionID), p.Quantity, p.FormData}
-	items, err := request[recordsOrOne[CartItem]](ctx, s.c, routeCartAdd.at(), nil, body)
+	p = orZero(p)
+	check := firstErr(checkNotNegative("quantity", p.Quantity), checkID("company_id", p.CompanyID),
+		checkID("product_id", p.ProductID), checkFormData("form_data", p.FormData, false))
+	items, err := send[recordsOrOne[CartItem]](ctx, s.c, check, routeCartAdd.at(), nil, bodyOf{p})
 	return []CartItem(items), err
 }
 
-// CartRemoveParams chooses what DELETE /shopping-cart removes: the items
-// ItemIDs, or every item of the companies CompanyIDs; at least one of the
-// two is required.
+// CartRemoveParams chooses what Remove removes: the items ItemIDs, or
+// every item of the companies CompanyIDs; at least one is required.
 type CartRemoveParams struct {
-	CompanyIDs []uuid.UUID
-	ItemIDs    []uuid.UUID
+	CompanyIDs []uuid.UUID `json:"company_ids,omitempty"`
+	ItemIDs    []uuid.UUID `json:"item_ids,omitempty"`
 }
 
-// Remove takes items out of the carts: the items p.ItemIDs, or, given
-// only p.CompanyIDs, every item in those companies' carts. The
-// parameters travel in a signed JSON body, as three of the provider's
-// four example clients send them. It is sent at most once: a failure
-// after the request may have arrived is ErrOutcomeUnknown, and
-// ShoppingCart.List shows whether the items are still there.
-// DELETE /shopping-cart.
+// Remove takes the items p.ItemIDs, or every item of p.CompanyIDs, out of
+// the carts (the parameters in a signed JSON body). Sent at most once;
+// after ErrOutcomeUnknown, ShoppingCart.List shows whether the items are
+// still there. DELETE /shopping-cart.
 func (s *ShoppingCartClient) Remove(ctx context.Context, p *CartRemoveParams) error {
-	if p == nil {
-		p = &CartRemoveParams{}
-	}
-	if err := firstErr(
-		checkSome("item_ids", len(p.ItemIDs) > 0, "company_ids", len(p.CompanyIDs) > 0),
-		checkIDs("company_ids", p.CompanyIDs), checkIDs("item_ids", p.ItemIDs),
-	); err != nil {
-		return err
-	}
-	body := struct {
-		CompanyIDs []uuid.UUID `json:"company_ids,omitempty"`
-		ItemIDs    []uuid.UUID `json:"item_ids,omitempty"`
-	}{p.CompanyIDs, p.ItemIDs}
-	_, err := request[ignored](ctx, s.c, routeCartRemove.at(), nil, body)
+	p = orZero(p)
+	check := firstErr(checkSome("item_ids", len(p.ItemIDs) > 0, "company_ids", len(p.CompanyIDs) > 0),
+		checkIDs("company_ids", p.CompanyIDs), checkIDs("item_ids", p.ItemIDs))
+	_, err := send[ignored](ctx, s.c, check, routeCartRemove.at(), nil, p)
 	return err
 }
 
-// CheckoutParams pays for cart items: PaymentMethodID is required, and at
-// least one of ItemIDs (those items) and CompanyIDs (every item in those
-// companies' carts).
+// CheckoutParams pays for cart items with the card PaymentMethodID
+// (required): the items ItemIDs, or every item of CompanyIDs, or both.
 type CheckoutParams struct {
-	ItemIDs    []uuid.UUID
-	CompanyIDs []uuid.UUID
-	// PaymentMethodID is the card to charge, the ID of a PaymentMethod
-	// (the API's payment_token).
-	PaymentMethodID uuid.UUID
+	ItemIDs         []uuid.UUID `json:"item_ids,omitempty"`
+	CompanyIDs      []uuid.UUID `json:"company_ids,omitempty"`
+	PaymentMethodID uuid.UUID   `json:"payment_token"`
 }
 
 // Checkout is what a checkout made.
 type Checkout struct {
-	// InvoiceIDs are the invoices the checkout made, read from beside the
-	// envelope's result, where the API puts them.
-	InvoiceIDs []uuid.UUID
-	// Invoices are the invoices in the result, when the API sends them
-	// there (it is not documented to).
-	Invoices []Invoice
+	InvoiceIDs []uuid.UUID // the invoices made (beside the envelope's result)
+	Invoices   []Invoice   // the invoices in the result, if any (undocumented)
 }
 
-// Checkout charges the payment method for the chosen items, which makes
-// invoices and the order items of the products (see
-// OrderItemsClient.ListRequiringAttention). It is sent at most once: a
-// failure after the request may have arrived is ErrOutcomeUnknown, and
-// then Invoices.List shows whether invoices were made and
-// ShoppingCart.List whether the items left the cart; do not simply try
-// again, or the card may be charged twice.
-// POST /shopping-cart/checkout.
+// Checkout charges the card for the chosen items, which makes invoices and
+// order items (see OrderItemsClient.ListRequiringAttention). Sent at most
+// once; after ErrOutcomeUnknown, Invoices.List shows whether invoices were
+// made, and ShoppingCart.List whether the items left the cart (trying
+// again may charge the card twice). POST /shopping-cart/checkout.
 func (s *ShoppingCartClient) Checkout(ctx context.Context, p *CheckoutParams) (*Checkout, error) {
-	if p == nil {
-		p = &CheckoutParams{}
-	}
-	if err := firstErr(
-		checkID("payment_token", p.PaymentMethodID),
+	p = orZero(p)
+	check := firstErr(checkID("payment_token", p.PaymentMethodID),
 		checkSome("item_ids", len(p.ItemIDs) > 0, "company_ids", len(p.CompanyIDs) > 0),
-		checkIDs("item_ids", p.ItemIDs), checkIDs("company_ids", p.CompanyIDs),
-	); err != nil {
-		return nil, err
-	}
-	body := struct {
-		CompanyIDs   []uuid.UUID `json:"company_ids,omitempty"`
-		ItemIDs      []uuid.UUID `json:"item_ids,omitempty"`
-		PaymentToken uuid.UUID   `json:"payment_token"`
-	}{p.CompanyIDs, p.ItemIDs, p.PaymentMethodID}
+		checkIDs("item_ids", p.ItemIDs), checkIDs("company_ids", p.CompanyIDs))
 	type top struct {
 		InvoiceIDs []uuid.UUID `json:"invoice_ids"`
 	}
-	out, err := request[withTop[recordsOrOne[Invoice], top]](ctx, s.c, routeCartCheckout.at(), nil, body)
+	out, err := send[withTop[recordsOrOne[Invoice], top]](ctx, s.c, check, routeCartCheckout.at(), nil, p)
 	if err != nil {
 		return nil, err
 	}

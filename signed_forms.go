@@ -15,54 +15,31 @@ type SignedFormsClient service
 var routeSignedFormsList = declare(http.MethodGet, "/signed-forms", "SignedForms.List")
 
 // SignedForm is a form signed for a filing method. Nothing of its shape or
-// purpose is shown by the provider; the fields typed here are those of
-// the SDK's fake, and the whole record is kept in Raw.
+// purpose is shown by the provider: the fields are those of the SDK's
+// fake, and the whole record is kept in Raw.
 type SignedForm struct {
-	ID             uuid.UUID `json:"id"`
-	Name           string    `json:"name"`
-	FilingMethodID uuid.UUID `json:"filing_method_id"`
-	Pages          int       `json:"pages"`
-	// Raw is the record exactly as the API sent it.
-	Raw json.RawMessage `json:"-"`
+	ID             uuid.UUID       `json:"id"`
+	Name           string          `json:"name"`
+	FilingMethodID uuid.UUID       `json:"filing_method_id"`
+	Pages          int             `json:"pages" wire:"numeric"`
+	Raw            json.RawMessage `json:"-"` // the record exactly as the API sent it
 }
 
-// UnmarshalJSON decodes the known fields and keeps the whole record in Raw.
-func (f *SignedForm) UnmarshalJSON(data []byte) error {
-	return decodeRecord[signedFormWire](data, f, &f.Raw)
-}
+// UnmarshalJSON reads a signed form as the API writes it, into Raw too.
+func (f *SignedForm) UnmarshalJSON(data []byte) error { return decodeRecord(data, f) }
 
-type plainSignedForm SignedForm
-
-type signedFormWire struct {
-	plainSignedForm
-	Pages flexInt `json:"pages"`
-}
-
-func (w signedFormWire) record() SignedForm {
-	f := SignedForm(w.plainSignedForm)
-	f.Pages = int(w.Pages)
-	return f
-}
-
-// SignedFormListParams chooses the forms of GET /signed-forms.
+// SignedFormListParams chooses the forms of GET /signed-forms: those of
+// the filing method FilingMethodID (required) and, when given, the
+// website WebsiteID.
 type SignedFormListParams struct {
-	// FilingMethodID is the filing method; required.
 	FilingMethodID uuid.UUID
-	// WebsiteID is the website, when given.
-	WebsiteID uuid.UUID
+	WebsiteID      uuid.UUID
 }
 
 // List returns the signed forms of the filing method p.FilingMethodID.
 // GET /signed-forms.
 func (s *SignedFormsClient) List(ctx context.Context, p *SignedFormListParams) ([]SignedForm, error) {
-	if p == nil {
-		p = &SignedFormListParams{}
-	}
-	if err := checkID("filing_method_id", p.FilingMethodID); err != nil {
-		return nil, err
-	}
-	q := &query{}
-	q.id("filing_method_id", p.FilingMethodID)
-	q.id("website_id", p.WebsiteID)
-	return request[[]SignedForm](ctx, s.c, routeSignedFormsList.at(), q, nil)
+	p = orZero(p)
+	q := new(query).id("filing_method_id", p.FilingMethodID).id("website_id", p.WebsiteID)
+	return send[[]SignedForm](ctx, s.c, checkID("filing_method_id", p.FilingMethodID), routeSignedFormsList.at(), q, nil)
 }

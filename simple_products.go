@@ -16,42 +16,28 @@ type SimpleProductsClient service
 var routeSimpleProductsList = declare(http.MethodGet, "/simple-products", "SimpleProducts.List")
 
 // SimpleProduct is a product a website sells. Nothing of its shape is
-// shown by the provider; the fields typed here are those of its filing
-// products that it is likely to share, and the whole record is kept in
-// Raw.
+// shown by the provider: the fields are those it likely shares with filing
+// products, and the whole record is kept in Raw.
 type SimpleProduct struct {
-	ID    uuid.UUID `json:"id"`
-	Name  string    `json:"name"`
-	Price Money     `json:"price"`
-	// Raw is the record exactly as the API sent it.
-	Raw json.RawMessage `json:"-"`
+	ID    uuid.UUID       `json:"id"`
+	Name  string          `json:"name"`
+	Price Money           `json:"price"`
+	Raw   json.RawMessage `json:"-"` // the record exactly as the API sent it
 }
 
-// UnmarshalJSON decodes the known fields and keeps the whole record in Raw.
-func (p *SimpleProduct) UnmarshalJSON(data []byte) error {
-	return decodeRecord[simpleProductWire](data, p, &p.Raw)
-}
+// UnmarshalJSON reads a product as the API writes it, into Raw too.
+func (p *SimpleProduct) UnmarshalJSON(data []byte) error { return decodeRecord(data, p) }
 
-type simpleProductWire SimpleProduct
-
-func (w simpleProductWire) record() SimpleProduct { return SimpleProduct(w) }
-
-// SimpleProductListParams chooses the products of GET /simple-products.
+// SimpleProductListParams chooses the products of GET /simple-products:
+// those of the website URL (its full URL; required).
 type SimpleProductListParams struct {
-	// URL is the full URL of the website; required.
 	URL string
 }
 
 // List returns the simple products of the website p.URL.
 // GET /simple-products.
 func (s *SimpleProductsClient) List(ctx context.Context, p *SimpleProductListParams) ([]SimpleProduct, error) {
-	if p == nil {
-		p = &SimpleProductListParams{}
-	}
-	if err := checkRequired("url", p.URL); err != nil {
-		return nil, err
-	}
-	q := &query{}
-	q.str("url", p.URL)
-	return request[[]SimpleProduct](ctx, s.c, routeSimpleProductsList.at(), q, nil)
+	p = orZero(p)
+	q := new(query).str("url", p.URL)
+	return send[[]SimpleProduct](ctx, s.c, checkRequired("url", p.URL), routeSimpleProductsList.at(), q, nil)
 }

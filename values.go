@@ -15,6 +15,8 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/google/uuid"
 )
 
 // The value types of the API's records, and their tolerant parsers. The
@@ -765,12 +767,13 @@ func (t *Turnaround) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// flexInt is an integer carried as a JSON number or a numeric string.
+// flexInt is an integer carried as a JSON number or a numeric string. A
+// null leaves it as it is, as encoding/json does for an int: a record is
+// zeroed (or given its defaults) before it is read.
 type flexInt int
 
 func (n *flexInt) UnmarshalJSON(data []byte) error {
 	if string(data) == "null" {
-		*n = 0
 		return nil
 	}
 	s := string(data)
@@ -785,98 +788,59 @@ func (n *flexInt) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// A record's fields have the types a Go program wants (time.Time for its
-// times); where the API writes a field in shapes of its own, the record has
-// a wire type: a struct that embeds the record and declares, over the
-// fields concerned, a field of the tolerant type under the same JSON name
-// (encoding/json prefers the shallower field). Its record method gives the
-// record; requestRecord and requestRecords read an answer through it, and
-// decodeRecord does for records that keep their raw JSON.
+// listedID is an id that may be unusable: one that is not a UUID (a
+// legacy "legacy-42", a number, an empty string) is read as no id rather
+// than failing the whole page. A record read so is one without an id,
+// which costs only itself (All yields it, Pull passes over it and counts it
+// in PullProgress.Skipped), as a null or missing id does. A record field
+// `wire:"anyid"` is read as one.
+type listedID uuid.UUID
 
-// wire is the wire type of a record R.
-type wire[R any] interface{ record() R }
-
-// wireList is a result that is a list of records R written as W. It
-// decodes the list into a slice of W borrowed from a pool, and clears the
-// slice before it goes back, so that reading a page allocates its records
-// once instead of also growing a slice of their wire form each time.
-type wireList[W wire[R], R any] struct{ records []R }
-
-// wireSlices holds a *sync.Pool of *[]W for each wire type W.
-var wireSlices sync.Map
-
-// maxPooledWires bounds the slices kept for reuse: a page holds at most
-// 200 records, so a longer slice comes from an answer that is not a page
-// and is not kept.
-const maxPooledWires = 1024
-
-func (l *wireList[W, R]) decodeEnvelope(endpoint string, body []byte) (bool, error) {
-	p, ok := wireSlices.Load(reflect.TypeFor[W]())
-	if !ok {
-		p, _ = wireSlices.LoadOrStore(reflect.TypeFor[W](), &sync.Pool{New: func() any { return new([]W) }})
-	}
-	pool := p.(*sync.Pool)
-	ws := pool.Get().(*[]W)
-	defer func() {
-		if cap(*ws) > maxPooledWires {
-			return // an answer far longer than any page: let it go
+func (id *listedID) UnmarshalJSON(data []byte) error {
+	*id = listedID(uuid.Nil)
+	if s, ok := unquote(data); ok {
+		if u, err := uuid.Parse(s); err == nil {
+			*id = listedID(u)
 		}
-		clear((*ws)[:cap(*ws)]) // no string of this answer stays reachable
-		*ws = (*ws)[:0]
-		pool.Put(ws)
-	}()
-	success, null, err := decodeEnvelopeInto(endpoint, body, ws)
-	switch {
-	case err != nil || null:
-		l.records = nil
-	default:
-		l.records = records(*ws)
-	}
-	return success, err
-}
-
-// records returns the records that ws are the wire form of.
-func records[W wire[R], R any](ws []W) []R {
-	out := make([]R, len(ws))
-	for i := range ws {
-		out[i] = ws[i].record()
-	}
-	return out
-}
-
-// decodeRecord is the UnmarshalJSON of a record R that keeps its raw JSON:
-// it decodes data, an object or null, as its wire type W (which must not
-// reach R's own UnmarshalJSON) into *r, and keeps a copy of data in *raw.
-func decodeRecord[W wire[R], R any](data []byte, r *R, raw *json.RawMessage) error {
-	if err := decodeWire[W](data, r); err != nil {
-		return err
-	}
-	*raw = nil
-	if string(data) != "null" {
-		*raw = append(json.RawMessage(nil), data...)
 	}
 	return nil
 }
 
-// decodeWire is the UnmarshalJSON of a record R: it decodes data, an
-// object or null, as its wire type W (which must not reach R's own
-// UnmarshalJSON: W embeds R under another name) into *r. With it,
-// json.Unmarshal of the API's own JSON into a record reads every shape
-// the SDK reads.
-func decodeWire[W wire[R], R any](data []byte, r *R) error {
-	var w W
+// jurisdictionNames is a list of jurisdictions written as plain strings or
+// as objects {"jurisdiction": name} (or {"name": name}), as
+// compliance-event listings do. A record field `wire:"names"` is read as
+// one.
+type jurisdictionNames []string
+
+func (j *jurisdictionNames) UnmarshalJSON(data []byte) error {
 	if string(data) == "null" {
-		var zero R
-		*r = zero
+		*j = nil
 		return nil
 	}
-	if len(data) == 0 || data[0] != '{' {
-		return fmt.Errorf("want a JSON object, got %s", describe(data))
+	var items []json.RawMessage
+	if err := json.Unmarshal(data, &items); err != nil {
+		return fmt.Errorf("want an array of jurisdictions, got %s", describe(data))
 	}
-	if err := json.Unmarshal(data, &w); err != nil {
-		return err
+	out := make([]string, 0, len(items))
+	for i, raw := range items {
+		if s, ok := unquote(raw); ok {
+			out = append(out, s)
+			continue
+		}
+		var obj struct {
+			Jurisdiction *string `json:"jurisdiction"`
+			Name         *string `json:"name"`
+		}
+		if err := json.Unmarshal(raw, &obj); err != nil || (obj.Jurisdiction == nil && obj.Name == nil) {
+			return fmt.Errorf("item %d: want a jurisdiction name or {\"jurisdiction\": name}, got %s", i, describe(raw))
+		}
+		if obj.Jurisdiction != nil {
+			out = append(out, *obj.Jurisdiction)
+		} else {
+			out = append(out, *obj.Name)
+		}
 	}
-	*r = w.record()
+	*j = out
 	return nil
 }
 
@@ -940,19 +904,23 @@ func (s Secret) Format(f fmt.State, verb rune) {
 // LogValue makes slog log the redacted form.
 func (s Secret) LogValue() slog.Value { return slog.StringValue(s.String()) }
 
-// formatFields prints fields, a struct that holds Secrets converted to a
-// type of the same fields and no methods, as fmt prints a struct under
-// f's verb and flags: each Secret field formats itself redacted. Under
+// formatFields prints v, a struct that holds Secrets, as fmt prints a
+// struct under f's verb and flags, through a struct type of the same
+// fields and no methods: each Secret field formats itself redacted. Under
 // %#v the type reads as name. The types that hold Secrets format
 // themselves through it, so that fmt never writes them in the
 // %!verb(*T=…) form, which calls no method: that is how %s of a []*Card
 // or a map[string]*Card would show the number.
-func formatFields(f fmt.State, verb rune, fields any, name string) {
-	text := fmt.Sprintf(fmt.FormatString(f, verb), fields)
+func formatFields(f fmt.State, verb rune, v any, name string) {
+	rv := reflect.ValueOf(v)
+	fields := make([]reflect.StructField, rv.NumField())
+	for i := range fields {
+		fields[i] = rv.Type().Field(i)
+	}
+	plain := reflect.StructOf(fields)
+	text := fmt.Sprintf(fmt.FormatString(f, verb), rv.Convert(plain).Interface())
 	if verb == 'v' && f.Flag('#') {
-		if _, rest, ok := strings.Cut(text, "{"); ok {
-			text = name + "{" + rest
-		}
+		text = name + strings.TrimPrefix(text, plain.String())
 	}
 	_, _ = io.WriteString(f, text)
 }

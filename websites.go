@@ -18,9 +18,8 @@ var routeWebsitesGet = declare(http.MethodGet, "/websites", "Websites.Get")
 // Website is the contact and billing information of a website.
 // GET /websites.
 type Website struct {
-	ID uuid.UUID `json:"id"`
-	// Name is the name of the company that owns the website.
-	Name         string    `json:"name"`
+	ID           uuid.UUID `json:"id"`
+	Name         string    `json:"name"` // the company that owns the website
 	URL          string    `json:"url"`
 	BillingName  string    `json:"billing_name"`
 	LoginURL     string    `json:"login_url"`
@@ -31,24 +30,8 @@ type Website struct {
 	Addresses    []Address `json:"addresses"`
 }
 
-// websiteWire is a website as the API writes it.
-// It embeds the website without its UnmarshalJSON.
-type websiteWire struct {
-	plainWebsite
-	CreatedAt Time `json:"created_at"`
-	UpdatedAt Time `json:"updated_at"`
-}
-
-type plainWebsite Website
-
-// UnmarshalJSON reads a website in any shape the API writes it.
-func (w *Website) UnmarshalJSON(data []byte) error { return decodeWire[websiteWire](data, w) }
-
-func (w websiteWire) record() Website {
-	site := Website(w.plainWebsite)
-	site.CreatedAt, site.UpdatedAt = w.CreatedAt.Time, w.UpdatedAt.Time
-	return site
-}
+// UnmarshalJSON reads a website in every shape the API writes it.
+func (w *Website) UnmarshalJSON(data []byte) error { return decodeRecord(data, w) }
 
 // Address is a postal address of a website. GET /websites.
 type Address struct {
@@ -63,10 +46,6 @@ type Address struct {
 // Get returns the website whose full URL is websiteURL (required).
 // GET /websites.
 func (s *WebsitesClient) Get(ctx context.Context, websiteURL string) (*Website, error) {
-	if err := checkRequired("url", websiteURL); err != nil {
-		return nil, err
-	}
-	q := &query{}
-	q.str("url", websiteURL)
-	return requestRecord[websiteWire](ctx, s.c, routeWebsitesGet.at(), q, nil)
+	q := new(query).str("url", websiteURL)
+	return sendOne[Website](ctx, s.c, checkRequired("url", websiteURL), routeWebsitesGet.at(), q, nil)
 }

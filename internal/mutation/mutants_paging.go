@@ -5,7 +5,7 @@ package main
 // and a first page shortened by a server that caps its pages.
 func init() {
 	mutants = append(mutants,
-		mutant{id: `paging-unusable-id-fails-page`, file: `documents.go`, pkg: `.`,
+		mutant{id: `paging-unusable-id-fails-page`, file: `values.go`, pkg: `.`,
 			what: `a listed document whose id is not a UUID fails its whole page`,
 			from: `			*id = listedID(u)
 		}
