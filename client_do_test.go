@@ -261,3 +261,27 @@ func TestDoFileWriteUnreadableIsUnknown(t *testing.T) {
 		t.Errorf("%d requests, want 2", n)
 	}
 }
+
+// A write through Do whose result does not fit out is of unknown outcome
+// (the API answered 2xx: it may have taken effect) and a *DecodeError; the
+// same through a GET is of known outcome.
+func TestDoWriteUndecodableResultIsUnknown(t *testing.T) {
+	srv := newAPIServer(t, ok(`{"n":300}`))
+	c := newTestClient(t, srv)
+	var out struct {
+		N int8 `json:"n"`
+	}
+	for _, tc := range []struct {
+		method  string
+		unknown bool
+	}{{http.MethodPost, true}, {http.MethodPatch, true}, {http.MethodPut, true}, {http.MethodGet, false}} {
+		err := c.Do(context.Background(), &RawRequest{Method: tc.method, Path: "/widgets"}, &out)
+		var de *DecodeError
+		if !errors.As(err, &de) || errors.Is(err, ErrOutcomeUnknown) != tc.unknown {
+			t.Errorf("%s: err = %v, want a *DecodeError, unknown outcome %v", tc.method, err, tc.unknown)
+		}
+	}
+	if n := srv.count(); n != 4 {
+		t.Errorf("%d requests, want 4", n)
+	}
+}
