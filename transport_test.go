@@ -1243,3 +1243,29 @@ func TestSigningFailureToWriteIsKnown(t *testing.T) {
 		t.Errorf("%d requests, want none", n)
 	}
 }
+
+// BenchmarkGetDocument is the cost of one read over loopback, from the
+// resource method to the wire and back: Documents.Get answered with a
+// document (the answer of TestDocumentsGetCallPath).
+func BenchmarkGetDocument(b *testing.B) {
+	body := []byte(`{"success":true,"timestamp":"2024-05-01 10:00:00 -0600","result":` + callPathDocument + `}`)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header()["Content-Type"] = []string{"application/json"}
+		_, _ = w.Write(body)
+	}))
+	defer srv.Close()
+	c, err := NewClient(testAccessKey, testSecretKey, WithBaseURL(srv.URL))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.CloseIdleConnections()
+	id := uuid.MustParse("6f1c1f3e-8a0b-4c8e-9d2a-3b4c5d6e7f80")
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if d, err := c.Documents.Get(ctx, id); err != nil || d.ID != id {
+			b.Fatalf("Get = %v, %v", d, err)
+		}
+	}
+}
