@@ -82,7 +82,7 @@ func (s *Session) UnmarshalJSON(data []byte) error {
 
 // Refresh returns a fresh session for the account's user. GET /auth/refresh.
 func (s *AuthClient) Refresh(ctx context.Context) (*Session, error) {
-	return requestOne[Session](ctx, s.c, routeAuthRefresh.at(), nil, nil)
+	return one(call[Session](ctx, s.c, routeAuthRefresh.at(), nil, nil))
 }
 
 // LoginParams logs a user in: Email and Password are required.
@@ -121,7 +121,7 @@ func (s *AuthClient) Login(ctx context.Context, p *LoginParams) (*Session, error
 	if err := firstErr(checkRequired("email", p.Email), checkRequired("password", p.Password.Reveal())); err != nil {
 		return nil, err
 	}
-	return requestOne[Session](ctx, s.c, routeAuthLogin.at(), nil, &loginBody{p.Email, p.Password.Reveal(), optID(p.WebsiteID)})
+	return one(call[Session](ctx, s.c, routeAuthLogin.at(), nil, &loginBody{p.Email, p.Password.Reveal(), optID(p.WebsiteID)}))
 }
 
 // ForgotPasswordParams starts a password reset: EmailAddress is required.
@@ -149,7 +149,7 @@ func (s *AuthClient) ForgotPassword(ctx context.Context, p *ForgotPasswordParams
 		WebsiteID    *uuid.UUID `json:"website_id,omitempty"`
 		Subdomain    string     `json:"subdomain,omitempty"`
 	}{p.EmailAddress, optID(p.WebsiteID), p.Subdomain}
-	_, err := request[ignored](ctx, s.c, routeAuthForgotPassword.at(), nil, body)
+	_, err := call[ignored](ctx, s.c, routeAuthForgotPassword.at(), nil, body)
 	return err
 }
 
@@ -202,6 +202,6 @@ func (s *AuthClient) ResetPassword(ctx context.Context, p *ResetPasswordParams) 
 	if confirm != p.Password {
 		return invalid("password_confirmation", "does not match password")
 	}
-	_, err := request[ignored](ctx, s.c, routeAuthResetPassword.at(), nil, &resetBody{p.Token.Reveal(), p.Password.Reveal(), confirm.Reveal()})
+	_, err := call[ignored](ctx, s.c, routeAuthResetPassword.at(), nil, &resetBody{p.Token.Reveal(), p.Password.Reveal(), confirm.Reveal()})
 	return err
 }

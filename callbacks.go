@@ -51,7 +51,7 @@ func (w callbackWire) record() Callback {
 
 // List returns every registered callback. GET /callbacks.
 func (s *CallbacksClient) List(ctx context.Context) ([]Callback, error) {
-	return requestRecords[callbackWire](ctx, s.c, routeCallbacksList.at(), nil, nil)
+	return fromWires(call[wireList[callbackWire, Callback]](ctx, s.c, routeCallbacksList.at(), nil, nil))
 }
 
 // Create registers callbackURL, an absolute http or https URL, to receive
@@ -65,7 +65,7 @@ func (s *CallbacksClient) Create(ctx context.Context, callbackURL string) (*Call
 	body := struct {
 		URL string `json:"url"`
 	}{callbackURL}
-	return requestRecord[callbackWire](ctx, s.c, routeCallbacksCreate.at(), nil, body)
+	return fromWire(call[callbackWire](ctx, s.c, routeCallbacksCreate.at(), nil, body))
 }
 
 // Delete removes the callback id. It is retried like a read; when a retry
@@ -76,7 +76,7 @@ func (s *CallbacksClient) Delete(ctx context.Context, id uuid.UUID) error {
 	if err := checkID("id", id); err != nil {
 		return err
 	}
-	_, err := request[ignored](ctx, s.c, routeCallbacksDelete.at(id.String()), nil, nil)
+	_, err := call[ignored](ctx, s.c, routeCallbacksDelete.at(id.String()), nil, nil)
 	return err
 }
 

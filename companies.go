@@ -62,7 +62,7 @@ func (w companyWire) record() Company {
 
 // List returns every company of the account. GET /companies.
 func (s *CompaniesClient) List(ctx context.Context) ([]Company, error) {
-	return request[[]Company](ctx, s.c, routeCompaniesList.at(), nil, nil)
+	return call[[]Company](ctx, s.c, routeCompaniesList.at(), nil, nil)
 }
 
 // CompanyCreateParams describes a company to add with
@@ -93,7 +93,7 @@ func (s *CompaniesClient) Create(ctx context.Context, companies ...CompanyCreate
 	body := struct {
 		Companies []CompanyCreateParams `json:"companies"`
 	}{companies}
-	return request[[]Company](ctx, s.c, routeCompaniesCreate.at(), nil, body)
+	return call[[]Company](ctx, s.c, routeCompaniesCreate.at(), nil, body)
 }
 
 // CompanyUpdateParams describes a change to one company with
@@ -151,7 +151,7 @@ func (s *CompaniesClient) Update(ctx context.Context, updates ...CompanyUpdatePa
 	body := struct {
 		Companies []companyUpdate `json:"companies"`
 	}{items}
-	changed, err := request[companyUpdateAnswer](ctx, s.c, routeCompaniesUpdate.at(), nil, body)
+	changed, err := call[companyUpdateAnswer](ctx, s.c, routeCompaniesUpdate.at(), nil, body)
 	return []Company(changed), err
 }
 
@@ -199,5 +199,5 @@ func (s *CompaniesClient) Get(ctx context.Context, id uuid.UUID) (*Company, erro
 	if err := checkID("id", id); err != nil {
 		return nil, err
 	}
-	return requestOne[Company](ctx, s.c, routeCompaniesGet.at(id.String()), nil, nil)
+	return one(call[Company](ctx, s.c, routeCompaniesGet.at(id.String()), nil, nil))
 }

@@ -202,7 +202,7 @@ func (s *DocumentsClient) Get(ctx context.Context, id uuid.UUID) (*Document, err
 	if err := checkID("id", id); err != nil {
 		return nil, err
 	}
-	return requestRecord[documentWire](ctx, s.c, routeDocumentsGet.at(id.String()), nil, nil)
+	return fromWire(call[documentWire](ctx, s.c, routeDocumentsGet.at(id.String()), nil, nil))
 }
 
 // Page returns page n (counted from 0) of the document id as a PNG image,
@@ -393,7 +393,7 @@ func (s *DocumentsClient) PageURL(ctx context.Context, id uuid.UUID, n int) (*Fi
 	if n < 0 {
 		return nil, invalid("page_number", "must not be negative, got %d", n)
 	}
-	return requestOne[FileLink](ctx, s.c, routeDocumentsPageURL.at(id.String(), strconv.Itoa(n)), nil, nil)
+	return one(call[FileLink](ctx, s.c, routeDocumentsPageURL.at(id.String(), strconv.Itoa(n)), nil, nil))
 }
 
 // BulkDownload returns a link to one file that holds the documents ids
@@ -405,5 +405,5 @@ func (s *DocumentsClient) BulkDownload(ctx context.Context, ids ...uuid.UUID) (*
 	}
 	q := &query{}
 	q.ids("ids", ids)
-	return requestOne[FileLink](ctx, s.c, routeDocumentsBulk.at(), q, nil)
+	return one(call[FileLink](ctx, s.c, routeDocumentsBulk.at(), q, nil))
 }

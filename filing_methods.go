@@ -63,7 +63,7 @@ func (s *FilingMethodsClient) List(ctx context.Context, p *FilingMethodListParam
 	q.id("company_id", p.CompanyID)
 	q.str("jurisdiction", p.Jurisdiction)
 	q.id("filing_product_id", p.FilingProductID)
-	return request[[]FilingMethod](ctx, s.c, routeFilingMethodsList.at(), q, nil)
+	return call[[]FilingMethod](ctx, s.c, routeFilingMethodsList.at(), q, nil)
 }
 
 // FormSchema is the form a filing method needs answered, as the form
@@ -111,6 +111,6 @@ func (s *FilingMethodsClient) Schemas(ctx context.Context, p *FormSchemaParams) 
 	q := &query{}
 	q.id("company_id", p.CompanyID)
 	q.id("filing_method_id", p.FilingMethodID)
-	schemas, err := request[recordsOrOne[FormSchema]](ctx, s.c, routeFilingMethodsSchemas.at(), q, nil)
+	schemas, err := call[recordsOrOne[FormSchema]](ctx, s.c, routeFilingMethodsSchemas.at(), q, nil)
 	return []FormSchema(schemas), err
 }

@@ -81,7 +81,7 @@ func (s *FilingProductsClient) List(ctx context.Context, p *FilingProductListPar
 	q := &query{}
 	q.str("url", p.URL)
 	q.str("jurisdiction", p.Jurisdiction)
-	return request[[]FilingProduct](ctx, s.c, routeFilingProductsList.at(), q, nil)
+	return call[[]FilingProduct](ctx, s.c, routeFilingProductsList.at(), q, nil)
 }
 
 // OfferingParams chooses the filing products of GET
@@ -107,5 +107,5 @@ func (s *FilingProductsClient) Offerings(ctx context.Context, p *OfferingParams)
 	q := &query{}
 	q.id("company_id", p.CompanyID)
 	q.str("jurisdiction", p.Jurisdiction)
-	return request[[]FilingProduct](ctx, s.c, routeFilingProductsOfferings.at(), q, nil)
+	return call[[]FilingProduct](ctx, s.c, routeFilingProductsOfferings.at(), q, nil)
 }

@@ -193,7 +193,7 @@ func (s *InvoicesClient) Get(ctx context.Context, id uuid.UUID) (*Invoice, error
 	if err := checkID("id", id); err != nil {
 		return nil, err
 	}
-	return requestOne[Invoice](ctx, s.c, routeInvoicesGet.at(id.String()), nil, nil)
+	return one(call[Invoice](ctx, s.c, routeInvoicesGet.at(id.String()), nil, nil))
 }
 
 // InvoicePayParams pays invoices with a stored card: both fields are
@@ -227,6 +227,6 @@ func (s *InvoicesClient) Pay(ctx context.Context, p *InvoicePayParams) ([]Invoic
 		PaymentToken uuid.UUID   `json:"payment_token"`
 		InvoiceIDs   []uuid.UUID `json:"invoice_ids"`
 	}{p.PaymentMethodID, p.InvoiceIDs}
-	paid, err := request[recordsOrOne[Invoice]](ctx, s.c, routeInvoicesPay.at(), nil, body)
+	paid, err := call[recordsOrOne[Invoice]](ctx, s.c, routeInvoicesPay.at(), nil, body)
 	return []Invoice(paid), err
 }

@@ -103,7 +103,7 @@ func (s *OrderItemsClient) ListRequiringAttention(ctx context.Context, p *OrderI
 	}
 	q := &query{}
 	q.ids("company_ids", p.CompanyIDs)
-	return request[[]OrderItem](ctx, s.c, routeOrderItemsRequiringAttention.at(), q, nil)
+	return call[[]OrderItem](ctx, s.c, routeOrderItemsRequiringAttention.at(), q, nil)
 }
 
 // OrderItemFormDataParams answers the form of an order item: every field
@@ -136,5 +136,5 @@ func (s *OrderItemsClient) SubmitFormData(ctx context.Context, p *OrderItemFormD
 		OrderItemID uuid.UUID `json:"order_item_id"`
 		FormData    any       `json:"form_data"`
 	}{p.CompanyID, p.OrderItemID, p.FormData}
-	return firstRecord(request[recordsOrOne[OrderItem]](ctx, s.c, routeOrderItemsSubmitFormData.at(), nil, body))
+	return firstRecord(call[recordsOrOne[OrderItem]](ctx, s.c, routeOrderItemsSubmitFormData.at(), nil, body))
 }

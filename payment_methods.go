@@ -167,7 +167,7 @@ func (b *cardBody) secretValues() []string {
 
 // List returns the account's stored cards. GET /payment-methods.
 func (s *PaymentMethodsClient) List(ctx context.Context) ([]PaymentMethod, error) {
-	return request[[]PaymentMethod](ctx, s.c, routePaymentMethodsList.at(), nil, nil)
+	return call[[]PaymentMethod](ctx, s.c, routePaymentMethodsList.at(), nil, nil)
 }
 
 // Create stores a card and returns it when the API's answer holds it (nil
@@ -182,7 +182,7 @@ func (s *PaymentMethodsClient) Create(ctx context.Context, card *Card) (*Payment
 	if err := card.validate(); err != nil {
 		return nil, err
 	}
-	return firstRecord(request[recordsOrOne[PaymentMethod]](ctx, s.c, routePaymentMethodsCreate.at(), nil, card.body()))
+	return firstRecord(call[recordsOrOne[PaymentMethod]](ctx, s.c, routePaymentMethodsCreate.at(), nil, card.body()))
 }
 
 // Update replaces the details of the stored card id with card (every
@@ -197,7 +197,7 @@ func (s *PaymentMethodsClient) Update(ctx context.Context, id uuid.UUID, card *C
 	if err := firstErr(checkID("id", id), card.validate()); err != nil {
 		return nil, err
 	}
-	return firstRecord(request[recordsOrOne[PaymentMethod]](ctx, s.c, routePaymentMethodsUpdate.at(id.String()), nil, card.body()))
+	return firstRecord(call[recordsOrOne[PaymentMethod]](ctx, s.c, routePaymentMethodsUpdate.at(id.String()), nil, card.body()))
 }
 
 // Delete removes the stored card id. It is sent at most once, as it
@@ -208,7 +208,7 @@ func (s *PaymentMethodsClient) Delete(ctx context.Context, id uuid.UUID) error {
 	if err := checkID("id", id); err != nil {
 		return err
 	}
-	_, err := request[ignored](ctx, s.c, routePaymentMethodsDelete.at(id.String()), nil, nil)
+	_, err := call[ignored](ctx, s.c, routePaymentMethodsDelete.at(id.String()), nil, nil)
 	return err
 }
 

@@ -59,5 +59,5 @@ func (s *RegisteredAgentProductsClient) List(ctx context.Context, p *RegisteredA
 	}
 	q := &query{}
 	q.str("url", p.URL)
-	return request[[]RegisteredAgentProduct](ctx, s.c, routeRegisteredAgentProductsList.at(), q, nil)
+	return call[[]RegisteredAgentProduct](ctx, s.c, routeRegisteredAgentProductsList.at(), q, nil)
 }

@@ -107,7 +107,7 @@ func (s *ResourcesClient) Get(ctx context.Context, id uuid.UUID) (*Resource, err
 	if err := checkID("id", id); err != nil {
 		return nil, err
 	}
-	return requestRecord[resourceWire](ctx, s.c, routeResourcesGet.at(id.String()), nil, nil)
+	return fromWire(call[resourceWire](ctx, s.c, routeResourcesGet.at(id.String()), nil, nil))
 }
 
 // Page returns page n (counted from 0) of the resource id as a PNG image,

@@ -157,7 +157,7 @@ func (s *ServicesClient) Create(ctx context.Context, p *ServiceCreateParams) ([]
 		Jurisdictions   []string    `json:"jurisdictions,omitempty"`
 		JurisdictionIDs []uuid.UUID `json:"jurisdiction_ids,omitempty"`
 	}{p.Company, optID(p.CompanyID), p.Jurisdictions, p.JurisdictionIDs}
-	return requestRecords[serviceWire](ctx, s.c, routeServicesCreate.at(), nil, body)
+	return fromWires(call[wireList[serviceWire, Service]](ctx, s.c, routeServicesCreate.at(), nil, body))
 }
 
 // RequestCancellation asks for the service id to be cancelled and returns
@@ -171,7 +171,7 @@ func (s *ServicesClient) RequestCancellation(ctx context.Context, id uuid.UUID) 
 	if err := checkID("id", id); err != nil {
 		return nil, err
 	}
-	svc, err := requestRecord[serviceWire](ctx, s.c, routeServicesCancel.at(id.String()), nil, nil)
+	svc, err := fromWire(call[serviceWire](ctx, s.c, routeServicesCancel.at(id.String()), nil, nil))
 	if err != nil {
 		var apiErr *APIError
 		if errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusBadRequest {
@@ -313,7 +313,7 @@ func (s *ServicesClient) Info(ctx context.Context, id uuid.UUID) (*ServiceInfo, 
 	if err := checkID("id", id); err != nil {
 		return nil, err
 	}
-	return requestOne[ServiceInfo](ctx, s.c, routeServicesInfo.at(id.String()), nil, nil)
+	return one(call[ServiceInfo](ctx, s.c, routeServicesInfo.at(id.String()), nil, nil))
 }
 
 // AddInfo gives the service id the information it needs (a service
@@ -328,5 +328,5 @@ func (s *ServicesClient) AddInfo(ctx context.Context, id uuid.UUID, info *Servic
 	if info == nil {
 		return nil, invalid("info", "is required")
 	}
-	return requestOne[ServiceInfo](ctx, s.c, routeServicesAddInfo.at(id.String()), nil, info)
+	return one(call[ServiceInfo](ctx, s.c, routeServicesAddInfo.at(id.String()), nil, info))
 }

@@ -93,7 +93,7 @@ func (s *ShoppingCartClient) List(ctx context.Context, p *CartListParams) ([]Car
 	}
 	q := &query{}
 	q.ids("company_ids", p.CompanyIDs)
-	return request[[]CartItem](ctx, s.c, routeCartList.at(), q, nil)
+	return call[[]CartItem](ctx, s.c, routeCartList.at(), q, nil)
 }
 
 // CartAddParams puts a product in a company's cart. CompanyID and
@@ -140,7 +140,7 @@ func (s *ShoppingCartClient) Add(ctx context.Context, p *CartAddParams) ([]CartI
 		Quantity        int        `json:"quantity,omitempty"`
 		FormData        any        `json:"form_data,omitempty"`
 	}{p.CompanyID, p.ProductID, optID(p.ProductOptionID), p.Quantity, p.FormData}
-	items, err := request[recordsOrOne[CartItem]](ctx, s.c, routeCartAdd.at(), nil, body)
+	items, err := call[recordsOrOne[CartItem]](ctx, s.c, routeCartAdd.at(), nil, body)
 	return []CartItem(items), err
 }
 
@@ -173,7 +173,7 @@ func (s *ShoppingCartClient) Remove(ctx context.Context, p *CartRemoveParams) er
 		CompanyIDs []uuid.UUID `json:"company_ids,omitempty"`
 		ItemIDs    []uuid.UUID `json:"item_ids,omitempty"`
 	}{p.CompanyIDs, p.ItemIDs}
-	_, err := request[ignored](ctx, s.c, routeCartRemove.at(), nil, body)
+	_, err := call[ignored](ctx, s.c, routeCartRemove.at(), nil, body)
 	return err
 }
 
@@ -225,7 +225,7 @@ func (s *ShoppingCartClient) Checkout(ctx context.Context, p *CheckoutParams) (*
 	type top struct {
 		InvoiceIDs []uuid.UUID `json:"invoice_ids"`
 	}
-	out, err := request[withTop[recordsOrOne[Invoice], top]](ctx, s.c, routeCartCheckout.at(), nil, body)
+	out, err := call[withTop[recordsOrOne[Invoice], top]](ctx, s.c, routeCartCheckout.at(), nil, body)
 	if err != nil {
 		return nil, err
 	}

@@ -64,5 +64,5 @@ func (s *SignedFormsClient) List(ctx context.Context, p *SignedFormListParams) (
 	q := &query{}
 	q.id("filing_method_id", p.FilingMethodID)
 	q.id("website_id", p.WebsiteID)
-	return request[[]SignedForm](ctx, s.c, routeSignedFormsList.at(), q, nil)
+	return call[[]SignedForm](ctx, s.c, routeSignedFormsList.at(), q, nil)
 }

@@ -53,5 +53,5 @@ func (s *SimpleProductsClient) List(ctx context.Context, p *SimpleProductListPar
 	}
 	q := &query{}
 	q.str("url", p.URL)
-	return request[[]SimpleProduct](ctx, s.c, routeSimpleProductsList.at(), q, nil)
+	return call[[]SimpleProduct](ctx, s.c, routeSimpleProductsList.at(), q, nil)
 }

@@ -790,7 +790,7 @@ func (n *flexInt) UnmarshalJSON(data []byte) error {
 // a wire type: a struct that embeds the record and declares, over the
 // fields concerned, a field of the tolerant type under the same JSON name
 // (encoding/json prefers the shallower field). Its record method gives the
-// record; requestRecord and requestRecords read an answer through it, and
+// record; fromWire and fromWires read an answer through it, and
 // decodeRecord does for records that keep their raw JSON.
 
 // wire is the wire type of a record R.

@@ -68,5 +68,5 @@ func (s *WebsitesClient) Get(ctx context.Context, websiteURL string) (*Website, 
 	}
 	q := &query{}
 	q.str("url", websiteURL)
-	return requestRecord[websiteWire](ctx, s.c, routeWebsitesGet.at(), q, nil)
+	return fromWire(call[websiteWire](ctx, s.c, routeWebsitesGet.at(), q, nil))
 }
