@@ -236,7 +236,7 @@ func (c *Client) do(ctx context.Context, ep endpoint, q *query, in any, file boo
 			r = st.obs.attemptStarted(r, st.attempt)
 		}
 		if c.logger != nil {
-			st.log(slog.LevelDebug, "acctadmin: request")
+			st.log(r.Context(), slog.LevelDebug, "acctadmin: request")
 		}
 		resp, err = hc.Do(r)
 		if err == nil && !file && resp.StatusCode >= 200 && resp.StatusCode <= 299 {
@@ -253,7 +253,7 @@ func (c *Client) do(ctx context.Context, ep endpoint, q *query, in any, file boo
 			st.obs.attemptOutcome(resp, st.shown(err))
 		}
 		if c.logger != nil && err == nil {
-			st.log(slog.LevelDebug, "acctadmin: response", slog.Int("status", resp.StatusCode))
+			st.log(context.Background(), slog.LevelDebug, "acctadmin: response", slog.Int("status", resp.StatusCode))
 		}
 		if r.Context().Err() != nil {
 			if err == nil {
@@ -404,9 +404,9 @@ func (st *callState) shown(err error) error {
 }
 
 // log logs msg about the current attempt, with attrs.
-func (st *callState) log(level slog.Level, msg string, attrs ...slog.Attr) {
+func (st *callState) log(ctx context.Context, level slog.Level, msg string, attrs ...slog.Attr) {
 	attrs = append([]slog.Attr{slog.String("method", st.method), slog.String("path", st.path), slog.Int("attempt", st.attempt)}, attrs...)
-	st.c.logger.LogAttrs(context.Background(), level, msg, attrs...)
+	st.c.logger.LogAttrs(ctx, level, msg, attrs...)
 }
 
 // logRetry logs a retry before its wait, with the status or the error
@@ -419,7 +419,7 @@ func (st *callState) logRetry(resp *http.Response, err error, wait time.Duration
 	if err != nil {
 		attrs = append(attrs, slog.String("error", st.secrets().clean(causeText(err), maxMessage)))
 	}
-	st.log(slog.LevelWarn, "acctadmin: retrying", attrs...)
+	st.log(context.Background(), slog.LevelWarn, "acctadmin: retrying", attrs...)
 }
 
 // backoff returns the wait before retry number n (from 1): a random point
