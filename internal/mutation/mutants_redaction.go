@@ -64,7 +64,8 @@ func init() {
 			n--
 		}
 		s = s[:n]`,
-			to: `		s = s[:n]`},
+			to: `		_ = utf8.RuneStart
+		s = s[:n]`},
 		mutant{id: `redaction-type-error-quotes`, file: `errors.go`, pkg: `.`, run: `TestDoDecodeErrorDescribesTheValue|TestDecodeError`,
 			what: `a number that overflows its field quoted in the decode error`,
 			from: `		kind += " of " + byteCount(len(literal))`,
