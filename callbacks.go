@@ -37,7 +37,7 @@ func (cb *Callback) UnmarshalJSON(data []byte) error { return decodeRecord(data,
 
 // List returns every registered callback. GET /callbacks.
 func (s *CallbacksClient) List(ctx context.Context) ([]Callback, error) {
-	return requestRecords[wireOf[Callback]](ctx, s.c, routeCallbacksList.at(), nil, nil)
+	return fromWires(call[wireList[wireOf[Callback], Callback]](ctx, s.c, routeCallbacksList.at(), nil, nil))
 }
 
 // Create registers callbackURL, an absolute http or https URL. Sent at most
@@ -48,7 +48,7 @@ func (s *CallbacksClient) Create(ctx context.Context, callbackURL string) (*Call
 		return nil, err
 	}
 	body := map[string]string{"url": callbackURL}
-	return requestRecord[wireOf[Callback]](ctx, s.c, routeCallbacksCreate.at(), nil, body)
+	return fromWire(call[wireOf[Callback]](ctx, s.c, routeCallbacksCreate.at(), nil, body))
 }
 
 // Delete removes the callback id. It is retried like a read; when a retry
@@ -59,7 +59,7 @@ func (s *CallbacksClient) Delete(ctx context.Context, id uuid.UUID) error {
 	if err := checkID("id", id); err != nil {
 		return err
 	}
-	_, err := request[ignored](ctx, s.c, routeCallbacksDelete.at(id.String()), nil, nil)
+	_, err := call[ignored](ctx, s.c, routeCallbacksDelete.at(id.String()), nil, nil)
 	return err
 }
 

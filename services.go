@@ -111,7 +111,7 @@ func (s *ServicesClient) Create(ctx context.Context, p *ServiceCreateParams) ([]
 	); err != nil {
 		return nil, err
 	}
-	return requestRecords[wireOf[Service]](ctx, s.c, routeServicesCreate.at(), nil, bodyOf{p})
+	return fromWires(call[wireList[wireOf[Service], Service]](ctx, s.c, routeServicesCreate.at(), nil, bodyOf{p}))
 }
 
 // RequestCancellation asks for the service id to be cancelled and returns
@@ -122,7 +122,7 @@ func (s *ServicesClient) RequestCancellation(ctx context.Context, id uuid.UUID) 
 	if err := checkID("id", id); err != nil {
 		return nil, err
 	}
-	svc, err := requestRecord[wireOf[Service]](ctx, s.c, routeServicesCancel.at(id.String()), nil, nil)
+	svc, err := fromWire(call[wireOf[Service]](ctx, s.c, routeServicesCancel.at(id.String()), nil, nil))
 	var apiErr *APIError
 	if errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusBadRequest {
 		if invoices, ok := unpaidInvoices(apiErr.Body); ok {
@@ -216,5 +216,5 @@ func (s *ServicesClient) AddInfo(ctx context.Context, id uuid.UUID, info *Servic
 	if info == nil {
 		return nil, invalid("info", "is required")
 	}
-	return requestOne[ServiceInfo](ctx, s.c, routeServicesAddInfo.at(id.String()), nil, info)
+	return one(call[ServiceInfo](ctx, s.c, routeServicesAddInfo.at(id.String()), nil, info))
 }
