@@ -56,16 +56,9 @@ func decodeEnvelopeInto[T any](endpoint string, body []byte, out *T) (success, n
 		success, err = d.decodeEnvelope(endpoint, body)
 		return success, false, err
 	}
-	return decodeResult(endpoint, body, out, reflect.TypeFor[envelope[*T]]())
-}
-
-// decodeResult is decodeEnvelopeInto with out, a pointer, of any type
-// that does not read its envelope itself; shape is the type a bad
-// field's path is looked for in.
-func decodeResult(endpoint string, body []byte, out any, shape reflect.Type) (success, null bool, err error) {
-	env := envelope[any]{Result: out}
+	env := envelope[*T]{Result: out}
 	if err := json.Unmarshal(body, &env); err != nil {
-		return false, false, decodeFailure(endpoint, body, shape, err)
+		return false, false, decodeFailure(endpoint, body, reflect.TypeOf(env), err)
 	}
 	switch string(env.Success) {
 	case "true", `"true"`:
@@ -567,11 +560,14 @@ func (l *wireList[W, R]) decodeEnvelope(endpoint string, body []byte) (bool, err
 	p, ok := wireSlices.Load(c.wire)
 	if !ok {
 		st := reflect.SliceOf(c.wire)
-		p, _ = wireSlices.LoadOrStore(c.wire, &sync.Pool{New: func() any { return reflect.New(st).Interface() }})
+		p, _ = wireSlices.LoadOrStore(c.wire, &sync.Pool{New: func() any {
+			var ws any = reflect.New(st).Interface()
+			return &ws
+		}})
 	}
 	pool := p.(*sync.Pool)
-	pooled := pool.Get() // a *[]W
-	ws := reflect.ValueOf(pooled)
+	pooled := pool.Get().(*any) // a *[]W, which the envelope's result is decoded through
+	ws := reflect.ValueOf(*pooled)
 	defer func() {
 		if ws.Elem().Cap() > maxPooledWires {
 			return // an answer far longer than any page: let it go
@@ -581,7 +577,14 @@ func (l *wireList[W, R]) decodeEnvelope(endpoint string, body []byte) (bool, err
 		s.SetLen(0)
 		pool.Put(pooled)
 	}()
-	success, null, err := decodeResult(endpoint, body, pooled, reflect.TypeFor[envelope[*[]R]]())
+	success, null, err := decodeEnvelopeInto(endpoint, body, pooled)
+	if err != nil {
+		// The same decode again, for the error that names the record
+		// and the field at fault (the one above only knows an any).
+		if jerr := json.Unmarshal(body, &envelope[any]{Result: *pooled}); jerr != nil {
+			err = decodeFailure(endpoint, body, reflect.TypeFor[envelope[*[]R]](), jerr)
+		}
+	}
 	if err == nil && !null {
 		s := ws.Elem()
 		l.records = make([]R, s.Len())

@@ -256,7 +256,11 @@ func getByID[R any](ctx context.Context, c *Client, rt *route, id uuid.UUID) (*R
 	if err := checkID("id", id); err != nil {
 		return nil, err
 	}
-	return one(call[R](ctx, c, rt.at(id.String()), nil, nil))
+	r, err := call[R](ctx, c, rt.at(id.String()), nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	return &r, nil
 }
 
 // bodyOf sends the params struct p points to as a JSON body, its fields
