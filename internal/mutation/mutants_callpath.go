@@ -34,5 +34,9 @@ func init() {
 			what: `a file's call ends for the hooks as its headers arrive, not as it is closed`,
 			from: `			st.answered() // the hooks end as the file is closed`,
 			to:   `			st.finish(nil)`},
+		mutant{id: `callpath-page-error-unnamed`, file: `envelope.go`, pkg: `.`,
+			what: `a page the pooled slice cannot take fails without the path of the field at fault`,
+			from: `			err = decodeFailure(endpoint, body, reflect.TypeFor[envelope[*[]R]](), jerr)`,
+			to:   `			_ = jerr`},
 	)
 }
