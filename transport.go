@@ -90,7 +90,9 @@ type callState struct {
 // call makes one JSON call and decodes the result of its envelope into a
 // T; in, when not nil, is sent as the JSON body. A 2xx answer whose
 // envelope says success false is an *APIError. Every typed method is a
-// call (or a download); one, fromWire and fromWires shape its result.
+// call (or a download), most of them through send, sendOne and getByID
+// (params.go) or listRecords; one, fromWire and fromWires shape its
+// result.
 func call[T any](ctx context.Context, c *Client, ep endpoint, q *query, in any) (T, error) {
 	var out T
 	err := c.do(ctx, ep, q, in, false, func(st *callState, resp *http.Response, body []byte) error {
