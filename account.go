@@ -57,10 +57,10 @@ func (d *DashPanel) UnmarshalJSON(data []byte) error { return decodeRecord(data,
 
 // Get returns the account. GET /account.
 func (s *AccountClient) Get(ctx context.Context) (*Account, error) {
-	return requestOne[Account](ctx, s.c, routeAccountGet.at(), nil, nil)
+	return one(call[Account](ctx, s.c, routeAccountGet.at(), nil, nil))
 }
 
 // DashPanel returns the account's summary. GET /account/dashpanel.
 func (s *AccountClient) DashPanel(ctx context.Context) (*DashPanel, error) {
-	return requestOne[DashPanel](ctx, s.c, routeAccountDashPanel.at(), nil, nil)
+	return one(call[DashPanel](ctx, s.c, routeAccountDashPanel.at(), nil, nil))
 }

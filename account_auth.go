@@ -58,7 +58,7 @@ func (s *Session) UnmarshalJSON(data []byte) error {
 
 // Refresh returns a fresh session for the account's user. GET /auth/refresh.
 func (s *AuthClient) Refresh(ctx context.Context) (*Session, error) {
-	return requestOne[Session](ctx, s.c, routeAuthRefresh.at(), nil, nil)
+	return one(call[Session](ctx, s.c, routeAuthRefresh.at(), nil, nil))
 }
 
 // LoginParams logs a user in: Email and Password are required.

@@ -37,18 +37,15 @@ func (cb *Callback) UnmarshalJSON(data []byte) error { return decodeRecord(data,
 
 // List returns every registered callback. GET /callbacks.
 func (s *CallbacksClient) List(ctx context.Context) ([]Callback, error) {
-	return requestRecords[wireOf[Callback]](ctx, s.c, routeCallbacksList.at(), nil, nil)
+	return fromWires(call[wireList[wireOf[Callback], Callback]](ctx, s.c, routeCallbacksList.at(), nil, nil))
 }
 
 // Create registers callbackURL, an absolute http or https URL. Sent at most
 // once; after ErrOutcomeUnknown, Callbacks.List shows whether the URL was
 // registered (Ensure checks that itself). POST /callbacks.
 func (s *CallbacksClient) Create(ctx context.Context, callbackURL string) (*Callback, error) {
-	if err := checkCallbackURL(callbackURL); err != nil {
-		return nil, err
-	}
 	body := map[string]string{"url": callbackURL}
-	return requestRecord[wireOf[Callback]](ctx, s.c, routeCallbacksCreate.at(), nil, body)
+	return fromWire(send[wireOf[Callback]](ctx, s.c, checkCallbackURL(callbackURL), routeCallbacksCreate.at(), nil, body))
 }
 
 // Delete removes the callback id. It is retried like a read; when a retry
@@ -56,10 +53,7 @@ func (s *CallbacksClient) Create(ctx context.Context, callbackURL string) (*Call
 // the API, that attempt deleted it and Delete succeeds. A 404 to the first
 // attempt is ErrNotFound. DELETE /callbacks/:id.
 func (s *CallbacksClient) Delete(ctx context.Context, id uuid.UUID) error {
-	if err := checkID("id", id); err != nil {
-		return err
-	}
-	_, err := request[ignored](ctx, s.c, routeCallbacksDelete.at(id.String()), nil, nil)
+	_, err := send[ignored](ctx, s.c, checkID("id", id), routeCallbacksDelete.at(id.String()), nil, nil)
 	return err
 }
 

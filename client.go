@@ -387,14 +387,6 @@ func newTransport() *http.Transport {
 	}
 }
 
-// url builds the request URL for path (which starts with "/") and query.
-func (c *Client) url(path, query string) *url.URL {
-	u := *c.baseURL
-	u.Path = c.baseURL.Path + path
-	u.RawQuery = query
-	return &u
-}
-
 // RawRequest is a request to a route the SDK does not type yet, for
 // Client.Do and Client.DoFile.
 type RawRequest struct {
@@ -504,12 +496,12 @@ func (c *Client) Do(ctx context.Context, req *RawRequest, out any) error {
 	if err != nil {
 		return err
 	}
-	result, err := request[json.RawMessage](ctx, c, ep, q, body)
+	result, err := call[json.RawMessage](ctx, c, ep, q, body)
 	if err != nil || out == nil || len(result) == 0 {
 		return err
 	}
 	if err := json.Unmarshal(result, out); err != nil {
-		// An answer that cannot be read, like any other (see request).
+		// An answer that cannot be read, like any other (see call).
 		return c.doDecodeError(ep.route.method+" "+c.baseURL.Path+ep.path, q, req.Secrets, result, out, err, ep.route.verify)
 	}
 	return nil

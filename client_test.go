@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/uuid"
 )
 
 func TestNewClientRefusesBadArguments(t *testing.T) {
@@ -246,5 +248,39 @@ func TestClientPrintsNoKey(t *testing.T) {
 		if got := fmt.Sprintf("%q", v); got != fmt.Sprintf("%q", want) {
 			t.Errorf("%%q of %T = %.200q, want %q", v, got, fmt.Sprintf("%q", want))
 		}
+	}
+}
+
+// callPathDocument is the document TestDocumentsGetCallPath's server
+// answers.
+const callPathDocument = `{"id":"6f1c1f3e-8a0b-4c8e-9d2a-3b4c5d6e7f80","title":"Annual report notice","state":"Utah","created_at":"2024-05-01 10:00:00 -0600"}`
+
+// TestDocumentsGetCallPath runs one Documents.Get, answered with a
+// document. Run alone with a cover profile of the root package, it lists
+// the SDK functions one read passes through (less those of
+// TestDocumentsGetCallPathSetup, which only builds the client).
+func TestDocumentsGetCallPath(t *testing.T) {
+	srv := newAPIServer(t, ok(callPathDocument))
+	c := newTestClient(t, srv)
+	id := uuid.MustParse("6f1c1f3e-8a0b-4c8e-9d2a-3b4c5d6e7f80")
+	d, err := c.Documents.Get(context.Background(), id)
+	if err != nil {
+		t.Fatalf("Get: %v", err)
+	}
+	if d.ID != id || d.Title != "Annual report notice" || d.Jurisdiction != "Utah" || d.CreatedAt.IsZero() {
+		t.Errorf("Get = %+v", d)
+	}
+	if got := srv.last(t); got.Method != http.MethodGet || got.Path != "/documents/"+id.String() || !got.AuthOK {
+		t.Errorf("sent %s %s (auth ok %v, %s)", got.Method, got.Path, got.AuthOK, got.AuthErr)
+	}
+}
+
+// TestDocumentsGetCallPathSetup builds the client of
+// TestDocumentsGetCallPath and sends nothing: its cover profile is what
+// the setup of that test runs.
+func TestDocumentsGetCallPathSetup(t *testing.T) {
+	srv := newAPIServer(t, ok(callPathDocument))
+	if c := newTestClient(t, srv); c.Documents == nil {
+		t.Fatal("no Documents client")
 	}
 }

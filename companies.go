@@ -41,7 +41,7 @@ func (c *Company) UnmarshalJSON(data []byte) error { return decodeRecord(data, c
 
 // List returns every company of the account. GET /companies.
 func (s *CompaniesClient) List(ctx context.Context) ([]Company, error) {
-	return request[[]Company](ctx, s.c, routeCompaniesList.at(), nil, nil)
+	return call[[]Company](ctx, s.c, routeCompaniesList.at(), nil, nil)
 }
 
 // CompanyCreateParams describes a company to add with
@@ -99,7 +99,7 @@ func (s *CompaniesClient) Update(ctx context.Context, updates ...CompanyUpdatePa
 		items[i] = bodyOf{&updates[i]}
 	}
 	body := map[string][]bodyOf{"companies": items}
-	changed, err := request[recordsAnyhow[Company, companiesKey]](ctx, s.c, routeCompaniesUpdate.at(), nil, body)
+	changed, err := call[recordsAnyhow[Company, companiesKey]](ctx, s.c, routeCompaniesUpdate.at(), nil, body)
 	return []Company(changed), err
 }
 

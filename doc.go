@@ -28,7 +28,8 @@
 //
 // Every request is signed as the API requires (an HS256 JWT over the path
 // and the body's hash, see [NewSigner]). Reads (GET) and the delete of a
-// callback are retried on connection errors and on 429, 500, 502, 503 and
+// callback are retried on connection errors (not on one no retry mends:
+// a certificate that is not trusted) and on 429, 500, 502, 503 and
 // 504 answers, with jittered exponential backoff and the API's Retry-After
 // (up to 60 s); a longer Retry-After ends the call at once with
 // [ErrRateLimited]. Every wait lies between the bounds of [WithRetryWait],

@@ -23,43 +23,20 @@ import (
 
 // envelope is the API's response wrapper: {"success", "timestamp",
 // "result"}. The timestamp is not read: the SDK never uses it, and a shape
-// of it the SDK does not know must not fail a good answer.
+// of it the SDK does not know must not fail a good answer. The success
+// flag is JSON true/false or the strings "true"/"false"; decodeEnvelope
+// reads it.
 type envelope[T any] struct {
-	Success *flexBool `json:"success"`
-	Result  T         `json:"result"`
-}
-
-// flexBool is a boolean carried as JSON true/false or as the strings
-// "true"/"false".
-type flexBool bool
-
-func (b *flexBool) UnmarshalJSON(data []byte) error {
-	switch string(data) {
-	case "true", `"true"`:
-		*b = true
-	case "false", `"false"`:
-		*b = false
-	default:
-		return fmt.Errorf("want a boolean, got %s", describe(data))
-	}
-	return nil
+	Success json.RawMessage `json:"success"`
+	Result  T               `json:"result"`
 }
 
 // errNotEnvelope says that a JSON body is not {"success", "result"}.
 var errNotEnvelope = errors.New("answer is not the API's envelope (no success field)")
 
-// decodeEnvelope reads the API envelope in body into out (the result) and
-// reports the envelope's success flag. endpoint names the request in
-// errors.
+// decodeEnvelope is decodeEnvelopeInto without the null flag.
 func decodeEnvelope[T any](endpoint string, body []byte, out *T) (success bool, err error) {
-	if d, ok := any(out).(envelopeDecoder); ok {
-		return d.decodeEnvelope(endpoint, body)
-	}
-	var result T
-	success, _, err = decodeEnvelopeInto(endpoint, body, &result)
-	if err == nil {
-		*out = result
-	}
+	success, _, err = decodeEnvelopeInto(endpoint, body, out)
 	return success, err
 }
 
@@ -68,25 +45,30 @@ type envelopeDecoder interface {
 	decodeEnvelope(endpoint string, body []byte) (success bool, err error)
 }
 
-// decodeEnvelopeInto reads the envelope in body with its result decoded
-// into *out as it stands, as encoding/json does: a slice's backing array
-// is written over. null reports that the result was JSON null (*out is
-// then left as it was).
+// decodeEnvelopeInto reads the API envelope in body and reports its
+// success flag; endpoint names the request in errors. The result is
+// decoded into *out as it stands, as encoding/json does (a slice's
+// backing array is written over; pass a zero value for a fresh result),
+// unless *out reads its envelope itself (envelopeDecoder). null reports
+// that the result was JSON null (*out is then left as it was).
 func decodeEnvelopeInto[T any](endpoint string, body []byte, out *T) (success, null bool, err error) {
-	return decodeResult(endpoint, body, out, reflect.TypeFor[envelope[*T]]())
-}
-
-// decodeResult is decodeEnvelopeInto with out, a pointer, of any type;
-// shape is the type a bad field's path is looked for in.
-func decodeResult(endpoint string, body []byte, out any, shape reflect.Type) (success, null bool, err error) {
-	env := envelope[any]{Result: out}
-	if err := json.Unmarshal(body, &env); err != nil {
-		return false, false, decodeFailure(endpoint, body, shape, err)
+	if d, ok := any(out).(envelopeDecoder); ok {
+		success, err = d.decodeEnvelope(endpoint, body)
+		return success, false, err
 	}
-	if env.Success == nil {
+	env := envelope[*T]{Result: out}
+	if err := json.Unmarshal(body, &env); err != nil {
+		return false, false, decodeFailure(endpoint, body, reflect.TypeOf(env), err)
+	}
+	switch string(env.Success) {
+	case "true", `"true"`:
+		return true, env.Result == nil, nil
+	case "false", `"false"`:
+		return false, env.Result == nil, nil
+	case "", "null":
 		return false, false, &DecodeError{Endpoint: endpoint, Err: errNotEnvelope}
 	}
-	return bool(*env.Success), env.Result == nil, nil
+	return false, false, &DecodeError{Endpoint: endpoint, Path: "success", Err: fmt.Errorf("want a boolean, got %s", describe(env.Success))}
 }
 
 // decodeFailure turns an encoding/json error into a *DecodeError that
@@ -536,8 +518,8 @@ func (c *recordCodec) keepRaw(r unsafe.Pointer, data []byte) {
 	}
 }
 
-// wire is the type a result of records R is read as by requestRecord,
-// requestRecords and listRecords: wireOf[R].
+// wire is the type a result of records R is read as by fromWire,
+// fromWires and listRecords: wireOf[R].
 type wire[R any] interface{ record() R }
 
 // wireOf reads a record R as its codec says.
@@ -578,11 +560,14 @@ func (l *wireList[W, R]) decodeEnvelope(endpoint string, body []byte) (bool, err
 	p, ok := wireSlices.Load(c.wire)
 	if !ok {
 		st := reflect.SliceOf(c.wire)
-		p, _ = wireSlices.LoadOrStore(c.wire, &sync.Pool{New: func() any { return reflect.New(st).Interface() }})
+		p, _ = wireSlices.LoadOrStore(c.wire, &sync.Pool{New: func() any {
+			var ws any = reflect.New(st).Interface()
+			return &ws
+		}})
 	}
 	pool := p.(*sync.Pool)
-	pooled := pool.Get() // a *[]W
-	ws := reflect.ValueOf(pooled)
+	pooled := pool.Get().(*any) // a *[]W, which the envelope's result is decoded through
+	ws := reflect.ValueOf(*pooled)
 	defer func() {
 		if ws.Elem().Cap() > maxPooledWires {
 			return // an answer far longer than any page: let it go
@@ -592,7 +577,14 @@ func (l *wireList[W, R]) decodeEnvelope(endpoint string, body []byte) (bool, err
 		s.SetLen(0)
 		pool.Put(pooled)
 	}()
-	success, null, err := decodeResult(endpoint, body, pooled, reflect.TypeFor[envelope[*[]R]]())
+	success, null, err := decodeEnvelopeInto(endpoint, body, pooled)
+	if err != nil {
+		// The same decode again, for the error that names the record
+		// and the field at fault (the one above only knows an any).
+		if jerr := json.Unmarshal(body, &envelope[any]{Result: *pooled}); jerr != nil {
+			err = decodeFailure(endpoint, body, reflect.TypeFor[envelope[*[]R]](), jerr)
+		}
+	}
 	if err == nil && !null {
 		s := ws.Elem()
 		l.records = make([]R, s.Len())

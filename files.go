@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"mime"
+	"net/http"
 	"strconv"
 	"strings"
 	"unicode"
@@ -48,39 +49,34 @@ func (f *File) Close() error { return f.Body.Close() }
 // A file's call ends when the file is closed: the hooks' AttemptEnd and
 // CallEnd run then (with the error that cut the file short, if one did),
 // while WithResponseInto's *Response is filled as the headers arrive.
-func download(ctx context.Context, c *Client, ep endpoint, q *query, in any, want string) (_ *File, err error) {
-	resp, _, st, err := c.do(ctx, ep, q, in, true)
-	if st != nil {
-		defer func() {
-			if err != nil {
-				st.finish(err)
-			}
-		}()
-	}
-	if err != nil {
-		return nil, err
-	}
-	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
-	if mt != want && (want != "" || mt == "application/json") {
-		defer drainAndClose(resp.Body)
-		if mt == "application/json" {
-			if buf, err := readJSON(resp); err == nil {
-				defer releaseBuf(buf)
-				var raw json.RawMessage
-				if ok, derr := decodeEnvelope(st.endpoint(), buf.Bytes(), &raw); derr == nil && !ok {
-					return nil, st.failure(resp, buf.Bytes())
+func download(ctx context.Context, c *Client, ep endpoint, q *query, in any, want string) (*File, error) {
+	var f *File
+	err := c.do(ctx, ep, q, in, true, func(st *callState, resp *http.Response, _ []byte) error {
+		mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+		if mt != want && (want != "" || mt == "application/json") {
+			defer drainAndClose(resp.Body)
+			if mt == "application/json" {
+				if buf, err := readJSON(resp); err == nil {
+					defer releaseBuf(buf)
+					var raw json.RawMessage
+					if ok, derr := decodeEnvelope(st.endpoint(), buf.Bytes(), &raw); derr == nil && !ok {
+						return st.failure(resp, buf.Bytes())
+					}
 				}
 			}
+			if want == "" {
+				want = "a file"
+			}
+			return &DecodeError{Endpoint: st.endpoint(), Err: fmt.Errorf("unexpected content type %q (want %s)", st.secrets().clean(mt, maxDetail), want)}
 		}
-		if want == "" {
-			want = "a file"
+		f = &File{Body: &fileBody{ReadCloser: resp.Body, st: st}, ContentType: mt, ContentLength: resp.ContentLength}
+		if _, params, err := mime.ParseMediaType(resp.Header.Get("Content-Disposition")); err == nil {
+			f.Filename = safeFilename(params["filename"])
 		}
-		return nil, st.outcome(&DecodeError{Endpoint: st.endpoint(), Err: fmt.Errorf("unexpected content type %q (want %s)", st.secrets().clean(mt, maxDetail), want)})
-	}
-	st.answered()
-	f := &File{Body: &fileBody{ReadCloser: resp.Body, st: st}, ContentType: mt, ContentLength: resp.ContentLength}
-	if _, params, err := mime.ParseMediaType(resp.Header.Get("Content-Disposition")); err == nil {
-		f.Filename = safeFilename(params["filename"])
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return f, nil
 }
@@ -91,7 +87,7 @@ func download(ctx context.Context, c *Client, ep endpoint, q *query, in any, wan
 // the body ends the call for the hooks.
 type fileBody struct {
 	io.ReadCloser
-	st     *call
+	st     *callState
 	err    error // the first error reading it
 	closed bool
 }
@@ -112,7 +108,7 @@ func (b *fileBody) Close() error {
 	err := b.ReadCloser.Close()
 	if !b.closed {
 		b.closed = true
-		b.st.fileClosed(b.err)
+		b.st.finish(b.err)
 	}
 	return err
 }

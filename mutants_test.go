@@ -285,7 +285,7 @@ func TestRedactedCauseKeepsItsSentinel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := &call{c: c, method: http.MethodGet, path: "/x"}
+	st := &callState{c: c, method: http.MethodGet, path: "/x"}
 	got := st.redact(fmt.Errorf("server said %s: %w", testAccessKey, io.ErrUnexpectedEOF))
 	if !errors.Is(got, io.ErrUnexpectedEOF) || strings.Contains(got.Error(), testAccessKey) {
 		t.Fatalf("redact = %v: want io.ErrUnexpectedEOF kept and the key out", got)

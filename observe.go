@@ -145,14 +145,10 @@ type observer struct {
 	settled bool            // answered has run
 }
 
-// begin starts observing a call, if anything observes it, and returns the
-// call's context.
-func (st *call) begin(ctx context.Context) context.Context {
-	into, _ := ctx.Value(responseKey{}).(*Response)
+// observe starts observing a call for the hooks and into (either may be
+// nil), and returns the call's context.
+func (st *callState) observe(ctx context.Context, into *Response) context.Context {
 	h := st.c.hooks
-	if into == nil && h == nil {
-		return ctx
-	}
 	st.obs = &observer{hooks: h, into: into, ctx: ctx}
 	st.obs.call = CallInfo{Method: st.method, Start: time.Now()}
 	if h != nil {
@@ -167,12 +163,13 @@ func (st *call) begin(ctx context.Context) context.Context {
 	return st.obs.ctx
 }
 
-// attemptStarted is called as the library starts attempt n (from 1), with
-// the request about to be sent.
-func (o *observer) attemptStarted(req *http.Request, n int) {
+// attemptStarted ends the previous attempt and starts attempt n (from 1),
+// whose request is req; it returns the request to send, with the
+// attempt's context.
+func (o *observer) attemptStarted(req *http.Request, n int) *http.Request {
 	o.endAttempt()
 	if o.hooks == nil {
-		return
+		return req
 	}
 	o.open = true
 	o.attempt = AttemptInfo{Operation: o.call.Operation, Method: o.call.Method, Path: o.call.Path, Attempt: n, Start: time.Now()}
@@ -180,16 +177,14 @@ func (o *observer) attemptStarted(req *http.Request, n int) {
 	if o.hooks.AttemptStart != nil {
 		if c := o.hooks.AttemptStart(o.ctx, o.attempt); c != nil {
 			o.actx = c
-			// The library sends this very request next: give it the
-			// attempt's context, so that the transport sees it too.
-			*req = *req.WithContext(c)
+			req = req.WithContext(c) // the transport sees it too
 		}
 	}
+	return req
 }
 
-// attemptOutcome notes what the current attempt came to; the library may
-// report an attempt twice (its answer, then the reading of its body), and
-// the later report wins.
+// attemptOutcome notes what the current attempt came to: its answer (for
+// JSON, read) or its error.
 func (o *observer) attemptOutcome(resp *http.Response, err error) {
 	if !o.open {
 		return
@@ -211,15 +206,9 @@ func (o *observer) endAttempt() {
 	}
 }
 
-// finish ends the observation of a call with its result.
-func (st *call) finish(err error) {
-	st.answered()
-	st.closed(err)
-}
-
-// answered records the call's final answer, for WithResponseInto, and
-// finish or closed (for a file) ends it.
-func (st *call) answered() {
+// answered records the call's final answer, for WithResponseInto, once:
+// for a file as it is handed out, else as the call finishes.
+func (st *callState) answered() {
 	o := st.obs
 	if o == nil || o.settled {
 		return
@@ -239,25 +228,22 @@ func (st *call) answered() {
 	}
 }
 
-// fileClosed ends the call of a file as it is closed: its last attempt
-// lasted until then, and failed if err (what cut the file short) is set.
-func (st *call) fileClosed(err error) {
-	if o := st.obs; o != nil && o.open {
+// finish ends the call with err: its final answer is recorded (see
+// answered), then the last attempt's AttemptEnd runs, then CallEnd. A
+// file handed out finishes as it is closed: its last attempt lasted until
+// then, and failed if err (what cut the file short) is set.
+func (st *callState) finish(err error) {
+	o := st.obs
+	if o == nil {
+		return
+	}
+	if st.stream && o.settled && o.open {
 		o.attempt.Duration = time.Since(o.attempt.Start)
 		if err != nil {
 			o.attempt.Err = err
 		}
 	}
-	st.closed(err)
-}
-
-// closed ends the call with err: the last attempt's AttemptEnd, then
-// CallEnd.
-func (st *call) closed(err error) {
-	o := st.obs
-	if o == nil {
-		return
-	}
+	st.answered()
 	o.endAttempt()
 	o.call.Duration = time.Since(o.call.Start)
 	o.call.Err = err

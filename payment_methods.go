@@ -124,7 +124,7 @@ func (b *cardBody) secretValues() []string {
 
 // List returns the account's stored cards. GET /payment-methods.
 func (s *PaymentMethodsClient) List(ctx context.Context) ([]PaymentMethod, error) {
-	return request[[]PaymentMethod](ctx, s.c, routePaymentMethodsList.at(), nil, nil)
+	return call[[]PaymentMethod](ctx, s.c, routePaymentMethodsList.at(), nil, nil)
 }
 
 // Create stores a card and returns it when the answer holds it. Sent at

@@ -606,8 +606,8 @@ func TestDecodeErrorDoesNotQuoteTheValue(t *testing.T) {
 	if err := tm.UnmarshalJSON([]byte(`"eyJhbGciOi.eyJwYXRo.c2lnbmF0dXJl"`)); err == nil || strings.Contains(err.Error(), "eyJ") {
 		t.Fatalf("a token as a time: %v", err)
 	}
-	var b flexBool
-	if err := b.UnmarshalJSON([]byte(`"` + testAccessKey + `"`)); err == nil || err.Error() != "want a boolean, got a string of 25 bytes" {
+	var out any
+	if _, err := decodeEnvelope("GET /x", []byte(`{"success":"`+testAccessKey+`","result":null}`), &out); err == nil || err.Error() != "acctadmin: decode GET /x: success: want a boolean, got a string of 25 bytes" {
 		t.Fatalf("the access key as a boolean: %v", err)
 	}
 }

@@ -104,14 +104,12 @@ type ServiceCreateParams struct {
 // shows whether the services were ordered. POST /services.
 func (s *ServicesClient) Create(ctx context.Context, p *ServiceCreateParams) ([]Service, error) {
 	p = orZero(p)
-	if err := firstErr(
+	check := firstErr(
 		checkOne("company", p.Company != "", "company_id", p.CompanyID != uuid.Nil),
 		checkOne("jurisdictions", len(p.Jurisdictions) > 0, "jurisdiction_ids", len(p.JurisdictionIDs) > 0),
 		checkIDs("jurisdiction_ids", p.JurisdictionIDs),
-	); err != nil {
-		return nil, err
-	}
-	return requestRecords[wireOf[Service]](ctx, s.c, routeServicesCreate.at(), nil, bodyOf{p})
+	)
+	return fromWires(send[wireList[wireOf[Service], Service]](ctx, s.c, check, routeServicesCreate.at(), nil, bodyOf{p}))
 }
 
 // RequestCancellation asks for the service id to be cancelled and returns
@@ -119,10 +117,7 @@ func (s *ServicesClient) Create(ctx context.Context, p *ServiceCreateParams) ([]
 // after ErrOutcomeUnknown, Services.List shows whether the service is
 // cancel-requested. POST /services/:id/cancel-request.
 func (s *ServicesClient) RequestCancellation(ctx context.Context, id uuid.UUID) (*Service, error) {
-	if err := checkID("id", id); err != nil {
-		return nil, err
-	}
-	svc, err := requestRecord[wireOf[Service]](ctx, s.c, routeServicesCancel.at(id.String()), nil, nil)
+	svc, err := fromWire(send[wireOf[Service]](ctx, s.c, checkID("id", id), routeServicesCancel.at(id.String()), nil, nil))
 	var apiErr *APIError
 	if errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusBadRequest {
 		if invoices, ok := unpaidInvoices(apiErr.Body); ok {
@@ -210,11 +205,9 @@ func (s *ServicesClient) Info(ctx context.Context, id uuid.UUID) (*ServiceInfo, 
 // what it then holds. Sent at most once; after ErrOutcomeUnknown,
 // Services.Info shows what the service holds. POST /services/:id/info.
 func (s *ServicesClient) AddInfo(ctx context.Context, id uuid.UUID, info *ServiceInfo) (*ServiceInfo, error) {
-	if err := checkID("id", id); err != nil {
-		return nil, err
+	check := checkID("id", id)
+	if info == nil && check == nil {
+		check = invalid("info", "is required")
 	}
-	if info == nil {
-		return nil, invalid("info", "is required")
-	}
-	return requestOne[ServiceInfo](ctx, s.c, routeServicesAddInfo.at(id.String()), nil, info)
+	return sendOne[ServiceInfo](ctx, s.c, check, routeServicesAddInfo.at(id.String()), nil, info)
 }

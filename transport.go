@@ -20,20 +20,30 @@ import (
 	retryablehttp "github.com/hashicorp/go-retryablehttp"
 )
 
-// One call, from its first attempt to its final answer, reads top to
+// One call, from the resource method to the wire and back, reads top to
 // bottom in this file:
 //
-//	request / do     build the call and check its final answer
-//	send             hand it to go-retryablehttp with this call's hooks
-//	checkRetry       may this attempt's outcome be retried, and after how long
-//	retryWait        the wait the library sleeps, logged before it sleeps
-//	giveUp           the final answer when retrying stops
-//	authTransport    under the loop: signs and bounds every attempt
-//	readJSON         the size-capped read of a JSON answer
+//	call          a JSON call: its result decoded into a T (download, in
+//	              files.go, is the same for a file)
+//	Client.do     build, send, retry by the route's class, read the
+//	              answer, hand it to the caller's decode, end the hooks
+//	retryPolicy   may an attempt's answer or error be retried, and after
+//	              how long
+//	authTransport under each attempt: signs it and bounds it in time
+//	readJSON      the size-capped read of a JSON answer
 //
-// Every call gets its own retryablehttp.Client whose hooks are methods of
-// the call, so the call's state reaches them directly and nothing travels
-// in the request's context.
+// The SDK runs the attempts itself, in Client.do, and uses
+// go-retryablehttp for what it does well: the request whose body every
+// attempt, and every redirect, reads anew (retryablehttp.Request), and
+// its knowledge of the transport errors no retry mends (a certificate
+// that is not trusted, an unknown scheme, an invalid header), which
+// retryPolicy asks through retryablehttp.DefaultRetryPolicy. Its
+// Client.Do loop is not used, because of what the SDK would have to do
+// around it: its backoff never sees the attempt's error, it honours
+// Retry-After only on 429 and 503 and without a cap, it drains only 4 KiB
+// of a discarded answer (a longer one costs its connection), it closes
+// every idle connection of the client when it gives up, and it reports
+// each attempt to CheckRetry twice when the answer is read in its loop.
 
 // Limits of the transport.
 const (
@@ -52,15 +62,15 @@ const (
 	maxRedirects = 5
 )
 
-// call is the state of one API call across its attempts.
-type call struct {
+// callState is the state of one API call across its attempts.
+type callState struct {
 	c      *Client
 	route  *route
 	method string
 	path   string // never with the query string
 	query  string // the query string, only to keep it out of messages
 	body   []byte // the exact bytes every attempt sends; nil for none
-	stream bool   // a binary answer: the attempt timeout stops at its headers
+	stream bool   // a file: the attempt timeout stops at its headers
 	// attempt counts the attempts started so far.
 	attempt int
 	// sent is set once an attempt may have reached the server: any
@@ -69,10 +79,6 @@ type call struct {
 	// resent is set when an attempt is retried after the request may
 	// have reached the server: the answers after it may see its effect.
 	resent bool
-	// wait and lastErr are the decision of checkRetry about the latest
-	// attempt, for retryWait, which the library calls without the error.
-	wait    time.Duration
-	lastErr error
 	// obs observes the call for WithHooks and WithResponseInto; nil when
 	// nothing does.
 	obs *observer
@@ -81,35 +87,44 @@ type call struct {
 	red *redactor
 }
 
-// request sends one JSON call and decodes the result of its envelope into
-// a T. in, when not nil, is sent as the JSON body. A 2xx answer whose
-// envelope says success false is an *APIError.
-func request[T any](ctx context.Context, c *Client, ep endpoint, q *query, in any) (out T, err error) {
-	resp, body, st, err := c.do(ctx, ep, q, in, false)
-	if st != nil {
-		defer func() { st.finish(err) }()
-	}
+// call makes one JSON call and decodes the result of its envelope into a
+// T; in, when not nil, is sent as the JSON body. A 2xx answer whose
+// envelope says success false is an *APIError. Every typed method is a
+// call (or a download), most of them through send, sendOne and getByID
+// (params.go) or listRecords; one, fromWire and fromWires shape its
+// result.
+func call[T any](ctx context.Context, c *Client, ep endpoint, q *query, in any) (T, error) {
+	var out T
+	err := c.do(ctx, ep, q, in, false, func(st *callState, resp *http.Response, body []byte) error {
+		if len(bytes.TrimSpace(body)) == 0 && (st.method == http.MethodDelete || resp.StatusCode == http.StatusNoContent) {
+			return nil
+		}
+		ok, _, err := decodeEnvelopeInto(st.method+" "+st.path, body, &out)
+		if err != nil {
+			return st.cleanDecode(err)
+		}
+		if !ok {
+			return st.failure(resp, body)
+		}
+		return nil
+	})
 	if err != nil {
-		return out, err
-	}
-	defer releaseBuf(body)
-	b := body.Bytes()
-	if len(bytes.TrimSpace(b)) == 0 && (st.method == http.MethodDelete || resp.StatusCode == http.StatusNoContent) {
-		return out, nil
-	}
-	ok, err := decodeEnvelope(st.endpoint(), b, &out)
-	if err != nil {
-		return out, st.outcome(st.cleanDecode(err))
-	}
-	if !ok {
-		return out, st.failure(resp, b)
+		var zero T
+		return zero, err
 	}
 	return out, nil
 }
 
-// requestRecord sends a call whose result is one record, written as W.
-func requestRecord[W wire[R], R any](ctx context.Context, c *Client, ep endpoint, q *query, in any) (*R, error) {
-	w, err := request[W](ctx, c, ep, q, in)
+// one returns the record a call read, as the typed methods hand it back.
+func one[R any](r R, err error) (*R, error) {
+	if err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// fromWire returns the record a call read as its wire form W.
+func fromWire[W wire[R], R any](w W, err error) (*R, error) {
 	if err != nil {
 		return nil, err
 	}
@@ -117,20 +132,9 @@ func requestRecord[W wire[R], R any](ctx context.Context, c *Client, ep endpoint
 	return &r, nil
 }
 
-// requestOne sends a call whose result is one record R, which decodes
-// itself.
-func requestOne[R any](ctx context.Context, c *Client, ep endpoint, q *query, in any) (*R, error) {
-	r, err := request[R](ctx, c, ep, q, in)
-	if err != nil {
-		return nil, err
-	}
-	return &r, nil
-}
-
-// requestRecords sends a call whose result is a list of records, each
-// written as W. A null result is a nil slice.
-func requestRecords[W wire[R], R any](ctx context.Context, c *Client, ep endpoint, q *query, in any) ([]R, error) {
-	list, err := request[wireList[W, R]](ctx, c, ep, q, in)
+// fromWires returns the records of a list a call read, each written as
+// W. A null result is a nil slice.
+func fromWires[W wire[R], R any](list wireList[W, R], err error) ([]R, error) {
 	return list.records, err
 }
 
@@ -151,25 +155,35 @@ func listRecords[W wire[R], R any, P any, PP listQuery[P]](ctx context.Context, 
 	if err := p.validate(); err != nil {
 		return nil, err
 	}
-	return requestRecords[W](ctx, c, rt.at(), p.query(), nil)
+	return fromWires(call[wireList[W, R]](ctx, c, rt.at(), p.query(), nil))
 }
 
-// do sends one call and checks its final answer: a non-2xx answer is read
-// into an *APIError (and its body closed). For a JSON call (stream false)
-// a 2xx answer comes back already read, as body, and its Body is closed;
-// for a file it comes back open.
-func (c *Client) do(ctx context.Context, ep endpoint, q *query, in any, stream bool) (*http.Response, *bytes.Buffer, *call, error) {
+// do makes one call. It builds the request (in, when not nil, as its JSON
+// body), sends it, with every attempt signed by authTransport, tries it
+// again as retryPolicy says for the route's class, and reads a 2xx JSON
+// answer inside the loop, so that an answer cut off halfway is retried
+// like any broken connection. The final 2xx answer goes to decode (for a
+// file, with its body open and no bytes read); any other final answer is
+// an *APIError, any failure to get one a *TransportError. Every error
+// passes through the call's redaction and, for a call sent at most once,
+// outcome. The hooks end here, with the call's error; for a file that
+// decode accepts, they end when the file is closed (see fileBody).
+func (c *Client) do(ctx context.Context, ep endpoint, q *query, in any, file bool, decode func(*callState, *http.Response, []byte) error) (err error) {
 	if ctx == nil {
-		return nil, nil, nil, nilContext()
+		return nilContext()
 	}
 	rt := ep.route
-	st := &call{c: c, route: rt, method: rt.method, path: c.baseURL.Path + ep.path, stream: stream, query: q.encode()}
+	st := &callState{c: c, route: rt, method: rt.method, path: c.baseURL.Path + ep.path, stream: file}
+	if q != nil {
+		st.query = q.encode()
+	}
+	var raw any // the body, for retryablehttp: none is nil, not an empty []byte
 	if in != nil {
 		b, err := json.Marshal(in)
 		if err != nil {
-			return nil, nil, nil, fmt.Errorf("acctadmin: %s %s: encode body: %w", rt.method, rt.pattern, err)
+			return fmt.Errorf("acctadmin: %s %s: encode body: %w", rt.method, rt.pattern, err)
 		}
-		st.body = b
+		st.body, raw = b, b
 		if sb, ok := in.(secretBody); ok {
 			// Values no message may show (a card number, a password): the
 			// call's redaction takes them out of anything an answer echoes.
@@ -182,24 +196,177 @@ func (c *Client) do(ctx context.Context, ep endpoint, q *query, in any, stream b
 			}
 		}
 	}
-	ctx = st.begin(ctx)
-	resp, body, err := c.send(ctx, st, c.url(ep.path, st.query))
+	if into, _ := ctx.Value(responseKey{}).(*Response); into != nil || c.hooks != nil {
+		ctx = st.observe(ctx, into)
+	}
+	defer func() {
+		if st.obs != nil && (err != nil || !file) {
+			st.finish(err)
+		}
+	}()
+
+	u := *c.baseURL
+	u.Path, u.RawQuery = st.path, st.query
+	req, err := retryablehttp.NewRequestWithContext(ctx, rt.method, u.String(), raw)
 	if err != nil {
-		return nil, nil, st, st.outcome(err)
+		return st.redact(err)
+	}
+	req.Header["Content-Type"] = jsonContentType
+	req.Header["User-Agent"] = c.userAgent
+	hc := c.httpClient
+	if file {
+		hc = c.fileClient
+	}
+	if rt.class == atMostOnce {
+		// A write follows no redirect: following it sends the write again
+		// (a 307 or 308 with its body, signed anew), and the first
+		// request may have been applied already, by a proxy or by the API.
+		once := *hc
+		once.CheckRedirect = refuseRedirect
+		hc = &once
+	}
+
+	var resp *http.Response
+	var buf *bytes.Buffer // a 2xx JSON answer, read
+	for {
+		st.attempt++
+		r := req.Request.WithContext(ctx) // each attempt its own request
+		if raw != nil {
+			r.Body, _ = r.GetBody()
+		}
+		if st.obs != nil {
+			r = st.obs.attemptStarted(r, st.attempt)
+		}
+		if c.logger != nil {
+			st.log(r.Context(), slog.LevelDebug, "acctadmin: request")
+		}
+		resp, err = hc.Do(r)
+		if err == nil && !file && resp.StatusCode >= 200 && resp.StatusCode <= 299 {
+			if buf, err = readJSON(resp); err != nil {
+				drainAndClose(resp.Body)
+			} else {
+				resp.Body.Close()
+			}
+		}
+		if err == nil || !neverSent(err) {
+			st.sent = true
+		}
+		if st.obs != nil {
+			st.obs.attemptOutcome(resp, st.shown(err))
+		}
+		if c.logger != nil && err == nil {
+			st.log(context.Background(), slog.LevelDebug, "acctadmin: response", slog.Int("status", resp.StatusCode))
+		}
+		if r.Context().Err() != nil {
+			if err == nil {
+				drainAndClose(resp.Body)
+			}
+			if buf != nil {
+				releaseBuf(buf)
+			}
+			return st.outcome(st.readError(r.Context().Err()))
+		}
+		retry, wait := c.retryPolicy(rt.class, st.attempt, resp, err)
+		if !retry || st.attempt > c.maxRetries {
+			break
+		}
+		st.resent = st.sent
+		st.noteTokens(resp)
+		if err == nil {
+			drainAndClose(resp.Body) // a longer answer costs its connection
+		}
+		if c.logger != nil {
+			st.logRetry(resp, err, wait)
+		}
+		timer := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return st.outcome(st.readError(ctx.Err()))
+		case <-timer.C:
+		}
+	}
+
+	if err != nil {
+		return st.outcome(st.readError(err))
 	}
 	if st.obs != nil {
 		st.obs.final = resp
 	}
-	if resp.StatusCode == http.StatusNotFound && st.route.goneIsDone && st.resent {
+	switch {
+	case resp.StatusCode == http.StatusNotFound && rt.goneIsDone && st.resent:
 		// An earlier attempt may have deleted it: that delete is the
 		// call's answer.
 		drainAndClose(resp.Body)
-		return resp, new(bytes.Buffer), st, nil
+		err = decode(st, resp, nil)
+	case resp.StatusCode < 200 || resp.StatusCode > 299:
+		err = st.apiError(resp)
+	case file:
+		err = decode(st, resp, nil)
+		if err == nil && st.obs != nil {
+			st.answered() // the hooks end as the file is closed
+		}
+	default:
+		err = decode(st, resp, buf.Bytes())
+		releaseBuf(buf)
 	}
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return nil, nil, st, st.outcome(st.apiError(resp))
+	if err != nil {
+		return st.outcome(err)
 	}
-	return resp, body, st, nil
+	return nil
+}
+
+// retryPolicy says whether an attempt's outcome (its answer resp, or the
+// error err that it came to instead) may be tried again, on a route of
+// the given class, and after how long; attempt counts from 1. It is the
+// one place that knows the rules:
+//   - a call that could not be signed, or whose answer is over the size
+//     cap, is not tried again: the same would happen;
+//   - a call whose connection could not be made is tried again, whatever
+//     its class: no byte of it reached the server;
+//   - a call sent at most once (a write) is never sent again once it may
+//     have arrived, whatever the answer or the error;
+//   - a repeatable call is tried again after any other transport error
+//     but those go-retryablehttp knows no retry mends, and after 429,
+//     500, 502, 503 and 504;
+//   - the wait is the answer's Retry-After (a longer one than
+//     maxRetryAfter ends the call at once), or else backoff.
+//
+// The number of retries is the client's (WithMaxRetries).
+func (c *Client) retryPolicy(class retryClass, attempt int, resp *http.Response, err error) (bool, time.Duration) {
+	if err != nil {
+		var ae *authError
+		switch {
+		case errors.As(err, &ae):
+			return false, 0 // nothing was sent, and signing again fails again
+		case errors.Is(err, ErrResponseTooLarge):
+			return false, 0 // the same answer would come again
+		case connectFailed(err):
+			return true, c.backoff(attempt)
+		case class != repeatable:
+			return false, 0
+		}
+		if retry, _ := retryablehttp.DefaultRetryPolicy(context.Background(), nil, err); !retry {
+			return false, 0
+		}
+		return true, c.backoff(attempt)
+	}
+	switch resp.StatusCode {
+	case http.StatusTooManyRequests, http.StatusInternalServerError, http.StatusBadGateway,
+		http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+	default:
+		return false, 0
+	}
+	if class != repeatable {
+		return false, 0
+	}
+	if d, ok := retryAfter(resp.Header.Get("Retry-After"), time.Now()); ok {
+		if d > maxRetryAfter {
+			return false, 0
+		}
+		return true, d
+	}
+	return true, c.backoff(attempt)
 }
 
 // secretBody is a request body that carries secrets.
@@ -207,9 +374,9 @@ type secretBody interface{ secretValues() []string }
 
 // outcome marks the failure err of an at-most-once call ErrOutcomeUnknown
 // when the API may have applied the call, by the rule of the package doc.
-// A 2xx whose envelope says success false never comes here: the API
+// A 2xx whose envelope says success false is no such failure: the API
 // refused the call.
-func (st *call) outcome(err error) error {
+func (st *callState) outcome(err error) error {
 	if st.route.class != atMostOnce {
 		return err
 	}
@@ -228,182 +395,33 @@ func (st *call) outcome(err error) error {
 	return err
 }
 
-// send performs the call: every attempt is signed (by authTransport), what
-// may be retried is retried, and the final answer comes back whatever its
-// status, or a transport error that names neither the query string nor
-// any secret. A 2xx JSON answer is read inside the retry loop, so an
-// answer cut off halfway is retried like any broken connection; it is
-// handed back as body.
-func (c *Client) send(ctx context.Context, st *call, u *url.URL) (*http.Response, *bytes.Buffer, error) {
-	hreq, err := http.NewRequestWithContext(ctx, st.method, u.String(), nil)
-	if err != nil {
-		return nil, nil, st.redact(err)
-	}
-	hreq.Header["Content-Type"] = jsonContentType
-	hreq.Header["User-Agent"] = c.userAgent
-	req, err := retryablehttp.FromRequest(hreq)
-	if err != nil {
-		return nil, nil, st.redact(err)
-	}
-	if st.body != nil {
-		if err := req.SetBody(st.body); err != nil {
-			return nil, nil, st.redact(err)
-		}
-	}
-	var body *bytes.Buffer
-	hc := c.httpClient
-	if st.stream {
-		hc = c.fileClient
-	}
-	if st.route.class == atMostOnce {
-		// A write follows no redirect: following it sends the write again
-		// (a 307 or 308 with its body, signed anew), and the first
-		// request may have been applied already, by a proxy or by the API.
-		once := *hc
-		once.CheckRedirect = refuseRedirect
-		hc = &once
-	}
-	if !st.stream {
-		req.SetResponseHandler(func(resp *http.Response) error {
-			if resp.StatusCode < 200 || resp.StatusCode > 299 {
-				return nil // read by the caller, into an *APIError
-			}
-			buf, err := readJSON(resp)
-			drainAndClose(resp.Body)
-			body = buf
-			return err
-		})
-	}
-	rc := &retryablehttp.Client{
-		HTTPClient:     hc,
-		RetryMax:       c.maxRetries,
-		CheckRetry:     st.checkRetry,
-		Backoff:        st.retryWait,
-		ErrorHandler:   st.giveUp,
-		RequestLogHook: st.attemptStarts,
-	}
-	if c.logger != nil {
-		rc.ResponseLogHook = st.logResponse
-	}
-	resp, err := rc.Do(req)
-	if err != nil {
-		// giveUp has made most errors safe already; a wait ended by the
-		// context comes back from the library as it is.
-		return nil, nil, st.redact(err)
-	}
-	return resp, body, nil
-}
-
 var jsonContentType = []string{"application/json"}
 
-// idempotent reports whether the call may be sent again after it may have
-// reached the server: its route's declaration says.
-func (st *call) idempotent() bool { return st.route.class == repeatable }
-
-// attemptStarts counts and logs each attempt as the library starts it
-// (n counts from 0).
-func (st *call) attemptStarts(_ retryablehttp.Logger, req *http.Request, n int) {
-	st.attempt = n + 1
-	if st.obs != nil {
-		st.obs.attemptStarted(req, st.attempt)
+// shown is an attempt's error as a hook sees it: redacted, nil for none.
+func (st *callState) shown(err error) error {
+	if err == nil {
+		return nil
 	}
-	if l := st.c.logger; l != nil {
-		l.LogAttrs(req.Context(), slog.LevelDebug, "acctadmin: request",
-			slog.String("method", st.method), slog.String("path", st.path), slog.Int("attempt", st.attempt))
-	}
+	return st.readError(err)
 }
 
-// checkRetry decides, after each attempt, whether to try again. It is the
-// only place that knows the rules: GET and DELETE are retried on connection
-// errors and on 429, 500, 502, 503 and 504; POST and PATCH only when the
-// connection could not be made, so no write is ever sent twice; a
-// Retry-After longer than the client allows ends the call at once. The
-// number of retries is the library's RetryMax.
-//
-// The library asks again about an attempt whose answer the response
-// handler then read (with the handler's error, if any); the decision is a
-// function of the outcome alone, so asking twice is harmless.
-func (st *call) checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
-	if st.obs != nil {
-		var shown error
-		if err != nil {
-			shown = st.readError(err)
-		}
-		st.obs.attemptOutcome(resp, shown)
-	}
-	if err == nil || !neverSent(err) {
-		st.sent = true
-	}
-	if ctx.Err() != nil {
-		return false, ctx.Err()
-	}
-	retry, wait := st.policy(resp, err)
-	if !retry {
-		return false, nil
-	}
-	st.resent = st.sent
-	st.wait, st.lastErr = wait, err
-	st.noteTokens(resp)
-	if resp != nil && err == nil {
-		// The library drains only 4 KiB of an answer it discards, which
-		// costs the connection of a longer one; and it hands the answer
-		// back when retries run out. So it is drained here, its start kept.
-		keepAndDrain(resp)
-	}
-	return true, nil
+// log logs msg about the current attempt, with attrs.
+func (st *callState) log(ctx context.Context, level slog.Level, msg string, attrs ...slog.Attr) {
+	attrs = append([]slog.Attr{slog.String("method", st.method), slog.String("path", st.path), slog.Int("attempt", st.attempt)}, attrs...)
+	st.c.logger.LogAttrs(ctx, level, msg, attrs...)
 }
 
-// policy says whether the outcome of an attempt may be retried, and after
-// how long.
-func (st *call) policy(resp *http.Response, err error) (bool, time.Duration) {
+// logRetry logs a retry before its wait, with the status or the error
+// that caused it.
+func (st *callState) logRetry(resp *http.Response, err error, wait time.Duration) {
+	attrs := []slog.Attr{slog.Duration("wait", wait)}
+	if resp != nil {
+		attrs = append(attrs, slog.Int("status", resp.StatusCode))
+	}
 	if err != nil {
-		var ae *authError
-		if errors.As(err, &ae) {
-			return false, 0 // nothing was sent, and signing again fails again
-		}
-		if errors.Is(err, ErrResponseTooLarge) {
-			return false, 0 // the same answer would come again
-		}
-		if st.idempotent() || connectFailed(err) {
-			return true, st.c.backoff(st.attempt)
-		}
-		return false, 0
+		attrs = append(attrs, slog.String("error", st.secrets().clean(causeText(err), maxMessage)))
 	}
-	switch resp.StatusCode {
-	case http.StatusTooManyRequests, http.StatusInternalServerError, http.StatusBadGateway,
-		http.StatusServiceUnavailable, http.StatusGatewayTimeout:
-	default:
-		return false, 0
-	}
-	if !st.idempotent() {
-		return false, 0
-	}
-	if d, ok := retryAfter(resp.Header.Get("Retry-After"), time.Now()); ok {
-		if d > maxRetryAfter {
-			return false, 0
-		}
-		return true, d
-	}
-	return true, st.c.backoff(st.attempt)
-}
-
-// retryWait is the library's Backoff: the wait checkRetry chose, logged
-// just before the library sleeps it (so after the attempt's answer).
-func (st *call) retryWait(_, _ time.Duration, _ int, resp *http.Response) time.Duration {
-	if l := st.c.logger; l != nil {
-		attrs := []slog.Attr{
-			slog.String("method", st.method), slog.String("path", st.path),
-			slog.Int("attempt", st.attempt), slog.Duration("wait", st.wait),
-		}
-		if resp != nil {
-			attrs = append(attrs, slog.Int("status", resp.StatusCode))
-		}
-		if st.lastErr != nil {
-			attrs = append(attrs, slog.String("error", st.secrets().clean(causeText(st.lastErr), maxMessage)))
-		}
-		l.LogAttrs(context.Background(), slog.LevelWarn, "acctadmin: retrying", attrs...)
-	}
-	return st.wait
+	st.log(context.Background(), slog.LevelWarn, "acctadmin: retrying", attrs...)
 }
 
 // backoff returns the wait before retry number n (from 1): a random point
@@ -473,45 +491,8 @@ func retryAfter(v string, now time.Time) (time.Duration, bool) {
 	return 0, true
 }
 
-// keepAndDrain reads a discarded answer so that its connection can be
-// reused, keeping its start in memory in case it turns out to be the final
-// answer after all.
-func keepAndDrain(resp *http.Response) {
-	if resp.Body == nil || resp.Body == http.NoBody {
-		return
-	}
-	kept, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxDrain))
-	resp.Body.Close()
-	resp.Body = io.NopCloser(bytes.NewReader(kept))
-}
-
-// logResponse logs each answer (not a connection error) that an attempt
-// got, before any retry it causes.
-func (st *call) logResponse(_ retryablehttp.Logger, resp *http.Response) {
-	st.c.logger.LogAttrs(context.Background(), slog.LevelDebug, "acctadmin: response",
-		slog.String("method", st.method), slog.String("path", st.path),
-		slog.Int("status", resp.StatusCode), slog.Int("attempt", st.attempt))
-}
-
-// giveUp is called when the library stops retrying. It hands back the last
-// answer so that the caller reads the API's own error, or else an error
-// that says what failed without the URL's query string.
-func (st *call) giveUp(resp *http.Response, err error, _ int) (*http.Response, error) {
-	if resp != nil && err == nil {
-		return resp, nil
-	}
-	if resp != nil {
-		drainAndClose(resp.Body)
-	}
-	if err == nil {
-		err = errors.New("request failed")
-	}
-	return nil, st.readError(err)
-}
-
 // apiError reads a failed answer (capped) into an *APIError and closes it.
-func (st *call) apiError(resp *http.Response) *APIError {
+func (st *callState) apiError(resp *http.Response) *APIError {
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 	drainAndClose(resp.Body)
 	e := st.failure(resp, body)
@@ -527,7 +508,7 @@ func (st *call) apiError(resp *http.Response) *APIError {
 
 // redirectText says why the redirect resp was not followed. It never
 // says where it led: no host, path or query a server chose is shown.
-func (st *call) redirectText(resp *http.Response) string {
+func (st *callState) redirectText(resp *http.Response) string {
 	loc, err := resp.Location()
 	switch {
 	case err != nil || resp.Request == nil:
@@ -551,7 +532,7 @@ func (st *call) redirectText(resp *http.Response) string {
 // whose body (or its start) is body. A server that echoes the request may
 // have put the token or the query string in it: Message and Body pass
 // through the call's redaction.
-func (st *call) failure(resp *http.Response, body []byte) *APIError {
+func (st *callState) failure(resp *http.Response, body []byte) *APIError {
 	st.noteTokens(resp)
 	return newAPIError(resp.StatusCode, st.method, st.path, body, st.secrets())
 }
@@ -559,7 +540,7 @@ func (st *call) failure(resp *http.Response, body []byte) *APIError {
 // secrets returns the call's redaction, made on first use (only a call
 // that fails or is observed needs it): the client's keys, the query
 // string, and the tokens noted so far.
-func (st *call) secrets() *redactor {
+func (st *callState) secrets() *redactor {
 	if st.red == nil {
 		k := st.c.keys()
 		st.red = &redactor{
@@ -573,7 +554,7 @@ func (st *call) secrets() *redactor {
 
 // noteTokens adds to the call's redaction the token sent for the request
 // that got resp, and those of the redirects that led to it.
-func (st *call) noteTokens(resp *http.Response) {
+func (st *callState) noteTokens(resp *http.Response) {
 	for i := 0; resp != nil && resp.Request != nil && i <= maxRedirects; i++ {
 		if a := resp.Request.Header.Get("Authorization"); a != "" {
 			st.secrets().addToken(a)
@@ -586,7 +567,7 @@ func (st *call) noteTokens(resp *http.Response) {
 // signer makes for the call: a transport error may quote what the server
 // sent before any answer could hand the token back (see noteTokens). The
 // signer is deterministic, so it is the token that was sent.
-func (st *call) learnToken() {
+func (st *callState) learnToken() {
 	if s, ok := st.c.auth().(*signer); ok {
 		st.secrets().addToken(s.token(st.path, st.body, ""))
 	}
@@ -595,7 +576,7 @@ func (st *call) learnToken() {
 // cleanDecode passes the path and the cause of a *DecodeError through the
 // call's redaction and bound: the path may hold a key the server chose,
 // and a cause from encoding/json may quote the answer.
-func (st *call) cleanDecode(err error) error {
+func (st *callState) cleanDecode(err error) error {
 	var de *DecodeError
 	if !errors.As(err, &de) {
 		return err
@@ -611,12 +592,12 @@ func (st *call) cleanDecode(err error) error {
 }
 
 // endpoint names a call in decode errors: "GET /documents".
-func (st *call) endpoint() string { return st.method + " " + st.path }
+func (st *callState) endpoint() string { return st.method + " " + st.path }
 
 // readError says why an answer could not be had, without the URL: an
 // answer over the size cap is a *DecodeError, anything else a
 // *TransportError.
-func (st *call) readError(err error) error {
+func (st *callState) readError(err error) error {
 	if errors.Is(err, ErrResponseTooLarge) {
 		return &DecodeError{Endpoint: st.endpoint(), Err: fmt.Errorf("%w: over %d bytes", ErrResponseTooLarge, maxJSONBody)}
 	}
@@ -625,7 +606,7 @@ func (st *call) readError(err error) error {
 
 // redact strips the URL (with its query string) out of err, keeping the
 // cause.
-func (st *call) redact(err error) error {
+func (st *callState) redact(err error) error {
 	var te *TransportError
 	var de *DecodeError
 	if errors.As(err, &te) || errors.As(err, &de) {
@@ -667,9 +648,8 @@ func drainAndClose(body io.ReadCloser) {
 // elsewhere (which the redirect policy also refuses) never carries the
 // credentials.
 //
-// It deliberately has no CloseIdleConnections method: the retry library
-// calls that whenever it gives up, which would throw away every pooled
-// connection of the client.
+// It has no CloseIdleConnections method: Client.CloseIdleConnections
+// reaches the transport under it.
 type authTransport struct {
 	base    http.RoundTripper
 	auth    Authenticator
@@ -692,9 +672,12 @@ func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	for k, v := range req.Header {
 		r.Header[k] = v
 	}
-	body, err := bodyBytes(r)
-	if err != nil {
-		return nil, err
+	var body []byte
+	if r.Body != nil && r.Body != http.NoBody {
+		var err error
+		if body, err = bodyBytes(r); err != nil {
+			return nil, err
+		}
 	}
 	if _, found := r.Header["Content-Type"]; !found {
 		// A redirect that drops the body drops its Content-Type too; the
@@ -737,9 +720,6 @@ func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 // retry loop (and a redirect that keeps the body) sets GetBody, which
 // hands out a fresh copy; a body without it is read and put back.
 func bodyBytes(r *http.Request) ([]byte, error) {
-	if r.Body == nil || r.Body == http.NoBody {
-		return nil, nil
-	}
 	rc := r.Body
 	if r.GetBody != nil {
 		fresh, err := r.GetBody()

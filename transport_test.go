@@ -3,6 +3,7 @@ package acctadmin
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -1241,5 +1242,66 @@ func TestSigningFailureToWriteIsKnown(t *testing.T) {
 	}
 	if n := srv.count(); n != 0 {
 		t.Errorf("%d requests, want none", n)
+	}
+}
+
+// BenchmarkGetDocument is the cost of one read over loopback, from the
+// resource method to the wire and back: Documents.Get answered with a
+// document (the answer of TestDocumentsGetCallPath).
+func BenchmarkGetDocument(b *testing.B) {
+	body := []byte(`{"success":true,"timestamp":"2024-05-01 10:00:00 -0600","result":` + callPathDocument + `}`)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header()["Content-Type"] = []string{"application/json"}
+		_, _ = w.Write(body)
+	}))
+	defer srv.Close()
+	c, err := NewClient(testAccessKey, testSecretKey, WithBaseURL(srv.URL))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.CloseIdleConnections()
+	id := uuid.MustParse("6f1c1f3e-8a0b-4c8e-9d2a-3b4c5d6e7f80")
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if d, err := c.Documents.Get(ctx, id); err != nil || d.ID != id {
+			b.Fatalf("Get = %v, %v", d, err)
+		}
+	}
+}
+
+// A read whose server's certificate is not trusted is not tried again:
+// no retry mends it (go-retryablehttp's DefaultRetryPolicy says which
+// transport errors are such). The server sees one handshake, not one per
+// attempt, and the error still reaches the certificate's.
+func TestUntrustedCertificateIsNotRetried(t *testing.T) {
+	var handshakes atomic.Int32
+	srv := httptest.NewUnstartedServer(ok(`[]`))
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // the refused handshake
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			handshakes.Add(1)
+		}
+	}
+	srv.StartTLS()
+	defer srv.Close()
+	c, err := NewClient(testAccessKey, testSecretKey, WithBaseURL(srv.URL), WithMaxRetries(3),
+		WithRetryWait(time.Millisecond, time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.CloseIdleConnections()
+	_, err = c.Callbacks.List(context.Background())
+	var te *TransportError
+	if !errors.As(err, &te) || te.Attempts != 1 {
+		t.Fatalf("err = %v, want a *TransportError after 1 attempt", err)
+	}
+	var cv *tls.CertificateVerificationError
+	if !errors.As(err, &cv) {
+		t.Errorf("errors.As(*tls.CertificateVerificationError) failed on %v", err)
+	}
+	if n := handshakes.Load(); n != 1 {
+		t.Errorf("the server saw %d connections, want 1", n)
 	}
 }

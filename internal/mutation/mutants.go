@@ -18,9 +18,13 @@ type mutant struct {
 // be written again against the new code.
 var mutants = []mutant{
 	{id: `transport-patch-repeatable`, file: `transport.go`, pkg: `.`,
-		what: `idempotent() takes PATCH for repeatable`,
-		from: `func (st *call) idempotent() bool { return st.route.class == repeatable }`,
-		to:   `func (st *call) idempotent() bool { return st.route.class == repeatable || st.method == http.MethodPatch }`},
+		what: `a PATCH is retried as if repeatable`,
+		from: `		retry, wait := c.retryPolicy(rt.class, st.attempt, resp, err)`,
+		to: `		class := rt.class
+		if rt.method == http.MethodPatch {
+			class = repeatable
+		}
+		retry, wait := c.retryPolicy(class, st.attempt, resp, err)`},
 	{id: `transport-read-reset-retried`, file: `transport.go`, pkg: `.`,
 		what: `a reset after the request went out counts as a failed connect`,
 		from: `if errors.As(err, &op) && op.Op == "dial" {`,
@@ -76,9 +80,9 @@ var mutants = []mutant{
 	default:`},
 	{id: `transport-too-large-retried`, file: `transport.go`, pkg: `.`,
 		what: `an answer over the cap is retried`,
-		from: `		if errors.Is(err, ErrResponseTooLarge) {
+		from: `		case errors.Is(err, ErrResponseTooLarge):
 			return false, 0`,
-		to: `		if errors.Is(err, ErrResponseTooLarge) {
+		to: `		case errors.Is(err, ErrResponseTooLarge):
 			return true, 0`},
 	{id: `transport-auth-error-retried`, file: `transport.go`, pkg: `.`,
 		what: `a signer that fails is retried`,
@@ -86,7 +90,7 @@ var mutants = []mutant{
 		to:   `return true, 0 // nothing was sent, and signing again fails again`},
 	{id: `transport-status-ignores-class`, file: `transport.go`, pkg: `.`,
 		what: `a write is retried on 5xx`,
-		from: `	if !st.idempotent() {
+		from: `	if class != repeatable {
 		return false, 0
 	}`,
 		to: `	if false {
@@ -94,12 +98,8 @@ var mutants = []mutant{
 	}`},
 	{id: `transport-ctx-ignored`, file: `transport.go`, pkg: `.`,
 		what: `a cancelled context does not stop the retries`,
-		from: `	if ctx.Err() != nil {
-		return false, ctx.Err()
-	}`,
-		to: `	if false {
-		return false, ctx.Err()
-	}`},
+		from: `		if r.Context().Err() != nil {`,
+		to:   `		if false {`},
 	{id: `transport-backoff-flat`, file: `transport.go`, pkg: `.`,
 		what: `the backoff does not grow`,
 		from: `		lo *= 2
@@ -161,8 +161,12 @@ var mutants = []mutant{
 		to:   `	text := causeText(err)`},
 	{id: `transport-attempt-error-raw`, file: `transport.go`, pkg: `.`,
 		what: `a hook gets the attempt's raw error`,
-		from: `			shown = st.readError(err)`,
-		to:   `			shown = err`},
+		from: `		return nil
+	}
+	return st.readError(err)`,
+		to: `		return nil
+	}
+	return err`},
 	{id: `errors-message-depth-unbounded`, file: `errors.go`, pkg: `.`,
 		what: `the message search unbounded in depth`,
 		from: `if len(raw) == 0 || depth > 3 {`,
@@ -187,40 +191,40 @@ var mutants = []mutant{
 		what: `Body kept unredacted`,
 		from: `Body: red.cleanBytes(body, maxErrorBody),`,
 		to:   `Body: body,`},
-	{id: `errors-token-parts`, file: `errors.go`, pkg: `.`,
+	{id: `errors-token-parts`, file: `redact.go`, pkg: `.`,
 		what: `a token's parts are not looked for`,
 		from: `	for _, part := range strings.Split(tok, ".") {
 		r.add(part, "[redacted]")
 	}`,
 		to: ``},
-	{id: `errors-query-values`, file: `errors.go`, pkg: `.`,
+	{id: `errors-query-values`, file: `redact.go`, pkg: `.`,
 		what: `a query value, encoded, is not looked for`,
 		from: `			r.add(url.QueryEscape(v), "[query]")
 `,
 		to: ``},
-	{id: `errors-secret-headers-kept`, file: `errors.go`, pkg: `.`,
+	{id: `errors-secret-headers-kept`, file: `redact.go`, pkg: `.`,
 		what: `Authorization and cookies kept in a header`,
 		from: `		if isSecretHeader(k) {`,
 		to:   `		if false && isSecretHeader(k) {`},
-	{id: `errors-header-count`, file: `errors.go`, pkg: `.`,
+	{id: `errors-header-count`, file: `redact.go`, pkg: `.`,
 		what: `no bound on the number of header values`,
 		from: `if fields == maxHeaderFields || size+len(name)+len(v) > maxHeaderBytes {`,
 		to:   `if size+len(name)+len(v) > maxHeaderBytes {`},
-	{id: `errors-header-value-uncut`, file: `errors.go`, pkg: `.`,
+	{id: `errors-header-value-uncut`, file: `redact.go`, pkg: `.`,
 		what: `a header value not cut`,
 		from: `			v = r.clean(v, maxHeaderValue)`,
 		to:   `			v = r.redact(v)`},
-	{id: `errors-min-secret`, file: `errors.go`, pkg: `.`,
+	{id: `errors-min-secret`, file: `redact.go`, pkg: `.`,
 		what: `secrets shorter than 40 bytes not looked for`,
 		from: `	minSecret = 6
 `,
 		to: `	minSecret = 40
 `},
-	{id: `errors-jwt-shape`, file: `errors.go`, pkg: `.`,
+	{id: `errors-jwt-shape`, file: `redact.go`, pkg: `.`,
 		what: `a token shape redacted only when whole`,
 		from: `	if strings.Contains(s, "eyJ") {`,
 		to:   `	if strings.Contains(s, "eyJ") && strings.Count(s, ".") > 1 {`},
-	{id: `errors-redact-then-cut`, file: `errors.go`, pkg: `.`,
+	{id: `errors-redact-then-cut`, file: `redact.go`, pkg: `.`,
 		what: `cut before redaction`,
 		from: `	return truncate(r.redact(s), n)`,
 		to:   `	return r.redact(truncate(s, n))`},
@@ -242,10 +246,10 @@ var mutants = []mutant{
 		to:   `case "true":`},
 	{id: `envelope-no-success`, file: `envelope.go`, pkg: `.`,
 		what: `a body without success taken for the envelope`,
-		from: `	if env.Success == nil {
+		from: `	case "", "null":
 		return false, false, &DecodeError{Endpoint: endpoint, Err: errNotEnvelope}`,
-		to: `	if false {
-		return false, false, &DecodeError{Endpoint: endpoint, Err: errNotEnvelope}`},
+		to: `	case "", "null":
+		return false, env.Result == nil, nil`},
 	{id: `envelope-locate-shallow`, file: `envelope.go`, pkg: `.`,
 		what: `the bad field's path not looked for`,
 		from: `	if depth > 64 {
@@ -254,8 +258,8 @@ var mutants = []mutant{
 		return "", nil`},
 	{id: `envelope-null-ok`, file: `envelope.go`, pkg: `.`,
 		what: `a null result reported as not null`,
-		from: `return bool(*env.Success), env.Result == nil, nil`,
-		to:   `return bool(*env.Success), false, nil`},
+		from: `		return true, env.Result == nil, nil`,
+		to:   `		return true, false, nil`},
 	{id: `values-hour-24`, file: `values.go`, pkg: `.`,
 		what: `"24:00:00" accepted as a time`,
 		from: `hour > 23 || min > 59 || sec > 59 || oh > 23 || om > 59`,
