@@ -1,8 +1,10 @@
 package acctadmin
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -234,5 +236,41 @@ func TestWireListKeepsNothingBetweenAnswers(t *testing.T) {
 	var de *DecodeError
 	if !errors.As(err, &de) || de.Path != "result[1].created_at" {
 		t.Fatalf("got %v, want a *DecodeError at result[1].created_at", err)
+	}
+}
+
+// Envelopes built to confuse: each is refused or read as JSON reads it,
+// never half-believed.
+func TestReviewHostileEnvelopes(t *testing.T) {
+	for _, tc := range []struct {
+		name, body string
+		wantErr    bool
+		wantLen    int
+	}{
+		{"duplicate success, last false", `{"success":true,"success":false,"result":[]}`, true, 0},
+		{"duplicate result", `{"success":true,"result":[{"id":"5f0c2a9e-7d41-4b8e-9c3a-1e2d3c4b5a69"}],"result":[]}`, false, 0},
+		{"byte order mark", "\ufeff" + `{"success":true,"result":[]}`, true, 0},
+		{"huge number in result", `{"success":true,"result":[{"id":"5f0c2a9e-7d41-4b8e-9c3a-1e2d3c4b5a69","created_at":1e999999}]}`, true, 0},
+		{"success as number", `{"success":1,"result":[]}`, true, 0},
+		{"result as object", `{"success":true,"result":{"id":"x"}}`, true, 0},
+		{"trailing garbage", `{"success":true,"result":[]} {"success":false}`, true, 0},
+		{"case of keys", `{"SUCCESS":true,"Result":[]}`, false, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) { writeJSON(w, 200, tc.body) })
+			c := newTestClient(t, srv)
+			cbs, err := c.Callbacks.List(context.Background())
+			if tc.wantErr != (err != nil) {
+				t.Fatalf("err = %v, want error %v", err, tc.wantErr)
+			}
+			if err == nil && len(cbs) != tc.wantLen {
+				t.Errorf("%d callbacks, want %d", len(cbs), tc.wantLen)
+			}
+			var de *DecodeError
+			var ae *APIError
+			if err != nil && !errors.As(err, &de) && !errors.As(err, &ae) {
+				t.Errorf("err = %T %v, want a *DecodeError or an *APIError", err, err)
+			}
+		})
 	}
 }

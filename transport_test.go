@@ -1305,3 +1305,86 @@ func TestUntrustedCertificateIsNotRetried(t *testing.T) {
 		t.Errorf("the server saw %d connections, want 1", n)
 	}
 }
+
+// Redirects: none carries the credentials off the API's host, none loops.
+func TestReviewHostileRedirects(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		location func(self string) string
+	}{
+		{"other host", func(string) string { return "http://127.0.0.2:1/callbacks" }},
+		{"scheme change", func(self string) string { return strings.Replace(self, "http://", "https://", 1) + "/callbacks" }},
+		{"credentials in Location", func(self string) string {
+			u, _ := url.Parse(self)
+			u.User = url.UserPassword("intruder", "pw")
+			return u.String() + "/callbacks"
+		}},
+		{"protocol-relative", func(string) string { return "//127.0.0.2:1/callbacks" }},
+		{"loop on the same host", func(self string) string { return self + "/callbacks" }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var srv *apiServer
+			srv = newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Location", tc.location(srv.URL))
+				w.WriteHeader(http.StatusTemporaryRedirect)
+			})
+			c := newTestClient(t, srv)
+			_, err := c.Callbacks.List(context.Background())
+			var ae *APIError
+			if !errors.As(err, &ae) || ae.StatusCode != http.StatusTemporaryRedirect {
+				t.Fatalf("err = %v, want the redirect as an *APIError", err)
+			}
+			reqs := srv.requests()
+			if len(reqs) > 1+maxRedirects {
+				t.Errorf("%d requests: the redirects were followed without bound", len(reqs))
+			}
+			for _, r := range reqs {
+				if !r.AuthOK {
+					t.Errorf("a request reached the server unsigned: %s", r.AuthErr)
+				}
+			}
+			if strings.Contains(err.Error(), "intruder") || strings.Contains(err.Error(), "pw@") {
+				t.Errorf("error shows the Location's credentials: %v", err)
+			}
+		})
+	}
+}
+
+// One client, 64 goroutines, each cancelling its calls at random points:
+// every call ends with its answer or the context's error, never a mix,
+// and the client keeps working.
+func TestReviewConcurrentCancellation(t *testing.T) {
+	var served atomic.Int64
+	srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
+		served.Add(1)
+		time.Sleep(time.Duration(served.Load()%5) * time.Millisecond)
+		writeJSON(w, 200, `{"success":true,"result":[]}`)
+	})
+	c := newTestClient(t, srv)
+	var wg sync.WaitGroup
+	var bad atomic.Int64
+	for g := range 64 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 10 {
+				ctx, cancel := context.WithTimeout(context.Background(), time.Duration((g+i)%7)*time.Millisecond)
+				cbs, err := c.Callbacks.List(ctx)
+				cancel()
+				switch {
+				case err == nil && cbs != nil:
+				case err != nil && cbs == nil && (errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)):
+				default:
+					bad.Add(1)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if bad.Load() != 0 {
+		t.Errorf("%d calls ended with neither an answer nor the context's error", bad.Load())
+	}
+	if _, err := c.Callbacks.List(context.Background()); err != nil {
+		t.Errorf("the client stopped working: %v", err)
+	}
+}
