@@ -8,7 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net/http"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -282,5 +284,140 @@ func TestDocumentsGetCallPathSetup(t *testing.T) {
 	srv := newAPIServer(t, ok(callPathDocument))
 	if c := newTestClient(t, srv); c.Documents == nil {
 		t.Fatal("no Documents client")
+	}
+}
+
+// WithMaxRetries refuses what it cannot honour, and keeps every value it
+// takes: a huge count never overflows into "no retries".
+func TestWithMaxRetriesEdges(t *testing.T) {
+	for _, n := range []int{-1, maxRetriesLimit + 1, math.MaxInt, math.MinInt} {
+		if _, err := NewClient(testAccessKey, testSecretKey, WithMaxRetries(n)); err == nil {
+			t.Errorf("WithMaxRetries(%d) accepted", n)
+		}
+	}
+	for _, n := range []int{0, 1, maxRetriesLimit} {
+		c, err := NewClient(testAccessKey, testSecretKey, WithMaxRetries(n))
+		if err != nil || c.maxRetries != n {
+			t.Errorf("WithMaxRetries(%d) = %v, kept %v", n, err, c)
+		}
+	}
+	// At the limit, every retry is made.
+	srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(503) })
+	c := newTestClient(t, srv, WithMaxRetries(maxRetriesLimit), WithRetryWait(0, 0))
+	if _, err := c.Callbacks.List(context.Background()); !errors.Is(err, ErrServer) || srv.count() != maxRetriesLimit+1 {
+		t.Errorf("err = %v after %d requests, want a 503 after %d", err, srv.count(), maxRetriesLimit+1)
+	}
+	for _, w := range [][2]time.Duration{{-1, time.Second}, {time.Second, time.Millisecond}, {0, math.MaxInt64}} {
+		_, err := NewClient(testAccessKey, testSecretKey, WithRetryWait(w[0], w[1]))
+		if w[1] == math.MaxInt64 {
+			if err != nil {
+				t.Errorf("WithRetryWait(%v) refused: %v", w, err)
+			}
+			continue
+		}
+		if err == nil {
+			t.Errorf("WithRetryWait(%v) accepted", w)
+		}
+	}
+}
+
+// A nil context is refused the same way by every method: a
+// *ValidationError, and nothing sent. Called with otherwise valid
+// arguments, the error names "ctx"; with invalid ones too, it may name one
+// of those instead. The methods are found by reflection, so a new one
+// cannot be missed.
+func TestNilContextRefusedByEveryMethod(t *testing.T) {
+	srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) { writeJSON(w, 200, `{"success":true,"result":[]}`) })
+	c := newTestClient(t, srv)
+	valid := map[reflect.Type]any{
+		reflect.TypeOf(uuid.UUID{}):                                                 uuid.MustParse("0b7c5f0e-8d1c-4c55-9b3e-2f4a1d6e7a10"),
+		reflect.TypeOf(""):                                                          "https://example.com/",
+		reflect.TypeOf(&ServiceCreateParams{}):                                      &ServiceCreateParams{Company: "A", Jurisdictions: []string{"Utah"}},
+		reflect.TypeOf(&ComplianceEventListParams{}):                                &ComplianceEventListParams{StartDate: Date{2024, 1, 1}, EndDate: Date{2024, 2, 1}},
+		reflect.TypeOf(&FilingProductListParams{}):                                  &FilingProductListParams{URL: "https://example.com/"},
+		reflect.TypeOf(&RegisteredAgentProductListParams{}):                         &RegisteredAgentProductListParams{URL: "https://example.com/"},
+		reflect.TypeOf([]CompanyCreateParams{}):                                     []CompanyCreateParams{{Name: "A"}},
+		reflect.TypeOf([]CompanyUpdateParams{}):                                     []CompanyUpdateParams{{Company: "A", Name: "B"}},
+		reflect.TypeOf(func(context.Context, Document, *File) error { return nil }): func(context.Context, Document, *File) error { return nil },
+		reflect.TypeOf([]uuid.UUID{}):                                               []uuid.UUID{wcDocument},
+		reflect.TypeOf(&LoginParams{}):                                              &LoginParams{Email: "u@example.com", Password: wcPassword},
+		reflect.TypeOf(&ForgotPasswordParams{}):                                     &ForgotPasswordParams{EmailAddress: "u@example.com"},
+		reflect.TypeOf(&ResetPasswordParams{}):                                      &ResetPasswordParams{Token: wcResetToken, Password: wcPassword},
+		reflect.TypeOf(&ServiceInfo{}):                                              &ServiceInfo{},
+		reflect.TypeOf(&OfferingParams{}):                                           &OfferingParams{CompanyID: wcCompany, Jurisdiction: "UT"},
+		reflect.TypeOf(&FilingMethodListParams{}):                                   &FilingMethodListParams{CompanyID: wcCompany, Jurisdiction: "UT", FilingProductID: wcProduct},
+		reflect.TypeOf(&FormSchemaParams{}):                                         &FormSchemaParams{CompanyID: wcCompany, FilingMethodID: wcMethod},
+		reflect.TypeOf(&SimpleProductListParams{}):                                  &SimpleProductListParams{URL: "https://example.com/"},
+		reflect.TypeOf(&SignedFormListParams{}):                                     &SignedFormListParams{FilingMethodID: wcMethod},
+		reflect.TypeOf(&CartAddParams{}):                                            &CartAddParams{CompanyID: wcCompany, ProductID: wcProduct},
+		reflect.TypeOf(&CartRemoveParams{}):                                         &CartRemoveParams{ItemIDs: []uuid.UUID{wcItem}},
+		reflect.TypeOf(&CheckoutParams{}):                                           &CheckoutParams{ItemIDs: []uuid.UUID{wcItem}, PaymentMethodID: wcCard},
+		reflect.TypeOf(&Card{}):                                                     wcCardParams(),
+		reflect.TypeOf(&InvoicePayParams{}):                                         &InvoicePayParams{InvoiceIDs: []uuid.UUID{wcInvoice}, PaymentMethodID: wcCard},
+		reflect.TypeOf(&OrderItemFormDataParams{}):                                  &OrderItemFormDataParams{CompanyID: wcCompany, OrderItemID: wcOrder, FormData: map[string]any{}},
+	}
+	cv := reflect.ValueOf(c).Elem()
+	ctxType := reflect.TypeOf((*context.Context)(nil)).Elem()
+	errType := reflect.TypeOf((*error)(nil)).Elem()
+	call := func(meth reflect.Value, args []reflect.Value) (err error) {
+		var out []reflect.Value
+		if meth.Type().IsVariadic() {
+			out = meth.CallSlice(args)
+		} else {
+			out = meth.Call(args)
+		}
+		last := out[len(out)-1]
+		switch {
+		case last.Type() == errType:
+			err, _ = last.Interface().(error)
+		case last.Kind() == reflect.Func: // an iter.Seq2[T, error]
+			yield := reflect.MakeFunc(last.Type().In(0), func(in []reflect.Value) []reflect.Value {
+				err, _ = in[1].Interface().(error)
+				return []reflect.Value{reflect.ValueOf(false)}
+			})
+			last.Call([]reflect.Value{yield})
+		default:
+			t.Fatalf("unexpected result type %s", last.Type())
+		}
+		return err
+	}
+	tested := 0
+	for i := range cv.NumField() {
+		f := cv.Field(i)
+		if !cv.Type().Field(i).IsExported() || f.Kind() != reflect.Pointer {
+			continue
+		}
+		for m := range f.NumMethod() {
+			meth := f.Method(m)
+			mt := meth.Type()
+			name := cv.Type().Field(i).Name + "." + f.Type().Method(m).Name
+			if mt.NumIn() == 0 || mt.In(0) != ctxType {
+				continue
+			}
+			zero := []reflect.Value{reflect.Zero(ctxType)}
+			good := []reflect.Value{reflect.Zero(ctxType)}
+			for a := 1; a < mt.NumIn(); a++ {
+				zero = append(zero, reflect.Zero(mt.In(a)))
+				if v, ok := valid[mt.In(a)]; ok {
+					good = append(good, reflect.ValueOf(v))
+				} else {
+					good = append(good, reflect.Zero(mt.In(a)))
+				}
+			}
+			var ve *ValidationError
+			if err := call(meth, zero); !errors.As(err, &ve) || !errors.Is(err, ErrInvalidParams) {
+				t.Errorf("%s(nil, zero values) = %v, want a *ValidationError", name, err)
+			}
+			if err := call(meth, good); !errors.As(err, &ve) || ve.Field != "ctx" {
+				t.Errorf("%s(nil, valid arguments) = %v, want a *ValidationError for ctx", name, err)
+			}
+			tested++
+		}
+	}
+	if tested < 25 {
+		t.Errorf("tested %d methods; the client has more", tested)
+	}
+	if srv.count() != 0 {
+		t.Errorf("%d requests sent for nil contexts", srv.count())
 	}
 }

@@ -2,10 +2,18 @@ package acctadmin
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"log"
+	"net"
 	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -171,4 +179,83 @@ func TestAPIErrorBodyIsCutOnARuneBoundary(t *testing.T) {
 			}
 		}
 	}
+}
+
+// A TransportError says what failed, never which host: not for TLS
+// certificate errors, DNS errors or URL errors either, while errors.As
+// still reaches the typed cause.
+func TestTransportErrorNamesNoHost(t *testing.T) {
+	noHost := func(t *testing.T, err error, hosts ...string) {
+		t.Helper()
+		var te *TransportError
+		if !errors.As(err, &te) {
+			t.Fatalf("err = %v, want a *TransportError", err)
+		}
+		for _, h := range hosts {
+			if strings.Contains(err.Error(), h) {
+				t.Errorf("error names %q: %v", h, err)
+			}
+		}
+	}
+	tlsSrv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, 200, `{"success":true,"result":[]}`)
+	}))
+	tlsSrv.Config.ErrorLog = log.New(io.Discard, "", 0) // the refused handshakes
+	tlsSrv.StartTLS()
+	defer tlsSrv.Close()
+	port := tlsSrv.Listener.Addr().(*net.TCPAddr).Port
+
+	t.Run("certificate for another name", func(t *testing.T) {
+		c, err := NewClient(testAccessKey, testSecretKey, WithMaxRetries(0),
+			WithBaseURL("https://localhost:"+strconv.Itoa(port)), WithHTTPClient(tlsSrv.Client()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = c.Callbacks.List(context.Background())
+		noHost(t, err, "example.com", "localhost", strconv.Itoa(port))
+		var he x509.HostnameError
+		if !errors.As(err, &he) {
+			t.Errorf("errors.As(x509.HostnameError) failed on %v", err)
+		}
+	})
+	t.Run("unknown authority", func(t *testing.T) {
+		c, err := NewClient(testAccessKey, testSecretKey, WithMaxRetries(0), WithBaseURL(tlsSrv.URL))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = c.Callbacks.List(context.Background())
+		noHost(t, err, "127.0.0.1", strconv.Itoa(port))
+		var ua x509.UnknownAuthorityError
+		var cv *tls.CertificateVerificationError
+		if !errors.As(err, &ua) || !errors.As(err, &cv) {
+			t.Errorf("errors.As to the certificate errors failed on %v", err)
+		}
+	})
+	t.Run("dns", func(t *testing.T) {
+		dnsErr := &net.DNSError{Err: "no such host", Name: "api.hidden-host.example", Server: "10.9.8.7:53", IsNotFound: true}
+		tr := &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			return nil, &net.OpError{Op: "dial", Net: network, Err: dnsErr}
+		}}
+		c, err := NewClient(testAccessKey, testSecretKey, WithMaxRetries(1), WithRetryWait(time.Millisecond, time.Millisecond),
+			WithBaseURL("https://api.hidden-host.example"), WithHTTPClient(&http.Client{Transport: tr}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = c.Services.Create(context.Background(), &ServiceCreateParams{Company: "A", Jurisdictions: []string{"Utah"}})
+		noHost(t, err, "hidden-host", "10.9.8.7")
+		var de *net.DNSError
+		if !errors.As(err, &de) || !strings.Contains(err.Error(), "no such host") {
+			t.Errorf("err = %v, want the DNS error kept and said", err)
+		}
+		// A name that does not resolve reached no server: even a POST is
+		// tried again.
+		if te := new(TransportError); errors.As(err, &te) && te.Attempts != 2 {
+			t.Errorf("attempts = %d, want 2", te.Attempts)
+		}
+	})
+	t.Run("url error text", func(t *testing.T) {
+		err := &TransportError{Method: "GET", Path: "/x", Attempts: 1,
+			Err: &url.Error{Op: "Get", URL: "https://secret-host.example/x?company=Top", Err: errors.New("boom")}}
+		noHost(t, err, "secret-host", "company=")
+	})
 }

@@ -1,6 +1,14 @@
 package acctadmin
 
-import "testing"
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"testing"
+)
 
 // A card number the call sent is redacted however it is grouped: 4-4-4-4
 // with spaces, hyphens, dots, no-break spaces or dashes, the 4-6-5 of an
@@ -75,5 +83,36 @@ func TestRedactorShortSecretBoundary(t *testing.T) {
 	keys.add("key-5", "[redacted]")  // 5 bytes: too short to identify anything
 	if got, want := keys.redact("key-56 key-5"), "[redacted] key-5"; got != want {
 		t.Errorf("keys: redact = %q, want %q", got, want)
+	}
+}
+
+// A message longer than the cap that echoes the query: the query is
+// replaced before the message is cut, so no part of it survives.
+func TestAPIErrorMessageRedactsBeforeCutting(t *testing.T) {
+	for pad := 440; pad <= 520; pad += 3 {
+		for _, form := range []string{"raw", "decoded"} {
+			srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
+				echo := r.URL.RawQuery
+				if form == "decoded" {
+					echo, _ = url.QueryUnescape(echo)
+				}
+				msg := strings.Repeat("x", pad) + " bad query: " + echo
+				writeJSON(w, http.StatusBadRequest, `{"message":`+strconv.Quote(msg)+`}`)
+			})
+			c := newTestClient(t, srv)
+			_, err := c.Services.List(context.Background(), &ServiceListParams{Company: "Top Secret Holdings"})
+			var ae *APIError
+			if !errors.As(err, &ae) {
+				t.Fatalf("pad %d: err = %v, want an *APIError", pad, err)
+			}
+			for _, leak := range []string{"Top", "Secret", "company=", "compan"} {
+				if strings.Contains(ae.Message, leak) || strings.Contains(err.Error(), leak) {
+					t.Fatalf("pad %d, %s: message keeps %q: %s", pad, form, leak, ae.Message)
+				}
+			}
+			if len(ae.Message) > 500+len("…") {
+				t.Fatalf("pad %d: message of %d bytes, over the cap", pad, len(ae.Message))
+			}
+		}
 	}
 }

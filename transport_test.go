@@ -16,7 +16,9 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"reflect"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -1386,5 +1388,126 @@ func TestReviewConcurrentCancellation(t *testing.T) {
 	}
 	if _, err := c.Callbacks.List(context.Background()); err != nil {
 		t.Errorf("the client stopped working: %v", err)
+	}
+}
+
+// A Content-Length that announces the whole cap while a few bytes come:
+// what the client allocates follows what arrived, on every attempt.
+func TestLyingContentLengthAllocatesWhatArrives(t *testing.T) {
+	const sent = `{"success":true,"result":[`
+	srv := newAPIServer(t, hsRaw(t, hsResponse(maxJSONBody, sent), 0))
+	c := newTestClient(t, srv, WithMaxRetries(3))
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	_, err := c.Callbacks.List(context.Background())
+	runtime.ReadMemStats(&after)
+	te := hsWantTransportError(t, err)
+	if te.Attempts != 4 || srv.count() != 4 {
+		t.Fatalf("%d attempts, %d requests; want 4", te.Attempts, srv.count())
+	}
+	// Four attempts of about 30 bytes each; the bound leaves room for the
+	// rest of a call's allocations and nothing like the 32 MiB announced.
+	if got := after.TotalAlloc - before.TotalAlloc; got > 4<<20 {
+		t.Errorf("allocated %d MiB for %d bytes received", got>>20, 4*len(sent))
+	}
+}
+
+// The attempt timeout of WithTimeout is recognisable both ways a Go
+// program checks for a timeout.
+func TestAttemptTimeoutIsRecognisable(t *testing.T) {
+	check := func(t *testing.T, err error) {
+		t.Helper()
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("errors.Is(err, context.DeadlineExceeded) = false for %v", err)
+		}
+		var ne net.Error
+		if !errors.As(err, &ne) || !ne.Timeout() {
+			t.Errorf("err %v is no net.Error with Timeout()", err)
+		}
+		if !errors.Is(err, errAttemptTimeout) {
+			t.Errorf("err %v is not the attempt timeout", err)
+		}
+	}
+	t.Run("no headers", func(t *testing.T) {
+		srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
+		c := newTestClient(t, srv, WithTimeout(50*time.Millisecond), WithMaxRetries(0))
+		_, err := c.Callbacks.List(context.Background())
+		check(t, err)
+	})
+	t.Run("body stalls", func(t *testing.T) {
+		srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write([]byte(`{"success":true,`))
+			http.NewResponseController(w).Flush()
+			<-r.Context().Done()
+		})
+		c := newTestClient(t, srv, WithTimeout(50*time.Millisecond), WithMaxRetries(0))
+		_, err := c.Callbacks.List(context.Background())
+		check(t, err)
+	})
+	t.Run("file headers", func(t *testing.T) {
+		srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
+		c := newTestClient(t, srv, WithTimeout(50*time.Millisecond), WithMaxRetries(0))
+		_, err := c.Documents.Download(context.Background(), uuid.New())
+		check(t, err)
+	})
+}
+
+// Every retry wait stays inside the bounds of WithRetryWait, jitter
+// included.
+func TestRetryWaitsStayInBounds(t *testing.T) {
+	for _, b := range [][2]time.Duration{
+		{defaultRetryWaitMin, defaultRetryWaitMax}, {10 * time.Millisecond, 10 * time.Millisecond},
+		{time.Millisecond, 3 * time.Millisecond}, {0, 0}, {1, 2}, {time.Second, time.Hour},
+	} {
+		c, err := NewClient(testAccessKey, testSecretKey, WithRetryWait(b[0], b[1]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		seenLow, seenHigh := false, false
+		for n := 1; n <= 80; n++ {
+			for range 50 {
+				w := c.backoff(n)
+				if w < b[0] || w > b[1] {
+					t.Fatalf("bounds %v: wait %s before retry %d is out of bounds", b, w, n)
+				}
+				seenLow = seenLow || (n == 1 && w < b[0]+(b[1]-b[0])/4+1)
+				seenHigh = seenHigh || w >= b[1]-(b[1]-b[0])/4
+			}
+		}
+		if b[1] > b[0] && (!seenLow || !seenHigh) {
+			t.Errorf("bounds %v: waits never near the minimum (%v) or at the maximum (%v)", b, seenLow, seenHigh)
+		}
+	}
+}
+
+// The log shows each attempt's answer before the retry it causes.
+func TestLogShowsAnswerBeforeItsRetry(t *testing.T) {
+	n := 0
+	srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
+		n++
+		if n < 3 {
+			w.WriteHeader(503)
+			return
+		}
+		writeJSON(w, 200, `{"success":true,"result":[]}`)
+	})
+	logger, buf := tpLogger(t)
+	c := newTestClient(t, srv, WithLogger(logger))
+	if _, err := c.Callbacks.List(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var seq []string
+	for _, line := range strings.Split(strings.TrimSpace(buf.String()), "\n") {
+		for _, m := range []string{"acctadmin: request", "acctadmin: response", "acctadmin: retrying"} {
+			if strings.Contains(line, `"msg":"`+m+`"`) {
+				seq = append(seq, strings.TrimPrefix(m, "acctadmin: "))
+			}
+		}
+	}
+	want := []string{"request", "response", "retrying", "request", "response", "retrying", "request", "response"}
+	if !reflect.DeepEqual(seq, want) {
+		t.Errorf("log order = %v, want %v", seq, want)
 	}
 }

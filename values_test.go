@@ -4,9 +4,12 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
+	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 func TestTimeAcceptsEveryWireForm(t *testing.T) {
@@ -322,4 +325,33 @@ func TestSecretShowsOnlyWhereItsDocSays(t *testing.T) {
 			t.Errorf("JSON of %T = %s (%v), want it redacted", v, b, err)
 		}
 	}
+}
+
+// Strings that reach callers are valid UTF-8, as encoding/json makes them.
+func TestStringsReachCallersAsValidUTF8(t *testing.T) {
+	t.Run("jurisdictions", func(t *testing.T) {
+		var j jurisdictionNames
+		if err := j.UnmarshalJSON([]byte("[\"Ut\xffah\", {\"jurisdiction\": \"Ida\xfeho\"}]")); err != nil {
+			t.Fatal(err)
+		}
+		want := []string{"Ut\uFFFDah", "Ida\uFFFDho"}
+		if !reflect.DeepEqual([]string(j), want) {
+			t.Errorf("jurisdictions = %q, want %q", j, want)
+		}
+	})
+	t.Run("unquote", func(t *testing.T) {
+		s, ok := unquote([]byte("\"a\xc3\""))
+		if !ok || s != "a\uFFFD" {
+			t.Errorf("unquote = %q, %v; want %q", s, ok, "a\uFFFD")
+		}
+	})
+	t.Run("message cut inside a rune", func(t *testing.T) {
+		for pad := 495; pad <= 500; pad++ {
+			msg := strings.Repeat("a", pad) + strings.Repeat("é", 10)
+			e := newAPIError(400, "GET", "/x", []byte(`{"message":`+strconv.Quote(msg)+`}`), nil)
+			if !utf8.ValidString(e.Message) || !utf8.ValidString(e.Error()) {
+				t.Errorf("pad %d: message %q is not valid UTF-8", pad, e.Message[len(e.Message)-8:])
+			}
+		}
+	})
 }
