@@ -274,3 +274,56 @@ func TestReviewHostileEnvelopes(t *testing.T) {
 		})
 	}
 }
+
+// Deep nesting: the decoder refuses it at once instead of recursing.
+func TestHostileDeepNesting(t *testing.T) {
+	for _, tc := range []struct{ name, body string }{
+		{"arrays", `{"success":true,"result":` + strings.Repeat("[", 100_000)},
+		{"arrays closed", `{"success":true,"result":` + strings.Repeat("[", 100_000) + strings.Repeat("]", 100_000) + `}`},
+		{"objects", `{"success":true,"result":` + strings.Repeat(`{"a":`, 100_000) + "1" + strings.Repeat("}", 100_000) + `}`},
+		{"error body", `{"success":false,"message":` + strings.Repeat(`{"message":`, 100_000) + `"x"` + strings.Repeat("}", 100_000) + `}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
+				writeJSON(w, http.StatusOK, tc.body)
+			})
+			c := newTestClient(t, srv)
+			res := hsMeasure(t, func(ctx context.Context) error {
+				_, err := c.Callbacks.List(ctx)
+				return err
+			})
+			de := hsWantDecodeError(t, res.err)
+			if de.Endpoint != "GET /callbacks" {
+				t.Errorf("DecodeError = %v", de)
+			}
+			if res.alloc > hsMemBound {
+				t.Errorf("the call allocated %d MiB", res.alloc>>20)
+			}
+		})
+	}
+}
+
+// A turnaround nested in arrays thousands deep, around a large object:
+// each level was once decoded by reading all of the levels inside it
+// again, so a body of a few MiB kept a CPU busy for minutes.
+func TestHostileNestedTurnaround(t *testing.T) {
+	const depth = 9_000
+	pad := strings.Repeat("p", 1<<20)
+	body := `{"success":true,"result":[{"id":"7d4a1f3e-8b2c-4e5f-9a6b-1c2d3e4f5a6b","price":1,"filing_methods":[{"filed_in":` +
+		strings.Repeat("[", depth) + `{"days":1,"pad":"` + pad + `"}` + strings.Repeat("]", depth) + `}]}]}`
+	srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, body)
+	})
+	c := newTestClient(t, srv)
+	res := hsMeasure(t, func(ctx context.Context) error {
+		_, err := c.FilingProducts.List(ctx, &FilingProductListParams{URL: "https://example.com", Jurisdiction: "Utah"})
+		return err
+	})
+	de := hsWantDecodeError(t, res.err)
+	if de.Path != "result[0].filing_methods[0].filed_in" {
+		t.Errorf("DecodeError path = %q, want the turnaround", de.Path)
+	}
+	if res.alloc > hsMemBound {
+		t.Errorf("the call allocated %d MiB", res.alloc>>20)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/uuid"
 	"pgregory.net/rapid"
 )
 
@@ -155,3 +156,103 @@ func TestSafeFilenameNeverLeavesTheFolder(t *testing.T) {
 		}
 	})
 }
+
+// Binary endpoints that answer something else: JSON (success or not,
+// small or endless), HTML, the other binary type. Each is a typed error;
+// the endless ones are cut at the caps.
+func TestHostileBinaryEndpoints(t *testing.T) {
+	id := uuid.MustParse("7d4a1f3e-8b2c-4e5f-9a6b-1c2d3e4f5a6b")
+	for _, tc := range []struct {
+		name    string
+		handler func(s *hsServer, w http.ResponseWriter, r *http.Request)
+		call    func(ctx context.Context, c *Client) (*File, error)
+		check   func(t *testing.T, err error)
+	}{
+		{
+			name: "json success for a pdf",
+			handler: func(s *hsServer, w http.ResponseWriter, r *http.Request) {
+				writeJSON(w, http.StatusOK, `{"success":true,"result":{"id":"x"}}`)
+			},
+			call: func(ctx context.Context, c *Client) (*File, error) { return c.Documents.Download(ctx, id) },
+			check: func(t *testing.T, err error) {
+				if de := hsWantDecodeError(t, err); !strings.Contains(de.Error(), `"application/json"`) {
+					t.Errorf("DecodeError = %v, want it to name the content type", de)
+				}
+			},
+		},
+		{
+			name: "json failure for a png",
+			handler: func(s *hsServer, w http.ResponseWriter, r *http.Request) {
+				writeJSON(w, http.StatusOK, `{"success":false,"message":"page not rendered"}`)
+			},
+			call: func(ctx context.Context, c *Client) (*File, error) { return c.Resources.Page(ctx, id, 0, nil) },
+			check: func(t *testing.T, err error) {
+				if apiErr := tpAPIError(t, err); apiErr.Message != "page not rendered" || apiErr.StatusCode != 200 {
+					t.Errorf("APIError = %+v", apiErr)
+				}
+			},
+		},
+		{
+			name: "endless json for a pdf",
+			handler: func(s *hsServer, w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/json")
+				_, _ = io.WriteString(w, `{"success":false,"message":"`)
+				s.stream(w, r, bytes.Repeat([]byte("x"), 64<<10), -1)
+			},
+			call: func(ctx context.Context, c *Client) (*File, error) { return c.Resources.Download(ctx, id) },
+			check: func(t *testing.T, err error) {
+				hsWantDecodeError(t, err)
+			},
+		},
+		{
+			name: "endless html for a png",
+			handler: func(s *hsServer, w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "text/html")
+				s.stream(w, r, bytes.Repeat([]byte("<p>login</p>"), 4<<10), -1)
+			},
+			call: func(ctx context.Context, c *Client) (*File, error) {
+				return c.Documents.Page(ctx, id, 2, &PageParams{DPI: 72})
+			},
+			check: func(t *testing.T, err error) {
+				if de := hsWantDecodeError(t, err); !strings.Contains(de.Error(), "text/html") {
+					t.Errorf("DecodeError = %v", de)
+				}
+			},
+		},
+		{
+			name: "pdf for a png",
+			handler: func(s *hsServer, w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/pdf")
+				_, _ = io.WriteString(w, "%PDF-1.4\n")
+			},
+			call: func(ctx context.Context, c *Client) (*File, error) { return c.Documents.Page(ctx, id, 0, nil) },
+			check: func(t *testing.T, err error) {
+				if de := hsWantDecodeError(t, err); !strings.Contains(de.Error(), "application/pdf") {
+					t.Errorf("DecodeError = %v", de)
+				}
+			},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := newHostileServer(t, tc.handler)
+			c := newTestClient(t, srv.apiServer)
+			res := hsMeasure(t, func(ctx context.Context) error {
+				f, err := tc.call(ctx, c)
+				if f != nil {
+					f.Close()
+					t.Errorf("got a file of type %q", f.ContentType)
+				}
+				return err
+			})
+			tc.check(t, res.err)
+			if res.alloc > hsMemBound {
+				t.Errorf("the call allocated %d MiB", res.alloc>>20)
+			}
+			srv.settled(t)
+		})
+	}
+}
+
+// The redirect to another host, whose request must not carry the
+// credentials, is TestRedirectToOtherHostRefused (transport_test.go);
+// TestSecretsNeverLeak runs every method against one.

@@ -1,14 +1,18 @@
 package acctadmin
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -184,4 +188,96 @@ func (c *lkConns) track(conn net.Conn, s http.ConnState) {
 		return
 	}
 	c.states[conn] = s
+}
+
+// hsGuard is the deadline after which a call counts as hung.
+const hsGuard = 20 * time.Second
+
+// hsMemBound is the most a call may allocate while reading a hostile
+// answer of any size: the 32 MiB cap, plus the buffer's growth, plus slack.
+const hsMemBound = 100 << 20
+
+type hsResult struct {
+	err     error
+	elapsed time.Duration
+	// alloc is what the process allocated during the call (the growth of
+	// runtime.MemStats.TotalAlloc): an upper bound on what the call held.
+	alloc uint64
+}
+
+// hsMeasure runs call under the guard deadline and measures it.
+func hsMeasure(t *testing.T, call func(ctx context.Context) error) hsResult {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), hsGuard)
+	defer cancel()
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	start := time.Now()
+	err := call(ctx)
+	elapsed := time.Since(start)
+	runtime.ReadMemStats(&after)
+	if ctx.Err() != nil {
+		t.Fatalf("the call was still running after %s: it hangs (err %v)", hsGuard, err)
+	}
+	r := hsResult{err: err, elapsed: elapsed, alloc: after.TotalAlloc - before.TotalAlloc}
+	t.Logf("ended in %s after allocating %.1f MiB: %v", elapsed.Round(time.Millisecond), float64(r.alloc)/(1<<20), err)
+	return r
+}
+
+// hsServer is a test server whose handler counts the body bytes it
+// managed to send, and the handlers still running.
+type hsServer struct {
+	*apiServer
+	sent    atomic.Int64
+	running atomic.Int32
+}
+
+func newHostileServer(t *testing.T, h func(s *hsServer, w http.ResponseWriter, r *http.Request)) *hsServer {
+	t.Helper()
+	s := &hsServer{}
+	s.apiServer = newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
+		s.running.Add(1)
+		defer s.running.Add(-1)
+		h(s, w, r)
+	})
+	return s
+}
+
+// stream writes chunk until limit bytes were sent (limit < 0: forever)
+// or the client goes away.
+func (s *hsServer) stream(w http.ResponseWriter, r *http.Request, chunk []byte, limit int64) {
+	for sent := int64(0); limit < 0 || sent < limit; sent += int64(len(chunk)) {
+		if r.Context().Err() != nil {
+			return
+		}
+		n, err := w.Write(chunk)
+		s.sent.Add(int64(n))
+		if err != nil {
+			return
+		}
+	}
+}
+
+// settled waits for the handlers to end (the client hung up) and returns
+// how many body bytes they sent.
+func (s *hsServer) settled(t *testing.T) int64 {
+	t.Helper()
+	deadline := time.Now().Add(hsGuard)
+	for s.running.Load() > 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the server is still sending: the client did not hang up")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return s.sent.Load()
+}
+
+func hsWantDecodeError(t *testing.T, err error) *DecodeError {
+	t.Helper()
+	var de *DecodeError
+	if !errors.As(err, &de) {
+		t.Fatalf("err = %v (%T), want a *DecodeError", err, err)
+	}
+	return de
 }

@@ -2,6 +2,7 @@ package acctadmin
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"crypto/tls"
 	"encoding/json"
@@ -1510,4 +1511,274 @@ func TestLogShowsAnswerBeforeItsRetry(t *testing.T) {
 	if !reflect.DeepEqual(seq, want) {
 		t.Errorf("log order = %v, want %v", seq, want)
 	}
+}
+
+// A JSON answer of 1 GiB, generated as it is sent: the client stops at
+// its 32 MiB cap, hangs up, and holds no more than the cap.
+func TestHostileHugeJSONBody(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		contentLength bool
+	}{{"chunked", false}, {"with content length", true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			const size = 1 << 30
+			prefix := []byte(`{"success":true,"result":[`)
+			srv := newHostileServer(t, func(s *hsServer, w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/json")
+				if tc.contentLength {
+					w.Header().Set("Content-Length", strconv.Itoa(size))
+				}
+				n, _ := w.Write(prefix)
+				s.sent.Add(int64(n))
+				s.stream(w, r, hsItem, size-int64(len(prefix)))
+			})
+			c := newTestClient(t, srv.apiServer)
+			res := hsMeasure(t, func(ctx context.Context) error {
+				_, err := c.Callbacks.List(ctx)
+				return err
+			})
+			hsWantTooLarge(t, res.err, "GET /callbacks")
+			if res.alloc > hsMemBound {
+				t.Errorf("the call allocated %d MiB, want under %d MiB", res.alloc>>20, hsMemBound>>20)
+			}
+			if sent := srv.settled(t); sent > 128<<20 {
+				t.Errorf("the server sent %d MiB before the client hung up, want about the 32 MiB cap", sent>>20)
+			}
+			if n := srv.count(); n != 1 {
+				t.Errorf("%d requests, want 1 (an oversized answer is not retried)", n)
+			}
+		})
+	}
+}
+
+// A body that never ends, fast: the cap ends it.
+func TestHostileEndlessBody(t *testing.T) {
+	srv := newHostileServer(t, func(s *hsServer, w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"success":true,"result":[`)
+		s.stream(w, r, hsItem, -1)
+	})
+	c := newTestClient(t, srv.apiServer)
+	res := hsMeasure(t, func(ctx context.Context) error {
+		_, err := c.Services.List(ctx, nil)
+		return err
+	})
+	hsWantTooLarge(t, res.err, "GET /services")
+	if res.alloc > hsMemBound {
+		t.Errorf("the call allocated %d MiB, want under %d MiB", res.alloc>>20, hsMemBound>>20)
+	}
+	srv.settled(t)
+}
+
+// A body that trickles forever, one byte at a time: the per-attempt
+// timeout ends each attempt, and a GET is tried again like any attempt
+// whose connection broke, up to the retry limit.
+func TestHostileTricklingBody(t *testing.T) {
+	srv := newHostileServer(t, func(s *hsServer, w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"success":true,"result":[`)
+		rc := http.NewResponseController(w)
+		for r.Context().Err() == nil {
+			if _, err := io.WriteString(w, " "); err != nil {
+				return
+			}
+			_ = rc.Flush()
+			time.Sleep(20 * time.Millisecond)
+		}
+	})
+	c := newTestClient(t, srv.apiServer, WithTimeout(200*time.Millisecond))
+	res := hsMeasure(t, func(ctx context.Context) error {
+		_, err := c.Resources.List(ctx, nil)
+		return err
+	})
+	te := hsWantTransportError(t, res.err)
+	if !errors.Is(res.err, errAttemptTimeout) || !errors.Is(res.err, context.DeadlineExceeded) {
+		t.Errorf("cause = %v, want the attempt timeout, a deadline", te.Err)
+	}
+	if res.elapsed < 200*time.Millisecond {
+		t.Errorf("ended after %s, before the 200ms timeout", res.elapsed)
+	}
+	srv.settled(t)
+	if n := srv.count(); n != 1+defaultMaxRetries || te.Attempts != n {
+		t.Errorf("%d requests, %d attempts reported, want %d", n, te.Attempts, 1+defaultMaxRetries)
+	}
+}
+
+// Headers that never come: every attempt times out, a GET is retried,
+// then the call fails.
+func TestHostileNoHeaders(t *testing.T) {
+	srv := newHostileServer(t, func(s *hsServer, w http.ResponseWriter, r *http.Request) {
+		<-r.Context().Done()
+	})
+	c := newTestClient(t, srv.apiServer, WithTimeout(200*time.Millisecond), WithMaxRetries(1))
+	res := hsMeasure(t, func(ctx context.Context) error {
+		_, err := c.Documents.Get(ctx, tpCallbackID)
+		return err
+	})
+	te := hsWantTransportError(t, res.err)
+	if te.Attempts != 2 || !errors.Is(res.err, errAttemptTimeout) {
+		t.Errorf("TransportError = %+v, want 2 attempts ended by the attempt timeout", te)
+	}
+	srv.settled(t)
+}
+
+// A gzip bomb: Go's transport asks for gzip and inflates it without the
+// caller seeing; the cap holds on the inflated size.
+func TestHostileGzipBomb(t *testing.T) {
+	bomb := hsGzipBomb(t, 1<<30)
+	var askedGzip atomic.Bool
+	srv := newHostileServer(t, func(s *hsServer, w http.ResponseWriter, r *http.Request) {
+		askedGzip.Store(strings.Contains(r.Header.Get("Accept-Encoding"), "gzip"))
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Encoding", "gzip")
+		w.Header().Set("Content-Length", strconv.Itoa(len(bomb)))
+		n, _ := w.Write(bomb)
+		s.sent.Add(int64(n))
+	})
+	c := newTestClient(t, srv.apiServer)
+	res := hsMeasure(t, func(ctx context.Context) error {
+		_, err := c.Invoices.List(ctx, nil)
+		return err
+	})
+	if !askedGzip.Load() {
+		t.Fatal("the transport did not ask for gzip: this test no longer tests transparent decompression")
+	}
+	hsWantTooLarge(t, res.err, "GET /invoices")
+	if res.alloc > hsMemBound {
+		t.Errorf("the call allocated %d MiB for a bomb of %d KiB", res.alloc>>20, len(bomb)>>10)
+	}
+	srv.settled(t)
+}
+
+// A Content-Length that lies.
+func TestHostileContentLength(t *testing.T) {
+	const envelope = `{"success":true,"timestamp":"2024-05-01 10:00:00 -0600","result":[]}`
+
+	t.Run("longer than sent, then closed", func(t *testing.T) {
+		srv := newAPIServer(t, hsRaw(t, hsResponse(len(envelope)+500, envelope), 0))
+		c := newTestClient(t, srv)
+		res := hsMeasure(t, func(ctx context.Context) error {
+			_, err := c.Callbacks.List(ctx)
+			return err
+		})
+		te := hsWantTransportError(t, res.err)
+		if !errors.Is(res.err, io.ErrUnexpectedEOF) {
+			t.Errorf("cause = %v, want the unexpected end of the body", te.Err)
+		}
+		// A GET whose answer broke off is tried again, up to the limit.
+		if n := srv.count(); n != 1+defaultMaxRetries || te.Attempts != n {
+			t.Errorf("%d requests, %d attempts reported, want %d", n, te.Attempts, 1+defaultMaxRetries)
+		}
+	})
+
+	t.Run("longer than sent, held open", func(t *testing.T) {
+		srv := newAPIServer(t, hsRaw(t, hsResponse(len(envelope)+500, envelope), 5*time.Second))
+		c := newTestClient(t, srv, WithTimeout(200*time.Millisecond))
+		res := hsMeasure(t, func(ctx context.Context) error {
+			_, err := c.Callbacks.List(ctx)
+			return err
+		})
+		te := hsWantTransportError(t, res.err)
+		if !errors.Is(res.err, errAttemptTimeout) {
+			t.Errorf("cause = %v, want the attempt timeout", te.Err)
+		}
+	})
+
+	t.Run("shorter than sent", func(t *testing.T) {
+		// The rest of the body reaches the connection after the answer;
+		// Go's transport says so on the standard logger and drops the
+		// connection. Keep that line out of the test output.
+		prev := log.Writer()
+		log.SetOutput(io.Discard)
+		defer log.SetOutput(prev)
+		var n atomic.Int32
+		srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
+			if n.Add(1) == 1 {
+				hsRaw(t, hsResponse(20, envelope), 0)(w, r)
+				return
+			}
+			writeJSON(w, http.StatusOK, envelope)
+		})
+		c := newTestClient(t, srv)
+		res := hsMeasure(t, func(ctx context.Context) error {
+			_, err := c.Callbacks.List(ctx)
+			return err
+		})
+		de := hsWantDecodeError(t, res.err)
+		if !strings.Contains(de.Error(), "not valid JSON") {
+			t.Errorf("DecodeError = %v, want invalid JSON", de)
+		}
+		// The client is still usable: the next call gets a clean answer.
+		cbs, err := c.Callbacks.List(context.Background())
+		if err != nil || cbs == nil || len(cbs) != 0 {
+			t.Errorf("next call = %v, %v; want an empty listing", cbs, err)
+		}
+	})
+}
+
+var hsItem = []byte(strings.Repeat(`"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",`, 1<<10)) // 64 KiB
+
+func hsWantTooLarge(t *testing.T, err error, endpoint string) {
+	t.Helper()
+	var de *DecodeError
+	if !errors.As(err, &de) || !errors.Is(err, ErrResponseTooLarge) {
+		t.Fatalf("err = %v (%T), want a *DecodeError that is ErrResponseTooLarge", err, err)
+	}
+	if de.Endpoint != endpoint {
+		t.Errorf("Endpoint = %q, want %q", de.Endpoint, endpoint)
+	}
+}
+
+func hsWantTransportError(t *testing.T, err error) *TransportError {
+	t.Helper()
+	var te *TransportError
+	if !errors.As(err, &te) {
+		t.Fatalf("err = %v (%T), want a *TransportError", err, err)
+	}
+	return te
+}
+
+// hsGzipBomb returns a gzip stream, made of many members, that inflates
+// to size bytes of a JSON array that never closes. It is built from one
+// compressed megabyte of spaces repeated, so it costs little to make.
+func hsGzipBomb(t *testing.T, size int) []byte {
+	t.Helper()
+	member := func(p []byte) []byte {
+		var b bytes.Buffer
+		zw, _ := gzip.NewWriterLevel(&b, gzip.BestCompression)
+		_, _ = zw.Write(p)
+		if err := zw.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return b.Bytes()
+	}
+	out := member([]byte(`{"success":true,"result":[`))
+	spaces := member(bytes.Repeat([]byte(" "), 1<<20))
+	for n := 0; n < size>>20; n++ {
+		out = append(out, spaces...)
+	}
+	return out
+}
+
+// hsRaw answers with raw bytes on the hijacked connection, so that the
+// headers can lie, then keeps the connection open for hold or closes it.
+func hsRaw(t *testing.T, raw string, hold time.Duration) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		conn, buf, err := http.NewResponseController(w).Hijack()
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		defer conn.Close()
+		_, _ = buf.WriteString(raw)
+		_ = buf.Flush()
+		if hold > 0 {
+			_ = conn.SetReadDeadline(time.Now().Add(hold))
+			_, _ = io.Copy(io.Discard, conn) // until the client hangs up
+		}
+	}
+}
+
+func hsResponse(contentLength int, body string) string {
+	return "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " + strconv.Itoa(contentLength) + "\r\n\r\n" + body
 }

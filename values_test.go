@@ -1,9 +1,11 @@
 package acctadmin
 
 import (
+	"context"
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
+	"net/http"
 	"reflect"
 	"strconv"
 	"strings"
@@ -354,4 +356,28 @@ func TestStringsReachCallersAsValidUTF8(t *testing.T) {
 			}
 		}
 	})
+}
+
+// Invalid UTF-8 in strings is read as the replacement character, not
+// passed on: callers always get valid strings. In an id it is an error.
+func TestHostileInvalidUTF8(t *testing.T) {
+	srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, "{\"success\":true,\"result\":[{\"id\":\"7d4a1f3e-8b2c-4e5f-9a6b-1c2d3e4f5a6b\",\"url\":\"https://ex\xff\xfeample.com/\xc0\xaf\\ud800\"}]}")
+	})
+	c := newTestClient(t, srv)
+	cbs, err := c.Callbacks.List(context.Background())
+	if err != nil || len(cbs) != 1 {
+		t.Fatalf("List = %v, %v", cbs, err)
+	}
+	if got := cbs[0].URL; !utf8.ValidString(got) || strings.Count(got, "\uFFFD") != 5 || !strings.HasPrefix(got, "https://ex") {
+		t.Errorf("URL = %q, want valid UTF-8 with 5 replacement characters", got)
+	}
+
+	bad := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, "{\"success\":true,\"result\":[{\"id\":\"7d4a1f3e-8b2c-4e5f-9a6b-1c2d3e4f5a6\xff\"}]}")
+	})
+	_, err = newTestClient(t, bad).Callbacks.List(context.Background())
+	if de := hsWantDecodeError(t, err); de.Path != "result[0].id" {
+		t.Errorf("DecodeError path = %q, want result[0].id", de.Path)
+	}
 }
