@@ -359,3 +359,15 @@ func TestAuthEveryAttemptSigned(t *testing.T) {
 		}
 	}
 }
+
+// A path with characters JSON escapes is signed with them escaped: the
+// content claim reads back as the path.
+func TestSignedPathIsEscaped(t *testing.T) {
+	for _, path := range []string{`/a\b`, `/a"b`, "/caf\u00e9", "/a\x01b", "/plain"} {
+		claims := appendJSONString(nil, path)
+		var back string
+		if err := json.Unmarshal(claims, &back); err != nil || back != path {
+			t.Errorf("appendJSONString(%q) = %s, reads back as %q, %v", path, claims, back, err)
+		}
+	}
+}

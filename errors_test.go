@@ -259,3 +259,47 @@ func TestTransportErrorNamesNoHost(t *testing.T) {
 		noHost(t, err, "secret-host", "company=")
 	})
 }
+
+// At most five messages of an error body's list are joined.
+func TestErrorMessageJoinsAtMostFive(t *testing.T) {
+	got := errorMessage([]byte(`{"errors":["a","b","c","d","e","f","g"]}`))
+	if got != "a; b; c; d; e" {
+		t.Fatalf("message = %q, want the first five", got)
+	}
+}
+
+// truncate keeps a text of exactly its bound, and cuts one byte more.
+func TestTruncateBoundary(t *testing.T) {
+	for _, tc := range []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"abcde", 5, "abcde"},
+		{"abcdef", 5, "abcde…"},
+		{"abcdefg", 5, "abcde…"},
+		{"abcdé", 5, "abcd…"}, // never half a rune
+	} {
+		if got := truncate(tc.s, tc.n); got != tc.want {
+			t.Errorf("truncate(%q, %d) = %q, want %q", tc.s, tc.n, got, tc.want)
+		}
+	}
+}
+
+// An APIError keeps at most 64 header values, however small they are.
+func TestAPIErrorHeaderCountIsBounded(t *testing.T) {
+	srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
+		for i := 0; i < 200; i++ {
+			w.Header().Add(fmt.Sprintf("X-N-%03d", i), "v")
+		}
+		writeJSON(w, http.StatusNotFound, `{"success":false}`)
+	})
+	_, err := newTestClient(t, srv).Callbacks.List(context.Background())
+	n := 0
+	for _, vs := range tpAPIError(t, err).Header {
+		n += len(vs)
+	}
+	if n != maxHeaderFields {
+		t.Fatalf("kept %d header values, want %d", n, maxHeaderFields)
+	}
+}

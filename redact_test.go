@@ -3,6 +3,8 @@ package acctadmin
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -113,6 +115,62 @@ func TestAPIErrorMessageRedactsBeforeCutting(t *testing.T) {
 			if len(ae.Message) > 500+len("…") {
 				t.Fatalf("pad %d: message of %d bytes, over the cap", pad, len(ae.Message))
 			}
+		}
+	}
+}
+
+// A token sent before a same-host redirect is redacted from the answer
+// after it, and a server that quotes the token's signature in a status
+// line it garbles does not get it into the error.
+func TestTokensOfTheCallAreRedactedWhereverEchoed(t *testing.T) {
+	var first string
+	srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/callbacks" {
+			first = strings.Split(rdToken(r), ".")[2]
+			http.Redirect(w, r, "/moved", http.StatusFound)
+			return
+		}
+		writeJSON(w, http.StatusBadRequest, `{"success":false,"message":"first signature was `+first+`"}`)
+	})
+	_, err := newTestClient(t, srv).Callbacks.List(context.Background())
+	if first == "" || strings.Contains(err.Error(), first) || tpAPIError(t, err).Message != "first signature was [redacted]" {
+		t.Fatalf("err = %v, want the earlier token's signature redacted", err)
+	}
+
+	raw := newRDServer(t)
+	raw.reset(func(r *http.Request) []byte {
+		return rawAnswer("HTTP/1.1 "+rdTokenPart(2)(r)+" Oops", nil, nil)
+	})
+	c, err := NewClient(testAccessKey, testSecretKey, WithBaseURL("http://"+raw.ln.Addr().String()), WithMaxRetries(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Callbacks.List(context.Background())
+	var te *TransportError
+	if !errors.As(err, &te) || !strings.Contains(err.Error(), "[redacted]") {
+		t.Fatalf("err = %v, want a *TransportError with the signature redacted", err)
+	}
+	for _, n := range raw.needles() {
+		if strings.Contains(err.Error(), n) || strings.Contains(te.Err.Error(), n) {
+			t.Fatalf("err shows %q: %v", n, err)
+		}
+	}
+}
+
+// A cause whose text is redacted keeps its sentinel for errors.Is.
+func TestRedactedCauseKeepsItsSentinel(t *testing.T) {
+	c, err := NewClient(testAccessKey, testSecretKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := &callState{c: c, method: http.MethodGet, path: "/x"}
+	got := st.redact(fmt.Errorf("server said %s: %w", testAccessKey, io.ErrUnexpectedEOF))
+	if !errors.Is(got, io.ErrUnexpectedEOF) || strings.Contains(got.Error(), testAccessKey) {
+		t.Fatalf("redact = %v: want io.ErrUnexpectedEOF kept and the key out", got)
+	}
+	for e := got; e != nil; e = errors.Unwrap(e) {
+		if strings.Contains(e.Error(), testAccessKey) {
+			t.Fatalf("%T in the chain shows the key: %v", e, e)
 		}
 	}
 }

@@ -381,3 +381,16 @@ func TestHostileInvalidUTF8(t *testing.T) {
 		t.Errorf("DecodeError path = %q, want result[0].id", de.Path)
 	}
 }
+
+// An amount written with more than 64 digits is refused as written, even
+// when its leading zeros would leave fewer: the bound is on the input.
+func TestMoneyDigitBoundCountsTheDigitsWritten(t *testing.T) {
+	for _, s := range []string{strings.Repeat("0", 64) + "1", strings.Repeat("0", 60) + "1." + strings.Repeat("0", 4)} {
+		if m, err := ParseMoney(s); err == nil {
+			t.Errorf("ParseMoney of %d digits = %s, want an error", len(strings.ReplaceAll(s, ".", "")), m)
+		}
+	}
+	if m, err := ParseMoney(strings.Repeat("0", 63) + "1"); err != nil || m.String() != "1" {
+		t.Errorf("ParseMoney of 64 digits = %v, %v; want 1", m, err)
+	}
+}
