@@ -1,15 +1,22 @@
 package acctadmin
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
+	"time"
+
+	"pgregory.net/rapid"
 )
 
 // A card number the call sent is redacted however it is grouped: 4-4-4-4
@@ -171,6 +178,252 @@ func TestRedactedCauseKeepsItsSentinel(t *testing.T) {
 	for e := got; e != nil; e = errors.Unwrap(e) {
 		if strings.Contains(e.Error(), testAccessKey) {
 			t.Fatalf("%T in the chain shows the key: %v", e, e)
+		}
+	}
+}
+
+// sensitiveNeedles are the planted values no output may show.
+var sensitiveNeedles = []string{wcCardNumber, "4242 4242", wcPassword, wcResetToken, wcSession}
+
+// Params and records that hold a card number, a CVC, a password or a
+// token print, log and marshal redacted, under every verb.
+func TestSensitiveValuesFormatRedacted(t *testing.T) {
+	card := wcCardParams()
+	card.Number = "4242 4242 4242 4242"
+	login := &LoginParams{Email: "u@example.com", Password: wcPassword}
+	reset := &ResetPasswordParams{Token: wcResetToken, Password: wcPassword, PasswordConfirmation: wcPassword}
+	session := &Session{Token: wcSession}
+	type holder struct {
+		Card  *Card
+		Login *LoginParams
+		Reset *ResetPasswordParams
+		Sess  *Session
+	}
+	values := []any{
+		card, *card, login, *login, reset, *reset, session, *session,
+		Secret(wcPassword),
+		// In containers and behind pointers, where fmt prints the
+		// %!s(*T=…) form of a value without its own Format.
+		[]*Card{card}, map[string]*Card{"card": card}, []Card{*card},
+		[]*LoginParams{login}, map[string]*ResetPasswordParams{"reset": reset}, []*Session{session},
+		holder{card, login, reset, session}, &holder{card, login, reset, session},
+		[]Secret{Secret(wcPassword)}, map[string]Secret{"pw": Secret(wcPassword)},
+	}
+	needles := append([]string{wcCVC}, sensitiveNeedles...)
+	for _, v := range values {
+		var texts []string
+		for _, verb := range []string{"%v", "%+v", "%#v", "%s", "%q", "%x", "%X", "%d", "%10.3v"} {
+			texts = append(texts, fmt.Sprintf(verb, v))
+		}
+		texts = append(texts, fmt.Sprint(v), fmt.Sprintln(v))
+		b, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		texts = append(texts, string(b))
+		var logs bytes.Buffer
+		// No time in the records: its digits could spell a needle.
+		noTime := &slog.HandlerOptions{ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
+			if len(groups) == 0 && a.Key == slog.TimeKey {
+				return slog.Attr{}
+			}
+			return a
+		}}
+		for _, h := range []slog.Handler{slog.NewTextHandler(&logs, noTime), slog.NewJSONHandler(&logs, noTime)} {
+			slog.New(h).Info("params", "p", v, slog.Any("any", v))
+		}
+		texts = append(texts, logs.String())
+		for _, text := range texts {
+			for _, n := range needles {
+				if strings.Contains(text, n) {
+					t.Errorf("%T shows %q: %s", v, n, text)
+				}
+			}
+		}
+		if !strings.Contains(fmt.Sprintf("%+v", v), "[redacted]") {
+			t.Errorf("%T does not say it holds a redacted value: %+v", v, v)
+		}
+	}
+	if s := Secret(""); fmt.Sprint(s) != "" || s.Reveal() != "" {
+		t.Errorf("the empty Secret prints %q", fmt.Sprint(s))
+	}
+	if Secret(wcPassword).Reveal() != wcPassword {
+		t.Error("Reveal does not give the value back")
+	}
+}
+
+// Every method of the routes beyond the first spec, on success and on
+// every way of failing, with a server that echoes the request body into
+// its answer (its headers, its message, its per-field errors): no error,
+// log line, hook argument, Response or returned record shows a planted
+// card number, password, reset token or session token.
+func TestSensitiveValuesNeverLeak(t *testing.T) {
+	echo := func(r *http.Request) string {
+		b, _ := io.ReadAll(r.Body)
+		return string(b)
+	}
+	servers := []struct {
+		name string
+		h    http.HandlerFunc
+	}{
+		{"success", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("X-Echo", echo(r))
+			writeJSON(w, 200, `{"success":true,"result":null}`)
+		}},
+		{"422 echoing the body", func(w http.ResponseWriter, r *http.Request) {
+			sent := echo(r)
+			w.Header().Set("X-Echo", sent)
+			body, _ := json.Marshal(map[string]any{"success": false, "message": "refused " + sent,
+				"errors": []map[string]string{{"field": "password " + sent, "message": "bad " + sent}}})
+			writeJSON(w, 422, string(body))
+		}},
+		{"503 echoing the body", func(w http.ResponseWriter, r *http.Request) {
+			writeJSON(w, 503, `{"message":"down `+strings.ReplaceAll(echo(r), `"`, `'`)+`"}`)
+		}},
+		{"success false", func(w http.ResponseWriter, r *http.Request) {
+			body, _ := json.Marshal(map[string]any{"success": false, "message": echo(r)})
+			writeJSON(w, 200, string(body))
+		}},
+		{"reset", func(w http.ResponseWriter, r *http.Request) { _ = echo(r); resetConn(w) }},
+	}
+	var logs tpLog
+	logger := slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	var mu sync.Mutex
+	var texts []string
+	note := func(format string, args ...any) {
+		mu.Lock()
+		texts = append(texts, fmt.Sprintf(format, args...))
+		mu.Unlock()
+	}
+	hooks := Hooks{
+		CallStart: func(ctx context.Context, c CallInfo) context.Context { note("%+v %#v", c, c); return ctx },
+		CallEnd:   func(_ context.Context, c CallInfo) { note("%+v %#v %v", c, c, c.Err) },
+		AttemptStart: func(ctx context.Context, a AttemptInfo) context.Context {
+			note("%+v", a)
+			return ctx
+		},
+		AttemptEnd: func(_ context.Context, a AttemptInfo) { note("%+v %#v %v", a, a, a.Err) },
+	}
+	calls := 0
+	for _, s := range servers {
+		srv := newAPIServer(t, s.h)
+		c := newTestClient(t, srv, WithLogger(logger), WithHooks(hooks), WithTimeout(2*time.Second))
+		for _, wc := range wireCases() {
+			var meta Response
+			got, err := wc.run(WithResponseInto(context.Background(), &meta), c)
+			calls++
+			note("%v %+v %#v %s %q", err, err, err, err, err)
+			if err != nil {
+				note("%s", err.Error())
+				var ae *APIError
+				if errors.As(err, &ae) {
+					note("%s %+v %s", ae.Body, ae.Fields, ae.Header)
+				}
+			}
+			note("%+v %#v %v", meta, meta, meta.Header)
+			note("%+v %#v", got, got)
+			if b, err := json.Marshal(got); err == nil {
+				note("%s", b)
+			}
+		}
+	}
+	texts = append(texts, logs.String())
+	for _, text := range texts {
+		for _, n := range sensitiveNeedles {
+			if strings.Contains(text, n) {
+				t.Errorf("an output shows %q: %.300s", n, text)
+			}
+		}
+	}
+	if calls < 100 || len(texts) < 500 {
+		t.Errorf("%d calls and %d texts: too few to show anything", calls, len(texts))
+	}
+}
+
+// Over generated passwords, reset tokens and card numbers, and servers
+// that echo the body raw or as JSON, in a message, a field error or a
+// header, on success or failure: no output shows a planted value, in
+// the form it was given or as JSON wrote it.
+func TestSensitiveValuesNeverLeakGenerated(t *testing.T) {
+	var echoMode, status int
+	srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		sent := string(b)
+		if echoMode == 1 { // decoded: the server echoes the values as it read them
+			var m map[string]any
+			_ = json.Unmarshal(b, &m)
+			sent = fmt.Sprint(m)
+		}
+		w.Header().Set("X-Echo", strings.ReplaceAll(strings.ReplaceAll(sent, "\r", ""), "\n", ""))
+		body, _ := json.Marshal(map[string]any{"success": status == 200, "message": "saw " + sent, "result": nil,
+			"errors": []map[string]string{{"field": "x", "message": sent}}})
+		writeJSON(w, status, string(body))
+	})
+	var logs tpLog
+	c := newTestClient(t, srv, WithLogger(slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))),
+		WithMaxRetries(0))
+	rapid.Check(t, func(rt *rapid.T) {
+		password := rapid.StringMatching(`[ -~é]{8,30}`).Draw(rt, "password")
+		token := rapid.StringMatching(`[A-Za-z0-9<>&"\\]{8,30}`).Draw(rt, "token")
+		number := rapid.StringMatching(`[0-9]{16}`).Draw(rt, "number")
+		echoMode = rapid.IntRange(0, 1).Draw(rt, "echo")
+		status = rapid.SampledFrom([]int{200, 400, 422, 500}).Draw(rt, "status")
+		logs.mu.Lock()
+		logs.buf.Reset()
+		logs.mu.Unlock()
+		card := wcCardParams()
+		card.Number = Secret(number)
+		var meta Response
+		ctx := WithResponseInto(context.Background(), &meta)
+		var errs []error
+		_, err := c.Auth.Login(ctx, &LoginParams{Email: "u@example.com", Password: Secret(password)})
+		errs = append(errs, err)
+		errs = append(errs, c.Auth.ResetPassword(ctx, &ResetPasswordParams{Token: Secret(token), Password: Secret(password)}))
+		_, err = c.PaymentMethods.Create(ctx, card)
+		errs = append(errs, err)
+		texts := []string{logs.String(), fmt.Sprintf("%+v %v", meta, meta.Header)}
+		for _, err := range errs {
+			texts = append(texts, fmt.Sprintf("%v %+v %#v", err, err, err))
+			var ae *APIError
+			if errors.As(err, &ae) {
+				texts = append(texts, string(ae.Body), fmt.Sprint(ae.Fields), fmt.Sprint(ae.Header))
+			}
+		}
+		var needles []string
+		for _, v := range []string{password, token, number} {
+			enc, _ := json.Marshal(v)
+			needles = append(needles, v, string(enc[1:len(enc)-1]))
+		}
+		for _, text := range texts {
+			for _, n := range needles {
+				if strings.Contains(text, n) {
+					rt.Fatalf("an output shows %q: %.300s", n, text)
+				}
+			}
+		}
+	})
+}
+
+// A server that echoes the card's body shows neither the number (as sent,
+// or as digits alone) nor the CVC as the body carried it.
+func TestCardEchoRedacted(t *testing.T) {
+	srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		body, _ := json.Marshal(map[string]any{"message": "declined " + string(b) + " card 4242424242424242"})
+		writeJSON(w, 402, string(body))
+	})
+	card := wcCardParams()
+	card.Number = "4242 4242 4242 4242"
+	_, err := newTestClient(t, srv).PaymentMethods.Create(context.Background(), card)
+	var ae *APIError
+	if !errors.As(err, &ae) || ae.StatusCode != 402 {
+		t.Fatalf("err = %v", err)
+	}
+	for _, text := range []string{err.Error(), string(ae.Body)} {
+		for _, n := range []string{"4242 4242 4242 4242", "4242424242424242", `"cvc":"` + wcCVC + `"`} {
+			if strings.Contains(text, n) {
+				t.Errorf("%q shows %q", text, n)
+			}
 		}
 	}
 }
