@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
+	"github.com/google/uuid"
 	"go.uber.org/goleak"
 )
 
@@ -281,3 +282,11 @@ func hsWantDecodeError(t *testing.T, err error) *DecodeError {
 	}
 	return de
 }
+
+// Values that the calls put in their query strings and bodies.
+const (
+	secCompany = "Acme Secretive Holdings"
+	secSite    = "https://www.secret-site.example/shop?ref=hidden"
+)
+
+var secID = uuid.MustParse("5f0c2a9e-7d41-4b8e-9c3a-1e2d3c4b5a69")
