@@ -421,3 +421,22 @@ func TestNilContextRefusedByEveryMethod(t *testing.T) {
 		t.Errorf("%d requests sent for nil contexts", srv.count())
 	}
 }
+
+// A user agent with a control character is refused by NewClient, so no
+// call is ever made with it.
+func TestWithUserAgentRefusesControlCharacters(t *testing.T) {
+	for _, ua := range []string{"app\x00", "app\x1b[31m", "app\x7f", "app\x01x", "a\rb", "a\nb"} {
+		c, err := NewClient(testAccessKey, testSecretKey, WithUserAgent(ua))
+		if err == nil || c != nil || !strings.Contains(err.Error(), "WithUserAgent") {
+			t.Errorf("WithUserAgent(%q): %v, %v; want an error", ua, c, err)
+		}
+	}
+	srv := newAPIServer(t, ok(`[]`))
+	c := newTestClient(t, srv, WithUserAgent("my-app/1.0\t(tab allowed) é"))
+	if _, err := c.Services.List(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := srv.requests()[0].Header.Get("User-Agent"); !strings.HasPrefix(got, "my-app/1.0\t(tab allowed) é acctadmin-go/") {
+		t.Fatalf("User-Agent = %q", got)
+	}
+}

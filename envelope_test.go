@@ -327,3 +327,17 @@ func TestHostileNestedTurnaround(t *testing.T) {
 		t.Errorf("the call allocated %d MiB", res.alloc>>20)
 	}
 }
+
+// The envelope's timestamp is not read: no shape of it fails a good
+// answer.
+func TestEnvelopeTimestampIsIgnored(t *testing.T) {
+	for _, ts := range []string{`"soon"`, `1700000000`, `{"at":1}`, `"2024-01-01 24:00:00 +0000"`, `null`} {
+		srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
+			writeJSON(w, http.StatusOK, `{"success":true,"timestamp":`+ts+`,"result":[{"id":"`+strings.Trim(sampleID, `"`)+`"}]}`)
+		})
+		got, err := newTestClient(t, srv).Services.List(context.Background(), nil)
+		if err != nil || len(got) != 1 {
+			t.Errorf("timestamp %s: %v, %v", ts, got, err)
+		}
+	}
+}

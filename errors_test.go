@@ -303,3 +303,34 @@ func TestAPIErrorHeaderCountIsBounded(t *testing.T) {
 		t.Fatalf("kept %d header values, want %d", n, maxHeaderFields)
 	}
 }
+
+// The message of an error body is looked for four levels down and no
+// further; deeper nesting is not walked, however deep it goes.
+func TestErrorMessageSearchIsBoundedInDepth(t *testing.T) {
+	nest := func(levels int) string {
+		s := `{"message":"deep"}`
+		for i := 0; i < levels; i++ {
+			s = `{"error":` + s + `}`
+		}
+		return s
+	}
+	for levels, want := range map[int]string{1: "deep", 3: "deep", 4: "", 50: ""} {
+		if got := errorMessage([]byte(nest(levels))); got != want {
+			t.Errorf("message under %d levels: %q, want %q", levels, got, want)
+		}
+	}
+	if got := errorMessage([]byte(`{"errors":[[[[{"message":"deep"}]]]]}`)); got != "" {
+		t.Errorf("message under nested arrays: %q, want none", got)
+	}
+	if got := errorMessage([]byte(`{"errors":[[{"message":"a"}],"b"]}`)); got != "a; b" {
+		t.Errorf("messages in an array: %q", got)
+	}
+	// 1,000 levels: Go's decoder takes them, the search stops at four.
+	srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusBadRequest, nest(1000))
+	})
+	_, err := newTestClient(t, srv).Services.List(context.Background(), nil)
+	if got := tpAPIError(t, err).Message; got != "bad request" {
+		t.Fatalf("Message = %q, want the status text", got)
+	}
+}
