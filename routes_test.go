@@ -403,3 +403,55 @@ func TestNewRoutesRefuseBadParams(t *testing.T) {
 		t.Errorf("%d requests sent for invalid calls", n)
 	}
 }
+
+// Each route beyond the first spec sends exactly what the provider's
+// clients send (method, path, query, body), signed, and reads the answer
+// in the shape the fake gives.
+func TestRoutesOnTheWire(t *testing.T) {
+	for _, wc := range wireCases() {
+		t.Run(wc.rt.operation, func(t *testing.T) {
+			srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
+				top := ""
+				if wc.top != "" {
+					top = "," + wc.top
+				}
+				writeJSON(w, 200, `{"success":true,"timestamp":"2024-01-02 03:04:05 +0000","result":`+wc.answer+top+`}`)
+			})
+			got, err := wc.run(context.Background(), newTestClient(t, srv))
+			if err != nil {
+				t.Fatalf("error: %v", err)
+			}
+			req := srv.last(t)
+			path := wc.rt.at(pathArgs(wc.rt)...).path
+			if req.Method != wc.rt.method || req.Path != path || req.RawQuery != wc.query || !req.AuthOK {
+				t.Errorf("sent %s %s?%s (auth %v %s), want %s %s?%s", req.Method, req.Path, req.RawQuery, req.AuthOK, req.AuthErr,
+					wc.rt.method, path, wc.query)
+			}
+			if wc.body == "" && req.Body != "" || wc.body != "" && !sameJSON(req.Body, wc.body) {
+				t.Errorf("body %s\nwant %s", req.Body, wc.body)
+			}
+			if wc.check != nil {
+				if err := wc.check(got); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+}
+
+// pathArgs are the path parameters the wire cases use for rt.
+func pathArgs(rt *route) []string {
+	switch rt {
+	case routeCompaniesGet:
+		return []string{wcCompany.String()}
+	case routeDocumentsPageURL:
+		return []string{wcDocument.String(), "2"}
+	case routeServicesInfo, routeServicesAddInfo:
+		return []string{wcService.String()}
+	case routePaymentMethodsUpdate, routePaymentMethodsDelete:
+		return []string{wcCard.String()}
+	case routeInvoicesGet:
+		return []string{wcInvoice.String()}
+	}
+	return nil
+}
