@@ -822,61 +822,6 @@ func TestPullStopsWhenTheContextEnds(t *testing.T) {
 	noLeaks(t, before, srv, c)
 }
 
-func TestPullEndsWhenTheAPIIgnoresOffset(t *testing.T) {
-	// The read listing (nothing leaves it) from an API that answers every
-	// offset with the same full page: the pull ends, and says why.
-	srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasSuffix(r.URL.Path, "/download") {
-			w.Header().Set("Content-Type", "application/pdf")
-			io.WriteString(w, "%PDF-1.4")
-			return
-		}
-		fixedPage(10, unreadJSON)(w, r)
-	})
-	c := newTestClient(t, srv)
-	rec := newPullRecorder()
-	err := c.Documents.Pull(context.Background(), &PullParams{DocumentListParams: DocumentListParams{Limit: 10, Status: DocumentRead}, Workers: 3}, rec.fn)
-	if !errors.Is(err, ErrPagingIgnored) {
-		t.Fatalf("got %v, want ErrPagingIgnored", err)
-	}
-	got := rec.counts()
-	if len(got) != 10 {
-		t.Fatalf("fn got %d documents, want the 10 listed", len(got))
-	}
-	lists := 0
-	for _, r := range srv.requests() {
-		if r.Path == "/documents" {
-			lists++
-		}
-	}
-	// Whatever the timing: a request follows the first one only after a
-	// download answered (10 of them) or after an answer that moved the
-	// offset on, and the third answer in a row at a later offset ends it.
-	if lists > 14 {
-		t.Fatalf("%d listing requests", lists)
-	}
-}
-
-func TestPullPassesOverDocumentsWithoutAnID(t *testing.T) {
-	// Two documents without an id head the unread listing; nothing can
-	// take them out of it.
-	m := newPostRoom(7, 8, time.Millisecond)
-	m.idless = 2
-	srv := newAPIServer(t, m.ServeHTTP)
-	c := newTestClient(t, srv)
-	rec := newPullRecorder()
-	var last PullProgress
-	err := c.Documents.Pull(context.Background(), &PullParams{DocumentListParams: DocumentListParams{Limit: 4}, Workers: 2,
-		OnProgress: func(p PullProgress) { last = p }}, rec.fn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkOnce(t, "fn", rec.counts(), m.ids)
-	if last.Skipped != 2 || last.Done != 7 {
-		t.Fatalf("last progress %+v, want 2 skipped and 7 done", last)
-	}
-}
-
 func TestPullClosesEachFileAndCallsOnProgressOneAtATime(t *testing.T) {
 	m := newPostRoom(80, 9, time.Millisecond)
 	srv := newAPIServer(t, m.ServeHTTP)

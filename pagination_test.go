@@ -2,6 +2,7 @@ package acctadmin
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -36,137 +38,6 @@ func fixedPage(n int, item func(i int) string) http.HandlerFunc {
 		items[i] = item(i)
 	}
 	return ok("[" + strings.Join(items, ",") + "]")
-}
-
-func TestUnreadAllEndsWhenTheAPIIgnoresPaging(t *testing.T) {
-	cases := []struct {
-		name    string
-		answer  int   // documents in every answer; the loop asks for 50
-		wantErr error // what the loop is told at its end
-	}{
-		// The same full page again and again: the rest of the listing is
-		// out of reach, and the caller must hear of it.
-		{"ignores offset", 50, ErrPagingIgnored},
-		// More than asked for: the API sent the whole listing at once.
-		{"ignores limit and offset", 70, nil},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			srv := newAPIServer(t, fixedPage(tc.answer, unreadJSON))
-			c := newTestClient(t, srv)
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-			defer cancel()
-			seen := map[uuid.UUID]int{}
-			var errs []error
-			// The loop downloads nothing, so the listing never shrinks.
-			for d, err := range c.Documents.All(ctx, &DocumentListParams{Limit: 50}) {
-				if err != nil {
-					errs = append(errs, err)
-					continue
-				}
-				seen[d.ID]++
-			}
-			if len(seen) != tc.answer {
-				t.Fatalf("yielded %d distinct documents, want %d", len(seen), tc.answer)
-			}
-			for id, n := range seen {
-				if n != 1 {
-					t.Fatalf("%s yielded %d times", id, n)
-				}
-			}
-			// The page, again to pass over it, and at two later offsets.
-			if n := srv.count(); n > 4 {
-				t.Fatalf("%d listing requests, want at most 4", n)
-			}
-			switch {
-			case tc.wantErr == nil && len(errs) != 0:
-				t.Fatalf("errors %v, want none", errs)
-			case tc.wantErr != nil && (len(errs) != 1 || !errors.Is(errs[0], tc.wantErr)):
-				t.Fatalf("errors %v, want %v once", errs, tc.wantErr)
-			}
-		})
-	}
-}
-
-func TestStableAllTellsWhenTheAPIIgnoresOffset(t *testing.T) {
-	srv := newAPIServer(t, fixedPage(100, serviceJSON))
-	c := newTestClient(t, srv)
-	got, errs := collectSeq(c.Services.All(context.Background(), nil))
-	if len(got) != 100 || len(errs) != 1 || !errors.Is(errs[0], ErrPagingIgnored) {
-		t.Fatalf("got %d services and errors %v, want 100 and ErrPagingIgnored once", len(got), errs)
-	}
-	for i, s := range got {
-		if s.ID != numberedID(i) {
-			t.Fatalf("service %d is %s", i, s.ID)
-		}
-	}
-	if n := srv.count(); n > 5 {
-		t.Fatalf("%d requests", n)
-	}
-}
-
-func TestAllYieldsRecordsWithoutAnID(t *testing.T) {
-	t.Run("resources", func(t *testing.T) {
-		// A first record whose id is null and a second without one.
-		srv := newAPIServer(t, ok(`[{"id":null,"name":"Form A","kind":"url"},{"name":"Form B","kind":"url"}]`))
-		c := newTestClient(t, srv)
-		list, err := c.Resources.List(context.Background(), nil)
-		if err != nil || len(list) != 2 {
-			t.Fatalf("List: %d records, %v", len(list), err)
-		}
-		got, errs := collectSeq(c.Resources.All(context.Background(), nil))
-		if len(errs) != 0 || len(got) != 2 || got[0].Name != "Form A" || got[1].Name != "Form B" {
-			t.Fatalf("All yielded %+v, errors %v", got, errs)
-		}
-	})
-	t.Run("resources over several pages", func(t *testing.T) {
-		srv := newAPIServer(t, offsetPager(7, func(i int) string {
-			if i%2 == 0 {
-				return fmt.Sprintf(`{"name":"Form %d","kind":"url"}`, i)
-			}
-			return fmt.Sprintf(`{"id":"%s","name":"Form %d","kind":"url"}`, indexID(i), i)
-		}))
-		c := newTestClient(t, srv)
-		got, errs := collectSeq(c.Resources.All(context.Background(), &ResourceListParams{Limit: 2}))
-		if len(errs) != 0 || len(got) != 7 {
-			t.Fatalf("All yielded %d records, errors %v", len(got), errs)
-		}
-		for i, r := range got {
-			if r.Name != fmt.Sprintf("Form %d", i) {
-				t.Fatalf("record %d is %q", i, r.Name)
-			}
-		}
-	})
-	t.Run("unread documents", func(t *testing.T) {
-		srv := newAPIServer(t, ok(`[{"id":null,"title":"a"},{"title":"b"},{"id":null,"title":"c"}]`))
-		c := newTestClient(t, srv)
-		got, errs := collectSeq(c.Documents.All(context.Background(), nil))
-		if len(errs) != 0 || len(got) != 3 || got[0].Title != "a" || got[1].Title != "b" || got[2].Title != "c" {
-			t.Fatalf("All yielded %+v, errors %v", got, errs)
-		}
-	})
-	t.Run("unread documents over several pages", func(t *testing.T) {
-		// Five documents, those at even places without an id, in pages of
-		// two; the loop downloads nothing.
-		srv := newAPIServer(t, offsetPager(5, func(i int) string {
-			if i%2 == 0 {
-				return fmt.Sprintf(`{"title":"doc %d"}`, i)
-			}
-			return fmt.Sprintf(`{"id":"%s","title":"doc %d"}`, indexID(i), i)
-		}))
-		c := newTestClient(t, srv)
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
-		got, errs := collectSeq(c.Documents.All(ctx, &DocumentListParams{Limit: 2}))
-		if len(errs) != 0 || len(got) != 5 {
-			t.Fatalf("All yielded %d documents, errors %v", len(got), errs)
-		}
-		for i, d := range got {
-			if d.Title != fmt.Sprintf("doc %d", i) {
-				t.Fatalf("document %d is %q", i, d.Title)
-			}
-		}
-	})
 }
 
 // Regression tests beside TestPagingOnGeneratedServers: each server
@@ -361,88 +232,6 @@ func TestPagingGivesUpOnAListingThatNeverSettles(t *testing.T) {
 	// Each walk reads the listing to its end: about 30/8 pages and more.
 	if s.lists < 10*4 || s.lists > 10*60 {
 		t.Fatalf("%d listing requests for 10 walks", s.lists)
-	}
-}
-
-func TestPagingOverFullPagesOfDocumentsWithoutAnID(t *testing.T) {
-	// Twelve documents without an id head the listing, three full pages
-	// of them: different documents, so no ErrPagingIgnored, and every
-	// document after them is reached.
-	m := newPostRoom(9, 13, 0)
-	m.idless = 12
-	srv := newAPIServer(t, m.ServeHTTP)
-	c := newTestClient(t, srv)
-	rec := newPullRecorder()
-	var last PullProgress
-	err := c.Documents.Pull(context.Background(), &PullParams{DocumentListParams: DocumentListParams{Limit: 4}, Workers: 2,
-		OnProgress: func(p PullProgress) { last = p }}, rec.fn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkOnce(t, "Pull", rec.counts(), m.ids)
-	if last.Skipped != 12 || last.Done != 9 {
-		t.Fatalf("last progress %+v, want 12 skipped and 9 done", last)
-	}
-	// All over the same listing (now all read but the twelve), reading
-	// only: the twelve once each, in order.
-	got, errs := collectSeq(c.Documents.All(context.Background(), &DocumentListParams{Limit: 4}))
-	if len(errs) != 0 || len(got) != 12 {
-		t.Fatalf("All yielded %d documents, errors %v", len(got), errs)
-	}
-	for i, d := range got {
-		if d.Title != fmt.Sprintf("no id %d", i) {
-			t.Fatalf("document %d is %q", i, d.Title)
-		}
-	}
-}
-
-func TestAllEndsWhenTheAPIIgnoresTheOffsetOfRecordsWithoutAnID(t *testing.T) {
-	// A full page of records without an id, whatever the offset: the
-	// loop ends with ErrPagingIgnored after yielding them once, for the
-	// unread documents (walked) and for resources (read ahead). The
-	// server refuses after 50 requests, so a loop that would not end
-	// fails instead of hanging.
-	idless := func(i int) string { return fmt.Sprintf(`{"id":null,"title":"no id %d","name":"no id %d"}`, i, i) }
-	cases := map[string]func(c *Client) ([]string, []error){
-		"unread documents": func(c *Client) ([]string, []error) {
-			got, errs := collectSeq(c.Documents.All(context.Background(), &DocumentListParams{Limit: 5}))
-			var titles []string
-			for _, d := range got {
-				titles = append(titles, d.Title)
-			}
-			return titles, errs
-		},
-		"resources": func(c *Client) ([]string, []error) {
-			got, errs := collectSeq(c.Resources.All(context.Background(), &ResourceListParams{Limit: 5}))
-			var names []string
-			for _, r := range got {
-				names = append(names, r.Name)
-			}
-			return names, errs
-		},
-	}
-	for name, read := range cases {
-		t.Run(name, func(t *testing.T) {
-			var n atomic.Int32
-			page := fixedPage(5, idless)
-			srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
-				if n.Add(1) > 50 {
-					writeJSON(w, http.StatusForbidden, `{"message":"enough"}`)
-					return
-				}
-				page(w, r)
-			})
-			got, errs := read(newTestClient(t, srv))
-			if len(errs) != 1 || !errors.Is(errs[0], ErrPagingIgnored) {
-				t.Fatalf("errors %v after %d requests, want ErrPagingIgnored", errs, n.Load())
-			}
-			if len(got) != 5 || got[0] != "no id 0" || got[4] != "no id 4" {
-				t.Fatalf("yielded %q", got)
-			}
-			if n.Load() > 4+maxReadAhead {
-				t.Fatalf("%d requests", n.Load())
-			}
-		})
 	}
 }
 
@@ -812,6 +601,256 @@ func TestPullHoldsLittleMoreThanTheIDOfEachDocument(t *testing.T) {
 
 // numbered returns n services whose ids are derived from their index, so a
 // test can tell them apart and check their order.
+// A server that ignores the paging: every offset answers the same full
+// page (the rest of the listing is out of reach, and the caller hears of it
+// once, as ErrPagingIgnored), or every answer holds more than was asked for
+// (the whole listing at once, which ends well). Every engine (the stable
+// read-ahead, the unread walk, Pull) yields each record once, records
+// without an id too, and ends within a bound of requests. The server
+// refuses after 50 requests, so a loop that would not end fails instead of
+// hanging.
+func TestListingsWhenTheAPIIgnoresPaging(t *testing.T) {
+	idless := func(i int) string { return fmt.Sprintf(`{"id":null,"title":"no id %d","name":"no id %d"}`, i, i) }
+	type read func(ctx context.Context, c *Client) (keys []string, errs []error)
+	services := func(ctx context.Context, c *Client) ([]string, []error) {
+		got, errs := collectSeq(c.Services.All(ctx, nil))
+		keys := make([]string, len(got))
+		for i, s := range got {
+			keys[i] = s.ID.String()
+		}
+		return keys, errs
+	}
+	unread := func(limit int) read {
+		return func(ctx context.Context, c *Client) ([]string, []error) {
+			got, errs := collectSeq(c.Documents.All(ctx, &DocumentListParams{Limit: limit}))
+			keys := make([]string, len(got))
+			for i, d := range got {
+				keys[i] = d.ID.String()
+				if d.ID == uuid.Nil {
+					keys[i] = d.Title
+				}
+			}
+			return keys, errs
+		}
+	}
+	resources := func(ctx context.Context, c *Client) ([]string, []error) {
+		got, errs := collectSeq(c.Resources.All(ctx, &ResourceListParams{Limit: 5}))
+		keys := make([]string, len(got))
+		for i, r := range got {
+			keys[i] = r.Name
+		}
+		return keys, errs
+	}
+	pull := func(ctx context.Context, c *Client) ([]string, []error) {
+		rec := newPullRecorder()
+		err := c.Documents.Pull(ctx, &PullParams{DocumentListParams: DocumentListParams{Limit: 10, Status: DocumentRead}, Workers: 3}, rec.fn)
+		var keys []string
+		for id, n := range rec.counts() {
+			for range n {
+				keys = append(keys, id.String())
+			}
+		}
+		slices.Sort(keys)
+		var errs []error
+		if err != nil {
+			errs = append(errs, err)
+		}
+		return keys, errs
+	}
+	for _, tc := range []struct {
+		name    string
+		page    http.HandlerFunc // the answer to every listing request
+		read    read
+		want    []string // the keys yielded, in order (sorted for Pull)
+		wantErr error
+		maxReqs int // listing requests
+	}{
+		{"services, offset ignored", fixedPage(100, serviceJSON), services, ids(100, serviceJSON), ErrPagingIgnored, 1 + maxReadAhead},
+		{"services, limit and offset ignored", fixedPage(150, serviceJSON), services, ids(150, serviceJSON), nil, 1 + maxReadAhead},
+		{"resources without an id, offset ignored", fixedPage(5, idless), resources, names(5, "no id %d"), ErrPagingIgnored, 4 + maxReadAhead},
+		// The walk downloads nothing, so the listing never shrinks: the
+		// page, again to pass over it, and at two later offsets.
+		{"unread documents, offset ignored", fixedPage(50, unreadJSON), unread(50), ids(50, unreadJSON), ErrPagingIgnored, 4},
+		{"unread documents, limit and offset ignored", fixedPage(70, unreadJSON), unread(50), ids(70, unreadJSON), nil, 4},
+		{"unread documents without an id, offset ignored", fixedPage(5, idless), unread(5), names(5, "no id %d"), ErrPagingIgnored, 4 + maxReadAhead},
+		// A request follows the first one only after a download answered
+		// (10 of them) or after an answer that moved the offset on, and
+		// the third answer in a row at a later offset ends it.
+		{"Pull of read documents, offset ignored", fixedPage(10, unreadJSON), pull, sorted(ids(10, unreadJSON)), ErrPagingIgnored, 14},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var lists atomic.Int32
+			srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
+				switch {
+				case strings.HasSuffix(r.URL.Path, "/download"):
+					w.Header().Set("Content-Type", "application/pdf")
+					_, _ = io.WriteString(w, "%PDF-1.4")
+				case lists.Add(1) > 50:
+					writeJSON(w, http.StatusForbidden, `{"message":"enough"}`)
+				default:
+					tc.page(w, r)
+				}
+			})
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			got, errs := tc.read(ctx, newTestClient(t, srv))
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("yielded %d records %.3q..., want %d %.3q...", len(got), got, len(tc.want), tc.want)
+			}
+			switch {
+			case tc.wantErr == nil && len(errs) != 0:
+				t.Errorf("errors %v, want none", errs)
+			case tc.wantErr != nil && (len(errs) != 1 || !errors.Is(errs[0], tc.wantErr)):
+				t.Errorf("errors %v, want %v once", errs, tc.wantErr)
+			}
+			if n := int(lists.Load()); n > tc.maxReqs {
+				t.Errorf("%d listing requests, want at most %d", n, tc.maxReqs)
+			}
+		})
+	}
+}
+
+// Records without an id (null or absent) are yielded, once each and in
+// order, by List, the read-ahead and the unread walk, on one page or over
+// several; Pull passes over the documents without an id (nothing can take
+// them out of the unread listing) and counts them as skipped, also when
+// they fill whole pages, so that they look like a repeated page; All over
+// what is left yields them once each.
+func TestRecordsWithoutAnID(t *testing.T) {
+	alternate := func(format string) func(int) string {
+		return func(i int) string {
+			if i%2 == 0 {
+				return fmt.Sprintf(`{"name":"`+format+`","title":"`+format+`","kind":"url"}`, i, i)
+			}
+			return fmt.Sprintf(`{"id":"%s","name":"`+format+`","title":"`+format+`","kind":"url"}`, indexID(i), i, i)
+		}
+	}
+	resourceNames := func(rs []Resource) []string {
+		out := make([]string, len(rs))
+		for i, r := range rs {
+			out[i] = r.Name
+		}
+		return out
+	}
+	titles := func(ds []Document) []string {
+		out := make([]string, len(ds))
+		for i, d := range ds {
+			out[i] = d.Title
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name    string
+		handler http.HandlerFunc
+		read    func(ctx context.Context, c *Client) ([]string, []error)
+		want    []string
+	}{
+		{"resources, List", ok(`[{"id":null,"name":"Form A","kind":"url"},{"name":"Form B","kind":"url"}]`),
+			func(ctx context.Context, c *Client) ([]string, []error) {
+				rs, err := c.Resources.List(ctx, nil)
+				return resourceNames(rs), nonNil(err)
+			}, []string{"Form A", "Form B"}},
+		{"resources, All", ok(`[{"id":null,"name":"Form A","kind":"url"},{"name":"Form B","kind":"url"}]`),
+			func(ctx context.Context, c *Client) ([]string, []error) {
+				rs, errs := collectSeq(c.Resources.All(ctx, nil))
+				return resourceNames(rs), errs
+			}, []string{"Form A", "Form B"}},
+		{"resources over several pages", offsetPager(7, alternate("Form %d")),
+			func(ctx context.Context, c *Client) ([]string, []error) {
+				rs, errs := collectSeq(c.Resources.All(ctx, &ResourceListParams{Limit: 2}))
+				return resourceNames(rs), errs
+			}, names(7, "Form %d")},
+		{"unread documents", ok(`[{"id":null,"title":"a"},{"title":"b"},{"id":null,"title":"c"}]`),
+			func(ctx context.Context, c *Client) ([]string, []error) {
+				ds, errs := collectSeq(c.Documents.All(ctx, nil))
+				return titles(ds), errs
+			}, []string{"a", "b", "c"}},
+		// The loop downloads nothing.
+		{"unread documents over several pages", offsetPager(5, alternate("doc %d")),
+			func(ctx context.Context, c *Client) ([]string, []error) {
+				ds, errs := collectSeq(c.Documents.All(ctx, &DocumentListParams{Limit: 2}))
+				return titles(ds), errs
+			}, names(5, "doc %d")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			defer cancel()
+			got, errs := tc.read(ctx, newTestClient(t, newAPIServer(t, tc.handler)))
+			if len(errs) != 0 || !slices.Equal(got, tc.want) {
+				t.Fatalf("yielded %q, errors %v; want %q", got, errs, tc.want)
+			}
+		})
+	}
+	for _, tc := range []struct {
+		name         string
+		idless, docs int
+		seed         uint64
+		latency      time.Duration
+		limit        int
+	}{
+		// Two heading the unread listing.
+		{"two", 2, 7, 8, time.Millisecond, 4},
+		// Twelve, three full pages of them: different documents, so no
+		// ErrPagingIgnored, and every document after them is reached.
+		{"three full pages", 12, 9, 13, 0, 4},
+	} {
+		t.Run("Pull, "+tc.name, func(t *testing.T) {
+			m := newPostRoom(tc.docs, tc.seed, tc.latency)
+			m.idless = tc.idless
+			c := newTestClient(t, newAPIServer(t, m.ServeHTTP))
+			rec := newPullRecorder()
+			var last PullProgress
+			err := c.Documents.Pull(context.Background(), &PullParams{DocumentListParams: DocumentListParams{Limit: tc.limit}, Workers: 2,
+				OnProgress: func(p PullProgress) { last = p }}, rec.fn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkOnce(t, "Pull", rec.counts(), m.ids)
+			if last.Skipped != tc.idless || last.Done != tc.docs {
+				t.Fatalf("last progress %+v, want %d skipped and %d done", last, tc.idless, tc.docs)
+			}
+			// All over the same listing (now all read but those without an
+			// id), reading only: those once each, in order.
+			got, errs := collectSeq(c.Documents.All(context.Background(), &DocumentListParams{Limit: tc.limit}))
+			if len(errs) != 0 || !slices.Equal(titles(got), names(tc.idless, "no id %d")) {
+				t.Fatalf("All yielded %q, errors %v", titles(got), errs)
+			}
+		})
+	}
+}
+
+// nonNil is err as a list of errors: empty when err is nil.
+func nonNil(err error) []error {
+	if err == nil {
+		return nil
+	}
+	return []error{err}
+}
+
+// ids are the ids of the first n records item makes, as text.
+func ids(n int, item func(int) string) []string {
+	out := make([]string, n)
+	for i := range out {
+		var rec struct{ ID string }
+		if err := json.Unmarshal([]byte(item(i)), &rec); err != nil {
+			panic(err)
+		}
+		out[i] = rec.ID
+	}
+	return out
+}
+
+// names are format filled with 0..n-1.
+func names(n int, format string) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf(format, i)
+	}
+	return out
+}
+
+func sorted(s []string) []string { slices.Sort(s); return s }
+
 func numberedID(i int) uuid.UUID {
 	return uuid.NewSHA1(uuid.NameSpaceOID, []byte(strconv.Itoa(i)))
 }
@@ -1114,51 +1153,6 @@ func TestShrinkingListingCostsWhenNothingIsRemoved(t *testing.T) {
 	// missed none.
 	if srv.count() != 9 {
 		t.Fatalf("%d requests, want 9", srv.count())
-	}
-}
-
-func TestAllStopsWhenTheAPIIgnoresPaging(t *testing.T) {
-	cases := map[string]struct {
-		total   int
-		wantErr error
-	}{
-		// Longer than the page asked for: the whole listing, at once.
-		"ignores limit and offset": {150, nil},
-		// The same full page again and again: the rest is out of reach.
-		"ignores offset only": {100, ErrPagingIgnored},
-	}
-	for name, tc := range cases {
-		total := tc.total
-		t.Run(name, func(t *testing.T) {
-			srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
-				items := make([]string, total)
-				for i := range items {
-					items[i] = serviceJSON(i)
-				}
-				ok("["+strings.Join(items, ",")+"]")(w, r)
-			})
-			c := newTestClient(t, srv)
-			seen := map[uuid.UUID]int{}
-			var errs []error
-			for s, err := range c.Services.All(context.Background(), nil) {
-				if err != nil {
-					errs = append(errs, err)
-					continue
-				}
-				seen[s.ID]++
-			}
-			if tc.wantErr == nil && len(errs) > 0 || tc.wantErr != nil && (len(errs) != 1 || !errors.Is(errs[0], tc.wantErr)) {
-				t.Fatalf("errors %v, want %v", errs, tc.wantErr)
-			}
-			if len(seen) != total || srv.count() > 1+maxReadAhead {
-				t.Fatalf("saw %d distinct services in %d requests, want %d", len(seen), srv.count(), total)
-			}
-			for id, n := range seen {
-				if n != 1 {
-					t.Fatalf("%s yielded %d times", id, n)
-				}
-			}
-		})
 	}
 }
 
