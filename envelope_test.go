@@ -501,7 +501,7 @@ func TestWireListKeepsNothingBetweenAnswers(t *testing.T) {
 
 // Envelopes built to confuse: each is refused or read as JSON reads it,
 // never half-believed.
-func TestReviewHostileEnvelopes(t *testing.T) {
+func TestConfusingEnvelopes(t *testing.T) {
 	for _, tc := range []struct {
 		name, body string
 		wantErr    bool
@@ -536,7 +536,7 @@ func TestReviewHostileEnvelopes(t *testing.T) {
 }
 
 // Deep nesting: the decoder refuses it at once instead of recursing.
-func TestHostileDeepNesting(t *testing.T) {
+func TestDeepNestingIsRefused(t *testing.T) {
 	for _, tc := range []struct{ name, body string }{
 		{"arrays", `{"success":true,"result":` + strings.Repeat("[", 100_000)},
 		{"arrays closed", `{"success":true,"result":` + strings.Repeat("[", 100_000) + strings.Repeat("]", 100_000) + `}`},
@@ -566,7 +566,7 @@ func TestHostileDeepNesting(t *testing.T) {
 // A turnaround nested in arrays thousands deep, around a large object:
 // each level was once decoded by reading all of the levels inside it
 // again, so a body of a few MiB kept a CPU busy for minutes.
-func TestHostileNestedTurnaround(t *testing.T) {
+func TestDeeplyNestedTurnaroundDecodesInLinearTime(t *testing.T) {
 	const depth = 9_000
 	pad := strings.Repeat("p", 1<<20)
 	body := `{"success":true,"result":[{"id":"7d4a1f3e-8b2c-4e5f-9a6b-1c2d3e4f5a6b","price":1,"filing_methods":[{"filed_in":` +

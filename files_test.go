@@ -160,7 +160,7 @@ func TestSafeFilenameNeverLeavesTheFolder(t *testing.T) {
 // Binary endpoints that answer something else: JSON (success or not,
 // small or endless), HTML, the other binary type. Each is a typed error;
 // the endless ones are cut at the caps.
-func TestHostileBinaryEndpoints(t *testing.T) {
+func TestBinaryEndpointsAnsweringSomethingElse(t *testing.T) {
 	id := uuid.MustParse("7d4a1f3e-8b2c-4e5f-9a6b-1c2d3e4f5a6b")
 	for _, tc := range []struct {
 		name    string
@@ -254,5 +254,5 @@ func TestHostileBinaryEndpoints(t *testing.T) {
 }
 
 // The redirect to another host, whose request must not carry the
-// credentials, is TestRedirectToOtherHostRefused (transport_test.go);
+// credentials, is TestRedirects (transport_test.go);
 // TestSecretsNeverLeak runs every method against one.

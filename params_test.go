@@ -8,7 +8,7 @@ import (
 
 // The strings a caller passes travel as values: none can add a parameter,
 // change the path, or split a header.
-func TestReviewInjectionThroughStrings(t *testing.T) {
+func TestStringsCannotInject(t *testing.T) {
 	srv := newAPIServer(t, ok(`[]`))
 	c := newTestClient(t, srv)
 	for _, name := range []string{

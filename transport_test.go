@@ -1466,7 +1466,7 @@ func TestUntrustedCertificateIsNotRetried(t *testing.T) {
 // One client, 64 goroutines, each cancelling its calls at random points:
 // every call ends with its answer or the context's error, never a mix,
 // and the client keeps working.
-func TestReviewConcurrentCancellation(t *testing.T) {
+func TestConcurrentCancellation(t *testing.T) {
 	var served atomic.Int64
 	srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
 		served.Add(1)
@@ -1624,7 +1624,7 @@ func TestLogShowsAnswerBeforeItsRetry(t *testing.T) {
 }
 
 // A body that never ends, fast: the cap ends it.
-func TestHostileEndlessBody(t *testing.T) {
+func TestEndlessBodyIsCut(t *testing.T) {
 	srv := newHostileServer(t, func(s *hsServer, w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = io.WriteString(w, `{"success":true,"result":[`)
@@ -1645,7 +1645,7 @@ func TestHostileEndlessBody(t *testing.T) {
 // A body that trickles forever, one byte at a time: the per-attempt
 // timeout ends each attempt, and a GET is tried again like any attempt
 // whose connection broke, up to the retry limit.
-func TestHostileTricklingBody(t *testing.T) {
+func TestTricklingBodyTimesOut(t *testing.T) {
 	srv := newHostileServer(t, func(s *hsServer, w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = io.WriteString(w, `{"success":true,"result":[`)
@@ -1678,7 +1678,7 @@ func TestHostileTricklingBody(t *testing.T) {
 
 // Headers that never come: every attempt times out, a GET is retried,
 // then the call fails.
-func TestHostileNoHeaders(t *testing.T) {
+func TestHeadersThatNeverComeTimeOut(t *testing.T) {
 	srv := newHostileServer(t, func(s *hsServer, w http.ResponseWriter, r *http.Request) {
 		<-r.Context().Done()
 	})
@@ -1696,7 +1696,7 @@ func TestHostileNoHeaders(t *testing.T) {
 
 // A gzip bomb: Go's transport asks for gzip and inflates it without the
 // caller seeing; the cap holds on the inflated size.
-func TestHostileGzipBomb(t *testing.T) {
+func TestGzipBombIsCut(t *testing.T) {
 	bomb := hsGzipBomb(t, 1<<30)
 	var askedGzip atomic.Bool
 	srv := newHostileServer(t, func(s *hsServer, w http.ResponseWriter, r *http.Request) {
@@ -1723,7 +1723,7 @@ func TestHostileGzipBomb(t *testing.T) {
 }
 
 // A Content-Length that lies.
-func TestHostileContentLength(t *testing.T) {
+func TestContentLengthThatLies(t *testing.T) {
 	const envelope = `{"success":true,"timestamp":"2024-05-01 10:00:00 -0600","result":[]}`
 
 	t.Run("longer than sent, then closed", func(t *testing.T) {

@@ -365,7 +365,7 @@ func TestStringsReachCallersAsValidUTF8(t *testing.T) {
 
 // Invalid UTF-8 in strings is read as the replacement character, not
 // passed on: callers always get valid strings. In an id it is an error.
-func TestHostileInvalidUTF8(t *testing.T) {
+func TestInvalidUTF8(t *testing.T) {
 	srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, "{\"success\":true,\"result\":[{\"id\":\"7d4a1f3e-8b2c-4e5f-9a6b-1c2d3e4f5a6b\",\"url\":\"https://ex\xff\xfeample.com/\xc0\xaf\\ud800\"}]}")
 	})
