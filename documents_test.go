@@ -707,8 +707,6 @@ func sortIDs(ids []uuid.UUID) {
 	slices.SortFunc(ids, func(a, b uuid.UUID) int { return bytes.Compare(a[:], b[:]) })
 }
 
-var errShredder = errors.New("shredder jammed")
-
 func TestPullStopsAtTheFirstErrorOfFn(t *testing.T) {
 	before := goleak.IgnoreCurrent()
 	m := newPostRoom(200, 3, time.Millisecond)

@@ -140,15 +140,6 @@ func TestFilingProductsWrongFieldTypes(t *testing.T) {
 	}
 }
 
-// requireMoney checks an amount's text and cents.
-func requireMoney(t *testing.T, name string, m Money, text string, cents int64) {
-	t.Helper()
-	got, err := m.Cents()
-	if m.String() != text || err != nil || got != cents {
-		t.Fatalf("%s = %q (%d cents, %v), want %q (%d cents)", name, m.String(), got, err, text, cents)
-	}
-}
-
 func TestFilingMethodTypeConstants(t *testing.T) {
 	got := []FilingMethodType{FilingMethodMail, FilingMethodOnline, FilingMethodFax}
 	if want := []FilingMethodType{"mail", "online", "fax"}; !reflect.DeepEqual(got, want) {

@@ -1,6 +1,7 @@
 package acctadmin
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -8,11 +9,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"reflect"
 	"runtime"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -573,3 +578,248 @@ func sameJSON(a, b string) bool {
 	}
 	return reflect.DeepEqual(x, y)
 }
+
+// collectSeq reads a whole iterator: its items and its errors.
+func collectSeq[T any](seq iter.Seq2[T, error]) (items []T, errs []error) {
+	for item, err := range seq {
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		items = append(items, item)
+	}
+	return items, errs
+}
+
+// indexID returns a UUID that spells i, so that a test can check order.
+func indexID(i int) uuid.UUID {
+	return uuid.MustParse(fmt.Sprintf("00000000-0000-4000-8000-%012d", i))
+}
+
+// offsetPager answers a listing of total items, item(i) being the JSON of
+// the i-th, honouring limit (50 when absent) and offset like the API.
+func offsetPager(total int, item func(i int) string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		limit, _ := strconv.Atoi(r.URL.Query().Get("limit"))
+		offset, _ := strconv.Atoi(r.URL.Query().Get("offset"))
+		if limit == 0 {
+			limit = 50
+		}
+		items := []string{}
+		for i := offset; i < total && i < offset+limit; i++ {
+			items = append(items, item(i))
+		}
+		ok("["+strings.Join(items, ",")+"]")(w, r)
+	}
+}
+
+// okText answers 200 with an envelope whose success is the string "true",
+// as some answers of the API carry it.
+func okText(result string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, `{"success":"true","timestamp":"2024-05-01T10:00:00.123-06:00","result":`+result+`}`)
+	}
+}
+
+// requireDecodeError checks that err is a *DecodeError for endpoint at the
+// JSON path path.
+func requireDecodeError(t *testing.T, err error, endpoint, path string) *DecodeError {
+	t.Helper()
+	var de *DecodeError
+	if !errors.As(err, &de) {
+		t.Fatalf("error %v, want a *DecodeError", err)
+	}
+	if de.Endpoint != endpoint || de.Path != path {
+		t.Fatalf("decode error at %q %q (%v), want %q %q", de.Endpoint, de.Path, err, endpoint, path)
+	}
+	return de
+}
+
+// requireJSONBody checks that got and want are the same JSON value.
+func requireJSONBody(t *testing.T, got, want string) {
+	t.Helper()
+	var g, w any
+	if err := json.Unmarshal([]byte(got), &g); err != nil {
+		t.Fatalf("body %q is not JSON: %v", got, err)
+	}
+	if err := json.Unmarshal([]byte(want), &w); err != nil {
+		t.Fatalf("want %q is not JSON: %v", want, err)
+	}
+	if !reflect.DeepEqual(g, w) {
+		t.Fatalf("body %s, want %s", got, want)
+	}
+}
+
+// requireRefused checks that err is a *ValidationError on field and that
+// srv received nothing.
+func requireRefused(t *testing.T, srv *apiServer, err error, field string) {
+	t.Helper()
+	var ve *ValidationError
+	if !errors.Is(err, ErrInvalidParams) || !errors.As(err, &ve) {
+		t.Fatalf("error %v, want a *ValidationError", err)
+	}
+	if ve.Field != field {
+		t.Fatalf("error on field %q (%v), want %q", ve.Field, err, field)
+	}
+	if n := srv.count(); n != 0 {
+		t.Fatalf("the server received %d requests, want none", n)
+	}
+}
+
+// requireSent checks the only request srv received: its method, path and
+// raw query, a verified JWT, and no body.
+func requireSent(t *testing.T, srv *apiServer, method, path, rawQuery string) {
+	t.Helper()
+	if n := srv.count(); n != 1 {
+		t.Fatalf("the server received %d requests, want 1", n)
+	}
+	r := srv.last(t)
+	if r.Method != method || r.Path != path || r.RawQuery != rawQuery {
+		t.Fatalf("request %s %s?%s, want %s %s?%s", r.Method, r.Path, r.RawQuery, method, path, rawQuery)
+	}
+	if !r.AuthOK {
+		t.Fatalf("request JWT did not verify: %s", r.AuthErr)
+	}
+	if method == http.MethodGet && r.Body != "" {
+		t.Fatalf("GET request carries a body: %q", r.Body)
+	}
+}
+
+// tpErr checks an error's text for secrets and returns it.
+func tpErr(t *testing.T, err error, extra ...string) error {
+	t.Helper()
+	if err != nil {
+		tpNoSecrets(t, "error", err.Error(), extra...)
+	}
+	return err
+}
+
+func tpAPIError(t *testing.T, err error) *APIError {
+	t.Helper()
+	var apiErr *APIError
+	if !errors.As(err, &apiErr) {
+		t.Fatalf("err = %v (%T), want an *APIError", err, err)
+	}
+	return apiErr
+}
+
+func tpTransportError(t *testing.T, err error) *TransportError {
+	t.Helper()
+	var te *TransportError
+	if !errors.As(err, &te) {
+		t.Fatalf("err = %v (%T), want a *TransportError", err, err)
+	}
+	return te
+}
+
+// tpLog is a JSON slog handler's output, kept for the test to read back.
+type tpLog struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+// checkPagesAsked checks that the queries srv received are want, in any
+// order (pages read ahead are asked for at once), plus at most
+// maxReadAhead-1 pages past the end of the listing, asked for while the
+// loop was faster than the API: each of those must be a later page of the
+// same listing.
+func checkPagesAsked(t *testing.T, srv *apiServer, want ...string) {
+	t.Helper()
+	offsetOf := func(q string) (int, string) {
+		v, err := url.ParseQuery(q)
+		if err != nil {
+			t.Fatalf("query %q: %v", q, err)
+		}
+		off, _ := strconv.Atoi(v.Get("offset"))
+		v.Del("offset")
+		return off, v.Encode()
+	}
+	pending := map[string]int{}
+	last, rest := -1, ""
+	for _, q := range want {
+		pending[q]++
+		off, r := offsetOf(q)
+		last, rest = max(last, off), r
+	}
+	var extra []string
+	for _, r := range srv.requests() {
+		if pending[r.RawQuery] > 0 {
+			pending[r.RawQuery]--
+			continue
+		}
+		extra = append(extra, r.RawQuery)
+	}
+	for q, n := range pending {
+		if n > 0 {
+			t.Fatalf("query %q never sent; got %d requests", q, srv.count())
+		}
+	}
+	if len(extra) > maxReadAhead-1 {
+		t.Fatalf("%d requests past the end: %q", len(extra), extra)
+	}
+	for _, q := range extra {
+		if off, r := offsetOf(q); off <= last || r != rest {
+			t.Fatalf("extra query %q is not a page past the end (last %d, %q)", q, last, rest)
+		}
+	}
+}
+
+func numberedID(i int) uuid.UUID {
+	return uuid.NewSHA1(uuid.NameSpaceOID, []byte(strconv.Itoa(i)))
+}
+
+// recordIDs are the ids of the first n records item makes, as text.
+func recordIDs(n int, item func(int) string) []string {
+	out := make([]string, n)
+	for i := range out {
+		var rec struct{ ID string }
+		if err := json.Unmarshal([]byte(item(i)), &rec); err != nil {
+			panic(err)
+		}
+		out[i] = rec.ID
+	}
+	return out
+}
+
+// numbered is format filled with 0..n-1.
+func numbered(n int, format string) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf(format, i)
+	}
+	return out
+}
+
+func sortedStrings(s []string) []string { slices.Sort(s); return s }
+
+// nonNil is err as a list of errors: empty when err is nil.
+func nonNil(err error) []error {
+	if err == nil {
+		return nil
+	}
+	return []error{err}
+}
+
+// resetConn ends the request's connection with a TCP reset, after the
+// whole request was read: the request reached the server.
+func resetConn(w http.ResponseWriter) {
+	conn, _, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		return
+	}
+	if tcp, ok := conn.(*net.TCPConn); ok {
+		_ = tcp.SetLinger(0)
+	}
+	conn.Close()
+}
+
+// requireMoney checks an amount's text and cents.
+func requireMoney(t *testing.T, name string, m Money, text string, cents int64) {
+	t.Helper()
+	got, err := m.Cents()
+	if m.String() != text || err != nil || got != cents {
+		t.Fatalf("%s = %q (%d cents, %v), want %q (%d cents)", name, m.String(), got, err, text, cents)
+	}
+}
+
+var errShredder = errors.New("shredder jammed")

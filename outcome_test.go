@@ -19,19 +19,6 @@ import (
 	"pgregory.net/rapid"
 )
 
-// resetConn ends the request's connection with a TCP reset, after the
-// whole request was read: the request reached the server.
-func resetConn(w http.ResponseWriter) {
-	conn, _, err := http.NewResponseController(w).Hijack()
-	if err != nil {
-		return
-	}
-	if tcp, ok := conn.(*net.TCPConn); ok {
-		_ = tcp.SetLinger(0)
-	}
-	conn.Close()
-}
-
 // Every at-most-once route is sent exactly once when it may have reached
 // the API (a 503, a connection reset after the body was sent, a
 // timeout), and the error says the outcome is unknown beside the

@@ -2,13 +2,11 @@ package acctadmin
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"iter"
 	"net/http"
-	"net/url"
 	"runtime"
 	"slices"
 	"strconv"
@@ -665,18 +663,18 @@ func TestListingsWhenTheAPIIgnoresPaging(t *testing.T) {
 		wantErr error
 		maxReqs int // listing requests
 	}{
-		{"services, offset ignored", fixedPage(100, serviceJSON), services, ids(100, serviceJSON), ErrPagingIgnored, 1 + maxReadAhead},
-		{"services, limit and offset ignored", fixedPage(150, serviceJSON), services, ids(150, serviceJSON), nil, 1 + maxReadAhead},
-		{"resources without an id, offset ignored", fixedPage(5, idless), resources, names(5, "no id %d"), ErrPagingIgnored, 4 + maxReadAhead},
+		{"services, offset ignored", fixedPage(100, serviceJSON), services, recordIDs(100, serviceJSON), ErrPagingIgnored, 1 + maxReadAhead},
+		{"services, limit and offset ignored", fixedPage(150, serviceJSON), services, recordIDs(150, serviceJSON), nil, 1 + maxReadAhead},
+		{"resources without an id, offset ignored", fixedPage(5, idless), resources, numbered(5, "no id %d"), ErrPagingIgnored, 4 + maxReadAhead},
 		// The walk downloads nothing, so the listing never shrinks: the
 		// page, again to pass over it, and at two later offsets.
-		{"unread documents, offset ignored", fixedPage(50, unreadJSON), unread(50), ids(50, unreadJSON), ErrPagingIgnored, 4},
-		{"unread documents, limit and offset ignored", fixedPage(70, unreadJSON), unread(50), ids(70, unreadJSON), nil, 4},
-		{"unread documents without an id, offset ignored", fixedPage(5, idless), unread(5), names(5, "no id %d"), ErrPagingIgnored, 4 + maxReadAhead},
+		{"unread documents, offset ignored", fixedPage(50, unreadJSON), unread(50), recordIDs(50, unreadJSON), ErrPagingIgnored, 4},
+		{"unread documents, limit and offset ignored", fixedPage(70, unreadJSON), unread(50), recordIDs(70, unreadJSON), nil, 4},
+		{"unread documents without an id, offset ignored", fixedPage(5, idless), unread(5), numbered(5, "no id %d"), ErrPagingIgnored, 4 + maxReadAhead},
 		// A request follows the first one only after a download answered
 		// (10 of them) or after an answer that moved the offset on, and
 		// the third answer in a row at a later offset ends it.
-		{"Pull of read documents, offset ignored", fixedPage(10, unreadJSON), pull, sorted(ids(10, unreadJSON)), ErrPagingIgnored, 14},
+		{"Pull of read documents, offset ignored", fixedPage(10, unreadJSON), pull, sortedStrings(recordIDs(10, unreadJSON)), ErrPagingIgnored, 14},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var lists atomic.Int32
@@ -759,7 +757,7 @@ func TestRecordsWithoutAnID(t *testing.T) {
 			func(ctx context.Context, c *Client) ([]string, []error) {
 				rs, errs := collectSeq(c.Resources.All(ctx, &ResourceListParams{Limit: 2}))
 				return resourceNames(rs), errs
-			}, names(7, "Form %d")},
+			}, numbered(7, "Form %d")},
 		{"unread documents", ok(`[{"id":null,"title":"a"},{"title":"b"},{"id":null,"title":"c"}]`),
 			func(ctx context.Context, c *Client) ([]string, []error) {
 				ds, errs := collectSeq(c.Documents.All(ctx, nil))
@@ -770,7 +768,7 @@ func TestRecordsWithoutAnID(t *testing.T) {
 			func(ctx context.Context, c *Client) ([]string, []error) {
 				ds, errs := collectSeq(c.Documents.All(ctx, &DocumentListParams{Limit: 2}))
 				return titles(ds), errs
-			}, names(5, "doc %d")},
+			}, numbered(5, "doc %d")},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
@@ -812,47 +810,11 @@ func TestRecordsWithoutAnID(t *testing.T) {
 			// All over the same listing (now all read but those without an
 			// id), reading only: those once each, in order.
 			got, errs := collectSeq(c.Documents.All(context.Background(), &DocumentListParams{Limit: tc.limit}))
-			if len(errs) != 0 || !slices.Equal(titles(got), names(tc.idless, "no id %d")) {
+			if len(errs) != 0 || !slices.Equal(titles(got), numbered(tc.idless, "no id %d")) {
 				t.Fatalf("All yielded %q, errors %v", titles(got), errs)
 			}
 		})
 	}
-}
-
-// nonNil is err as a list of errors: empty when err is nil.
-func nonNil(err error) []error {
-	if err == nil {
-		return nil
-	}
-	return []error{err}
-}
-
-// ids are the ids of the first n records item makes, as text.
-func ids(n int, item func(int) string) []string {
-	out := make([]string, n)
-	for i := range out {
-		var rec struct{ ID string }
-		if err := json.Unmarshal([]byte(item(i)), &rec); err != nil {
-			panic(err)
-		}
-		out[i] = rec.ID
-	}
-	return out
-}
-
-// names are format filled with 0..n-1.
-func names(n int, format string) []string {
-	out := make([]string, n)
-	for i := range out {
-		out[i] = fmt.Sprintf(format, i)
-	}
-	return out
-}
-
-func sorted(s []string) []string { slices.Sort(s); return s }
-
-func numberedID(i int) uuid.UUID {
-	return uuid.NewSHA1(uuid.NameSpaceOID, []byte(strconv.Itoa(i)))
 }
 
 func serviceJSON(i int) string {
@@ -889,52 +851,6 @@ func TestAllReadsEveryPageInOrder(t *testing.T) {
 	checkServicesInOrder(t, c.Services.All(context.Background(), nil), 250)
 	// The endpoint's maximum page size, and a short page ends the listing.
 	checkPagesAsked(t, srv, "limit=100", "limit=100&offset=100", "limit=100&offset=200")
-}
-
-// checkPagesAsked checks that the queries srv received are want, in any
-// order (pages read ahead are asked for at once), plus at most
-// maxReadAhead-1 pages past the end of the listing, asked for while the
-// loop was faster than the API: each of those must be a later page of the
-// same listing.
-func checkPagesAsked(t *testing.T, srv *apiServer, want ...string) {
-	t.Helper()
-	offsetOf := func(q string) (int, string) {
-		v, err := url.ParseQuery(q)
-		if err != nil {
-			t.Fatalf("query %q: %v", q, err)
-		}
-		off, _ := strconv.Atoi(v.Get("offset"))
-		v.Del("offset")
-		return off, v.Encode()
-	}
-	pending := map[string]int{}
-	last, rest := -1, ""
-	for _, q := range want {
-		pending[q]++
-		off, r := offsetOf(q)
-		last, rest = max(last, off), r
-	}
-	var extra []string
-	for _, r := range srv.requests() {
-		if pending[r.RawQuery] > 0 {
-			pending[r.RawQuery]--
-			continue
-		}
-		extra = append(extra, r.RawQuery)
-	}
-	for q, n := range pending {
-		if n > 0 {
-			t.Fatalf("query %q never sent; got %d requests", q, srv.count())
-		}
-	}
-	if len(extra) > maxReadAhead-1 {
-		t.Fatalf("%d requests past the end: %q", len(extra), extra)
-	}
-	for _, q := range extra {
-		if off, r := offsetOf(q); off <= last || r != rest {
-			t.Fatalf("extra query %q is not a page past the end (last %d, %q)", q, last, rest)
-		}
-	}
 }
 
 // checkServicesInOrder reads seq whole and checks that it yields the

@@ -3,11 +3,9 @@ package acctadmin
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"iter"
 	"net/http"
 	"reflect"
 	"strconv"
@@ -18,112 +16,6 @@ import (
 )
 
 // Helpers shared by the tests of the resource files.
-
-// indexID returns a UUID that spells i, so that a test can check order.
-func indexID(i int) uuid.UUID {
-	return uuid.MustParse(fmt.Sprintf("00000000-0000-4000-8000-%012d", i))
-}
-
-// offsetPager answers a listing of total items, item(i) being the JSON of
-// the i-th, honouring limit (50 when absent) and offset like the API.
-func offsetPager(total int, item func(i int) string) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		limit, _ := strconv.Atoi(r.URL.Query().Get("limit"))
-		offset, _ := strconv.Atoi(r.URL.Query().Get("offset"))
-		if limit == 0 {
-			limit = 50
-		}
-		items := []string{}
-		for i := offset; i < total && i < offset+limit; i++ {
-			items = append(items, item(i))
-		}
-		ok("["+strings.Join(items, ",")+"]")(w, r)
-	}
-}
-
-// okText answers 200 with an envelope whose success is the string "true",
-// as some answers of the API carry it.
-func okText(result string) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, http.StatusOK, `{"success":"true","timestamp":"2024-05-01T10:00:00.123-06:00","result":`+result+`}`)
-	}
-}
-
-// collectSeq reads a whole iterator: its items and its errors.
-func collectSeq[T any](seq iter.Seq2[T, error]) (items []T, errs []error) {
-	for item, err := range seq {
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		items = append(items, item)
-	}
-	return items, errs
-}
-
-// requireSent checks the only request srv received: its method, path and
-// raw query, a verified JWT, and no body.
-func requireSent(t *testing.T, srv *apiServer, method, path, rawQuery string) {
-	t.Helper()
-	if n := srv.count(); n != 1 {
-		t.Fatalf("the server received %d requests, want 1", n)
-	}
-	r := srv.last(t)
-	if r.Method != method || r.Path != path || r.RawQuery != rawQuery {
-		t.Fatalf("request %s %s?%s, want %s %s?%s", r.Method, r.Path, r.RawQuery, method, path, rawQuery)
-	}
-	if !r.AuthOK {
-		t.Fatalf("request JWT did not verify: %s", r.AuthErr)
-	}
-	if method == http.MethodGet && r.Body != "" {
-		t.Fatalf("GET request carries a body: %q", r.Body)
-	}
-}
-
-// requireJSONBody checks that got and want are the same JSON value.
-func requireJSONBody(t *testing.T, got, want string) {
-	t.Helper()
-	var g, w any
-	if err := json.Unmarshal([]byte(got), &g); err != nil {
-		t.Fatalf("body %q is not JSON: %v", got, err)
-	}
-	if err := json.Unmarshal([]byte(want), &w); err != nil {
-		t.Fatalf("want %q is not JSON: %v", want, err)
-	}
-	if !reflect.DeepEqual(g, w) {
-		t.Fatalf("body %s, want %s", got, want)
-	}
-}
-
-// requireRefused checks that err is a *ValidationError on field and that
-// srv received nothing.
-func requireRefused(t *testing.T, srv *apiServer, err error, field string) {
-	t.Helper()
-	var ve *ValidationError
-	if !errors.Is(err, ErrInvalidParams) || !errors.As(err, &ve) {
-		t.Fatalf("error %v, want a *ValidationError", err)
-	}
-	if ve.Field != field {
-		t.Fatalf("error on field %q (%v), want %q", ve.Field, err, field)
-	}
-	if n := srv.count(); n != 0 {
-		t.Fatalf("the server received %d requests, want none", n)
-	}
-}
-
-// requireDecodeError checks that err is a *DecodeError for endpoint at the
-// JSON path path.
-func requireDecodeError(t *testing.T, err error, endpoint, path string) *DecodeError {
-	t.Helper()
-	var de *DecodeError
-	if !errors.As(err, &de) {
-		t.Fatalf("error %v, want a *DecodeError", err)
-	}
-	if de.Endpoint != endpoint || de.Path != path {
-		t.Fatalf("decode error at %q %q (%v), want %q %q", de.Endpoint, de.Path, err, endpoint, path)
-	}
-	return de
-}
 
 // sendFile answers 200 with a binary body of the given type and name.
 func sendFile(contentType, filename string, body []byte) http.HandlerFunc {

@@ -37,12 +37,6 @@ import (
 
 // --- helpers ---------------------------------------------------------------
 
-// tpLog is a JSON slog handler's output, kept for the test to read back.
-type tpLog struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
 func (l *tpLog) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -107,15 +101,6 @@ func tpNoSecrets(t *testing.T, where, text string, extra ...string) {
 	}
 }
 
-// tpErr checks an error's text for secrets and returns it.
-func tpErr(t *testing.T, err error, extra ...string) error {
-	t.Helper()
-	if err != nil {
-		tpNoSecrets(t, "error", err.Error(), extra...)
-	}
-	return err
-}
-
 // tpStatuses answers the statuses in turn (the last one from then on);
 // status 200 answers the envelope around result.
 func tpStatuses(result string, statuses ...int) http.HandlerFunc {
@@ -131,24 +116,6 @@ func tpStatuses(result string, statuses ...int) http.HandlerFunc {
 		}
 		writeJSON(w, statuses[i], fmt.Sprintf(`{"success":false,"message":"failure %d"}`, i+1))
 	}
-}
-
-func tpAPIError(t *testing.T, err error) *APIError {
-	t.Helper()
-	var apiErr *APIError
-	if !errors.As(err, &apiErr) {
-		t.Fatalf("err = %v (%T), want an *APIError", err, err)
-	}
-	return apiErr
-}
-
-func tpTransportError(t *testing.T, err error) *TransportError {
-	t.Helper()
-	var te *TransportError
-	if !errors.As(err, &te) {
-		t.Fatalf("err = %v (%T), want a *TransportError", err, err)
-	}
-	return te
 }
 
 var tpCallbackID = uuid.MustParse("0b7e6d5c-4a3b-4c2d-8e1f-0a9b8c7d6e5f")
