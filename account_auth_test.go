@@ -1,6 +1,7 @@
 package acctadmin
 
 import (
+	"context"
 	"encoding/json"
 	"testing"
 )
@@ -20,4 +21,29 @@ func TestSessionFromABareString(t *testing.T) {
 			t.Errorf("the answer %s read as %v, %v, %v", tc.json, got, ok, err)
 		}
 	}
+}
+
+// Bad parameters of Auth are refused before anything is sent, by a
+// *ValidationError naming the field as the API spells it.
+func TestAuthRefusesBadParams(t *testing.T) {
+	checkRefused(t, []badParams{
+		{"login without email", "email", func(ctx context.Context, c *Client) error {
+			_, err := c.Auth.Login(ctx, &LoginParams{Password: wcPassword})
+			return err
+		}},
+		{"login without password", "password", func(ctx context.Context, c *Client) error {
+			_, err := c.Auth.Login(ctx, &LoginParams{Email: "u@example.com"})
+			return err
+		}},
+		{"forgot without address", "email_address", func(ctx context.Context, c *Client) error { return c.Auth.ForgotPassword(ctx, nil) }},
+		{"reset without token", "token", func(ctx context.Context, c *Client) error {
+			return c.Auth.ResetPassword(ctx, &ResetPasswordParams{Password: wcPassword})
+		}},
+		{"reset without password", "password", func(ctx context.Context, c *Client) error {
+			return c.Auth.ResetPassword(ctx, &ResetPasswordParams{Token: wcResetToken})
+		}},
+		{"reset confirmation differs", "password_confirmation", func(ctx context.Context, c *Client) error {
+			return c.Auth.ResetPassword(ctx, &ResetPasswordParams{Token: wcResetToken, Password: wcPassword, PasswordConfirmation: wcPassword + "x"})
+		}},
+	})
 }

@@ -240,3 +240,11 @@ func TestCompanyUnmarshalResetsTheRecord(t *testing.T) {
 		t.Fatalf("company %+v, want %+v", c, want)
 	}
 }
+
+// Bad parameters of Companies are refused before anything is sent, by a
+// *ValidationError naming the field as the API spells it.
+func TestCompaniesRefuseBadParams(t *testing.T) {
+	checkRefused(t, []badParams{
+		{"company nil id", "id", func(ctx context.Context, c *Client) error { _, err := c.Companies.Get(ctx, uuid.Nil); return err }},
+	})
+}

@@ -1358,3 +1358,23 @@ func TestDocumentsWithAnUnusableIDCostOnlyThemselves(t *testing.T) {
 		}
 	})
 }
+
+// Bad parameters of Documents are refused before anything is sent, by a
+// *ValidationError naming the field as the API spells it.
+func TestDocumentsRefuseBadParams(t *testing.T) {
+	checkRefused(t, []badParams{
+		{"page url nil id", "id", func(ctx context.Context, c *Client) error {
+			_, err := c.Documents.PageURL(ctx, uuid.Nil, 0)
+			return err
+		}},
+		{"page url negative page", "page_number", func(ctx context.Context, c *Client) error {
+			_, err := c.Documents.PageURL(ctx, wcDocument, -1)
+			return err
+		}},
+		{"bulk download no ids", "ids", func(ctx context.Context, c *Client) error { _, err := c.Documents.BulkDownload(ctx); return err }},
+		{"bulk download nil id", "ids", func(ctx context.Context, c *Client) error {
+			_, err := c.Documents.BulkDownload(ctx, wcDocument, uuid.Nil)
+			return err
+		}},
+	})
+}

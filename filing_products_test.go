@@ -146,3 +146,18 @@ func TestFilingMethodTypeConstants(t *testing.T) {
 		t.Fatalf("constants %q, want %q", got, want)
 	}
 }
+
+// Bad parameters of FilingProducts are refused before anything is sent, by a
+// *ValidationError naming the field as the API spells it.
+func TestFilingProductsRefuseBadParams(t *testing.T) {
+	checkRefused(t, []badParams{
+		{"offerings without company", "company_id", func(ctx context.Context, c *Client) error {
+			_, err := c.FilingProducts.Offerings(ctx, &OfferingParams{Jurisdiction: "UT"})
+			return err
+		}},
+		{"offerings without jurisdiction", "jurisdiction", func(ctx context.Context, c *Client) error {
+			_, err := c.FilingProducts.Offerings(ctx, &OfferingParams{CompanyID: wcCompany})
+			return err
+		}},
+	})
+}

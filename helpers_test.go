@@ -823,3 +823,41 @@ func requireMoney(t *testing.T, name string, m Money, text string, cents int64) 
 }
 
 var errShredder = errors.New("shredder jammed")
+
+// badParams is a call that the SDK must refuse before sending, with a
+// *ValidationError naming field.
+type badParams struct {
+	name, field string
+	call        func(ctx context.Context, c *Client) error
+}
+
+// checkRefused runs each call against a server that counts: each must be a
+// *ValidationError for its field that is ErrInvalidParams and shows no
+// secret, and no request may reach the server.
+func checkRefused(t *testing.T, cases []badParams) {
+	t.Helper()
+	srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) { writeJSON(w, 200, `{"success":true,"result":null}`) })
+	c := newTestClient(t, srv)
+	for _, tc := range cases {
+		err := tc.call(context.Background(), c)
+		var ve *ValidationError
+		if !errors.As(err, &ve) || ve.Field != tc.field || !errors.Is(err, ErrInvalidParams) {
+			t.Errorf("%s: err = %v, want a *ValidationError for %q", tc.name, err, tc.field)
+			continue
+		}
+		for _, secret := range []string{wcCardNumber, wcCVC, wcPassword, wcResetToken, "4242-4242"} {
+			if strings.Contains(err.Error(), secret) {
+				t.Errorf("%s: error shows a secret: %v", tc.name, err)
+			}
+		}
+	}
+	if n := srv.count(); n != 0 {
+		t.Errorf("%d requests sent for invalid calls", n)
+	}
+}
+
+// uuids is its arguments as a slice.
+func uuids(us ...uuid.UUID) []uuid.UUID { return us }
+
+// badCard is the card of the wire tests changed by mod.
+func badCard(mod func(*Card)) *Card { card := wcCardParams(); mod(card); return card }

@@ -335,3 +335,19 @@ func TestInvoiceStatusConstants(t *testing.T) {
 		t.Fatalf("statuses = %q, want %q", got, want)
 	}
 }
+
+// Bad parameters of Invoices are refused before anything is sent, by a
+// *ValidationError naming the field as the API spells it.
+func TestInvoicesRefuseBadParams(t *testing.T) {
+	checkRefused(t, []badParams{
+		{"invoice nil id", "id", func(ctx context.Context, c *Client) error { _, err := c.Invoices.Get(ctx, uuid.Nil); return err }},
+		{"pay without invoices", "invoice_ids", func(ctx context.Context, c *Client) error {
+			_, err := c.Invoices.Pay(ctx, &InvoicePayParams{PaymentMethodID: wcCard})
+			return err
+		}},
+		{"pay without card", "payment_token", func(ctx context.Context, c *Client) error {
+			_, err := c.Invoices.Pay(ctx, &InvoicePayParams{InvoiceIDs: uuids(wcInvoice)})
+			return err
+		}},
+	})
+}

@@ -242,3 +242,15 @@ func TestUnpaidInvoicesErrorUnwraps(t *testing.T) {
 		t.Fatalf("message %q", err)
 	}
 }
+
+// Bad parameters of Services are refused before anything is sent, by a
+// *ValidationError naming the field as the API spells it.
+func TestServicesRefuseBadParams(t *testing.T) {
+	checkRefused(t, []badParams{
+		{"service info nil id", "id", func(ctx context.Context, c *Client) error { _, err := c.Services.Info(ctx, uuid.Nil); return err }},
+		{"add info nil info", "info", func(ctx context.Context, c *Client) error {
+			_, err := c.Services.AddInfo(ctx, wcService, nil)
+			return err
+		}},
+	})
+}
