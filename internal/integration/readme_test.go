@@ -3,6 +3,7 @@ package acctadmin_test
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"log"
 	"net/http"
@@ -193,19 +194,29 @@ func TestLicense(t *testing.T) {
 }
 
 // readmeMailDirEnv names the folder into which the test binary, started
-// again by TestREADMEMailSurvivesAKill, runs the README's mail code
-// (readmeMail) instead of the tests.
-const readmeMailDirEnv = "ACCTADMIN_TEST_README_MAIL_DIR"
+// again by TestREADMEMailSurvivesAKill, runs the mail code named by
+// readmeMailCodeEnv instead of the tests.
+const (
+	readmeMailDirEnv  = "ACCTADMIN_TEST_README_MAIL_DIR"
+	readmeMailCodeEnv = "ACCTADMIN_TEST_README_MAIL_CODE"
+)
+
+// mailCode are the ways the docs show to pull the mail as files, by name:
+// the README's and docs/mail.md's loop of your own.
+var mailCode = map[string]func(ctx context.Context, c *acctadmin.Client, dir string){
+	"README.md":    readmeMail,
+	"docs/mail.md": guideMail,
+}
 
 // TestMain runs the tests, or, in a process that TestREADMEMailSurvivesAKill
-// started, the README's mail code alone.
+// started, one of the docs' mail code alone.
 func TestMain(m *testing.M) {
 	if dir := os.Getenv(readmeMailDirEnv); dir != "" {
 		c, err := acctadmin.NewClientFromEnv()
 		if err != nil {
 			log.Fatal(err)
 		}
-		readmeMail(context.Background(), c, dir)
+		mailCode[os.Getenv(readmeMailCodeEnv)](context.Background(), c, dir)
 		os.Exit(0)
 	}
 	os.Exit(m.Run())
@@ -224,11 +235,74 @@ func readmeMail(ctx context.Context, c *acctadmin.Client, dir string) {
 	}
 }
 
-// TestREADMEMailSurvivesAKill runs the README's mail code in a process of
-// its own, kills it (SIGKILL) while the API holds the answer to the third
-// download (the document is marked read by then), runs it again, and
-// checks that every document is saved, each in one file.
+// guideMail is docs/mail.md's loop of All and Download ("One goroutine"),
+// as written there; TestREADMEMailSurvivesAKill checks that it still is.
+func guideMail(ctx context.Context, c *acctadmin.Client, dir string) {
+	store := mailroom.Dir(dir)          // written whole or not at all
+	journal := store.(mailroom.Journal) // Dir keeps a journal in the folder
+	save := func(d acctadmin.Document) error {
+		if _, err := journal.Begin(ctx, d.ID); err != nil { // before the download marks it read
+			return err
+		}
+		f, err := c.Documents.Download(ctx, d.ID)
+		if err != nil {
+			return err // the record stays: the next run fetches it again
+		}
+		defer f.Close()
+		err = store.Save(ctx, d, f) // temporary name, fsync, then the final name
+		if err != nil && !errors.Is(err, mailroom.ErrAlreadySaved) {
+			return err
+		}
+		return journal.End(ctx, d.ID)
+	}
+	left, err := journal.Pending(ctx) // downloaded by a run that died, maybe not saved
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, id := range left {
+		d, err := c.Documents.Get(ctx, id)
+		if err == nil {
+			err = save(*d)
+		}
+		if err != nil {
+			log.Fatal(err)
+		}
+	}
+	for d, err := range c.Documents.All(ctx, nil) {
+		if err == nil {
+			err = save(d)
+		}
+		if err != nil {
+			log.Fatal(err)
+		}
+	}
+}
+
+// TestREADMEMailSurvivesAKill runs the docs' mail code (the README's, and
+// docs/mail.md's loop of your own) in a process of its own, kills it
+// (SIGKILL) while the API holds the answer to the third download (the
+// document is marked read by then), runs it again, and checks that every
+// document is saved, each in one file.
 func TestREADMEMailSurvivesAKill(t *testing.T) {
+	guide, err := os.ReadFile("../../docs/mail.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, loop, _ := strings.Cut(string(guide), "## One goroutine")
+	self, err := os.ReadFile("readme_test.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if snippets := goSnippets(loop); len(snippets) == 0 || !containsRun(codeLines(string(self)), codeLines(snippets[0].text)) {
+		t.Fatal("docs/mail.md's loop (One goroutine) is not guideMail's code")
+	}
+	for name := range mailCode {
+		t.Run(name, func(t *testing.T) { killAndRerun(t, name) })
+	}
+}
+
+// killAndRerun is TestREADMEMailSurvivesAKill for the mail code named name.
+func killAndRerun(t *testing.T, name string) {
 	f := acctadmintest.NewFake()
 	t.Cleanup(f.Close)
 	acme := f.AddCompany(acctadmintest.CompanyInput{Name: "Acme Widgets LLC", HomeState: "Utah"})
@@ -268,6 +342,7 @@ func TestREADMEMailSurvivesAKill(t *testing.T) {
 		cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^$")
 		cmd.Env = append(os.Environ(),
 			readmeMailDirEnv+"="+dir,
+			readmeMailCodeEnv+"="+name,
 			acctadmin.EnvAccessKey+"="+f.AccessKey,
 			acctadmin.EnvSecretKey+"="+f.SecretKey,
 			acctadmin.EnvBaseURL+"="+srv.URL)
