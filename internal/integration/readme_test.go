@@ -261,7 +261,10 @@ func guideMail(ctx context.Context, c *acctadmin.Client, dir string) {
 	}
 	for _, id := range left {
 		d, err := c.Documents.Get(ctx, id)
-		if err == nil {
+		switch {
+		case errors.Is(err, acctadmin.ErrNotFound):
+			err = journal.End(ctx, id) // gone from the API: nothing to save
+		case err == nil:
 			err = save(*d)
 		}
 		if err != nil {
