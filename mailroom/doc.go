@@ -99,6 +99,17 @@
 //
 // # Choices
 //
+// The API posts every event to every registered URL, so the room's
+// Handler serves them all at one URL: it saves the new documents and
+// hands the other events (new-invoice, and whatever comes) to the
+// function of WithEvents, as webhook.Handler would; without it they are
+// acknowledged. A redelivery that finds its document being saved by
+// another delivery or room is answered 503 with Retry-After. A room that
+// only pulls (a nightly job calling Pull) needs no verifier: New takes a
+// nil one, refuses WithCallbackURL then, and the room's Handler refuses
+// every callback with 500 and a log line saying why, so that the sender
+// keeps the events.
+//
 // Kept-out documents (WithKeepOut) are never downloaded, so they stay
 // unread for other tools; their callbacks are acknowledged. A callback
 // whose document the API no longer has (404) is acknowledged: there is

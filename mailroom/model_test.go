@@ -3,11 +3,15 @@ package mailroom
 import (
 	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -15,6 +19,7 @@ import (
 	acctadmin "github.com/acctadmin/acctadmin-go"
 	"github.com/acctadmin/acctadmin-go/acctadmintest"
 	"github.com/acctadmin/acctadmin-go/internal/redisserver"
+	"github.com/acctadmin/acctadmin-go/webhook"
 	"github.com/google/uuid"
 	"github.com/redis/go-redis/v9"
 	"pgregory.net/rapid"
@@ -44,8 +49,9 @@ func withChecks(t *testing.T, n int, f func()) {
 }
 
 // model drives rooms sharing one folder (and one Redis, when it has one)
-// through generated arrivals, deliveries, redeliveries, pulls, failing
-// downloads, crashes and Redis restarts, and checks after every step that
+// through generated arrivals, deliveries, redeliveries, invoices' events
+// (handed to WithEvents), pulls, failing downloads, crashes and Redis
+// restarts, and checks after every step that
 // every document is saved at most once, byte-identical to the API's, that
 // every document a room acknowledged or saved is in the folder, and that
 // no temporary file of a live room is left; at the end, that none is
@@ -67,12 +73,25 @@ type model struct {
 	dead  map[uuid.UUID]struct{} // documents a crashed room was downloading
 
 	clients []*redis.Client // closed at the end of the run
+
+	eventsMu sync.Mutex
+	invoices map[uuid.UUID]int // WithEvents' calls, by invoice
+	eventErr error             // what WithEvents' function returns
+}
+
+// onEvent is the rooms' WithEvents function: it counts the invoice's
+// calls and returns eventErr.
+func (m *model) onEvent(_ context.Context, ev *webhook.Event) error {
+	m.eventsMu.Lock()
+	defer m.eventsMu.Unlock()
+	m.invoices[ev.InvoiceID]++
+	return m.eventErr
 }
 
 func keepOutRule(d acctadmin.Document) bool { return d.Type == "Annual Report" }
 
 func (m *model) newRoom() *Room {
-	opts := []Option{WithLogger(discardLogger()), WithKeepOut(keepOutRule), WithClaimTTL(m.ttl), WithWorkers(3)}
+	opts := []Option{WithLogger(discardLogger()), WithKeepOut(keepOutRule), WithClaimTTL(m.ttl), WithWorkers(3), WithEvents(m.onEvent)}
 	if m.redis != nil {
 		rdb := redis.NewClient(&redis.Options{Addr: m.redis.Addr, DialTimeout: 100 * time.Millisecond,
 			ReadTimeout: 100 * time.Millisecond, WriteTimeout: 100 * time.Millisecond, MaxRetries: -1})
@@ -101,6 +120,52 @@ func (m *model) Arrive(t *rapid.T) {
 	m.pdfs[d.ID] = m.w.pdf(d.ID)
 	m.kept[d.ID] = typ == "Annual Report"
 	m.order = append(m.order, d.ID)
+}
+
+// Invoice delivers a new-invoice event (a new one or one delivered
+// before) to a room, whose WithEvents function succeeds or fails: it is
+// called once, the answer is 200 or 500 as it returned, and no document
+// is downloaded.
+func (m *model) Invoice(t *rapid.T) {
+	id := uuid.New()
+	var known []uuid.UUID
+	for inv := range m.invoices {
+		known = append(known, inv)
+	}
+	slices.SortFunc(known, func(a, b uuid.UUID) int { return bytes.Compare(a[:], b[:]) })
+	if len(known) > 0 && rapid.Bool().Draw(t, "again") {
+		id = rapid.SampledFrom(known).Draw(t, "invoice")
+	}
+	fail := rapid.Bool().Draw(t, "fail")
+	m.eventsMu.Lock()
+	m.eventErr = nil
+	if fail {
+		m.eventErr = errors.New("ledger unavailable")
+	}
+	calls := m.invoices[id]
+	m.eventsMu.Unlock()
+	tok, err := webhook.Sign(map[string]any{"event": "new-invoice", "invoice_id": id.String(), "company_id": m.w.company.ID.String()},
+		[]byte(m.w.fake.SecretKey), webhook.WithSignAccessKey(m.w.fake.AccessKey))
+	if err != nil {
+		t.Fatal(err)
+	}
+	downloads := m.w.downloads()
+	req := httptest.NewRequest(http.MethodPost, "/callbacks", strings.NewReader(`{"data":"`+tok+`"}`))
+	rec := httptest.NewRecorder()
+	m.room(t).Handler().ServeHTTP(rec, req)
+	want := http.StatusOK
+	if fail {
+		want = http.StatusInternalServerError
+	}
+	m.eventsMu.Lock()
+	got := m.invoices[id] - calls
+	m.eventsMu.Unlock()
+	if rec.Code != want || got != 1 {
+		t.Fatalf("new-invoice (failing: %v) answered %d after %d calls, want %d after 1", fail, rec.Code, got, want)
+	}
+	if n := m.w.downloads(); n != downloads {
+		t.Fatalf("new-invoice started %d downloads", n-downloads)
+	}
 }
 
 // Deliver delivers a document's event to a room (a first delivery, or a
@@ -292,7 +357,7 @@ func runModel(t *testing.T, checks, rooms int, srv *redisserver.Server) {
 			m := &model{
 				t: t, w: newWorld(t), redis: srv, ttl: 150 * time.Millisecond,
 				pdfs: map[uuid.UUID][]byte{}, kept: map[uuid.UUID]bool{}, acked: map[uuid.UUID]bool{},
-				dead: map[uuid.UUID]struct{}{},
+				dead: map[uuid.UUID]struct{}{}, invoices: map[uuid.UUID]int{},
 			}
 			dir, err := os.MkdirTemp(t.TempDir(), "store")
 			if err != nil {
@@ -311,6 +376,7 @@ func runModel(t *testing.T, checks, rooms int, srv *redisserver.Server) {
 				"":                   m.Check,
 				"Arrive":             m.Arrive,
 				"Deliver":            m.Deliver,
+				"Invoice":            m.Invoice,
 				"DeliverTwiceAtOnce": m.DeliverTwiceAtOnce,
 				"Pull":               m.Pull,
 				"FailDownloads":      m.FailDownloads,

@@ -72,6 +72,7 @@ type config struct {
 	downloadTimeout time.Duration
 	onSaved         func(context.Context, acctadmin.Document)
 	keepOut         func(acctadmin.Document) bool
+	events          func(context.Context, *webhook.Event) error
 	logger          *slog.Logger
 	err             error
 }
@@ -169,6 +170,24 @@ func WithKeepOut(keep func(d acctadmin.Document) bool) Option {
 	return func(c *config) { c.keepOut = keep }
 }
 
+// WithEvents hands fn every authentic event other than new-document that
+// reaches Handler (new-invoice, and whatever the API sends later), so
+// that one callback URL serves every event: the API posts all of an
+// account's events to the URLs registered for it. fn is called as
+// webhook.Handler calls its function: with the event's context; nil or a
+// webhook.Permanent error answers 200, any other error 500 so that the
+// sender delivers again; with a replay cache on the verifier, by one
+// delivery of an event at a time and not again once it succeeded.
+// Without it those events are answered 200 and dropped.
+func WithEvents(fn func(ctx context.Context, ev *webhook.Event) error) Option {
+	return func(c *config) {
+		if fn == nil {
+			c.err = errors.New("mailroom: WithEvents: nil function")
+		}
+		c.events = fn
+	}
+}
+
 // WithLogger sets the logger of what the room does not return: a failed
 // pull, a failed registration, a document it could not save (default
 // slog.Default()). It logs ids, never secrets.
@@ -177,9 +196,13 @@ func WithLogger(l *slog.Logger) Option {
 }
 
 // New makes a mail room that saves every document of the account into
-// store. v may have a replay cache or not: the room's own claims decide
-// what is done, so a redelivery that arrives while the first is still
-// being saved gets a retryable answer, never a 2xx.
+// store. v verifies the callbacks; it may have a replay cache or not: the
+// room's own claims decide what is done, so a redelivery that arrives
+// while the first is still being saved gets a retryable answer, never a
+// 2xx. A room that only pulls (Pull from a nightly job, or Run without
+// WithCallbackURL) needs no verifier: v may be nil, and then New refuses
+// WithCallbackURL and the room's Handler refuses every callback (see
+// Handler).
 //
 // The room's journal is the store's when the store implements Journal (as
 // Dir does), else it is kept in Redis; a store that keeps no journal
@@ -201,8 +224,8 @@ func New(c *acctadmin.Client, v *webhook.Verifier, store Store, opts ...Option) 
 	switch {
 	case c == nil:
 		return nil, errors.New("mailroom: nil client")
-	case v == nil:
-		return nil, errors.New("mailroom: nil verifier")
+	case v == nil && cfg.callbackURL != "":
+		return nil, errors.New("mailroom: WithCallbackURL needs a verifier for the callbacks; a room without one only pulls")
 	case store == nil:
 		return nil, errors.New("mailroom: nil store")
 	case cfg.logger == nil:
@@ -256,8 +279,10 @@ func (r *Room) Stats() Stats {
 }
 
 // errBusy reports a document another delivery or room is working on: the
-// sender should deliver again later, when it is saved.
-var errBusy = errors.New("mailroom: document in progress elsewhere")
+// sender should deliver again later, when it is saved. It wraps
+// webhook.ErrInProgress, which webhook.Handler answers with 503 and
+// Retry-After.
+var errBusy = fmt.Errorf("mailroom: document in progress elsewhere: %w", webhook.ErrInProgress)
 
 // errGone reports a document whose download answered 404: nothing was
 // saved, and its journal record is ended.
@@ -267,24 +292,40 @@ var errGone = errors.New("mailroom: document gone from the API")
 // writes.
 var errRefusing = errors.New("mailroom: the store refuses writes; no download starts until one succeeds")
 
-// Handler receives the API's callbacks; a new-document event is downloaded
-// and saved before the answer. It answers 2xx only for a document that is
-// saved (or kept out on purpose), and a retryable status when it cannot
-// tell.
+// Handler receives the API's callbacks, at the one URL the API posts
+// every event to: a new-document event is downloaded and saved before the
+// answer, and the other events go to the function of WithEvents. It
+// answers 2xx only for a document that is saved (or kept out on purpose),
+// and a retryable status when it cannot tell.
 //
 // The answers are webhook.Handler's: 200 for a document saved now or
-// before, kept out, or gone from the API (404), and for an event of
-// another kind or without a document id; 500 when the document is being
-// saved by another delivery or room, when the download or the save
-// failed, when Redis or the store cannot answer, and while the store
-// refuses writes; 503 when the verifier has a replay cache that cannot
-// answer or that records the event in progress elsewhere. The
-// download and save go on after the sender hangs up (within
-// WithDownloadTimeout), so that its redelivery finds the document saved.
+// before, kept out, or gone from the API (404), for a new-document event
+// without a document id, and for an event of another kind that WithEvents
+// took (or without WithEvents); 503 with Retry-After when the document is
+// being saved by another delivery or room (the redelivery then finds it
+// saved), and when the verifier has a replay cache that cannot answer or
+// that records the event in progress elsewhere; 500 when the download or
+// the save failed, when Redis or the store cannot answer, while the store
+// refuses writes, and when WithEvents' function fails. The download and
+// save go on after the sender hangs up (within WithDownloadTimeout), so
+// that its redelivery finds the document saved.
+//
+// A room made without a verifier (New's v nil: it only pulls) answers
+// every request 500 and logs an error saying so: the sender keeps the
+// events and delivers them again once the room has a verifier.
 func (r *Room) Handler() http.Handler {
+	if r.v == nil {
+		return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+			r.cfg.logger.ErrorContext(req.Context(), "mailroom: callback refused: the room was made without a verifier (New's v is nil), so it cannot verify callbacks")
+			http.Error(w, http.StatusText(http.StatusInternalServerError), http.StatusInternalServerError)
+		})
+	}
 	return r.v.Handler(func(ctx context.Context, ev *webhook.Event) error {
 		if ev.Name != webhook.EventNewDocument {
-			return nil
+			if r.cfg.events == nil {
+				return nil
+			}
+			return r.cfg.events(ctx, ev)
 		}
 		if ev.DocumentID == uuid.Nil {
 			r.cfg.logger.WarnContext(ctx, "mailroom: new-document event without a document id")

@@ -3,8 +3,10 @@ package mailroom
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -78,10 +80,13 @@ func TestHandlerAnswersARedeliveryDuringTheSaveRetryably(t *testing.T) {
 	for w.downloads() == 0 { // bounded by the test's timeout: the download starts at once
 		time.Sleep(time.Millisecond)
 	}
-	code := w.deliver(h, doc.ID)
+	body, _ := json.Marshal(map[string]string{"data": w.token(doc.ID)})
+	req := httptest.NewRequest(http.MethodPost, "/callbacks", bytes.NewReader(body))
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
 	release()
-	if code < 500 {
-		t.Fatalf("redelivery during the save answered %d, want a retryable 5xx", code)
+	if rec.Code != http.StatusServiceUnavailable || rec.Header().Get("Retry-After") != "5" {
+		t.Fatalf("redelivery during the save answered %d with Retry-After %q, want 503 with 5", rec.Code, rec.Header().Get("Retry-After"))
 	}
 	if code := <-first; code != http.StatusOK {
 		t.Fatalf("first delivery answered %d", code)
@@ -91,6 +96,9 @@ func TestHandlerAnswersARedeliveryDuringTheSaveRetryably(t *testing.T) {
 	}
 	if n := w.downloads(); n != 1 {
 		t.Fatalf("%d downloads, want 1", n)
+	}
+	if docs, others := savedFiles(t, dir); len(docs) != 1 || len(others) != 0 {
+		t.Fatalf("saved %d documents and %v", len(docs), others)
 	}
 }
 
@@ -435,6 +443,7 @@ func TestNewRefusesBadOptions(t *testing.T) {
 		"url":       {WithCallbackURL("ftp://x")},
 		"redis":     {WithRedis(nil)},
 		"logger":    {WithLogger(nil)},
+		"events":    {WithEvents(nil)},
 	}
 	for name, opts := range cases {
 		if _, err := New(w.c, w.v, store, opts...); err == nil {
@@ -665,3 +674,152 @@ func TestAClaimIsRenewedWhileTheDownloadRuns(t *testing.T) {
 		t.Fatalf("%d downloads", n)
 	}
 }
+
+// One callback URL serves every event: through the room's handler, a
+// new-invoice event reaches WithEvents' function once per delivery the
+// verifier accepts (a duplicate of one done is answered 200 without it),
+// its failure answers 500 so that the sender delivers again, and a
+// new-document event is saved and never handed on.
+func TestHandlerHandsTheOtherEventsOn(t *testing.T) {
+	w := newWorld(t)
+	v, err := webhook.NewVerifier([]byte(w.fake.SecretKey), webhook.WithAccessKey(w.fake.AccessKey),
+		webhook.WithReplayCache(webhook.NewMemoryReplayCache(100, time.Hour)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var got []*webhook.Event
+	var fail error
+	events := func(_ context.Context, ev *webhook.Event) error {
+		mu.Lock()
+		defer mu.Unlock()
+		got = append(got, ev)
+		return fail
+	}
+	dir := t.TempDir()
+	r, err := New(w.c, v, Dir(dir), WithLogger(discardLogger()), WithEvents(events))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := r.Handler()
+	post := func(claims map[string]any) int {
+		tok, err := webhook.Sign(claims, []byte(w.fake.SecretKey), webhook.WithSignAccessKey(w.fake.AccessKey))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req := httptest.NewRequest(http.MethodPost, "/callbacks", strings.NewReader(`{"data":"`+tok+`"}`))
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		return rec.Code
+	}
+	invoice := func(id uuid.UUID) map[string]any {
+		return map[string]any{"event": "new-invoice", "invoice_id": id.String(),
+			"company_id": w.company.ID.String(), "company_name": w.company.Name, "jti": "inv-" + id.String()}
+	}
+	calls := func() []uuid.UUID {
+		mu.Lock()
+		defer mu.Unlock()
+		var ids []uuid.UUID
+		for _, ev := range got {
+			ids = append(ids, ev.InvoiceID)
+		}
+		return ids
+	}
+
+	paid, failing := uuid.New(), uuid.New()
+	if code := post(invoice(paid)); code != http.StatusOK {
+		t.Fatalf("new-invoice answered %d", code)
+	}
+	if code := post(invoice(paid)); code != http.StatusOK {
+		t.Fatalf("its duplicate answered %d", code)
+	}
+	if ids := calls(); !slices.Equal(ids, []uuid.UUID{paid}) {
+		t.Fatalf("WithEvents saw %v, want [%s] once", ids, paid)
+	}
+
+	mu.Lock()
+	fail = errors.New("ledger unavailable")
+	mu.Unlock()
+	if code := post(invoice(failing)); code != http.StatusInternalServerError {
+		t.Fatalf("a failing function answered %d, want 500", code)
+	}
+	mu.Lock()
+	fail = nil
+	mu.Unlock()
+	if code := post(invoice(failing)); code != http.StatusOK {
+		t.Fatalf("the redelivery answered %d", code)
+	}
+	if ids := calls(); !slices.Equal(ids, []uuid.UUID{paid, failing, failing}) {
+		t.Fatalf("WithEvents saw %v", ids)
+	}
+
+	doc := w.addDocument("Regular Mail")
+	if code := w.deliver(h, doc.ID); code != http.StatusOK {
+		t.Fatalf("new-document answered %d", code)
+	}
+	if docs, _ := savedFiles(t, dir); len(docs) != 1 || docs[doc.ID] == nil {
+		t.Fatalf("saved %d documents", len(docs))
+	}
+	if n := len(calls()); n != 3 {
+		t.Fatalf("WithEvents saw the new-document event: %d calls", n)
+	}
+}
+
+// A room that only pulls needs no verifier: New takes a nil one (but not
+// with WithCallbackURL, which would have the API post to a room that
+// cannot verify), Pull saves the mail, and its Handler refuses every
+// callback with 500, saying why in the log, so that the sender keeps it.
+func TestAPullOnlyRoomNeedsNoVerifier(t *testing.T) {
+	w := newWorld(t)
+	var docs []uuid.UUID
+	for range 3 {
+		docs = append(docs, w.addDocument("Regular Mail").ID)
+	}
+	dir := t.TempDir()
+	var logged strings.Builder
+	var logMu sync.Mutex
+	logger := slog.New(slog.NewTextHandler(writerFunc(func(p []byte) (int, error) {
+		logMu.Lock()
+		defer logMu.Unlock()
+		return logged.Write(p)
+	}), nil))
+	r, err := New(w.c, nil, Dir(dir), WithLogger(logger))
+	if err != nil {
+		t.Fatalf("New without a verifier: %v", err)
+	}
+	if err := r.Pull(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	saved, _ := savedFiles(t, dir)
+	for _, id := range docs {
+		if saved[id] == nil {
+			t.Errorf("document %s not saved", id)
+		}
+	}
+	if len(saved) != len(docs) || r.Stats().Saved != int64(len(docs)) {
+		t.Errorf("saved %d, stats %+v", len(saved), r.Stats())
+	}
+
+	late := w.addDocument("Regular Mail")
+	if code := w.deliver(r.Handler(), late.ID); code != http.StatusInternalServerError {
+		t.Errorf("a callback to a room without a verifier answered %d, want 500", code)
+	}
+	if n := w.downloads(); n != len(docs) {
+		t.Errorf("%d downloads, want %d", n, len(docs))
+	}
+	logMu.Lock()
+	msg := logged.String()
+	logMu.Unlock()
+	if !strings.Contains(msg, "without a verifier") {
+		t.Errorf("the log does not say why: %q", msg)
+	}
+
+	if _, err := New(w.c, nil, Dir(t.TempDir()), WithCallbackURL("https://mail.example.com/callbacks")); err == nil {
+		t.Error("New took WithCallbackURL without a verifier")
+	}
+}
+
+// writerFunc is an io.Writer made of a function.
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }

@@ -145,7 +145,8 @@
 // calling the function, so that an at-least-once sender stops delivering
 // it; 503 with Retry-After (5 seconds, or the lease when shorter) to an
 // event in progress, so that the sender delivers again and then finds it
-// done or released; 405 to a method other than POST, 400 to a malformed
+// done or released, and likewise when the function returns an error
+// wrapping ErrInProgress (another delivery does its work); 405 to a method other than POST, 400 to a malformed
 // request, 408 to a body not received within the read timeout
 // (WithReadTimeout, 10 seconds by default), 413 to a body over the cap,
 // 401 to a token that does not verify, 500 when the function fails

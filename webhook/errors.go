@@ -43,7 +43,9 @@ var (
 	// ErrInProgress reports an event that another delivery is processing:
 	// the replay cache holds its in-progress mark, whose lease has not
 	// ended. Whether that processing will succeed is not known yet, so the
-	// delivery should be made again later.
+	// delivery should be made again later. A Handler function may return
+	// an error wrapping it for work that another delivery is doing: the
+	// answer is then the same 503 with Retry-After.
 	ErrInProgress = errors.New("webhook: event being processed by another delivery")
 
 	// ErrBodyTooLarge reports a request body longer than the verifier's

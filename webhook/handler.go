@@ -19,9 +19,11 @@ import (
 // recorded as done) and, without calling fn, to an event already done;
 // 500 when fn fails otherwise (its mark is released, so the redelivery is
 // processed); 503 with Retry-After to an event another delivery is
-// processing, and 503 when the replay cache cannot answer; 400, 401, 405,
-// 408 and 413 to a request that is malformed, does not verify, is not a
-// POST, is too slow or too large. An error answer's body is the status
+// processing, and when fn fails with an error wrapping ErrInProgress (its
+// work is being done by another delivery: a document that a delivery of
+// another event is saving); 503 when the replay cache cannot answer; 400,
+// 401, 405, 408 and 413 to a request that is malformed, does not verify,
+// is not a POST, is too slow or too large. An error answer's body is the status
 // text only. A Commit or release that fails is tried again for up to 10
 // seconds, even after the request's context ends. When fn panics, its
 // mark is released and the panic goes on to net/http.
@@ -60,7 +62,12 @@ func (v *Verifier) Handler(fn func(context.Context, *Event) error) http.Handler 
 		}
 		if err := v.deliver(r.Context(), ev, fn); err != nil {
 			code := http.StatusInternalServerError
-			if errors.Is(err, errLeaseOver) {
+			switch {
+			case errors.Is(err, errLeaseOver):
+				code = http.StatusServiceUnavailable
+			case errors.Is(err, ErrInProgress):
+				// fn says another delivery is doing its work.
+				w.Header().Set("Retry-After", strconv.Itoa(v.retryAfter()))
 				code = http.StatusServiceUnavailable
 			}
 			reply(w, code)

@@ -712,3 +712,32 @@ func (p panicReader) Read([]byte) (int, error) {
 	p.t.Error("the body was read")
 	return 0, io.EOF
 }
+
+// TestHandlerFunctionReportsWorkInProgress has fn report, with an error
+// wrapping ErrInProgress, that another delivery is doing its work (a
+// receiver's own lock, held for the same document by a delivery with
+// another jti): the answer is 503 with the Retry-After of an event in
+// progress, not 500, and the mark is released, so the next delivery is
+// processed.
+func TestHandlerFunctionReportsWorkInProgress(t *testing.T) {
+	busy := fmt.Errorf("document locked by another delivery: %w", webhook.ErrInProgress)
+	rec := &recorder{err: busy}
+	v := newVerifier(t, webhook.WithReplayCache(webhook.NewMemoryReplayCache(10, time.Hour)), webhook.WithLease(2*time.Second))
+	h := v.Handler(rec.handle)
+	body := `{"data":"` + sign(t, documentClaims()) + `"}`
+
+	w := serve(h, newRequest(body))
+	assert.Equal(t, http.StatusServiceUnavailable, w.Code)
+	assert.Equal(t, "2", w.Header().Get("Retry-After"))
+	assert.Equal(t, "Service Unavailable\n", w.Body.String())
+
+	rec.err = nil
+	assert.Equal(t, http.StatusOK, serve(h, newRequest(body)).Code, "the mark was released")
+	assert.Len(t, rec.events, 2)
+
+	rec.err = errors.New("database unavailable")
+	other := `{"data":"` + sign(t, invoiceClaims()) + `"}`
+	w = serve(h, newRequest(other))
+	assert.Equal(t, http.StatusInternalServerError, w.Code, "any other failure is a 500")
+	assert.Empty(t, w.Header().Get("Retry-After"))
+}

@@ -19,8 +19,9 @@
 // on that Redis; without it, run one room per folder. It prints the
 // address it listens on ("listening on http://...", useful with -addr
 // 127.0.0.1:0), a line per saved document, an alert line for a
-// "Delivered Service of Process" or "High Priority" document, and its
-// totals when it stops.
+// "Delivered Service of Process" or "High Priority" document, a line per
+// new invoice (its event comes to the same /callbacks: one URL serves
+// every event), and its totals when it stops.
 //
 // SIGINT or SIGTERM stops it gracefully: it stops taking callbacks,
 // lets the downloads in progress finish and save (for at most 30
@@ -32,8 +33,8 @@
 // ACCTADMIN_SECRET_KEY (and ACCTADMIN_BASE_URL, optionally). With no keys
 // set it runs a round trip on the built-in fake API, so that it runs
 // anywhere with no setup: it starts the fake, receives three documents by
-// callback into a new temporary folder (unless -dir is given), prints
-// them, and exits.
+// callback into a new temporary folder (unless -dir is given), then an
+// invoice's event at the same URL, prints them, and exits.
 //
 //	go run ./examples/mailroom
 package main
@@ -151,6 +152,14 @@ func serve(ctx context.Context, log *slog.Logger, out io.Writer, c *acctadmin.Cl
 				log.Warn("ALERT: urgent mail saved", "document", d.ID, "type", d.Type, "company", d.CompanyName)
 			}
 			log.Info("saved", "document", d.ID)
+		}),
+		// One callback URL serves every event: the room saves the new
+		// documents and hands the others on.
+		mailroom.WithEvents(func(_ context.Context, ev *webhook.Event) error {
+			if ev.Name == webhook.EventNewInvoice {
+				log.Info("new invoice", "invoice", ev.InvoiceID, "company", ev.CompanyName)
+			}
+			return nil // an error answers 500, so that the API delivers again
 		}),
 	}
 	if o.callbackURL != "" {
@@ -294,6 +303,11 @@ func demo(ctx context.Context, log *slog.Logger, out io.Writer, o options) error
 		}
 	}
 	fmt.Fprintf(out, "saved %d documents in %s\n", len(want), o.dir)
+	// An invoice's event comes to the same URL.
+	fake.AddInvoice(acctadmintest.InvoiceInput{CompanyID: co.ID, Items: []acctadmintest.InvoiceItem{{Price: "149.00", Description: "Annual report filing"}}})
+	if _, err := fake.WaitDeliveries(ctx, len(want)+1); err != nil {
+		return fmt.Errorf("the invoice's event was not delivered: %w", err)
+	}
 	cancel()
 	wg.Wait()
 	if serveErr != nil && !errors.Is(serveErr, context.Canceled) && !errors.Is(serveErr, context.DeadlineExceeded) {

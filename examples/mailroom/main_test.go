@@ -26,7 +26,7 @@ func TestDemoSavesTheFakesMail(t *testing.T) {
 	if len(docs) != 3 || len(others) != 0 {
 		t.Fatalf("saved %d documents, others %v\n%s", len(docs), others, out.String())
 	}
-	for _, want := range []string{"saved 3 documents in " + dir, "ALERT: urgent mail saved", "stopped: saved=3 downloads=3 redownloads=0"} {
+	for _, want := range []string{"saved 3 documents in " + dir, "ALERT: urgent mail saved", "new invoice", "stopped: saved=3 downloads=3 redownloads=0"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}

@@ -414,8 +414,10 @@ var mutants = []mutant{
 		return err`},
 	{id: `webhook-no-retry-after`, file: `webhook/handler.go`, pkg: `./webhook`,
 		what: `an event in progress answered without Retry-After`,
-		from: `				w.Header().Set("Retry-After", strconv.Itoa(v.retryAfter()))`,
-		to:   `				w.Header().Set("X-Retry-After", strconv.Itoa(v.retryAfter()))`},
+		from: `			case errors.Is(err, ErrInProgress):
+				w.Header().Set("Retry-After", strconv.Itoa(v.retryAfter()))`,
+		to: `			case errors.Is(err, ErrInProgress):
+				w.Header().Set("X-Retry-After", strconv.Itoa(v.retryAfter()))`},
 	{id: `webhook-cache-busy-expiry`, file: `webhook/replay.go`, pkg: `./webhook`,
 		what: `an in-progress mark never expires`,
 		from: `	if m, ok := c.busy[key]; ok && now.Before(m.expires) && m.owner != owner {`,
