@@ -335,3 +335,58 @@ func TestInvoiceStatusConstants(t *testing.T) {
 		t.Fatalf("statuses = %q, want %q", got, want)
 	}
 }
+
+func TestInvoicesListByDatesAndStatus(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		p     InvoiceListParams
+		query string
+	}{
+		{"dates and status", InvoiceListParams{StartDate: Date{2024, time.January, 1}, EndDate: Date{2024, time.March, 31}, Status: InvoicePaid},
+			"start_date=2024-01-01&end_date=2024-03-31&status=paid"},
+		{"one day", InvoiceListParams{StartDate: Date{2024, time.February, 29}, EndDate: Date{2024, time.February, 29}},
+			"start_date=2024-02-29&end_date=2024-02-29"},
+		{"a start alone, with companies", InvoiceListParams{Companies: []string{"Acme"}, StartDate: Date{2024, time.May, 1}},
+			"companies[]=Acme&start_date=2024-05-01"},
+		{"an end alone", InvoiceListParams{EndDate: Date{2024, time.May, 1}, Status: InvoiceUnpaid}, "end_date=2024-05-01&status=unpaid"},
+		// A state the SDK does not know goes as given: the API decides.
+		{"an unknown status", InvoiceListParams{Status: "refunded"}, "status=refunded"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := newAPIServer(t, ok(`[]`))
+			c := newTestClient(t, srv)
+			got, err := c.Invoices.List(context.Background(), &tc.p)
+			if err != nil || got == nil || len(got) != 0 {
+				t.Fatalf("List = %v, %v; want an empty list", got, err)
+			}
+			requireSent(t, srv, http.MethodGet, "/invoices", tc.query)
+		})
+	}
+}
+
+func TestInvoicesListDatesValidation(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		p     InvoiceListParams
+		field string
+	}{
+		{"end before start", InvoiceListParams{StartDate: Date{2024, time.March, 2}, EndDate: Date{2024, time.March, 1}}, "end_date"},
+		{"no such start", InvoiceListParams{StartDate: Date{2023, time.February, 29}}, "start_date"},
+		{"no such end", InvoiceListParams{StartDate: Date{2024, time.April, 1}, EndDate: Date{2024, time.April, 31}}, "end_date"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := newAPIServer(t, ok(`[]`))
+			c := newTestClient(t, srv)
+			got, err := c.Invoices.List(context.Background(), &tc.p)
+			if got != nil {
+				t.Fatalf("got %v with an error", got)
+			}
+			requireRefused(t, srv, err, tc.field)
+			items, errs := collectSeq(c.Invoices.All(context.Background(), &tc.p))
+			if len(items) != 0 || len(errs) != 1 {
+				t.Fatalf("All gave %d invoices and %v, want one error", len(items), errs)
+			}
+			requireRefused(t, srv, errs[0], tc.field)
+		})
+	}
+}
