@@ -18,10 +18,12 @@ var (
 	routeAccountDashPanel = declare(http.MethodGet, "/account/dashpanel", "Account.DashPanel")
 )
 
-// Account is the account the keys belong to. Its shape is not shown by the
-// provider: the fields are the fake's, and the whole record is in Raw.
+// Account is the account the keys belong to, read nested under "account"
+// or not. Its fields are the fake's and clients'; the whole is in Raw.
 type Account struct {
 	ID        uuid.UUID       `json:"id"`
+	WebsiteID uuid.UUID       `json:"website_id" wire:"anyid"`
+	Type      string          `json:"type"`
 	Name      string          `json:"name"`
 	Email     string          `json:"email"`
 	CreatedAt time.Time       `json:"created_at"`
@@ -29,7 +31,9 @@ type Account struct {
 }
 
 // UnmarshalJSON reads an account as the API writes it, into Raw too.
-func (a *Account) UnmarshalJSON(data []byte) error { return decodeRecord(data, a) }
+func (a *Account) UnmarshalJSON(data []byte) error {
+	return decodeRecord(unwrapped(data, "account"), a)
+}
 
 // DashPanel is the account's summary, as the provider's dashboard shows it
 // (only its name is known: the fields are the fake's; the whole is in Raw).

@@ -3,7 +3,7 @@ package acctadmin
 import (
 	"context"
 	"encoding/json"
-	"fmt"
+	"iter"
 	"net/http"
 	"time"
 
@@ -23,52 +23,77 @@ var (
 		"Companies.List shows whether the companies were changed")
 )
 
-// Company is a company of the account: the fields known from the
-// provider's clients are typed (the shape is undocumented), and the whole
-// is in Raw.
+// Company is a company of the account: the fields known from the API's
+// clients are typed (the shape is undocumented), the whole is in Raw.
 type Company struct {
-	ID         uuid.UUID       `json:"id"`
-	Name       string          `json:"name"`
-	HomeState  string          `json:"home_state"` // of its domestic registration, if any
-	EntityType string          `json:"entity_type"`
-	CreatedAt  time.Time       `json:"created_at"`
-	UpdatedAt  time.Time       `json:"updated_at"`
-	Raw        json.RawMessage `json:"-"` // the record exactly as the API sent it
+	ID            uuid.UUID       `json:"id"`
+	Name          string          `json:"name"`
+	HomeState     string          `json:"home_state"` // of its domestic registration, if any
+	EntityType    string          `json:"entity_type"`
+	Jurisdictions []string        `json:"jurisdictions" wire:"names"` // where it is registered, if the API says
+	CreatedAt     time.Time       `json:"created_at"`
+	UpdatedAt     time.Time       `json:"updated_at"`
+	Raw           json.RawMessage `json:"-"` // the record exactly as the API sent it
 }
 
 // UnmarshalJSON reads a company as the API writes it, into Raw too.
 func (c *Company) UnmarshalJSON(data []byte) error { return decodeRecord(data, c) }
 
-// List returns every company of the account. GET /companies.
-func (s *CompaniesClient) List(ctx context.Context) ([]Company, error) {
-	return call[[]Company](ctx, s.c, routeCompaniesList.at(), nil, nil)
+// CompanyListParams pages and filters GET /companies (at most 100 a page);
+// Names keeps the companies of those names. Zero values are not sent.
+type CompanyListParams struct {
+	Limit, Offset int
+	Names         []string
+}
+
+func (p *CompanyListParams) validate() error              { return checkPage(p.Limit, 100, p.Offset) }
+func (p *CompanyListParams) paging() (limit, offset *int) { return &p.Limit, &p.Offset }
+func (p *CompanyListParams) query() *query {
+	return pageQuery(p.Limit, p.Offset).strs("names", p.Names)
+}
+
+// List returns the account's companies: without p, as the API answers
+// unasked (which may be a first page only: All reads them all); with p
+// (at most one), the page it asks for. GET /companies.
+func (s *CompaniesClient) List(ctx context.Context, p ...*CompanyListParams) ([]Company, error) {
+	return listOptional[wireOf[Company]](ctx, s.c, routeCompaniesList, p)
+}
+
+// All returns every company, page after page (100 a page unless p.Limit
+// says otherwise), read ahead of the loop; ErrPagingIgnored ends it when
+// the API ignores the offset. GET /companies.
+func (s *CompaniesClient) All(ctx context.Context, p *CompanyListParams) iter.Seq2[Company, error] {
+	list := func(ctx context.Context, p *CompanyListParams) ([]Company, error) { return s.List(ctx, p) }
+	return paginate(ctx, listingOf(p, 100, list, func(v Company) uuid.UUID { return v.ID }))
 }
 
 // CompanyCreateParams describes a company to add with
 // CompaniesClient.Create. Name is required; zero values are not sent.
 type CompanyCreateParams struct {
 	Name string `json:"name"`
-	// HomeState, a jurisdiction's name ("Utah") or abbreviation ("UT"),
-	// sets the domestic registration.
-	HomeState  string `json:"home_state,omitempty"`
-	EntityType string `json:"entity_type,omitempty"`
+	// HomeState ("Utah" or "UT") sets the domestic registration; older
+	// clients send Jurisdictions (names: where it is registered) instead.
+	HomeState     string   `json:"home_state,omitempty"`
+	EntityType    string   `json:"entity_type,omitempty"`
+	Jurisdictions []string `json:"jurisdictions,omitempty"`
+	// DuplicateNameAllowed lets the call use names the account has; the API
+	// takes one flag a call: its companies must agree (*ValidationError).
+	DuplicateNameAllowed bool `json:"-"`
 }
 
 // Create adds companies (each needs a name) and returns those added. Sent
 // at most once; after ErrOutcomeUnknown, Companies.List shows whether the
 // companies were added. POST /companies.
 func (s *CompaniesClient) Create(ctx context.Context, companies ...CompanyCreateParams) ([]Company, error) {
-	check := checkNotEmpty("companies", len(companies))
-	for i, c := range companies {
-		check = firstErr(check, checkRequired(fmt.Sprintf("companies[%d].name", i), c.Name))
-	}
-	body := map[string][]CompanyCreateParams{"companies": companies}
-	return send[[]Company](ctx, s.c, check, routeCompaniesCreate.at(), nil, body)
+	body, err := companiesBody(companies, func(f string, c *CompanyCreateParams) (bool, error) {
+		return c.DuplicateNameAllowed, checkRequired(f+"name", c.Name)
+	})
+	return send[[]Company](ctx, s.c, err, routeCompaniesCreate.at(), nil, body)
 }
 
 // CompanyUpdateParams changes one company: exactly one of Company (its
 // current name) and CompanyID says which, and at least one of Name,
-// EntityType and HomeState what changes. Zero values are not sent.
+// EntityType, HomeState and Jurisdictions (a new list) what changes.
 type CompanyUpdateParams struct {
 	Company    string    `json:"company,omitempty"`
 	CompanyID  uuid.UUID `json:"company_id,omitempty"`
@@ -76,7 +101,9 @@ type CompanyUpdateParams struct {
 	EntityType string    `json:"entity_type,omitempty"`
 	// HomeState, a jurisdiction's name ("Utah") or abbreviation ("UT"), is
 	// the new domestic registration.
-	HomeState string `json:"home_state,omitempty"`
+	HomeState            string   `json:"home_state,omitempty"`
+	Jurisdictions        []string `json:"jurisdictions,omitempty"`
+	DuplicateNameAllowed bool     `json:"-"` // as in CompanyCreateParams
 }
 
 // Update changes companies and returns those the answer holds (a list, one
@@ -84,31 +111,16 @@ type CompanyUpdateParams struct {
 // once; after ErrOutcomeUnknown, Companies.List shows whether the
 // companies were changed. PATCH /companies.
 func (s *CompaniesClient) Update(ctx context.Context, updates ...CompanyUpdateParams) ([]Company, error) {
-	if err := checkNotEmpty("companies", len(updates)); err != nil {
-		return nil, err
-	}
-	items := make([]bodyOf, len(updates))
-	for i, u := range updates {
-		field := fmt.Sprintf("companies[%d].", i)
-		if err := checkOne(field+"company", u.Company != "", field+"company_id", u.CompanyID != uuid.Nil); err != nil {
-			return nil, err
-		}
-		if u.Name == "" && u.EntityType == "" && u.HomeState == "" {
-			return nil, invalid(field+"name", "nothing to change: give name, entity_type or home_state")
-		}
-		items[i] = bodyOf{&updates[i]}
-	}
-	body := map[string][]bodyOf{"companies": items}
-	changed, err := call[recordsAnyhow[Company, companiesKey]](ctx, s.c, routeCompaniesUpdate.at(), nil, body)
+	body, err := companiesBody(updates, func(f string, u *CompanyUpdateParams) (bool, error) {
+		some := u.Name != "" || u.EntityType != "" || u.HomeState != "" || len(u.Jurisdictions) > 0
+		return u.DuplicateNameAllowed, firstErr(checkOne(f+"company", u.Company != "", f+"company_id", u.CompanyID != uuid.Nil),
+			checkThat(some, f+"name", "nothing to change: give name, entity_type, home_state or jurisdictions"))
+	})
+	changed, err := send[recordsAnyhow[Company, companiesKey]](ctx, s.c, err, routeCompaniesUpdate.at(), nil, body)
 	return []Company(changed), err
 }
 
-// companiesKey names the list of PATCH /companies's answer.
-type companiesKey struct{}
-
-func (companiesKey) key() string { return "companies" }
-
-// Get returns the company id. GET /companies/:id.
+// Get returns the company id (one object). GET /companies/:id.
 func (s *CompaniesClient) Get(ctx context.Context, id uuid.UUID) (*Company, error) {
 	return getByID[Company](ctx, s.c, routeCompaniesGet, id)
 }

@@ -34,9 +34,9 @@ type ComplianceEvent struct {
 	UpdatedAt time.Time             `json:"updated_at"`
 	Status    ComplianceEventStatus `json:"status"`
 	DueDate   Date                  `json:"due_date"`
-	// Jurisdictions are the names of the event's jurisdictions, which the
-	// API writes as names or as {"jurisdiction": name} objects.
-	Jurisdictions []string  `json:"jurisdictions" wire:"names"`
+	// Jurisdictions are names, read from names or {"jurisdiction": name}
+	// objects, or from "jurisdiction": a name or a list.
+	Jurisdictions []string  `json:"jurisdictions" wire:"names,or=jurisdiction"`
 	Company       string    `json:"company"`
 	CompanyID     uuid.UUID `json:"company_id"`
 	Filing        string    `json:"filing"` // the name of the filing due

@@ -233,9 +233,46 @@ func TestJurisdictionNames(t *testing.T) {
 	if err := json.Unmarshal([]byte(`null`), &j); err != nil || j != nil {
 		t.Fatalf("null gave %v, %v", j, err)
 	}
-	for _, in := range []string{`[{"state": "Utah"}]`, `"Utah"`, `[5]`, `{}`} {
+	for _, in := range []string{`[{"state": "Utah"}]`, `[5]`, `{}`, `5`} {
 		if err := json.Unmarshal([]byte(in), &j); err == nil {
 			t.Errorf("Unmarshal(%s) = %v, want an error", in, j)
 		}
 	}
+}
+
+// Customers' clients read a compliance event's place from "jurisdiction",
+// one name or a list of names.
+func TestComplianceEventsJurisdictionAsStringOrList(t *testing.T) {
+	for _, tc := range []struct {
+		name, event string
+		want        []string
+	}{
+		{"a string", `"jurisdiction":"Utah"`, []string{"Utah"}},
+		{"a list", `"jurisdiction":["Utah","Idaho"]`, []string{"Utah", "Idaho"}},
+		{"a list of objects", `"jurisdiction":[{"jurisdiction":"Utah"}]`, []string{"Utah"}},
+		{"jurisdictions first", `"jurisdictions":["Nevada"],"jurisdiction":"Utah"`, []string{"Nevada"}},
+		{"an empty list under jurisdictions", `"jurisdictions":[],"jurisdiction":"Utah"`, []string{"Utah"}},
+		{"a string under jurisdictions", `"jurisdictions":"Ohio"`, []string{"Ohio"}},
+		{"an empty string", `"jurisdiction":""`, nil},
+		{"null", `"jurisdiction":null`, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := newAPIServer(t, ok(`[{"id":"`+indexID(1).String()+`","status":"active",`+tc.event+`}]`))
+			c := newTestClient(t, srv)
+			got, err := c.ComplianceEvents.List(context.Background(), &ComplianceEventListParams{StartDate: complianceStart, EndDate: complianceEnd})
+			if err != nil || len(got) != 1 {
+				t.Fatalf("List = %v, %v", got, err)
+			}
+			if !reflect.DeepEqual(got[0].Jurisdictions, tc.want) {
+				t.Fatalf("jurisdictions %#v, want %#v", got[0].Jurisdictions, tc.want)
+			}
+			var e ComplianceEvent // the same through encoding/json
+			if err := json.Unmarshal([]byte(`{`+tc.event+`}`), &e); err != nil || !reflect.DeepEqual(e.Jurisdictions, tc.want) {
+				t.Fatalf("Unmarshal: %#v, %v", e.Jurisdictions, err)
+			}
+		})
+	}
+	srv := newAPIServer(t, ok(`[{"jurisdiction":5}]`))
+	_, err := newTestClient(t, srv).ComplianceEvents.List(context.Background(), &ComplianceEventListParams{StartDate: complianceStart, EndDate: complianceEnd})
+	requireDecodeError(t, err, "GET /compliance-events", "result[0].jurisdiction")
 }

@@ -72,11 +72,13 @@ const maxDocumentsLimit = 200
 
 // DocumentListParams filters GET /documents. Zero values are not sent.
 type DocumentListParams struct {
-	Limit  int            // page size: API default 50, at most 200
-	Offset int            // documents to skip
-	Status DocumentStatus // read or unread (the API's default)
-	Start  time.Time      // Start and Stop bound the creation time
-	Stop   time.Time
+	Limit        int            // page size: API default 50, at most 200
+	Offset       int            // documents to skip
+	Status       DocumentStatus // read or unread (the API's default)
+	Start        time.Time      // Start and Stop bound the creation time
+	Stop         time.Time
+	Jurisdiction string    // keeps those of a place, by name or abbreviation ("UT")
+	CompanyID    uuid.UUID // keeps those of a company
 }
 
 func (p *DocumentListParams) validate() error {
@@ -90,8 +92,8 @@ func (p *DocumentListParams) validate() error {
 func (p *DocumentListParams) paging() (limit, offset *int) { return &p.Limit, &p.Offset }
 
 func (p *DocumentListParams) query() *query {
-	return pageQuery(p.Limit, p.Offset).str("status", string(p.Status)).
-		time("start", p.Start).time("stop", p.Stop)
+	return pageQuery(p.Limit, p.Offset).str("status", string(p.Status)).time("start", p.Start).time("stop", p.Stop).
+		str("jurisdiction", p.Jurisdiction).id("company_id", p.CompanyID)
 }
 
 // List returns one page of documents (unread ones unless p.Status says

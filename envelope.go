@@ -277,6 +277,25 @@ func firstRecord[R any, L ~[]R](list L, err error) (*R, error) {
 	return &list[0], nil
 }
 
+// companiesKey names the list of PATCH /companies's answer.
+type companiesKey struct{}
+
+func (companiesKey) key() string { return "companies" }
+
+// unwrapped returns the object that data, an object without an "id",
+// holds under key (GET /account answers {"account": {...}}); otherwise
+// data itself.
+func unwrapped(data []byte, key string) []byte {
+	var probe map[string]json.RawMessage
+	if len(data) == 0 || data[0] != '{' || json.Unmarshal(data, &probe) != nil || probe["id"] != nil {
+		return data
+	}
+	if inner := bytes.TrimSpace(probe[key]); len(inner) > 0 && inner[0] == '{' {
+		return inner
+	}
+	return data
+}
+
 // recordsAnyhow is the result of a route whose answer is not documented
 // and may be a list of records, one record (an object with an "id"), or
 // an object that holds the list under K's key; anything else is no
@@ -337,7 +356,7 @@ func (w *withTop[T, X]) decodeEnvelope(endpoint string, body []byte) (bool, erro
 //	uuid.UUID `wire:"anyid"`     as listedID: an unusable id is none
 //	[]string `wire:"names"`      as jurisdictionNames: names or objects
 //
-// followed by a field for each second name of a string field
+// followed by a field for each second name of a string or names field
 // (`wire:"or=state"`: the field, when empty, takes the value written under
 // that name). An int field `wire:"default=N"` is N when missing or null, a
 // record written as a bare JSON string is its string field `wire:"bare"`,
@@ -365,9 +384,12 @@ type recordCodec struct {
 	defaults []intDefault
 }
 
-// alias is a second name of a string field: the wire's field at from fills
-// the record's at to when that is empty.
-type alias struct{ from, to uintptr }
+// alias is a second name of a string (or, list set, []string) field: the
+// wire's field at from fills the record's at to when that is empty.
+type alias struct {
+	from, to uintptr
+	list     bool
+}
 
 // intDefault is the value of the int field at off when it is missing or
 // null.
@@ -404,13 +426,14 @@ func newCodec(t reflect.Type) *recordCodec {
 	c := &recordCodec{raw: noField, bare: noField}
 	fields := make([]reflect.StructField, 0, t.NumField()+1)
 	var extras []reflect.StructField
-	var aliasTo []uintptr
+	var aliasTo []alias
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
 		if f.Anonymous || !f.IsExported() {
 			panic("acctadmin: record " + t.Name() + " has an embedded or unexported field")
 		}
 		wf := reflect.StructField{Name: f.Name, Type: f.Type, Tag: f.Tag}
+		var aliasOf []string
 		if f.Type == timeType {
 			wf.Type = wireTimeType
 		}
@@ -434,20 +457,25 @@ func newCodec(t reflect.Type) *recordCodec {
 				wf.Type = reflect.TypeOf(jurisdictionNames(nil))
 			case name == "bare" && k == reflect.String:
 				c.bare = f.Offset
-			case name == "or" && k == reflect.String:
-				extras = append(extras, reflect.StructField{Name: "Alias" + strconv.Itoa(len(extras)), Type: f.Type,
-					Tag: reflect.StructTag(`json:"` + arg + `"`)})
-				aliasTo = append(aliasTo, f.Offset)
+			case name == "or" && (k == reflect.String || f.Type == stringsType):
+				aliasOf = append(aliasOf, arg)
 			default:
 				panic("acctadmin: record " + t.Name() + ": bad " + string(f.Tag))
 			}
+		}
+		for _, name := range aliasOf {
+			// A second name is read as the field is (names included).
+			extras = append(extras, reflect.StructField{Name: "Alias" + strconv.Itoa(len(extras)), Type: wf.Type,
+				Tag: reflect.StructTag(`json:"` + name + `"`)})
+			aliasTo = append(aliasTo, alias{to: f.Offset, list: f.Type == stringsType})
 		}
 		fields = append(fields, wf)
 	}
 	c.wire = reflect.StructOf(append(fields, extras...))
 	c.extra = len(extras) > 0
-	for i, to := range aliasTo {
-		c.aliases = append(c.aliases, alias{from: c.wire.Field(t.NumField() + i).Offset, to: to})
+	for i, a := range aliasTo {
+		a.from = c.wire.Field(t.NumField() + i).Offset
+		c.aliases = append(c.aliases, a)
 	}
 	// The record is read in place of its wire type's first fields: their
 	// layout must be the same.
@@ -504,7 +532,11 @@ func (c *recordCodec) preset(w unsafe.Pointer) {
 // second names, and keeps data in its Raw.
 func (c *recordCodec) finish(r, w unsafe.Pointer, data []byte) {
 	for _, a := range c.aliases {
-		if to := (*string)(unsafe.Add(r, a.to)); *to == "" {
+		if a.list {
+			if to := (*[]string)(unsafe.Add(r, a.to)); len(*to) == 0 {
+				*to = *(*[]string)(unsafe.Add(w, a.from))
+			}
+		} else if to := (*string)(unsafe.Add(r, a.to)); *to == "" {
 			*to = *(*string)(unsafe.Add(w, a.from))
 		}
 	}

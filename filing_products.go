@@ -58,18 +58,18 @@ type FilingMethod struct {
 func (m *FilingMethod) UnmarshalJSON(data []byte) error { return decodeRecord(data, m) }
 
 // FilingProductListParams chooses the products of GET /filing-products:
-// those of the website URL (full; required), with their filing methods in
-// Jurisdiction ("Utah" or "UT") when given.
+// those of the website URL (full; required), for EntityType ("LLC") when
+// given, with their filing methods in Jurisdiction ("Utah" or "UT") when
+// given.
 type FilingProductListParams struct {
-	URL          string
-	Jurisdiction string
+	URL, Jurisdiction, EntityType string
 }
 
 // List returns the filing products of the website p.URL, with their
 // filing methods in p.Jurisdiction when given. GET /filing-products.
 func (s *FilingProductsClient) List(ctx context.Context, p *FilingProductListParams) ([]FilingProduct, error) {
 	p = orZero(p)
-	q := new(query).str("url", p.URL).str("jurisdiction", p.Jurisdiction)
+	q := new(query).str("url", p.URL).str("jurisdiction", p.Jurisdiction).str("entity_type", p.EntityType)
 	return send[[]FilingProduct](ctx, s.c, checkRequired("url", p.URL), routeFilingProductsList.at(), q, nil)
 }
 

@@ -161,3 +161,13 @@ func TestFilingProductsRefuseBadParams(t *testing.T) {
 		}},
 	})
 }
+
+func TestFilingProductsListByEntityType(t *testing.T) {
+	srv := newAPIServer(t, ok(`[]`))
+	c := newTestClient(t, srv)
+	got, err := c.FilingProducts.List(context.Background(), &FilingProductListParams{URL: "https://www.example.com", Jurisdiction: "UT", EntityType: "Limited Liability Company"})
+	if err != nil || got == nil || len(got) != 0 {
+		t.Fatalf("List = %v, %v; want an empty list", got, err)
+	}
+	requireSent(t, srv, http.MethodGet, "/filing-products", "url=https%3A%2F%2Fwww.example.com&jurisdiction=UT&entity_type=Limited+Liability+Company")
+}

@@ -63,20 +63,6 @@ type InvoiceItem struct {
 // UnmarshalJSON reads an invoice line as the API writes it.
 func (it *InvoiceItem) UnmarshalJSON(data []byte) error { return decodeRecord(data, it) }
 
-// Total returns the sum of the invoice's items (each its price times its
-// quantity), exactly; an invoice without items totals zero.
-func (inv *Invoice) Total() Money {
-	var sum Money
-	for _, it := range inv.Items {
-		sum = sum.Add(it.Total())
-	}
-	return sum
-}
-
-// Total returns the item's price times its quantity, exactly, with the
-// price's decimals ("19.99" × 3 is "59.97").
-func (it InvoiceItem) Total() Money { return it.Price.times(int64(it.Quantity)) }
-
 // invoicesPageSize is the page size of InvoicesClient.All: the largest
 // page of the API's other listings of account records.
 const invoicesPageSize = 100
@@ -88,8 +74,10 @@ type InvoiceListParams struct {
 	Offset int // invoices to skip
 	// CompanyIDs keeps the invoices of these companies; give it or
 	// Companies (names), not both.
-	CompanyIDs []uuid.UUID
-	Companies  []string
+	CompanyIDs         []uuid.UUID
+	Companies          []string
+	StartDate, EndDate Date          // bound the invoices' dates; EndDate not before StartDate
+	Status             InvoiceStatus // paid or unpaid; any value is sent as given
 }
 
 func (p *InvoiceListParams) validate() error {
@@ -97,13 +85,15 @@ func (p *InvoiceListParams) validate() error {
 		checkPage(p.Limit, math.MaxInt, p.Offset),
 		checkNotBoth("company_ids", len(p.CompanyIDs) > 0, "companies", len(p.Companies) > 0),
 		checkIDs("company_ids", p.CompanyIDs),
+		checkDates(p.StartDate, p.EndDate),
 	)
 }
 
 func (p *InvoiceListParams) paging() (limit, offset *int) { return &p.Limit, &p.Offset }
 
 func (p *InvoiceListParams) query() *query {
-	return pageQuery(p.Limit, p.Offset).ids("company_ids", p.CompanyIDs).strs("companies", p.Companies)
+	return pageQuery(p.Limit, p.Offset).ids("company_ids", p.CompanyIDs).strs("companies", p.Companies).
+		date("start_date", p.StartDate).date("end_date", p.EndDate).str("status", string(p.Status))
 }
 
 // List returns the account's invoices (one page of them when p.Limit is

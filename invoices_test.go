@@ -293,36 +293,6 @@ func TestInvoicesAllCostsOneMoreRequestOnAnHonestServer(t *testing.T) {
 	}
 }
 
-func TestInvoiceTotal(t *testing.T) {
-	var inv Invoice
-	err := json.Unmarshal([]byte(`{"items":[
-		{"price":"19.99","quantity":3,"description":"annual report"},
-		{"price":0.1,"quantity":1},
-		{"price":"149.00","quantity":1},
-		{"price":1e1,"quantity":0},
-		{"price":"-5.5","quantity":2}]}`), &inv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	wantItems := []string{"59.97", "0.1", "149.00", "0", "-11.0"}
-	for i, it := range inv.Items {
-		if got := it.Total().String(); got != wantItems[i] {
-			t.Errorf("item %d total = %s, want %s", i, got, wantItems[i])
-		}
-	}
-	total := inv.Total()
-	if total.String() != "198.07" || !total.Equal(MoneyFromCents(19807)) {
-		t.Fatalf("Total = %s, want 198.07", total)
-	}
-	if cents, err := total.Cents(); err != nil || cents != 19807 {
-		t.Fatalf("Total cents = %d, %v", cents, err)
-	}
-	var empty Invoice
-	if got := empty.Total(); !got.IsZero() {
-		t.Fatalf("empty invoice totals %s", got)
-	}
-}
-
 func TestInvoiceStatusConstants(t *testing.T) {
 	var list []Invoice
 	err := json.Unmarshal([]byte(`[{"status":"unpaid"},{"status":"paid"},{"status":"cancelled"},{"status":"refunded"}]`), &list)
@@ -350,4 +320,59 @@ func TestInvoicesRefuseBadParams(t *testing.T) {
 			return err
 		}},
 	})
+}
+
+func TestInvoicesListByDatesAndStatus(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		p     InvoiceListParams
+		query string
+	}{
+		{"dates and status", InvoiceListParams{StartDate: Date{2024, time.January, 1}, EndDate: Date{2024, time.March, 31}, Status: InvoicePaid},
+			"start_date=2024-01-01&end_date=2024-03-31&status=paid"},
+		{"one day", InvoiceListParams{StartDate: Date{2024, time.February, 29}, EndDate: Date{2024, time.February, 29}},
+			"start_date=2024-02-29&end_date=2024-02-29"},
+		{"a start alone, with companies", InvoiceListParams{Companies: []string{"Acme"}, StartDate: Date{2024, time.May, 1}},
+			"companies[]=Acme&start_date=2024-05-01"},
+		{"an end alone", InvoiceListParams{EndDate: Date{2024, time.May, 1}, Status: InvoiceUnpaid}, "end_date=2024-05-01&status=unpaid"},
+		// A state the SDK does not know goes as given: the API decides.
+		{"an unknown status", InvoiceListParams{Status: "refunded"}, "status=refunded"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := newAPIServer(t, ok(`[]`))
+			c := newTestClient(t, srv)
+			got, err := c.Invoices.List(context.Background(), &tc.p)
+			if err != nil || got == nil || len(got) != 0 {
+				t.Fatalf("List = %v, %v; want an empty list", got, err)
+			}
+			requireSent(t, srv, http.MethodGet, "/invoices", tc.query)
+		})
+	}
+}
+
+func TestInvoicesListDatesValidation(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		p     InvoiceListParams
+		field string
+	}{
+		{"end before start", InvoiceListParams{StartDate: Date{2024, time.March, 2}, EndDate: Date{2024, time.March, 1}}, "end_date"},
+		{"no such start", InvoiceListParams{StartDate: Date{2023, time.February, 29}}, "start_date"},
+		{"no such end", InvoiceListParams{StartDate: Date{2024, time.April, 1}, EndDate: Date{2024, time.April, 31}}, "end_date"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := newAPIServer(t, ok(`[]`))
+			c := newTestClient(t, srv)
+			got, err := c.Invoices.List(context.Background(), &tc.p)
+			if got != nil {
+				t.Fatalf("got %v with an error", got)
+			}
+			requireRefused(t, srv, err, tc.field)
+			items, errs := collectSeq(c.Invoices.All(context.Background(), &tc.p))
+			if len(items) != 0 || len(errs) != 1 {
+				t.Fatalf("All gave %d invoices and %v, want one error", len(items), errs)
+			}
+			requireRefused(t, srv, errs[0], tc.field)
+		})
+	}
 }

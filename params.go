@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/url"
 	"reflect"
 	"strconv"
@@ -183,6 +184,25 @@ func checkDate(field string, d Date) error {
 	return nil
 }
 
+// checkDates checks the optional start_date and end_date of a listing:
+// each, when given, a real calendar date, and end not before start.
+func checkDates(start, end Date) error {
+	for _, d := range []struct {
+		field string
+		d     Date
+	}{{"start_date", start}, {"end_date", end}} {
+		if !d.d.IsZero() {
+			if err := checkDate(d.field, d.d); err != nil {
+				return err
+			}
+		}
+	}
+	if !start.IsZero() && !end.IsZero() && end.Before(start) {
+		return invalid("end_date", "%s is before start_date %s", end, start)
+	}
+	return nil
+}
+
 // checkIDs refuses the nil UUID in a list of ids.
 func checkIDs(field string, ids []uuid.UUID) error {
 	for i, id := range ids {
@@ -289,4 +309,40 @@ func (b bodyOf) MarshalJSON() ([]byte, error) {
 		out = append(append(strconv.AppendQuote(out, name), ':'), val...)
 	}
 	return append(out, '}'), nil
+}
+
+// companiesBody is the body of POST and PATCH /companies: the companies
+// (params structs sent as bodyOf does), at least one, each passing check
+// (given its field prefix, "companies[i]."), and duplicate_name_allowed
+// when check says they allow it: the API takes it once for all, so items
+// that differ are refused.
+func companiesBody[T any](items []T, check func(field string, item *T) (allowed bool, err error)) (any, error) {
+	var b struct {
+		Companies []bodyOf `json:"companies"`
+		Allowed   bool     `json:"duplicate_name_allowed,omitempty"`
+	}
+	if err := checkNotEmpty("companies", len(items)); err != nil {
+		return nil, err
+	}
+	for i := range items {
+		field := fmt.Sprintf("companies[%d].", i)
+		allowed, err := check(field, &items[i])
+		if err == nil && i > 0 && allowed != b.Allowed {
+			err = invalid(field+"duplicate_name_allowed", "must be the same for every company of a call")
+		}
+		if err != nil {
+			return nil, err
+		}
+		b.Allowed = allowed
+		b.Companies = append(b.Companies, bodyOf{&items[i]})
+	}
+	return b, nil
+}
+
+// checkThat refuses field, saying why, unless ok.
+func checkThat(ok bool, field, why string) error {
+	if !ok {
+		return invalid(field, "%s", why)
+	}
+	return nil
 }

@@ -549,6 +549,9 @@ func secMethods() []secMethod {
 			_, err := c.Companies.List(ctx)
 			return err
 		}},
+		{"Companies.All", func(ctx context.Context, c *Client) error {
+			return secFirstErr(c.Companies.All(ctx, &CompanyListParams{Names: []string{secCompany}}))
+		}},
 		{"Companies.Create", func(ctx context.Context, c *Client) error {
 			_, err := c.Companies.Create(ctx, CompanyCreateParams{Name: secCompany, HomeState: "Utah"})
 			return err

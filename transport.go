@@ -158,6 +158,15 @@ func listRecords[W wire[R], R any, P any, PP listQuery[P]](ctx context.Context, 
 	return fromWires(call[wireList[W, R]](ctx, c, rt.at(), p.query(), nil))
 }
 
+// listOptional is listRecords for a method whose params are optional
+// (variadic, so that calls without them still compile): at most one.
+func listOptional[W wire[R], R any, P any, PP listQuery[P]](ctx context.Context, c *Client, rt *route, ps []PP) ([]R, error) {
+	if len(ps) > 1 {
+		return nil, invalid("p", "give at most one params struct, got %d", len(ps))
+	}
+	return listRecords[W](ctx, c, rt, append(ps, nil)[0])
+}
+
 // do makes one call. It builds the request (in, when not nil, as its JSON
 // body), sends it, with every attempt signed by authTransport, tries it
 // again as retryPolicy says for the route's class, and reads a 2xx JSON

@@ -604,6 +604,20 @@ func (m Money) Sub(n Money) Money {
 	return moneyOf(a.Sub(a, b), max(as, bs))
 }
 
+// Total returns the sum of the invoice's items (each its price times its
+// quantity), exactly; an invoice without items totals zero.
+func (inv *Invoice) Total() Money {
+	var sum Money
+	for _, it := range inv.Items {
+		sum = sum.Add(it.Total())
+	}
+	return sum
+}
+
+// Total returns the item's price times its quantity, exactly, with the
+// price's decimals ("19.99" × 3 is "59.97").
+func (it InvoiceItem) Total() Money { return it.Price.times(int64(it.Quantity)) }
+
 // times returns m multiplied by the whole number k, exactly, with m's
 // decimals.
 func (m Money) times(k int64) Money {
@@ -808,13 +822,19 @@ func (id *listedID) UnmarshalJSON(data []byte) error {
 
 // jurisdictionNames is a list of jurisdictions written as plain strings or
 // as objects {"jurisdiction": name} (or {"name": name}), as
-// compliance-event listings do. A record field `wire:"names"` is read as
-// one.
+// compliance-event listings do, or one name alone (a string; "" is none).
+// A record field `wire:"names"` is read as one.
 type jurisdictionNames []string
 
 func (j *jurisdictionNames) UnmarshalJSON(data []byte) error {
+	*j = nil
+	if s, ok := unquote(data); ok {
+		if s != "" {
+			*j = jurisdictionNames{s}
+		}
+		return nil
+	}
 	if string(data) == "null" {
-		*j = nil
 		return nil
 	}
 	var items []json.RawMessage

@@ -32,20 +32,53 @@ type account struct {
 	CreatedAt  time.Time
 }
 
-type accountWire struct {
-	ID        uuid.UUID `json:"id"`
-	Name      string    `json:"name"`
-	Email     string    `json:"email"`
-	CreatedAt string    `json:"created_at"`
+type personEmailWire struct {
+	ID           uuid.UUID `json:"id"`
+	EmailAddress string    `json:"email_address"`
+	Label        string    `json:"label"`
+	Kind         string    `json:"kind"`
 }
 
-// GET /account.
+type personWire struct {
+	ID              uuid.UUID         `json:"id"`
+	FirstName       string            `json:"first_name"`
+	LastName        string            `json:"last_name"`
+	PersonEmails    []personEmailWire `json:"person_emails"`
+	PersonPhones    []struct{}        `json:"person_phones"`
+	PersonAddresses []struct{}        `json:"person_addresses"`
+}
+
+type accountWire struct {
+	ID        uuid.UUID    `json:"id"`
+	WebsiteID *uuid.UUID   `json:"website_id"`
+	Type      string       `json:"type"`
+	Affiliate *string      `json:"affiliate"`
+	People    []personWire `json:"people"`
+	Name      string       `json:"name"`
+	Email     string       `json:"email"`
+	CreatedAt string       `json:"created_at"`
+}
+
+// GET /account: {"account": {...}}, nested as the real API answers it
+// (customers' clients read it so), with the fields they read (website_id:
+// the account's first website, if any; one person, the user) and the
+// fake's own name, email and created_at.
 func getAccount(c *call) error {
 	f := c.f
 	wf := f.wire(false)
-	out, _ := locked(f, func() (accountWire, error) {
+	out, _ := locked(f, func() (map[string]accountWire, error) {
 		a := &f.st.account
-		return accountWire{ID: a.ID, Name: a.Name, Email: a.Email, CreatedAt: wf.time(a.CreatedAt)}, nil
+		w := accountWire{ID: a.ID, Type: "business", Name: a.Name, Email: a.Email, CreatedAt: wf.time(a.CreatedAt),
+			People: []personWire{{ID: DemoID("person", 1), FirstName: "Demo", LastName: "User",
+				PersonEmails:    []personEmailWire{{ID: DemoID("person-email", 1), EmailAddress: a.Email, Label: "primary", Kind: "primary"}},
+				PersonPhones:    []struct{}{},
+				PersonAddresses: []struct{}{},
+			}}}
+		if len(f.st.websites.rows) > 0 {
+			id := f.st.websites.rows[0].ID
+			w.WebsiteID = &id
+		}
+		return map[string]accountWire{"account": w}, nil
 	})
 	return c.ok(out, answer{})
 }

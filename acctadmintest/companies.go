@@ -2,6 +2,8 @@ package acctadmintest
 
 import (
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -16,29 +18,38 @@ type Company struct {
 	// registration, "" when it has none.
 	HomeState  string
 	EntityType string
-	CreatedAt  time.Time
-	UpdatedAt  time.Time
+	// Jurisdictions are the names of the jurisdictions the company is
+	// registered in, as POST and PATCH /companies set them.
+	Jurisdictions []string
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
 }
 
 // CompanyInput describes a company for AddCompany. Zero fields get
 // defaults: a new ID, the current time.
 type CompanyInput struct {
-	ID         uuid.UUID
-	Name       string
-	HomeState  string // a jurisdiction name, or ""
-	EntityType string
-	CreatedAt  time.Time
+	ID            uuid.UUID
+	Name          string
+	HomeState     string   // a jurisdiction name, or ""
+	Jurisdictions []string // names or abbreviations
+	EntityType    string
+	CreatedAt     time.Time
 }
 
 // AddCompany adds a company to the account and returns it. It panics if
-// the name is empty or already taken, or HomeState is not a jurisdiction:
-// those are mistakes in the calling test.
+// the name is empty or already taken, or HomeState or one of
+// Jurisdictions is not a jurisdiction: those are mistakes in the calling
+// test.
 func (f *Fake) AddCompany(in CompanyInput) Company {
 	if strings.TrimSpace(in.Name) == "" {
 		panic("acctadmintest: AddCompany: empty name")
 	}
 	if in.HomeState != "" {
 		in.HomeState = mustJurisdiction("AddCompany", in.HomeState).Name
+	}
+	var places []string
+	for _, j := range in.Jurisdictions {
+		places = append(places, mustJurisdiction("AddCompany", j).Name)
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -47,15 +58,16 @@ func (f *Fake) AddCompany(in CompanyInput) Company {
 	}
 	at := f.timeOr(in.CreatedAt)
 	co := &Company{
-		ID:         f.idOr(in.ID),
-		Name:       in.Name,
-		HomeState:  in.HomeState,
-		EntityType: in.EntityType,
-		CreatedAt:  at,
-		UpdatedAt:  at,
+		ID:            f.idOr(in.ID),
+		Name:          in.Name,
+		HomeState:     in.HomeState,
+		EntityType:    in.EntityType,
+		Jurisdictions: places,
+		CreatedAt:     at,
+		UpdatedAt:     at,
 	}
 	f.st.companies.insert(co)
-	return *co
+	return f.st.companies.copyOf(co)
 }
 
 // Companies returns the companies of the account, oldest first.
@@ -97,47 +109,81 @@ func (f *Fake) mustCompany(helper string, id uuid.UUID) *Company {
 }
 
 type companyWire struct {
-	ID         uuid.UUID `json:"id"`
-	Name       string    `json:"name"`
-	HomeState  any       `json:"home_state"`
-	EntityType string    `json:"entity_type"`
-	CreatedAt  string    `json:"created_at"`
-	UpdatedAt  string    `json:"updated_at"`
+	ID            uuid.UUID `json:"id"`
+	Name          string    `json:"name"`
+	HomeState     any       `json:"home_state"`
+	EntityType    string    `json:"entity_type"`
+	Jurisdictions []string  `json:"jurisdictions"`
+	CreatedAt     string    `json:"created_at"`
+	UpdatedAt     string    `json:"updated_at"`
 }
 
 func (wf wireFormat) company(c *Company) companyWire {
 	return companyWire{
-		ID:         c.ID,
-		Name:       c.Name,
-		HomeState:  nullable(c.HomeState),
-		EntityType: c.EntityType,
-		CreatedAt:  wf.time(c.CreatedAt),
-		UpdatedAt:  wf.time(c.UpdatedAt),
+		ID:            c.ID,
+		Name:          c.Name,
+		HomeState:     nullable(c.HomeState),
+		EntityType:    c.EntityType,
+		Jurisdictions: append([]string{}, c.Jurisdictions...),
+		CreatedAt:     wf.time(c.CreatedAt),
+		UpdatedAt:     wf.time(c.UpdatedAt),
 	}
 }
 
-// GET /companies: every company, oldest first; limit and offset are
-// optional (all companies when no limit is given).
+// GET /companies: every company, oldest first, or those of the names
+// given (names[] or names, any case); limit and offset are optional (all
+// companies when no limit is given).
 func listCompanies(c *call) error {
 	limit, offset := c.paging()
+	names := c.strs("names")
 	f := c.f
 	wf := f.wire(false)
 	out, _ := locked(f, func() ([]companyWire, error) {
-		return mapRows(page(f.st.companies.rows, limit, offset), wf.company), nil
+		list := f.st.companies.filter(func(co *Company) bool {
+			return len(names) == 0 || slices.ContainsFunc(names, func(n string) bool { return strings.EqualFold(n, co.Name) })
+		})
+		return mapRows(page(list, limit, offset), wf.company), nil
 	})
 	return c.ok(out, answer{})
 }
 
+// companyJurisdictions resolves the jurisdictions of a company write:
+// names or abbreviations, an item possibly holding several comma-joined
+// (as the provider's Ruby example sends them); duplicates are dropped. An
+// unknown one is a 400 on field.
+func companyJurisdictions(field string, items []string) ([]string, error) {
+	var out []string
+	for _, item := range items {
+		for _, s := range strings.Split(item, ",") {
+			if s = strings.TrimSpace(s); s == "" {
+				continue
+			}
+			j, ok := LookupJurisdiction(s)
+			if !ok {
+				return nil, invalid(field, "contains an unknown jurisdiction: "+strconv.Quote(s))
+			}
+			if !slices.Contains(out, j.Name) {
+				out = append(out, j.Name)
+			}
+		}
+	}
+	return out, nil
+}
+
 type companyCreateBody struct {
 	Companies []struct {
-		Name       *string `json:"name"`
-		HomeState  *string `json:"home_state"`
-		EntityType *string `json:"entity_type"`
+		Name          *string  `json:"name"`
+		HomeState     *string  `json:"home_state"`
+		EntityType    *string  `json:"entity_type"`
+		Jurisdictions []string `json:"jurisdictions"`
 	} `json:"companies"`
+	DuplicateNameAllowed *bool `json:"duplicate_name_allowed"`
 }
 
 // POST /companies: adds the companies whose names are new and answers
-// only those; a name the account already has is skipped.
+// only those; a name the account already has is skipped, unless
+// duplicate_name_allowed is true. jurisdictions (names or abbreviations)
+// are where each is registered.
 func createCompanies(c *call) error {
 	var body companyCreateBody
 	if err := c.decodeBody(&body); err != nil {
@@ -146,7 +192,10 @@ func createCompanies(c *call) error {
 	if len(body.Companies) == 0 {
 		return invalid("companies", "is required and must not be empty")
 	}
-	type item struct{ name, home, entity string }
+	type item struct {
+		name, home, entity string
+		places             []string
+	}
 	items := make([]item, len(body.Companies))
 	for i, in := range body.Companies {
 		field := fmt.Sprintf("companies[%d].", i)
@@ -164,6 +213,10 @@ func createCompanies(c *call) error {
 		if in.EntityType != nil {
 			it.entity = *in.EntityType
 		}
+		var err error
+		if it.places, err = companyJurisdictions(field+"jurisdictions", in.Jurisdictions); err != nil {
+			return err
+		}
 		items[i] = it
 	}
 
@@ -173,11 +226,13 @@ func createCompanies(c *call) error {
 		now := f.now()
 		out := []companyWire{}
 		var created []uuid.UUID
+		dup := body.DuplicateNameAllowed != nil && *body.DuplicateNameAllowed
 		for _, it := range items {
-			if f.companyByName(it.name) != nil {
+			if !dup && f.companyByName(it.name) != nil {
 				continue
 			}
-			co := &Company{ID: f.newID(), Name: it.name, HomeState: it.home, EntityType: it.entity, CreatedAt: now, UpdatedAt: now}
+			co := &Company{ID: f.newID(), Name: it.name, HomeState: it.home, EntityType: it.entity, Jurisdictions: it.places,
+				CreatedAt: now, UpdatedAt: now}
 			f.st.companies.insert(co)
 			created = append(created, co.ID)
 			out = append(out, wf.company(co))
@@ -190,17 +245,21 @@ func createCompanies(c *call) error {
 
 type companyUpdateBody struct {
 	Companies []struct {
-		Company    *string `json:"company"`
-		CompanyID  *string `json:"company_id"`
-		Name       *string `json:"name"`
-		EntityType *string `json:"entity_type"`
-		HomeState  *string `json:"home_state"`
+		Company       *string  `json:"company"`
+		CompanyID     *string  `json:"company_id"`
+		Name          *string  `json:"name"`
+		EntityType    *string  `json:"entity_type"`
+		HomeState     *string  `json:"home_state"`
+		Jurisdictions []string `json:"jurisdictions"`
 	} `json:"companies"`
+	DuplicateNameAllowed *bool `json:"duplicate_name_allowed"`
 }
 
 // PATCH /companies: each item names a company by company (its name) or
-// company_id and sets any of name, entity_type and home_state. The whole
-// batch is checked before anything changes.
+// company_id and sets any of name, entity_type, home_state and
+// jurisdictions (a new list). A name another company has is refused
+// unless duplicate_name_allowed is true. The whole batch is checked
+// before anything changes.
 func updateCompanies(c *call) error {
 	var body companyUpdateBody
 	if err := c.decodeBody(&body); err != nil {
@@ -226,7 +285,9 @@ func (f *Fake) applyCompanyUpdates(c *call, wf wireFormat, body *companyUpdateBo
 	type change struct {
 		co                 *Company
 		name, entity, home *string
+		places             []string // nil: unchanged
 	}
+	dup := body.DuplicateNameAllowed != nil && *body.DuplicateNameAllowed
 	changes := make([]change, len(body.Companies))
 	for i, in := range body.Companies {
 		field := fmt.Sprintf("companies[%d].", i)
@@ -247,7 +308,7 @@ func (f *Fake) applyCompanyUpdates(c *call, wf wireFormat, body *companyUpdateBo
 		ch := change{co: co, entity: in.EntityType}
 		if in.Name != nil && strings.TrimSpace(*in.Name) != "" {
 			n := strings.TrimSpace(*in.Name)
-			if other := f.companyByName(n); other != nil && other != co {
+			if other := f.companyByName(n); !dup && other != nil && other != co {
 				return nil, invalid(field+"name", "is already the name of another company")
 			}
 			ch.name = &n
@@ -258,6 +319,13 @@ func (f *Fake) applyCompanyUpdates(c *call, wf wireFormat, body *companyUpdateBo
 				return nil, invalid(field+"home_state", "must be a valid jurisdiction name or abbreviation")
 			}
 			ch.home = &j.Name
+		}
+		if in.Jurisdictions != nil {
+			places, err := companyJurisdictions(field+"jurisdictions", in.Jurisdictions)
+			if err != nil {
+				return nil, err
+			}
+			ch.places = append([]string{}, places...)
 		}
 		changes[i] = ch
 	}
@@ -273,6 +341,9 @@ func (f *Fake) applyCompanyUpdates(c *call, wf wireFormat, body *companyUpdateBo
 		}
 		if ch.home != nil {
 			ch.co.HomeState = *ch.home
+		}
+		if ch.places != nil {
+			ch.co.Jurisdictions = ch.places
 		}
 		ch.co.UpdatedAt = now
 		out = append(out, wf.company(ch.co))

@@ -130,6 +130,25 @@ func parseDate(field, s string) (string, error) {
 	return date(t), nil
 }
 
+// optionalDates reads the optional start_date and end_date of a listing
+// (YYYY-MM-DD; "" when absent), end not before start.
+func optionalDates(c *call) (start, end string, err error) {
+	if s := c.str("start_date"); s != "" {
+		if start, err = parseDate("start_date", s); err != nil {
+			return "", "", err
+		}
+	}
+	if s := c.str("end_date"); s != "" {
+		if end, err = parseDate("end_date", s); err != nil {
+			return "", "", err
+		}
+	}
+	if start != "" && end != "" && end < start {
+		return "", "", invalid("end_date", "must not be before start_date")
+	}
+	return start, end, nil
+}
+
 // GET /compliance-events: events due within [start_date, end_date] (both
 // required, both inclusive), optionally of one company (company or
 // company_id) and of any of the given jurisdictions (jurisdictions or

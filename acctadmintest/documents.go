@@ -188,7 +188,9 @@ func parseDateTime(field, s string) (time.Time, error) {
 }
 
 // GET /documents: documents of one status (default unread) created within
-// [start, stop] (both inclusive, both optional), oldest first.
+// [start, stop] (both inclusive, both optional), oldest first; with
+// jurisdiction (a name or abbreviation; 400 when unknown) those received
+// there, with company_id those of that company (404 when unknown).
 func listDocuments(c *call) error {
 	limit, offset := c.paging()
 	status := strings.ToLower(c.str("status"))
@@ -214,16 +216,33 @@ func listDocuments(c *call) error {
 	if !start.IsZero() && !stop.IsZero() && stop.Before(start) {
 		return invalid("stop", "must not be before start")
 	}
+	var place string
+	if s := c.str("jurisdiction"); s != "" {
+		j, ok := LookupJurisdiction(s)
+		if !ok {
+			return invalid("jurisdiction", "must be a valid jurisdiction name or abbreviation")
+		}
+		place = j.Name
+	}
 	f := c.f
 	wf := f.wire(false)
-	out, _ := locked(f, func() ([]documentWire, error) {
+	out, err := locked(f, func() ([]documentWire, error) {
+		co, byCompany, err := f.companyParam("", c.str("company_id"))
+		if err != nil {
+			return nil, err
+		}
 		list := f.st.documents.filter(func(d *Document) bool {
 			return d.Status == status &&
 				(start.IsZero() || !d.CreatedAt.Before(start)) &&
-				(stop.IsZero() || !d.CreatedAt.After(stop))
+				(stop.IsZero() || !d.CreatedAt.After(stop)) &&
+				(place == "" || d.Jurisdiction == place) &&
+				(!byCompany || d.CompanyID == co.ID)
 		})
 		return mapRows(page(list, limit, offset), func(d *Document) documentWire { return f.documentWire(wf, d, true) }), nil
 	})
+	if err != nil {
+		return err
+	}
 	return c.ok(out, answer{stringSuccess: true})
 }
 

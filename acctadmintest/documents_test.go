@@ -206,3 +206,39 @@ func TestDocumentAttachmentNames(t *testing.T) {
 		requirePDF(t, r.Body, 1)
 	}
 }
+
+func TestDocumentsByJurisdictionAndCompany(t *testing.T) {
+	srv := newServer(t)
+	a := srv.AddCompany(acctadmintest.CompanyInput{Name: "Alpha LLC", HomeState: "Utah"})
+	b := srv.AddCompany(acctadmintest.CompanyInput{Name: "Beta Inc", HomeState: "Idaho"})
+	aUtah := srv.AddDocument(acctadmintest.DocumentInput{CompanyID: a.ID, CreatedAt: fixedNow.Add(-3 * time.Minute)})
+	aIdaho := srv.AddDocument(acctadmintest.DocumentInput{CompanyID: a.ID, Jurisdiction: "ID", CreatedAt: fixedNow.Add(-2 * time.Minute)})
+	bIdaho := srv.AddDocument(acctadmintest.DocumentInput{CompanyID: b.ID, CreatedAt: fixedNow.Add(-time.Minute)})
+	ids := func(q string) []string {
+		out := []string{}
+		for _, it := range do(t, srv, http.MethodGet, "/documents?"+q, nil).Items(t) {
+			out = append(out, it["id"].(string))
+		}
+		return out
+	}
+	require.Equal(t, []string{aIdaho.ID.String(), bIdaho.ID.String()}, ids("jurisdiction=Idaho"))
+	require.Equal(t, []string{aIdaho.ID.String(), bIdaho.ID.String()}, ids("jurisdiction=id"))
+	require.Equal(t, []string{aUtah.ID.String(), aIdaho.ID.String()}, ids("company_id="+a.ID.String()))
+	require.Equal(t, []string{aIdaho.ID.String()}, ids("company_id="+a.ID.String()+"&jurisdiction=Idaho"))
+	require.Equal(t, []string{}, ids("company_id="+b.ID.String()+"&jurisdiction=UT"))
+	require.Equal(t, []string{}, ids("jurisdiction=Idaho&status=read"))
+	requireFieldError(t, do(t, srv, http.MethodGet, "/documents?jurisdiction=Westeros", nil), "jurisdiction")
+	requireFieldError(t, do(t, srv, http.MethodGet, "/documents?company_id=acme", nil), "company_id")
+	requireError(t, do(t, srv, http.MethodGet, "/documents?company_id="+uuid.NewString(), nil), http.StatusNotFound, "company not found")
+}
+
+// Any document type is stored and served as given (customers' clients see
+// some forty of them).
+func TestDocumentsKeepAnyType(t *testing.T) {
+	srv := newServer(t)
+	co := srv.AddCompany(acctadmintest.CompanyInput{Name: "Alpha LLC", HomeState: "Utah"})
+	for _, ty := range []string{"Certified Mail service of Process", "EIN - SS4 Form", "BOI Amendment", "a type of tomorrow"} {
+		d := srv.AddDocument(acctadmintest.DocumentInput{CompanyID: co.ID, Type: ty})
+		require.Equal(t, ty, do(t, srv, http.MethodGet, "/documents/"+d.ID.String(), nil).JSON(t)["result"].(map[string]any)["type"])
+	}
+}

@@ -157,8 +157,10 @@ func (f *Fake) invoiceWire(wf wireFormat, inv *Invoice) invoiceWire {
 
 // GET /invoices: the invoices of the companies named by company_ids[] or
 // companies[] (names), not both; every invoice when neither is given.
-// limit (at most 100) and offset are optional; without a limit every
-// invoice from offset on is answered.
+// start_date and end_date (YYYY-MM-DD, both optional and inclusive) bound
+// the day of their creation, and status keeps those of one state. limit
+// (at most 100) and offset are optional; without a limit every invoice
+// from offset on is answered.
 func listInvoices(c *call) error {
 	limit, offset := c.paging()
 	names, ids := c.strs("companies"), c.strs("company_ids")
@@ -168,6 +170,11 @@ func listInvoices(c *call) error {
 			{Field: "company_ids", Message: "must not be given with companies"},
 		}, "companies and company_ids must not both be given")
 	}
+	start, end, err := optionalDates(c)
+	if err != nil {
+		return err
+	}
+	status := c.str("status")
 	f := c.f
 	wf := f.wire(false)
 	out, err := locked(f, func() ([]invoiceWire, error) {
@@ -189,7 +196,11 @@ func listInvoices(c *call) error {
 			}
 			want[id] = true
 		}
-		list := f.st.invoices.filter(func(inv *Invoice) bool { return len(want) == 0 || want[inv.CompanyID] })
+		list := f.st.invoices.filter(func(inv *Invoice) bool {
+			day := date(inv.CreatedAt)
+			return (len(want) == 0 || want[inv.CompanyID]) && (status == "" || inv.Status == status) &&
+				(start == "" || day >= start) && (end == "" || day <= end)
+		})
 		return mapRows(page(list, limit, offset), func(inv *Invoice) invoiceWire { return f.invoiceWire(wf, inv) }), nil
 	})
 	if err != nil {

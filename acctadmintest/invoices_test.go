@@ -51,3 +51,34 @@ func TestInvoicesListAndFilters(t *testing.T) {
 	requireError(t, do(t, srv, http.MethodGet, "/invoices?companies[]=Nobody", nil), http.StatusNotFound, "company Nobody not found")
 	requireError(t, do(t, srv, http.MethodGet, "/invoices?company_ids[]="+uuid.NewString(), nil), http.StatusNotFound, "not found")
 }
+
+func TestInvoicesByDatesAndStatus(t *testing.T) {
+	srv := newServer(t)
+	a := srv.AddCompany(acctadmintest.CompanyInput{Name: "Alpha LLC"})
+	day := func(m time.Month, d int) time.Time { return time.Date(2025, m, d, 12, 0, 0, 0, time.UTC) }
+	jan := srv.AddInvoice(acctadmintest.InvoiceInput{CompanyID: a.ID, CreatedAt: day(time.January, 31), Status: acctadmintest.InvoicePaid})
+	feb := srv.AddInvoice(acctadmintest.InvoiceInput{CompanyID: a.ID, CreatedAt: day(time.February, 1)})
+	mar := srv.AddInvoice(acctadmintest.InvoiceInput{CompanyID: a.ID, CreatedAt: day(time.March, 1), Status: acctadmintest.InvoiceCancelled})
+	ids := func(q string) []string {
+		out := []string{}
+		for _, it := range do(t, srv, http.MethodGet, "/invoices?"+q, nil).Items(t) {
+			out = append(out, it["id"].(string))
+		}
+		return out
+	}
+	require.Equal(t, []string{jan.ID.String(), feb.ID.String()}, ids("start_date=2025-01-31&end_date=2025-02-01"))
+	require.Equal(t, []string{feb.ID.String(), mar.ID.String()}, ids("start_date=2025-02-01"))
+	require.Equal(t, []string{jan.ID.String()}, ids("end_date=2025-01-31"))
+	require.Equal(t, []string{jan.ID.String()}, ids("status=paid"))
+	require.Equal(t, []string{feb.ID.String()}, ids("status=unpaid&start_date=2025-01-01"))
+	require.Equal(t, []string{mar.ID.String()}, ids("status=cancelled&company_ids[]="+a.ID.String()))
+	require.Equal(t, []string{}, ids("status=paid&start_date=2025-02-01"))
+	for _, tc := range []struct{ q, field string }{
+		{"start_date=2025-02-30", "start_date"},
+		{"end_date=01/31/2025", "end_date"},
+		{"start_date=2025-02-02&end_date=2025-02-01", "end_date"},
+		{"status=refunded", "status"},
+	} {
+		requireFieldError(t, do(t, srv, http.MethodGet, "/invoices?"+tc.q, nil), tc.field)
+	}
+}

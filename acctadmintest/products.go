@@ -2,6 +2,8 @@ package acctadmintest
 
 import (
 	"encoding/json"
+	"slices"
+	"strings"
 
 	"github.com/google/uuid"
 )
@@ -46,6 +48,9 @@ type FilingProduct struct {
 	// exact JSON number.
 	Price   string
 	Methods []FilingMethod
+	// EntityTypes are the entity types the product is for ("LLC",
+	// "Corporation"); none means every type.
+	EntityTypes []string
 }
 
 // FilingProductInput describes a filing product for AddFilingProduct.
@@ -57,6 +62,9 @@ type FilingProductInput struct {
 	FilingName string
 	Price      string
 	Methods    []FilingMethod
+	// EntityTypes are the entity types the product is for, which
+	// entity_type filters on; none means every type.
+	EntityTypes []string
 }
 
 // AddFilingProduct adds a filing product to a website and returns it. It
@@ -80,12 +88,13 @@ func (f *Fake) AddFilingProduct(in FilingProductInput) FilingProduct {
 		methods[i].ID = f.idOr(methods[i].ID)
 	}
 	p := &FilingProduct{
-		ID:         f.idOr(in.ID),
-		WebsiteURL: w.URL,
-		Name:       in.Name,
-		FilingName: in.FilingName,
-		Price:      price,
-		Methods:    methods,
+		ID:          f.idOr(in.ID),
+		WebsiteURL:  w.URL,
+		Name:        in.Name,
+		FilingName:  in.FilingName,
+		Price:       price,
+		Methods:     methods,
+		EntityTypes: slices.Clone(in.EntityTypes),
 	}
 	f.st.products.insert(p)
 	return f.st.products.copyOf(p)
@@ -151,7 +160,8 @@ func (wf wireFormat) filingMethod(m FilingMethod) filingMethodWire {
 // GET /filing-products?url=&jurisdiction=: the products of a website (url
 // required: 400; unknown website: 404). With a jurisdiction (which must be
 // valid: 400), every product carries filing_methods, the methods of that
-// jurisdiction (possibly []); without one the field is absent.
+// jurisdiction (possibly []); without one the field is absent. With an
+// entity_type, only the products for that type (or for every type).
 func listFilingProducts(c *call) error {
 	var jurisdiction string
 	if s := c.str("jurisdiction"); s != "" {
@@ -161,6 +171,7 @@ func listFilingProducts(c *call) error {
 		}
 		jurisdiction = j.Name
 	}
+	entity := strings.TrimSpace(c.str("entity_type"))
 	f := c.f
 	wf := f.wire(false)
 	out, err := locked(f, func() ([]filingProductWire, error) {
@@ -168,7 +179,10 @@ func listFilingProducts(c *call) error {
 		if err != nil {
 			return nil, err
 		}
-		list := f.st.products.filter(func(p *FilingProduct) bool { return p.WebsiteURL == w.URL })
+		list := f.st.products.filter(func(p *FilingProduct) bool {
+			return p.WebsiteURL == w.URL && (entity == "" || len(p.EntityTypes) == 0 ||
+				slices.ContainsFunc(p.EntityTypes, func(t string) bool { return strings.EqualFold(t, entity) }))
+		})
 		return mapRows(list, func(p *FilingProduct) filingProductWire {
 			pw := filingProductWire{ID: p.ID, Name: p.Name, FilingName: p.FilingName, Price: json.Number(p.Price)}
 			if jurisdiction != "" {

@@ -82,3 +82,24 @@ func TestRegisteredAgentProducts(t *testing.T) {
 	requireFieldError(t, do(t, srv, http.MethodGet, "/registered-agent-products", nil), "url")
 	requireError(t, do(t, srv, http.MethodGet, "/registered-agent-products?url=https://x.example", nil), http.StatusNotFound, "website")
 }
+
+func TestFilingProductsByEntityType(t *testing.T) {
+	srv := newServer(t)
+	site := "https://shop.example.com"
+	srv.AddWebsite(acctadmintest.WebsiteInput{URL: site, Name: "Shop"})
+	llc := srv.AddFilingProduct(acctadmintest.FilingProductInput{WebsiteURL: site, Name: "LLC Amendment", EntityTypes: []string{"LLC", "Limited Liability Company"}})
+	corp := srv.AddFilingProduct(acctadmintest.FilingProductInput{WebsiteURL: site, Name: "Corporate Amendment", EntityTypes: []string{"Corporation"}})
+	any := srv.AddFilingProduct(acctadmintest.FilingProductInput{WebsiteURL: site, Name: "Annual Report"})
+	ids := func(q string) []string {
+		out := []string{}
+		for _, it := range do(t, srv, http.MethodGet, "/filing-products?url="+url.QueryEscape(site)+q, nil).Items(t) {
+			out = append(out, it["id"].(string))
+		}
+		return out
+	}
+	require.Equal(t, []string{llc.ID.String(), corp.ID.String(), any.ID.String()}, ids(""))
+	require.Equal(t, []string{llc.ID.String(), any.ID.String()}, ids("&entity_type=llc"))
+	require.Equal(t, []string{llc.ID.String(), any.ID.String()}, ids("&entity_type=Limited+Liability+Company&jurisdiction=UT"))
+	require.Equal(t, []string{corp.ID.String(), any.ID.String()}, ids("&entity_type=Corporation"))
+	require.Equal(t, []string{any.ID.String()}, ids("&entity_type=Nonprofit"))
+}

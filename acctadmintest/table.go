@@ -154,6 +154,7 @@ func newState(f *Fake) state {
 			clone: func(p *FilingProduct) FilingProduct {
 				out := *p
 				out.Methods = slices.Clone(p.Methods)
+				out.EntityTypes = slices.Clone(p.EntityTypes)
 				return out
 			},
 		},
@@ -180,6 +181,11 @@ func newState(f *Fake) state {
 		companies: table[Company]{
 			id:   func(c *Company) uuid.UUID { return c.ID },
 			less: createdFirst(func(c *Company) (time.Time, uuid.UUID) { return c.CreatedAt, c.ID }),
+			clone: func(c *Company) Company {
+				out := *c
+				out.Jurisdictions = slices.Clone(c.Jurisdictions)
+				return out
+			},
 		},
 		services: table[Service]{
 			id:   func(s *Service) uuid.UUID { return s.ID },
@@ -222,6 +228,7 @@ func newState(f *Fake) state {
 			clone: func(p *FilingProduct) FilingProduct {
 				out := *p
 				out.Methods = slices.Clone(p.Methods)
+				out.EntityTypes = slices.Clone(p.EntityTypes)
 				return out
 			},
 		},

@@ -611,7 +611,7 @@ func TestProviderClientsOnEveryRoute(t *testing.T) {
 
 			// Account and the user's session, as the auth examples send them.
 			result(call("GET /account", apiCall{method: http.MethodGet, path: "/account"}), &item)
-			require.Equal(t, acctadmintest.DemoUserEmail, item["email"])
+			require.Equal(t, acctadmintest.DemoUserEmail, item["account"].(map[string]any)["email"])
 			result(call("GET /account/dashpanel", apiCall{method: http.MethodGet, path: "/account/dashpanel"}), &item)
 			require.Greater(t, item["unread_documents"], float64(0))
 			login := map[string]any{"email": acctadmintest.DemoUserEmail, "password": acctadmintest.DemoUserPassword, "website_id": site}

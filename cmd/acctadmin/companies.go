@@ -19,7 +19,7 @@ func (a *app) companiesCommand() *cobra.Command {
 	}
 	list.Flags().IntVar(&limit, "limit", 0, "stop after `N` companies (0: all)")
 	list.RunE = func(cmd *cobra.Command, _ []string) error {
-		all := func(c *acctadmin.Client) iter.Seq2[acctadmin.Company, error] { return each(c.Companies.List(a.ctx)) }
+		all := func(c *acctadmin.Client) iter.Seq2[acctadmin.Company, error] { return c.Companies.All(a.ctx, nil) }
 		return printAll(a, limit, []string{"ID", "NAME", "HOME STATE", "ENTITY TYPE", "CREATED"}, all, func(co acctadmin.Company) (any, []string) {
 			return co.Raw, []string{idString(co.ID), co.Name, co.HomeState, co.EntityType, day(co.CreatedAt)}
 		}, "")

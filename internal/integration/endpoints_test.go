@@ -9,8 +9,10 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"reflect"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -777,3 +779,237 @@ const einFormData = `{"ssn":"555-55-5555","start_date":"04/04/2023","fiscal_year
 "company_mailing_address":{"city":"Spokane","line1":"123 Test St","county":"Spokane","country":"US","zip_postal_code":"99223","state_province_region":"WA"},
 "company_principal_address":{"city":"Spokane","line1":"123 Test St","county":"Spokane","country":"US","zip_postal_code":"99223","state_province_region":"WA"},
 "ein_first_date_wages_paid":"04/17/2023","ein_agricultural_employees":"1","ein_employee_tax_liability_1000":true}`
+
+// emptyFake starts a fake with no records, strict signing and its
+// contract checks, and a client for it.
+func emptyFake(t *testing.T) (*acctadmintest.Server, *acctadmin.Client) {
+	t.Helper()
+	srv := acctadmintest.NewServer(acctadmintest.WithStrictSigning(), acctadmintest.WithContractChecks(func(err error) { t.Error(err) }))
+	t.Cleanup(srv.Close)
+	c, err := acctadmin.NewClient(srv.AccessKey, srv.SecretKey, acctadmin.WithBaseURL(srv.URL),
+		acctadmin.WithRetryWait(time.Millisecond, 5*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.CloseIdleConnections)
+	return srv, c
+}
+
+// idsOf lists the ids of records, in order.
+func idsOf[T any](items []T, id func(T) uuid.UUID) []uuid.UUID {
+	out := []uuid.UUID{}
+	for _, it := range items {
+		out = append(out, id(it))
+	}
+	return out
+}
+
+func requireIDs(t *testing.T, what string, got []uuid.UUID, want ...uuid.UUID) {
+	t.Helper()
+	if want == nil {
+		want = []uuid.UUID{}
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("%s = %v, want %v", what, got, want)
+	}
+}
+
+func documentID(d acctadmin.Document) uuid.UUID { return d.ID }
+
+func TestIntegrationDocumentsByJurisdiction(t *testing.T) {
+	srv, c := emptyFake(t)
+	ctx := context.Background()
+	co := srv.AddCompany(acctadmintest.CompanyInput{Name: "Acme LLC", HomeState: "Utah"})
+	utah := srv.AddDocument(acctadmintest.DocumentInput{CompanyID: co.ID, CreatedAt: time.Now().Add(-2 * time.Minute)})
+	idaho := srv.AddDocument(acctadmintest.DocumentInput{CompanyID: co.ID, Jurisdiction: "Idaho", CreatedAt: time.Now().Add(-time.Minute)})
+	for _, place := range []string{"Idaho", "ID"} {
+		docs, err := c.Documents.List(ctx, &acctadmin.DocumentListParams{Jurisdiction: place})
+		if err != nil {
+			t.Fatal(err)
+		}
+		requireIDs(t, "documents in "+place, idsOf(docs, documentID), idaho.ID)
+	}
+	docs, err := c.Documents.List(ctx, &acctadmin.DocumentListParams{Jurisdiction: "UT"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	requireIDs(t, "documents in UT", idsOf(docs, documentID), utah.ID)
+}
+
+func TestIntegrationDocumentsByCompanyID(t *testing.T) {
+	srv, c := emptyFake(t)
+	ctx := context.Background()
+	a := srv.AddCompany(acctadmintest.CompanyInput{Name: "Alpha LLC", HomeState: "Utah"})
+	b := srv.AddCompany(acctadmintest.CompanyInput{Name: "Beta Inc", HomeState: "Utah"})
+	var want []uuid.UUID
+	for i := range 5 {
+		co := []acctadmintest.Company{a, b}[i%2]
+		d := srv.AddDocument(acctadmintest.DocumentInput{CompanyID: co.ID, CreatedAt: time.Now().Add(time.Duration(i-5) * time.Minute)})
+		if co.ID == b.ID {
+			want = append(want, d.ID)
+		}
+	}
+	var got []uuid.UUID
+	for d, err := range c.Documents.All(ctx, &acctadmin.DocumentListParams{CompanyID: b.ID, Limit: 1}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, d.ID)
+	}
+	requireIDs(t, "documents of Beta", got, want...)
+	if _, err := c.Documents.List(ctx, &acctadmin.DocumentListParams{CompanyID: uuid.New()}); !errors.Is(err, acctadmin.ErrNotFound) {
+		t.Fatalf("an unknown company gave %v, want ErrNotFound", err)
+	}
+}
+
+func invoiceID(v acctadmin.Invoice) uuid.UUID { return v.ID }
+
+func TestIntegrationInvoicesByDates(t *testing.T) {
+	srv, c := emptyFake(t)
+	ctx := context.Background()
+	co := srv.AddCompany(acctadmintest.CompanyInput{Name: "Acme LLC"})
+	on := func(m time.Month, d int) uuid.UUID {
+		return srv.AddInvoice(acctadmintest.InvoiceInput{CompanyID: co.ID, CreatedAt: time.Date(2025, m, d, 12, 0, 0, 0, time.UTC)}).ID
+	}
+	jan, feb, mar := on(time.January, 31), on(time.February, 1), on(time.March, 1)
+	for _, tc := range []struct {
+		p    acctadmin.InvoiceListParams
+		want []uuid.UUID
+	}{
+		{acctadmin.InvoiceListParams{StartDate: acctadmin.Date{Year: 2025, Month: 1, Day: 31}, EndDate: acctadmin.Date{Year: 2025, Month: 2, Day: 1}}, []uuid.UUID{jan, feb}},
+		{acctadmin.InvoiceListParams{StartDate: acctadmin.Date{Year: 2025, Month: 2, Day: 2}}, []uuid.UUID{mar}},
+		{acctadmin.InvoiceListParams{EndDate: acctadmin.Date{Year: 2025, Month: 1, Day: 31}}, []uuid.UUID{jan}},
+	} {
+		got, err := c.Invoices.List(ctx, &tc.p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		requireIDs(t, "invoices between "+tc.p.StartDate.String()+" and "+tc.p.EndDate.String(), idsOf(got, invoiceID), tc.want...)
+	}
+	_, err := c.Invoices.List(ctx, &acctadmin.InvoiceListParams{StartDate: acctadmin.Date{Year: 2025, Month: 2, Day: 2}, EndDate: acctadmin.Date{Year: 2025, Month: 2, Day: 1}})
+	if !errors.Is(err, acctadmin.ErrInvalidParams) || len(srv.Requests()) != 3 {
+		t.Fatalf("end before start gave %v after %d requests, want ErrInvalidParams and nothing sent", err, len(srv.Requests()))
+	}
+}
+
+func TestIntegrationInvoicesByStatus(t *testing.T) {
+	srv, c := emptyFake(t)
+	ctx := context.Background()
+	co := srv.AddCompany(acctadmintest.CompanyInput{Name: "Acme LLC"})
+	unpaid := srv.AddInvoice(acctadmintest.InvoiceInput{CompanyID: co.ID, CreatedAt: time.Now().Add(-time.Hour)}).ID
+	paid := srv.AddInvoice(acctadmintest.InvoiceInput{CompanyID: co.ID, Status: acctadmintest.InvoicePaid, CreatedAt: time.Now().Add(-time.Minute)}).ID
+	for status, want := range map[acctadmin.InvoiceStatus]uuid.UUID{acctadmin.InvoicePaid: paid, acctadmin.InvoiceUnpaid: unpaid} {
+		var got []uuid.UUID
+		for inv, err := range c.Invoices.All(ctx, &acctadmin.InvoiceListParams{Status: status}) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, inv.ID)
+		}
+		requireIDs(t, "invoices "+string(status), got, want)
+	}
+	// A status the SDK does not know is sent as given; the fake refuses it.
+	_, err := c.Invoices.List(ctx, &acctadmin.InvoiceListParams{Status: "refunded"})
+	if ae := (*acctadmin.APIError)(nil); !errors.As(err, &ae) || ae.StatusCode != http.StatusBadRequest {
+		t.Fatalf("status refunded gave %v, want the API's 400", err)
+	}
+}
+
+func companyID(v acctadmin.Company) uuid.UUID { return v.ID }
+
+// An account with hundreds of companies is read to the last one.
+func TestIntegrationCompaniesAllPages(t *testing.T) {
+	srv, c := emptyFake(t)
+	var want []uuid.UUID
+	for i := range 250 {
+		want = append(want, srv.AddCompany(acctadmintest.CompanyInput{Name: "Company " + strconv.Itoa(i), CreatedAt: time.Now().Add(time.Duration(i-250) * time.Minute)}).ID)
+	}
+	var got []uuid.UUID
+	for co, err := range c.Companies.All(context.Background(), nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, co.ID)
+	}
+	requireIDs(t, "companies", got, want...)
+	// The read-ahead's documented cost: at most pages + 2 requests.
+	if n := len(srv.Requests()); n < 3 || n > 3+2 {
+		t.Fatalf("%d requests for 250 companies in 3 pages, want 3 to 5", n)
+	}
+}
+
+func TestIntegrationCompaniesByNames(t *testing.T) {
+	srv, c := emptyFake(t)
+	ctx := context.Background()
+	var all []acctadmintest.Company
+	for i, name := range []string{"Acme Widgets LLC", "Beta & Co, Inc.", "Gamma Corp"} {
+		all = append(all, srv.AddCompany(acctadmintest.CompanyInput{Name: name, CreatedAt: time.Now().Add(time.Duration(i-3) * time.Minute)}))
+	}
+	got, err := c.Companies.List(ctx, &acctadmin.CompanyListParams{Names: []string{"gamma corp", "Beta & Co, Inc."}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	requireIDs(t, "companies by name", idsOf(got, companyID), all[1].ID, all[2].ID)
+	got, err = c.Companies.List(ctx, &acctadmin.CompanyListParams{Limit: 1, Offset: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	requireIDs(t, "the second page of one", idsOf(got, companyID), all[1].ID)
+}
+
+func TestIntegrationFilingProductsByEntityType(t *testing.T) {
+	srv, c := emptyFake(t)
+	site := "https://shop.example.com"
+	srv.AddWebsite(acctadmintest.WebsiteInput{URL: site, Name: "Shop"})
+	llc := srv.AddFilingProduct(acctadmintest.FilingProductInput{WebsiteURL: site, Name: "LLC Amendment", EntityTypes: []string{"LLC"}})
+	srv.AddFilingProduct(acctadmintest.FilingProductInput{WebsiteURL: site, Name: "Corporate Amendment", EntityTypes: []string{"Corporation"}})
+	every := srv.AddFilingProduct(acctadmintest.FilingProductInput{WebsiteURL: site, Name: "Annual Report"})
+	got, err := c.FilingProducts.List(context.Background(), &acctadmin.FilingProductListParams{URL: site, EntityType: "LLC"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	requireIDs(t, "LLC products", idsOf(got, func(p acctadmin.FilingProduct) uuid.UUID { return p.ID }), llc.ID, every.ID)
+}
+
+func TestIntegrationCompanyJurisdictionsAndDuplicateNames(t *testing.T) {
+	srv, c := emptyFake(t)
+	ctx := context.Background()
+	old := srv.AddCompany(acctadmintest.CompanyInput{Name: "Acme LLC"})
+	added, err := c.Companies.Create(ctx,
+		acctadmin.CompanyCreateParams{Name: "Acme LLC", Jurisdictions: []string{"California", "WY"}, DuplicateNameAllowed: true})
+	if err != nil || len(added) != 1 || !reflect.DeepEqual(added[0].Jurisdictions, []string{"California", "Wyoming"}) {
+		t.Fatalf("Create = %+v, %v", added, err)
+	}
+	if again, err := c.Companies.Create(ctx, acctadmin.CompanyCreateParams{Name: "Acme LLC"}); err != nil || len(again) != 0 {
+		t.Fatalf("Create without the flag = %+v, %v; want the known name skipped", again, err)
+	}
+	beta := srv.AddCompany(acctadmintest.CompanyInput{Name: "Beta Inc"})
+	_, err = c.Companies.Update(ctx, acctadmin.CompanyUpdateParams{CompanyID: beta.ID, Name: "Acme LLC"})
+	if ae := (*acctadmin.APIError)(nil); !errors.As(err, &ae) || ae.StatusCode != http.StatusBadRequest {
+		t.Fatalf("a rename to a taken name gave %v, want the API's 400", err)
+	}
+	changed, err := c.Companies.Update(ctx,
+		acctadmin.CompanyUpdateParams{CompanyID: beta.ID, Name: "Acme LLC", Jurisdictions: []string{"Nevada"}, DuplicateNameAllowed: true},
+		acctadmin.CompanyUpdateParams{CompanyID: old.ID, Jurisdictions: []string{"UT"}, DuplicateNameAllowed: true})
+	if err != nil || len(changed) != 2 {
+		t.Fatalf("Update = %+v, %v", changed, err)
+	}
+	for id, want := range map[uuid.UUID][]string{beta.ID: {"Nevada"}, old.ID: {"Utah"}} {
+		co, err := c.Companies.Get(ctx, id)
+		if err != nil || co.Name != "Acme LLC" || !reflect.DeepEqual(co.Jurisdictions, want) {
+			t.Fatalf("Companies.Get(%s) = %+v, %v; want Acme LLC in %v", id, co, err, want)
+		}
+	}
+}
+
+// The fake nests the account under "account", as the real API does; the
+// SDK reads it.
+func TestIntegrationAccountNested(t *testing.T) {
+	srv, c := emptyFake(t)
+	site := srv.AddWebsite(acctadmintest.WebsiteInput{URL: "https://shop.example.com", Name: "Shop"})
+	acct, err := c.Account.Get(context.Background())
+	if err != nil || acct.Email != acctadmintest.DemoUserEmail || acct.WebsiteID != site.ID || acct.Type != "business" ||
+		!strings.Contains(string(acct.Raw), `"people"`) || strings.Contains(string(acct.Raw), `"account"`) {
+		t.Fatalf("Account.Get = %+v (%s), %v", acct, acct.Raw, err)
+	}
+}
