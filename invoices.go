@@ -19,7 +19,7 @@ var (
 	routeInvoicesList = declare(http.MethodGet, "/invoices", "Invoices.List")
 	routeInvoicesGet  = declare(http.MethodGet, "/invoices/{id}", "Invoices.Get")
 	routeInvoicesPay  = declareOnce(http.MethodPost, "/invoices/pay", "Invoices.Pay",
-		"Invoices.Get shows whether each invoice is paid")
+		"Invoices.Get shows whether each invoice is paid").paying(charges)
 )
 
 // InvoiceStatus is the state of an invoice; values beyond the constants

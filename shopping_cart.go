@@ -21,7 +21,7 @@ var (
 	routeCartRemove = declareOnce(http.MethodDelete, "/shopping-cart", "ShoppingCart.Remove",
 		"ShoppingCart.List shows whether the items are still there")
 	routeCartCheckout = declareOnce(http.MethodPost, "/shopping-cart/checkout", "ShoppingCart.Checkout",
-		"Invoices.List shows whether invoices were made, and ShoppingCart.List whether the items left the cart")
+		"Invoices.List shows whether invoices were made, and ShoppingCart.List whether the items left the cart").paying(charges)
 )
 
 // CartItem is a product in a company's shopping cart, typed as the
