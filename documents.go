@@ -24,7 +24,7 @@ var (
 	routeDocumentsPage     = declare(http.MethodGet, "/documents/{id}/page/{n}", "Documents.Page").paying(readsLocked)
 	routeDocumentsDownload = declare(http.MethodGet, "/documents/{id}/download", "Documents.Download").paying(readsLocked)
 	routeDocumentsPageURL  = declare(http.MethodGet, "/documents/{id}/page/{n}/url", "Documents.PageURL").paying(readsLocked)
-	routeDocumentsBulk     = declare(http.MethodGet, "/documents/bulk-download", "Documents.BulkDownload")
+	routeDocumentsBulk     = declare(http.MethodGet, "/documents/bulk-download", "Documents.BulkDownload").paying(readsLocked)
 	routeDocumentsUnlock   = declareOnce(http.MethodPost, "/documents/unlock/{id}", "Documents.Unlock",
 		"Documents.Get shows whether the document is still payment-locked, and Invoices.List whether an invoice was made for it").paying(charges)
 )
