@@ -61,6 +61,13 @@ type Room struct {
 	ticker func(d time.Duration) (c <-chan time.Time, stop func())
 
 	saved, downloads, redownloads, keptOut atomic.Int64
+
+	// The payment-locked documents (locked.go): those met, the count of
+	// them, the unlocks paid for, and where WithUnlock records its
+	// attempts.
+	lockedDocs            lockedDocs
+	lockedCount, unlocked atomic.Int64
+	unlocks               unlockRecorder
 }
 
 type config struct {
@@ -73,6 +80,8 @@ type config struct {
 	onSaved         func(context.Context, acctadmin.Document)
 	keepOut         func(acctadmin.Document) bool
 	logger          *slog.Logger
+	unlockCard      uuid.UUID // WithUnlock's card, or uuid.Nil
+	ceiling         acctadmin.Money
 	err             error
 }
 
@@ -231,6 +240,13 @@ func New(c *acctadmin.Client, v *webhook.Verifier, store Store, opts ...Option) 
 	if r.journal == nil {
 		return nil, errors.New("mailroom: the store keeps no journal: use Dir, a store that implements Journal, or WithRedis")
 	}
+	if cfg.unlockCard != uuid.Nil {
+		u, ok := r.journal.(unlockRecorder)
+		if !ok {
+			return nil, errors.New("mailroom: WithUnlock: the unlocks are recorded in Dir's journal or in Redis: use Dir, or WithRedis with a store that keeps no journal")
+		}
+		r.unlocks = u
+	}
 	return r, nil
 }
 
@@ -248,11 +264,17 @@ type Stats struct {
 	// KeptOut counts the documents kept out by WithKeepOut, each time one
 	// was met.
 	KeptOut int64
+	// Locked counts the payment-locked documents this room left unread,
+	// each once however many pulls meet it (the room logs each once too),
+	// and Unlocked those it paid for (WithUnlock).
+	Locked   int64
+	Unlocked int64
 }
 
 // Stats returns the room's running totals.
 func (r *Room) Stats() Stats {
-	return Stats{Saved: r.saved.Load(), Downloads: r.downloads.Load(), Redownloads: r.redownloads.Load(), KeptOut: r.keptOut.Load()}
+	return Stats{Saved: r.saved.Load(), Downloads: r.downloads.Load(), Redownloads: r.redownloads.Load(), KeptOut: r.keptOut.Load(),
+		Locked: r.lockedCount.Load(), Unlocked: r.unlocked.Load()}
 }
 
 // errBusy reports a document another delivery or room is working on: the
@@ -293,7 +315,7 @@ func (r *Room) Handler() http.Handler {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.cfg.downloadTimeout)
 		defer cancel()
 		err := r.take(ctx, ev.DocumentID, nil, false)
-		if errors.Is(err, errGone) {
+		if errors.Is(err, errGone) || errors.Is(err, errLocked) {
 			return nil
 		}
 		if err != nil && !errors.Is(err, errBusy) {
@@ -343,6 +365,10 @@ func (r *Room) take(ctx context.Context, id uuid.UUID, d *acctadmin.Document, fr
 	if d != nil && r.keepOut(*d) {
 		return r.journal.End(ctx, id)
 	}
+	if d != nil && d.PaymentLocked {
+		// The pulls see to it (and WithUnlock): no download is tried.
+		return r.locked(ctx, *d)
+	}
 	recorded, err := r.journal.Begin(ctx, id)
 	if err != nil {
 		return err
@@ -352,6 +378,13 @@ func (r *Room) take(ctx context.Context, id uuid.UUID, d *acctadmin.Document, fr
 	again := fromJournal || recorded
 	r.started(again)
 	f, err := r.c.Documents.Download(ctx, id)
+	if errors.Is(err, acctadmin.ErrPaymentRequired) {
+		doc := acctadmin.Document{ID: id}
+		if d != nil {
+			doc = *d
+		}
+		return r.locked(ctx, doc)
+	}
 	if errors.Is(err, acctadmin.ErrNotFound) {
 		return r.gone(ctx, id)
 	}
@@ -373,6 +406,16 @@ func (r *Room) gone(ctx context.Context, id uuid.UUID) error {
 		return err
 	}
 	return errGone
+}
+
+// locked ends the journal record of a payment-locked document that take
+// met (nothing of it was read) and notes it; it returns errLocked.
+func (r *Room) locked(ctx context.Context, d acctadmin.Document) error {
+	if err := r.journal.End(ctx, d.ID); err != nil {
+		return err
+	}
+	r.noteLocked(ctx, d, "payment required", func(*lockedDoc) {})
+	return errLocked
 }
 
 // claim takes the room's claims on id, in memory and, for a fleet, in
