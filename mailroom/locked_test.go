@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -382,4 +383,50 @@ func (s journalStore) End(ctx context.Context, id uuid.UUID) error {
 }
 func (s journalStore) Pending(ctx context.Context) ([]uuid.UUID, error) {
 	return s.Store.(Journal).Pending(ctx)
+}
+
+// pricelessTransport leaves the price out of every record, as an API that
+// does not say it before the payment would.
+type pricelessTransport struct{ next http.RoundTripper }
+
+var unlockPrice = regexp.MustCompile(`,?"unlock_price":[0-9.]+`)
+
+func (p pricelessTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := p.next.RoundTrip(req)
+	if err != nil || req.Method != http.MethodGet || strings.Contains(req.URL.Path, "/download") || strings.Contains(req.URL.Path, "/page") {
+		return resp, err
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	b = unlockPrice.ReplaceAll(b, nil)
+	resp.Body = io.NopCloser(bytes.NewReader(b))
+	resp.ContentLength = int64(len(b))
+	resp.Header.Del("Content-Length")
+	return resp, nil
+}
+
+// Without a price the ceiling cannot be kept: WithUnlock pays for nothing.
+func TestWithUnlockPaysNothingWithoutAPrice(t *testing.T) {
+	w := newWorld(t)
+	c, err := acctadmin.NewClient(w.fake.AccessKey, w.fake.SecretKey, acctadmin.WithBaseURL(w.fake.URL),
+		acctadmin.WithHTTPClient(&http.Client{Transport: pricelessTransport{http.DefaultTransport}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.CloseIdleConnections)
+	doc := w.addLocked("1.00")
+	var log lockedLog
+	r, err := New(c, w.v, Dir(t.TempDir()), WithLogger(log.logger()), WithUnlock(w.card("4242424242424242"), money(t, "1000")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Pull(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if n := w.unlocks(); n != 0 {
+		t.Fatalf("%d unlock requests for a document whose price is not given", n)
+	}
+	if log.count(lockedMsg, doc.ID) != 1 || !strings.Contains(log.buf.String(), "price is not given") {
+		t.Fatalf("log: %s", log.buf.String())
+	}
 }
