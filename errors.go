@@ -265,8 +265,9 @@ func (e *APIError) Is(target error) bool {
 type payRole uint8
 
 const (
-	// noPay routes neither charge nor read what may be payment-locked.
-	noPay payRole = iota
+	// The zero role: routes that neither charge nor read what may be
+	// payment-locked.
+	_ payRole = iota
 	// charges routes charge a card: their refusal may be a decline.
 	charges
 	// readsLocked routes read a document that may be payment-locked.
