@@ -135,7 +135,8 @@ type InvoicePayParams struct {
 }
 
 // Pay pays the invoices with the card and returns those the API answers
-// with. Sent at most once; after ErrOutcomeUnknown, Invoices.Get shows
+// with. A declined card is ErrPaymentDeclined (nothing was paid). Sent at
+// most once; after ErrOutcomeUnknown, Invoices.Get shows
 // whether each invoice is paid (trying again may charge the card twice).
 // POST /invoices/pay.
 func (s *InvoicesClient) Pay(ctx context.Context, p *InvoicePayParams) ([]Invoice, error) {

@@ -295,7 +295,8 @@ var errRefusing = errors.New("mailroom: the store refuses writes; no download st
 // tell.
 //
 // The answers are webhook.Handler's: 200 for a document saved now or
-// before, kept out, or gone from the API (404), and for an event of
+// before, kept out, gone from the API (404), or payment-locked (its
+// download refused: the pulls list it, and WithUnlock may pay for it), and for an event of
 // another kind or without a document id; 500 when the document is being
 // saved by another delivery or room, when the download or the save
 // failed, when Redis or the store cannot answer, and while the store
