@@ -252,7 +252,8 @@ func (s *DocumentsClient) BulkDownload(ctx context.Context, ids ...uuid.UUID) (*
 // DocumentUnlock is what unlocking a document charged. The API answers
 // as it answers POST /invoices/pay, as its other clients type it: the
 // fields beside the envelope's result (or inside it, when it is an
-// object), result itself when it is text.
+// object), result itself when it is text; when result is a list of
+// invoices and no invoice_ids are given, their ids.
 type DocumentUnlock struct {
 	Action     string      // "capture"
 	Amount     Money       // what the card was charged
@@ -292,6 +293,20 @@ func (a *unlockAnswer) decodeEnvelope(endpoint string, body []byte) (bool, error
 		}
 		if len(top.InvoiceIDs) == 0 {
 			top.InvoiceIDs = in.InvoiceIDs
+		}
+	case len(res) > 0 && res[0] == '[':
+		// The invoices made, as POST /invoices/pay answers them on the
+		// SDK's fake.
+		var paid []struct {
+			ID uuid.UUID `json:"id"`
+		}
+		if err := json.Unmarshal(res, &paid); err != nil {
+			return false, decodeFailure(endpoint, res, reflect.TypeOf(paid), err)
+		}
+		if len(top.InvoiceIDs) == 0 {
+			for _, inv := range paid {
+				top.InvoiceIDs = append(top.InvoiceIDs, inv.ID)
+			}
 		}
 	case len(res) > 0 && res[0] == '"':
 		_ = json.Unmarshal(res, &a.u.Result)

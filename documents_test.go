@@ -410,6 +410,7 @@ func TestDocumentsUnlock(t *testing.T) {
 	answers := map[string]string{
 		"beside result": `{"success":true,"action":"capture","amount":25.5,"result":"Payment captured","invoice_ids":["` + inv.String() + `"]}`,
 		"inside result": `{"success":true,"result":{"action":"capture","amount":"25.50","invoice_ids":["` + inv.String() + `"]}}`,
+		"invoices":      `{"success":true,"action":"capture","amount":25.50,"result":[{"id":"` + inv.String() + `","status":"paid"}]}`,
 	}
 	for name, body := range answers {
 		srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) { writeJSON(w, 200, body) })
