@@ -1,10 +1,12 @@
 package acctadmin
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"iter"
 	"net/http"
+	"reflect"
 	"strconv"
 	"time"
 
@@ -19,10 +21,12 @@ type DocumentsClient service
 var (
 	routeDocumentsList     = declare(http.MethodGet, "/documents", "Documents.List")
 	routeDocumentsGet      = declare(http.MethodGet, "/documents/{id}", "Documents.Get")
-	routeDocumentsPage     = declare(http.MethodGet, "/documents/{id}/page/{n}", "Documents.Page")
-	routeDocumentsDownload = declare(http.MethodGet, "/documents/{id}/download", "Documents.Download")
-	routeDocumentsPageURL  = declare(http.MethodGet, "/documents/{id}/page/{n}/url", "Documents.PageURL")
-	routeDocumentsBulk     = declare(http.MethodGet, "/documents/bulk-download", "Documents.BulkDownload")
+	routeDocumentsPage     = declare(http.MethodGet, "/documents/{id}/page/{n}", "Documents.Page").paying(readsLocked)
+	routeDocumentsDownload = declare(http.MethodGet, "/documents/{id}/download", "Documents.Download").paying(readsLocked)
+	routeDocumentsPageURL  = declare(http.MethodGet, "/documents/{id}/page/{n}/url", "Documents.PageURL").paying(readsLocked)
+	routeDocumentsBulk     = declare(http.MethodGet, "/documents/bulk-download", "Documents.BulkDownload").paying(readsLocked)
+	routeDocumentsUnlock   = declareOnce(http.MethodPost, "/documents/unlock/{id}", "Documents.Unlock",
+		"Documents.Get shows whether the document is still payment-locked, and Invoices.List whether an invoice was made for it").paying(charges)
 )
 
 // DocumentStatus says whether a document was read.
@@ -62,6 +66,10 @@ type Document struct {
 	Jurisdiction  string    `json:"jurisdiction" wire:"or=state"`
 	CompanyName   string    `json:"company_name"`
 	CompanyID     uuid.UUID `json:"company_id"`
+	// UnlockPrice is what Documents.Unlock charges for a payment-locked
+	// document, when the API says ("unlock_price"); zero when it does not.
+	// The SDK's fake sends it; no client of the real API shows it.
+	UnlockPrice Money `json:"unlock_price"`
 }
 
 // UnmarshalJSON reads a document in every shape the API writes it.
@@ -163,6 +171,10 @@ type PullProgress struct {
 	Skipped  int      // listed documents without a usable id, passed over
 	// KeptOut counts the documents Skip or Before kept out (each has its call).
 	KeptOut int
+	// Locked counts the documents whose download was refused because
+	// they are payment-locked (ErrPaymentRequired, in Err of their call):
+	// they stay unread, are not handed to fn, and do not fail the pull.
+	Locked int
 }
 
 // Pull downloads every document of the listing (unread by default),
@@ -172,9 +184,14 @@ type PullProgress struct {
 // runs on the worker right before each download (ErrSkipDocument leaves a
 // document alone), and OnProgress is called after each document, one call
 // at a time. Documents without a usable id are passed over
-// (PullProgress.Skipped). When Pull returns nil, every document unread
-// when it started and read by nobody else was handed to fn exactly once
-// (RELIABILITY.md, "Paging and Pull").
+// (PullProgress.Skipped). A document whose download is refused because it
+// is payment-locked (ErrPaymentRequired) is left unread, counted in
+// PullProgress.Locked and not tried again by this Pull; the pull goes on
+// with the others and does not fail for it (Skip can keep documents whose
+// PaymentLocked is set out before any download). When Pull returns nil,
+// every document unread when it started, read by nobody else and not
+// payment-locked was handed to fn exactly once (RELIABILITY.md, "Paging
+// and Pull").
 //
 // The first error (fn's, Before's, a download's, a listing request's, or
 // ctx's) stops new downloads; Pull waits for those in flight and returns a
@@ -198,7 +215,7 @@ func (s *DocumentsClient) Pull(ctx context.Context, p *PullParams,
 	if on := p.OnProgress; on != nil {
 		r.report = func(d Document, err error, t pullTally) {
 			on(PullProgress{Document: d, Err: err, Done: t.done, Failed: t.failed, Bytes: t.bytes,
-				Skipped: t.skipped, KeptOut: t.keptOut})
+				Skipped: t.skipped, KeptOut: t.keptOut, Locked: t.locked})
 		}
 	}
 	return r.run(ctx)
@@ -232,4 +249,90 @@ func (s *DocumentsClient) PageURL(ctx context.Context, id uuid.UUID, n int) (*Fi
 func (s *DocumentsClient) BulkDownload(ctx context.Context, ids ...uuid.UUID) (*FileLink, error) {
 	check := firstErr(checkNotEmpty("ids", len(ids)), checkIDs("ids", ids))
 	return sendOne[FileLink](ctx, s.c, check, routeDocumentsBulk.at(), new(query).ids("ids", ids), nil)
+}
+
+// DocumentUnlock is what unlocking a document charged. The API answers
+// as it answers POST /invoices/pay, as its other clients type it: the
+// fields beside the envelope's result (or inside it, when it is an
+// object), result itself when it is text; when result is a list of
+// invoices and no invoice_ids are given, their ids.
+type DocumentUnlock struct {
+	Action     string      // "capture"
+	Amount     Money       // what the card was charged
+	Result     string      // the API's own words, when result is text
+	InvoiceIDs []uuid.UUID // the invoices the charge made
+}
+
+// unlockWire is the answer of POST /documents/unlock/:id, beside result
+// or inside it.
+type unlockWire struct {
+	Action     string      `json:"action"`
+	Amount     Money       `json:"amount"`
+	InvoiceIDs []uuid.UUID `json:"invoice_ids"`
+}
+
+// unlockAnswer reads the answer of POST /documents/unlock/:id.
+type unlockAnswer struct{ u DocumentUnlock }
+
+func (a *unlockAnswer) decodeEnvelope(endpoint string, body []byte) (bool, error) {
+	var w withTop[json.RawMessage, unlockWire]
+	success, err := w.decodeEnvelope(endpoint, body)
+	if err != nil || !success {
+		return success, err
+	}
+	top, res := w.top, bytes.TrimSpace(w.result)
+	switch {
+	case len(res) > 0 && res[0] == '{':
+		var in unlockWire
+		if err := json.Unmarshal(res, &in); err != nil {
+			return false, decodeFailure(endpoint, res, reflect.TypeOf(in), err)
+		}
+		if top.Action == "" {
+			top.Action = in.Action
+		}
+		if top.Amount.IsZero() {
+			top.Amount = in.Amount
+		}
+		if len(top.InvoiceIDs) == 0 {
+			top.InvoiceIDs = in.InvoiceIDs
+		}
+	case len(res) > 0 && res[0] == '[':
+		// The invoices made, as POST /invoices/pay answers them on the
+		// SDK's fake.
+		var paid []struct {
+			ID uuid.UUID `json:"id"`
+		}
+		if err := json.Unmarshal(res, &paid); err != nil {
+			return false, decodeFailure(endpoint, res, reflect.TypeOf(paid), err)
+		}
+		if len(top.InvoiceIDs) == 0 {
+			for _, inv := range paid {
+				top.InvoiceIDs = append(top.InvoiceIDs, inv.ID)
+			}
+		}
+	case len(res) > 0 && res[0] == '"':
+		_ = json.Unmarshal(res, &a.u.Result)
+	}
+	a.u.Action, a.u.Amount, a.u.InvoiceIDs = top.Action, top.Amount, top.InvoiceIDs
+	return true, nil
+}
+
+// Unlock pays for the payment-locked document id with the stored card
+// paymentMethodID (a PaymentMethod's ID), which charges the card and
+// releases the document: its download, pages and page URLs then answer
+// as any other document's. A declined card is ErrPaymentDeclined (nothing
+// was charged). Sent at most once; after ErrOutcomeUnknown,
+// Documents.Get shows whether the document is still payment-locked, and
+// Invoices.List whether an invoice was made for it (trying again may
+// charge the card twice). POST /documents/unlock/:id.
+func (s *DocumentsClient) Unlock(ctx context.Context, id, paymentMethodID uuid.UUID) (*DocumentUnlock, error) {
+	check := firstErr(checkID("id", id), checkID("payment_token", paymentMethodID))
+	body := struct {
+		PaymentToken uuid.UUID `json:"payment_token"`
+	}{paymentMethodID}
+	out, err := send[unlockAnswer](ctx, s.c, check, routeDocumentsUnlock.at(id.String()), nil, body)
+	if err != nil {
+		return nil, err
+	}
+	return &out.u, nil
 }

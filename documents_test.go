@@ -19,6 +19,7 @@ import (
 
 	"github.com/google/uuid"
 	"go.uber.org/goleak"
+
 	"pgregory.net/rapid"
 )
 
@@ -1424,4 +1425,172 @@ func TestDocumentsKeepAnyTypeString(t *testing.T) {
 			t.Errorf("document %d: type %q, jurisdiction %q; want %q, UT", i, d.Type, d.Jurisdiction, types[i])
 		}
 	}
+}
+
+func TestDocumentsUnlock(t *testing.T) {
+	doc, card, inv := numberedID(7), wcCard, wcInvoice
+	answers := map[string]string{
+		"beside result": `{"success":true,"action":"capture","amount":25.5,"result":"Payment captured","invoice_ids":["` + inv.String() + `"]}`,
+		"inside result": `{"success":true,"result":{"action":"capture","amount":"25.50","invoice_ids":["` + inv.String() + `"]}}`,
+		"invoices":      `{"success":true,"action":"capture","amount":25.50,"result":[{"id":"` + inv.String() + `","status":"paid"}]}`,
+	}
+	for name, body := range answers {
+		srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) { writeJSON(w, 200, body) })
+		c := newTestClient(t, srv)
+		got, err := c.Documents.Unlock(context.Background(), doc, card)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if got.Action != "capture" || got.Amount.String() != "25.50" && got.Amount.String() != "25.5" ||
+			!slices.Equal(got.InvoiceIDs, []uuid.UUID{inv}) {
+			t.Fatalf("%s: got %+v", name, got)
+		}
+		if name == "beside result" && got.Result != "Payment captured" {
+			t.Fatalf("%s: Result = %q", name, got.Result)
+		}
+		req := srv.last(t)
+		if srv.count() != 1 || req.Method != http.MethodPost || req.Path != "/documents/unlock/"+doc.String() ||
+			req.Body != `{"payment_token":"`+card.String()+`"}` || !req.AuthOK {
+			t.Fatalf("%s: sent %d request(s), the last %s %s %s (auth %v)", name, srv.count(), req.Method, req.Path, req.Body, req.AuthOK)
+		}
+	}
+
+	// A declined card: one request, ErrPaymentDeclined.
+	srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, 402, `{"success":false,"message":"the card ending 0002 was declined"}`)
+	})
+	_, err := newTestClient(t, srv).Documents.Unlock(context.Background(), doc, card)
+	if !errors.Is(err, ErrPaymentDeclined) || errors.Is(err, ErrPaymentRequired) || errors.Is(err, ErrOutcomeUnknown) || srv.count() != 1 {
+		t.Fatalf("declined: err = %v after %d request(s), want ErrPaymentDeclined after 1", err, srv.count())
+	}
+
+	// A 503: sent once, the outcome is unknown, and the error says how to
+	// find out.
+	srv = newAPIServer(t, func(w http.ResponseWriter, r *http.Request) { writeJSON(w, 503, `{"message":"busy"}`) })
+	_, err = newTestClient(t, srv).Documents.Unlock(context.Background(), doc, card)
+	if !errors.Is(err, ErrOutcomeUnknown) || srv.count() != 1 || !strings.Contains(err.Error(), "Documents.Get shows whether the document is still payment-locked") {
+		t.Fatalf("503: err = %v after %d request(s), want ErrOutcomeUnknown after 1", err, srv.count())
+	}
+
+	// Nil ids: nothing is sent.
+	srv = newAPIServer(t, ok(`{}`))
+	c := newTestClient(t, srv)
+	for _, ids := range [][2]uuid.UUID{{uuid.Nil, card}, {doc, uuid.Nil}} {
+		if _, err := c.Documents.Unlock(context.Background(), ids[0], ids[1]); !errors.Is(err, ErrInvalidParams) {
+			t.Fatalf("Unlock(%s, %s): err = %v, want ErrInvalidParams", ids[0], ids[1], err)
+		}
+	}
+	if srv.count() != 0 {
+		t.Fatalf("invalid calls sent %d request(s)", srv.count())
+	}
+}
+
+// lockedRoom is a postRoom whose documents locked answer a download with
+// 402, as the API does for a payment-locked document, and stay unread;
+// refusals counts those answers.
+func lockedRoom(n int, seed uint64, maxDelay time.Duration, locked map[int]bool) (*postRoom, *sync.Map) {
+	m := newPostRoom(n, seed, maxDelay)
+	refusals := new(sync.Map)
+	lockedIDs := map[string]bool{}
+	for i := range locked {
+		lockedIDs[m.ids[i].String()] = true
+	}
+	m.fail = func(r *http.Request) int {
+		parts := strings.Split(r.URL.Path, "/")
+		if strings.HasSuffix(r.URL.Path, "/download") && lockedIDs[parts[2]] {
+			v, _ := refusals.LoadOrStore(parts[2], new(atomic.Int64))
+			v.(*atomic.Int64).Add(1)
+			return http.StatusPaymentRequired
+		}
+		return 0
+	}
+	return m, refusals
+}
+
+// Pull leaves a payment-locked document unread, tries its download once,
+// counts it in Locked and goes on with the others; the pull succeeds.
+func TestPullLeavesPaymentLockedDocuments(t *testing.T) {
+	locked := map[int]bool{0: true, 3: true, 4: true, 11: true}
+	for _, workers := range []int{1, 4} {
+		for _, limit := range []int{1, 3, 50} {
+			m, refusals := lockedRoom(12, 9, 0, locked)
+			c := newTestClient(t, newAPIServer(t, m.ServeHTTP))
+			rec := newPullRecorder()
+			var last PullProgress
+			var lockedSeen []uuid.UUID
+			err := c.Documents.Pull(context.Background(), &PullParams{Workers: workers, DocumentListParams: DocumentListParams{Limit: limit},
+				OnProgress: func(p PullProgress) {
+					last = p
+					if errors.Is(p.Err, ErrPaymentRequired) {
+						lockedSeen = append(lockedSeen, p.Document.ID)
+					}
+				}}, rec.fn)
+			if err != nil {
+				t.Fatalf("%d workers, limit %d: %v", workers, limit, err)
+			}
+			var open []uuid.UUID
+			for i, id := range m.ids {
+				if !locked[i] {
+					open = append(open, id)
+				}
+			}
+			checkOnce(t, "fn", rec.counts(), open)
+			if last.Locked != len(locked) || last.Done != len(open) || last.Failed != 0 {
+				t.Fatalf("%d workers, limit %d: last progress %+v, want %d locked and %d done", workers, limit, last, len(locked), len(open))
+			}
+			if len(lockedSeen) != len(locked) {
+				t.Fatalf("%d workers, limit %d: %d progress calls with ErrPaymentRequired, want %d", workers, limit, len(lockedSeen), len(locked))
+			}
+			for i := range locked {
+				v, _ := refusals.Load(m.ids[i].String())
+				if v == nil || v.(*atomic.Int64).Load() != 1 {
+					t.Fatalf("%d workers, limit %d: locked document %d refused %v times, want once", workers, limit, i, v)
+				}
+			}
+		}
+	}
+}
+
+// Over every listing with payment-locked documents among the others, any
+// page size and worker count, and downloads that answer out of order:
+// Pull returns nil, hands every other document to fn exactly once, asks
+// for each locked one's download once, and counts them in Locked.
+func TestPullWithLockedDocumentsGenerated(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		n := rapid.IntRange(0, 30).Draw(rt, "documents")
+		locked := map[int]bool{}
+		if n > 0 {
+			for _, i := range rapid.SliceOfDistinct(rapid.IntRange(0, n-1), rapid.ID[int]).Draw(rt, "locked") {
+				locked[i] = true
+			}
+		}
+		workers := rapid.IntRange(1, 8).Draw(rt, "workers")
+		limit := rapid.IntRange(1, 12).Draw(rt, "limit")
+		delay := time.Duration(rapid.IntRange(0, 2).Draw(rt, "delay")) * time.Millisecond
+		m, refusals := lockedRoom(n, rapid.Uint64().Draw(rt, "seed"), delay, locked)
+		srv := newAPIServer(t, m.ServeHTTP)
+		c := newTestClient(t, srv)
+		rec := newPullRecorder()
+		var last PullProgress
+		err := c.Documents.Pull(context.Background(), &PullParams{Workers: workers, DocumentListParams: DocumentListParams{Limit: limit},
+			OnProgress: func(p PullProgress) { last = p }}, rec.fn)
+		if err != nil {
+			rt.Fatalf("Pull: %v", err)
+		}
+		got := rec.counts()
+		for i, id := range m.ids {
+			v, _ := refusals.Load(id.String())
+			switch {
+			case locked[i] && (v == nil || v.(*atomic.Int64).Load() != 1):
+				rt.Fatalf("locked document %d refused %v times, want once", i, v)
+			case locked[i] && got[id] != 0:
+				rt.Fatalf("locked document %d handed to fn", i)
+			case !locked[i] && got[id] != 1:
+				rt.Fatalf("document %d handed to fn %d times", i, got[id])
+			}
+		}
+		if n > 0 && (last.Locked != len(locked) || last.Done != n-len(locked)) {
+			rt.Fatalf("last progress %+v, want %d locked, %d done", last, len(locked), n-len(locked))
+		}
+	})
 }

@@ -69,6 +69,25 @@ var (
 	// a document alone: Pull does not download it, does not hand it to
 	// fn, does not count it unfinished, and goes on with the others.
 	ErrSkipDocument = errors.New("acctadmin: document skipped")
+	// ErrPaymentRequired reports a refused read of a payment-locked
+	// document (its download, a page or a page's URL): it was received
+	// for a company without an active registered-agent service and is
+	// held until it is paid for, with Documents.Unlock. Which status the
+	// real API uses is not shown by any of its clients, so the SDK does
+	// not assume one: a 402 on those routes, or any other 4xx (but 401
+	// and 429) or a 2xx saying success false whose message says payment
+	// is needed ("payment required", "locked", "unpaid", "must be paid"),
+	// is this error, unless the message speaks of a declined card. The
+	// SDK's fake answers 402 "payment required: the document is locked
+	// until it is paid for".
+	ErrPaymentRequired = errors.New("acctadmin: payment required")
+	// ErrPaymentDeclined reports a charge the card's issuer refused, on a
+	// route that charges a card (ShoppingCart.Checkout, Invoices.Pay,
+	// Documents.Unlock): a 402 there, or any other 4xx (but 401 and 429)
+	// or a 2xx saying success false whose message speaks of a declined
+	// card ("declined", "insufficient funds"). Nothing was charged; the
+	// error is still the *APIError, for its status and message.
+	ErrPaymentDeclined = errors.New("acctadmin: payment declined")
 )
 
 // maxErrorBody is how much of an error answer an APIError keeps.
@@ -119,6 +138,9 @@ type APIError struct {
 	// unknown, when not "", marks a server error of an at-most-once call
 	// (ErrOutcomeUnknown) and says how to find out what happened.
 	unknown string
+	// pay is what the route does with payments: whether its refusal may
+	// be ErrPaymentRequired or ErrPaymentDeclined.
+	pay payRole
 }
 
 // FieldError is the API's complaint about one field of a request.
@@ -231,6 +253,61 @@ func (e *APIError) Is(target error) bool {
 		return e.StatusCode >= 500
 	case ErrOutcomeUnknown:
 		return e.unknown != ""
+	case ErrPaymentRequired:
+		return e.pay == readsLocked && e.refusesPayment() && !saysDeclined(e.Message)
+	case ErrPaymentDeclined:
+		return e.pay == charges && e.refusesPayment() && (e.StatusCode == http.StatusPaymentRequired || saysDeclined(e.Message))
+	}
+	return false
+}
+
+// payRole says what a route does with payments.
+type payRole uint8
+
+const (
+	// The zero role: routes that neither charge nor read what may be
+	// payment-locked.
+	_ payRole = iota
+	// charges routes charge a card: their refusal may be a decline.
+	charges
+	// readsLocked routes read a document that may be payment-locked.
+	readsLocked
+)
+
+// refusesPayment reports whether the answer may be a refusal about a
+// payment: a 402, or another 4xx (not 401 nor 429, which say something
+// else) or a 2xx saying success false, whose message speaks of payment
+// (for a 402 the status says it alone).
+func (e *APIError) refusesPayment() bool {
+	switch s := e.StatusCode; {
+	case s == http.StatusPaymentRequired:
+		return true
+	case s == http.StatusUnauthorized || s == http.StatusTooManyRequests:
+		return false
+	case s >= 400 && s < 500, s >= 200 && s < 300:
+		return saysDeclined(e.Message) || saysPaymentNeeded(e.Message)
+	}
+	return false
+}
+
+// The words by which a message speaks of a declined card, and of a
+// payment the API waits for.
+var (
+	declinedWords = []string{"declin", "insufficient funds", "do not honor", "card was refused"}
+	neededWords   = []string{"payment required", "payment is required", "payment needed", "payment is needed",
+		"requires payment", "require payment", "locked", "unpaid", "must be paid", "not been paid", "not paid", "pay to unlock"}
+)
+
+func saysDeclined(msg string) bool { return saysAny(msg, declinedWords) }
+
+func saysPaymentNeeded(msg string) bool { return saysAny(msg, neededWords) }
+
+func saysAny(msg string, words []string) bool {
+	msg = strings.ToLower(msg)
+	for _, w := range words {
+		if strings.Contains(msg, w) {
+			return true
+		}
 	}
 	return false
 }

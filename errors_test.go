@@ -20,6 +20,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/google/uuid"
 	"pgregory.net/rapid"
 )
 
@@ -445,4 +446,82 @@ func countNonEmpty(items []map[string]string) int {
 		}
 	}
 	return n
+}
+
+// A refusal is ErrPaymentRequired or ErrPaymentDeclined by its route and
+// its meaning, not by its status alone: the fake declines a card with a
+// 402, and which 4xx the real API gives a payment-locked document is not
+// known.
+func TestPaymentRefusalsByRouteAndMeaning(t *testing.T) {
+	doc, card := wcCompany, wcCard
+	calls := map[string]func(ctx context.Context, c *Client) error{
+		"download": func(ctx context.Context, c *Client) error { _, err := c.Documents.Download(ctx, doc); return err },
+		"page":     func(ctx context.Context, c *Client) error { _, err := c.Documents.Page(ctx, doc, 0, nil); return err },
+		"page url": func(ctx context.Context, c *Client) error { _, err := c.Documents.PageURL(ctx, doc, 0); return err },
+		"get":      func(ctx context.Context, c *Client) error { _, err := c.Documents.Get(ctx, doc); return err },
+		"unlock":   func(ctx context.Context, c *Client) error { _, err := c.Documents.Unlock(ctx, doc, card); return err },
+		"pay": func(ctx context.Context, c *Client) error {
+			_, err := c.Invoices.Pay(ctx, &InvoicePayParams{InvoiceIDs: []uuid.UUID{wcInvoice}, PaymentMethodID: card})
+			return err
+		},
+		"checkout": func(ctx context.Context, c *Client) error {
+			_, err := c.ShoppingCart.Checkout(ctx, &CheckoutParams{ItemIDs: []uuid.UUID{wcItem}, PaymentMethodID: card})
+			return err
+		},
+	}
+	const none, required, declined = 0, 1, 2
+	cases := []struct {
+		call   string
+		status int
+		body   string
+		want   int
+	}{
+		{"download", 402, `{"success":false,"message":"payment required: the document is locked until it is paid for"}`, required},
+		{"download", 402, ``, required},
+		{"download", 402, `{"message":"refused"}`, required},
+		{"download", 403, `{"message":"Payment is required to view this document"}`, required},
+		{"download", 400, `{"error":"Document locked"}`, required},
+		{"download", 404, `{"message":"unpaid document"}`, required},
+		{"download", 200, `{"success":false,"message":"This document must be paid for: it is unpaid"}`, required},
+		{"download", 403, `{"message":"forbidden"}`, none},
+		{"download", 404, `{"message":"document not found"}`, none},
+		{"download", 401, `{"message":"payment required"}`, none},
+		{"download", 429, `{"message":"payment required"}`, none},
+		{"download", 402, `{"message":"the card was declined"}`, none},
+		{"page", 402, `{"message":"payment required"}`, required},
+		{"page", 403, `{"message":"locked"}`, required},
+		{"page url", 402, `{"message":"payment required"}`, required},
+		{"page url", 409, `{"message":"payment is needed to unlock it"}`, required},
+		{"get", 402, `{"message":"payment required"}`, none},
+		{"unlock", 402, `{"success":false,"message":"the card ending 0002 was declined"}`, declined},
+		{"unlock", 402, ``, declined},
+		{"unlock", 403, `{"message":"Insufficient funds"}`, declined},
+		{"unlock", 400, `{"message":"document is not locked"}`, none},
+		{"pay", 402, `{"message":"the card ending 0002 was declined"}`, declined},
+		{"pay", 402, `{}`, declined},
+		{"pay", 400, `{"message":"Your card was declined."}`, declined},
+		{"pay", 200, `{"success":false,"message":"card declined"}`, declined},
+		{"pay", 400, `{"message":"invoice 1 is paid, not unpaid"}`, none},
+		{"pay", 404, `{"message":"invoice not found"}`, none},
+		{"pay", 401, `{"message":"declined"}`, none},
+		{"checkout", 402, `{"message":"the card ending 0002 was declined"}`, declined},
+		{"checkout", 400, `{"message":"cart is empty"}`, none},
+	}
+	for _, tc := range cases {
+		srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) { writeJSON(w, tc.status, tc.body) })
+		c := newTestClient(t, srv, WithMaxRetries(0))
+		err := calls[tc.call](context.Background(), c)
+		gotReq, gotDec := errors.Is(err, ErrPaymentRequired), errors.Is(err, ErrPaymentDeclined)
+		if gotReq != (tc.want == required) || gotDec != (tc.want == declined) {
+			t.Errorf("%s answered %d %s: ErrPaymentRequired %v, ErrPaymentDeclined %v (err = %v)",
+				tc.call, tc.status, tc.body, gotReq, gotDec, err)
+		}
+		var ae *APIError
+		if !errors.As(err, &ae) || ae.StatusCode != tc.status {
+			t.Errorf("%s answered %d: err = %v, want its *APIError", tc.call, tc.status, err)
+		}
+		if n := srv.count(); n != 1 {
+			t.Errorf("%s answered %d: %d requests, want 1", tc.call, tc.status, n)
+		}
+	}
 }

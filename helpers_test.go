@@ -527,6 +527,16 @@ func wireCases() []wireCase {
 				inv := got.(*Invoice)
 				return expect(inv.Status == InvoicePaid && inv.Total().String() == "79.00", inv)
 			}},
+		{rt: routeDocumentsUnlock, run: func(ctx context.Context, c *Client) (any, error) {
+			return c.Documents.Unlock(ctx, wcDocument, wcCard)
+		},
+			body:   `{"payment_token":"` + id(wcCard) + `"}`,
+			answer: `"Payment captured"`, top: `"action":"capture","amount":25,"invoice_ids":["` + id(wcInvoice) + `"]`,
+			check: func(got any) error {
+				u := got.(*DocumentUnlock)
+				return expect(u.Action == "capture" && u.Amount.String() == "25" && u.Result == "Payment captured" &&
+					len(u.InvoiceIDs) == 1 && u.InvoiceIDs[0] == wcInvoice, u)
+			}},
 		{rt: routeInvoicesPay, run: func(ctx context.Context, c *Client) (any, error) {
 			return c.Invoices.Pay(ctx, &InvoicePayParams{InvoiceIDs: []uuid.UUID{wcInvoice}, PaymentMethodID: wcCard})
 		},

@@ -19,7 +19,7 @@ var (
 	routeInvoicesList = declare(http.MethodGet, "/invoices", "Invoices.List")
 	routeInvoicesGet  = declare(http.MethodGet, "/invoices/{id}", "Invoices.Get")
 	routeInvoicesPay  = declareOnce(http.MethodPost, "/invoices/pay", "Invoices.Pay",
-		"Invoices.Get shows whether each invoice is paid")
+		"Invoices.Get shows whether each invoice is paid").paying(charges)
 )
 
 // InvoiceStatus is the state of an invoice; values beyond the constants
@@ -125,7 +125,8 @@ type InvoicePayParams struct {
 }
 
 // Pay pays the invoices with the card and returns those the API answers
-// with. Sent at most once; after ErrOutcomeUnknown, Invoices.Get shows
+// with. A declined card is ErrPaymentDeclined (nothing was paid). Sent at
+// most once; after ErrOutcomeUnknown, Invoices.Get shows
 // whether each invoice is paid (trying again may charge the card twice).
 // POST /invoices/pay.
 func (s *InvoicesClient) Pay(ctx context.Context, p *InvoicePayParams) ([]Invoice, error) {

@@ -202,6 +202,12 @@ func outcomeRoutes() []outcomeRoute {
 				_, err := c.Invoices.Pay(ctx, &InvoicePayParams{InvoiceIDs: []uuid.UUID{wcInvoice}, PaymentMethodID: wcCard})
 				return err
 			}},
+		{op: "Documents.Unlock", method: http.MethodPost, path: "/documents/unlock/" + id.String(), once: true, bad: `{"action":12}`,
+			hint: "Documents.Get shows whether the document is still payment-locked, and Invoices.List whether an invoice was made for it",
+			call: func(ctx context.Context, c *Client) error {
+				_, err := c.Documents.Unlock(ctx, id, wcCard)
+				return err
+			}},
 		{op: "PaymentMethods.Create", method: http.MethodPost, path: "/payment-methods", once: true, bad: `[12]`,
 			hint: "PaymentMethods.List shows whether the card was stored (match its last four digits and expiry)",
 			call: func(ctx context.Context, c *Client) error {

@@ -656,8 +656,8 @@ const (
 
 // pullTally is the running count of a pull.
 type pullTally struct {
-	done, failed, skipped, keptOut int
-	bytes                          int64
+	done, failed, skipped, keptOut, locked int
+	bytes                                  int64
 }
 
 // pullRun is one pull.
@@ -701,6 +701,10 @@ type pullEvent[T any] struct {
 	// it is unfinished); where names the step a panic or Goexit came from.
 	declined, opened bool
 	where            string
+	// locked says that the download was refused as payment-locked
+	// (ErrPaymentRequired): the item stays in the listing, and the pull
+	// goes on without it.
+	locked bool
 }
 
 // pullAnswer is the answer to one listing request.
@@ -957,6 +961,12 @@ func (p *puller[T]) took(ev pullEvent[T]) {
 		return
 	}
 	err := ev.err
+	if ev.locked && !ev.end.panicked && !ev.end.goexit {
+		p.tally.locked++
+		p.report(j.item, err)
+		j.item = zero
+		return
+	}
 	if ev.end.panicked || ev.end.goexit {
 		err = p.abnormal(ev.end, ev.where, j.id)
 	}
@@ -1076,7 +1086,7 @@ func (p *puller[T]) serve(j *pullJob[T]) {
 		f, err = p.r.open(p.ctx, j.item)
 		p.events <- pullEvent[T]{job: j, err: err}
 		if err != nil {
-			fin.err = err
+			fin.err, fin.locked = err, errors.Is(err, ErrPaymentRequired)
 			return
 		}
 		body = &countingBody{ReadCloser: f.Body}

@@ -52,6 +52,9 @@ type route struct {
 	// after an earlier attempt may have arrived for that attempt's
 	// success: the thing is gone.
 	goneIsDone bool
+	// pay says whether the route charges a card or reads a document that
+	// may be payment-locked (ErrPaymentDeclined, ErrPaymentRequired).
+	pay payRole
 }
 
 // routes holds every declared route, in declaration order.
@@ -73,6 +76,13 @@ func declareDelete(pattern, operation string) *route {
 // to find out whether a call whose outcome is unknown took effect.
 func declareOnce(method, pattern, operation, verify string) *route {
 	return declareRoute(&route{method: method, pattern: pattern, operation: operation, class: atMostOnce, verify: verify})
+}
+
+// paying marks the route as charging a card, or reading what may be
+// payment-locked.
+func (r *route) paying(role payRole) *route {
+	r.pay = role
+	return r
 }
 
 func declareRoute(r *route) *route {

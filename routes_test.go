@@ -312,6 +312,8 @@ func pathArgs(rt *route) []string {
 		return []string{wcCompany.String()}
 	case routeDocumentsPageURL:
 		return []string{wcDocument.String(), "2"}
+	case routeDocumentsUnlock:
+		return []string{wcDocument.String()}
 	case routeServicesInfo, routeServicesAddInfo:
 		return []string{wcService.String()}
 	case routePaymentMethodsUpdate, routePaymentMethodsDelete:

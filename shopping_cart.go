@@ -21,7 +21,7 @@ var (
 	routeCartRemove = declareOnce(http.MethodDelete, "/shopping-cart", "ShoppingCart.Remove",
 		"ShoppingCart.List shows whether the items are still there")
 	routeCartCheckout = declareOnce(http.MethodPost, "/shopping-cart/checkout", "ShoppingCart.Checkout",
-		"Invoices.List shows whether invoices were made, and ShoppingCart.List whether the items left the cart")
+		"Invoices.List shows whether invoices were made, and ShoppingCart.List whether the items left the cart").paying(charges)
 )
 
 // CartItem is a product in a company's shopping cart, typed as the
@@ -121,10 +121,11 @@ type Checkout struct {
 }
 
 // Checkout charges the card for the chosen items, which makes invoices and
-// order items (see OrderItemsClient.ListRequiringAttention). Sent at most
-// once; after ErrOutcomeUnknown, Invoices.List shows whether invoices were
-// made, and ShoppingCart.List whether the items left the cart (trying
-// again may charge the card twice). POST /shopping-cart/checkout.
+// order items (see OrderItemsClient.ListRequiringAttention). A declined
+// card is ErrPaymentDeclined (nothing was charged). Sent at most once;
+// after ErrOutcomeUnknown, Invoices.List shows whether invoices were made,
+// and ShoppingCart.List whether the items left the cart (trying again may
+// charge the card twice). POST /shopping-cart/checkout.
 func (s *ShoppingCartClient) Checkout(ctx context.Context, p *CheckoutParams) (*Checkout, error) {
 	p = orZero(p)
 	check := firstErr(checkID("payment_token", p.PaymentMethodID),

@@ -543,7 +543,9 @@ func (st *callState) redirectText(resp *http.Response) string {
 // through the call's redaction.
 func (st *callState) failure(resp *http.Response, body []byte) *APIError {
 	st.noteTokens(resp)
-	return newAPIError(resp.StatusCode, st.method, st.path, body, st.secrets())
+	e := newAPIError(resp.StatusCode, st.method, st.path, body, st.secrets())
+	e.pay = st.route.pay
+	return e
 }
 
 // secrets returns the call's redaction, made on first use (only a call

@@ -348,6 +348,7 @@ func (f *Fake) ctlAddDocument(_ *http.Request, body []byte) (int, any, error) {
 		Source        string    `json:"source"`
 		Jurisdiction  string    `json:"jurisdiction"`
 		PaymentLocked bool      `json:"payment_locked"`
+		UnlockPrice   string    `json:"unlock_price"`
 		CreatedAt     time.Time `json:"created_at"`
 		PDFSize       int64     `json:"pdf_size"`
 	}
@@ -361,6 +362,8 @@ func (f *Fake) ctlAddDocument(_ *http.Request, body []byte) (int, any, error) {
 		return 0, nil, badControl("pdf_size must not be negative")
 	case in.Status != "" && in.Status != DocumentRead && in.Status != DocumentUnread:
 		return 0, nil, badControl("status must be read or unread")
+	case in.UnlockPrice != "" && !decimalRE.MatchString(in.UnlockPrice):
+		return 0, nil, badControl("unlock_price must be decimal text like 25.00")
 	}
 	cid, err := f.companyRef(in.CompanyID, in.Company)
 	if err != nil {
@@ -368,7 +371,7 @@ func (f *Fake) ctlAddDocument(_ *http.Request, body []byte) (int, any, error) {
 	}
 	d := f.AddDocument(DocumentInput{
 		ID: in.ID, CompanyID: cid, Title: in.Title, Pages: in.Pages, Status: in.Status, Type: in.Type,
-		Source: in.Source, Jurisdiction: in.Jurisdiction, PaymentLocked: in.PaymentLocked,
+		Source: in.Source, Jurisdiction: in.Jurisdiction, PaymentLocked: in.PaymentLocked, UnlockPrice: in.UnlockPrice,
 		CreatedAt: in.CreatedAt, PDFSize: in.PDFSize,
 	})
 	wf := f.wire(false)

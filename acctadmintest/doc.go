@@ -49,8 +49,9 @@
 // # The contract
 //
 // OpenAPI returns the OpenAPI 3 document of the API as this project knows
-// it (acctadmintest/openapi.yaml): all 50 routes the provider describes or
-// its example clients call, with the wire quirks below. Every request is
+// it (acctadmintest/openapi.yaml): the 50 routes the provider describes or
+// its example clients call, and POST /documents/unlock/:id, which
+// independent clients call, with the wire quirks below. Every request is
 // validated by it with kin-openapi before its handler runs; a refusal is a
 // 400 whose errors name each field at fault ("companies[0].name", "body")
 // and what it must be. The document is also where each route is declared:
@@ -230,6 +231,18 @@
 // numbers. Only the brand, last four digits, expiry, names and billing
 // address are kept; the number and CVC never reach a record, an answer or
 // a log (the logs write secret fields as Redacted).
+//
+// Payment-locked documents (DocumentInput.PaymentLocked, payment_locked
+// of POST /_fake/documents, and the demo's documents of its company
+// without a home state) are held until paid for: their download, pages,
+// page URLs and a bulk download naming them answer 402 "payment
+// required: the document ... is locked until it is paid for", and leave
+// them unread. POST /documents/unlock/:id {"payment_token"} charges the
+// card the document's unlock price (unlock_price in its record;
+// DefaultUnlockPrice unless set), makes a paid invoice (new-invoice is
+// sent) and releases it, answering action "capture", amount and
+// invoice_ids beside result; a declined card changes nothing (402), a
+// document that is not locked is a 400.
 //
 // File URLs: GET /documents/:id/page/:n/url and GET
 // /documents/bulk-download (ids[], at most 50) answer a URL under

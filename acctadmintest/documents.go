@@ -1,6 +1,8 @@
 package acctadmintest
 
 import (
+	"encoding/json"
+	"net/http"
 	"strings"
 	"time"
 
@@ -29,6 +31,9 @@ type Document struct {
 	Jurisdiction string
 	CompanyID    uuid.UUID
 	CompanyName  string // the company's current name
+	// UnlockPrice is what unlocking a payment-locked document charges,
+	// as decimal text ("25.00").
+	UnlockPrice string
 	// PDFSize is the size the document's PDF is padded to (0: its natural
 	// size of about 1 KiB).
 	PDFSize int64
@@ -48,18 +53,36 @@ type DocumentInput struct {
 	Source        string
 	Jurisdiction  string
 	PaymentLocked bool
-	CreatedAt     time.Time
+	// UnlockPrice is what POST /documents/unlock/:id charges for the
+	// document when it is payment-locked: decimal text, DefaultUnlockPrice
+	// when empty.
+	UnlockPrice string
+	CreatedAt   time.Time
 	// PDFSize makes the document's PDF that many bytes, padded inside a
 	// stream object that is generated while the download is written, so
 	// even a file of gigabytes costs no memory.
 	PDFSize int64
 }
 
+// DefaultUnlockPrice is what unlocking a payment-locked document charges
+// unless DocumentInput.UnlockPrice says otherwise.
+const DefaultUnlockPrice = "25.00"
+
 // AddDocument adds a document and sends the event new-document to every
-// registered callback. It panics on an unknown company or jurisdiction.
+// registered callback. It panics on an unknown company or jurisdiction,
+// or an UnlockPrice that is not decimal text.
+//
+// A payment-locked document (PaymentLocked) is held as the real API holds
+// it until it is paid for: its download, its pages and their URLs, and a
+// bulk download that names it answer 402 "payment required", and POST
+// /documents/unlock/:id charges its UnlockPrice to a stored card and
+// releases it.
 func (f *Fake) AddDocument(in DocumentInput) Document {
 	if in.Jurisdiction != "" {
 		in.Jurisdiction = mustJurisdiction("AddDocument", in.Jurisdiction).Name
+	}
+	if in.UnlockPrice != "" {
+		in.UnlockPrice = mustPrice("AddDocument", in.UnlockPrice)
 	}
 	out, _ := locked(f, func() (Document, error) {
 		return f.insertDocument(in), nil
@@ -89,6 +112,7 @@ func (f *Fake) insertDocument(in DocumentInput) Document {
 		PaymentLocked: in.PaymentLocked,
 		Jurisdiction:  orDefault(in.Jurisdiction, co.HomeState),
 		CompanyID:     co.ID,
+		UnlockPrice:   orDefault(in.UnlockPrice, DefaultUnlockPrice),
 		PDFSize:       in.PDFSize,
 	}
 	f.st.documents.insert(d)
@@ -139,6 +163,7 @@ type documentWire struct {
 	Source        string         `json:"source"`
 	Pages         int            `json:"pages"`
 	PaymentLocked bool           `json:"payment_locked"`
+	UnlockPrice   json.Number    `json:"unlock_price,omitempty"` // only when locked; no real client shows it
 	State         *string        `json:"state,omitempty"`
 	Jurisdiction  *string        `json:"jurisdiction,omitempty"`
 	CompanyName   string         `json:"company_name"`
@@ -163,6 +188,9 @@ func (f *Fake) documentWire(wf wireFormat, d *Document, listing bool) documentWi
 		PaymentLocked: d.PaymentLocked,
 		CompanyName:   f.companyName(d.CompanyID),
 		CompanyID:     d.CompanyID,
+	}
+	if d.PaymentLocked {
+		w.UnlockPrice = json.Number(d.UnlockPrice)
 	}
 	if wf.quirks && listing {
 		w.State = &j
@@ -271,7 +299,16 @@ func getDocumentPage(c *call) error {
 	if err != nil {
 		return err
 	}
+	if d.PaymentLocked {
+		return paymentRequired(d.ID)
+	}
 	return c.servePage(d.Pages)
+}
+
+// paymentRequired is the refusal to serve a payment-locked document.
+func paymentRequired(id uuid.UUID) *apiError {
+	return &apiError{status: http.StatusPaymentRequired,
+		msg: "payment required: the document " + id.String() + " is locked until it is paid for (POST /documents/unlock/" + id.String() + ")"}
 }
 
 // GET /documents/:id/download: the PDF; an unread document becomes read
@@ -287,6 +324,9 @@ func downloadDocument(c *call) error {
 		if d == nil {
 			return Document{}, notFound("document")
 		}
+		if d.PaymentLocked {
+			return Document{}, paymentRequired(d.ID)
+		}
 		if d.Status != DocumentRead {
 			d.Status = DocumentRead
 			d.UpdatedAt = f.now()
@@ -297,4 +337,51 @@ func downloadDocument(c *call) error {
 		return err
 	}
 	return c.serveFile(d.Title, d.Pages, d.PDFSize)
+}
+
+type unlockBody struct {
+	PaymentToken string `json:"payment_token"`
+}
+
+// POST /documents/unlock/:id: charges the payment method the document's
+// unlock price, makes a paid invoice for it (and posts new-invoice to the
+// callbacks), and releases the document. A declined card is a 402 that
+// changes nothing; a document that is not locked is a 400. It answers as
+// the API's other clients read it: action "capture", amount, the
+// invoice's id beside result, and a sentence as result.
+func unlockDocument(c *call) error {
+	id, err := c.pathID("document")
+	if err != nil {
+		return err
+	}
+	var body unlockBody
+	if err := c.decodeBody(&body); err != nil {
+		return err
+	}
+	f := c.f
+	var ev map[string]any
+	out, err := locked(f, func() (answer, error) {
+		d := f.st.documents.get(id)
+		if d == nil {
+			return answer{}, notFound("document")
+		}
+		if !d.PaymentLocked {
+			return answer{}, invalid("id", "names a document that is not payment-locked")
+		}
+		if _, err := f.paymentToken(body.PaymentToken); err != nil {
+			return answer{}, err
+		}
+		now := f.now()
+		inv := f.insertInvoice(InvoiceInput{CompanyID: d.CompanyID, Status: InvoicePaid, CreatedAt: now, DueDate: now},
+			[]InvoiceItem{{Price: d.UnlockPrice, Description: "Unlock of document " + d.Title, Quantity: 1}})
+		d.PaymentLocked, d.UpdatedAt = false, now
+		f.recordWrite(c, []uuid.UUID{inv.ID})
+		ev = invoiceEvent(inv)
+		return answer{action: "capture", amount: json.Number(d.UnlockPrice), invoiceIDs: []uuid.UUID{inv.ID}}, nil
+	})
+	if err != nil {
+		return err
+	}
+	f.emit(ev)
+	return c.ok("the document is unlocked", out)
 }

@@ -242,3 +242,91 @@ func TestDocumentsKeepAnyType(t *testing.T) {
 		require.Equal(t, ty, do(t, srv, http.MethodGet, "/documents/"+d.ID.String(), nil).JSON(t)["result"].(map[string]any)["type"])
 	}
 }
+
+// A payment-locked document is held until it is paid for: its download,
+// pages, page URLs and a bulk download naming it answer 402 saying
+// payment is required, and leave it unread; a declined card changes
+// nothing; unlocking charges its price, makes a paid invoice and
+// releases it.
+func TestPaymentLockedDocumentIsHeldUntilUnlocked(t *testing.T) {
+	srv := newServer(t)
+	co := srv.AddCompany(acctadmintest.CompanyInput{Name: "Lapsed LLC", HomeState: "Utah"})
+	doc := srv.AddDocument(acctadmintest.DocumentInput{CompanyID: co.ID, Title: "Notice", Pages: 2, PaymentLocked: true, UnlockPrice: "30.00"})
+	other := srv.AddDocument(acctadmintest.DocumentInput{CompanyID: co.ID, Title: "Other", PaymentLocked: true})
+	id := doc.ID.String()
+
+	refused := []string{
+		"/documents/" + id + "/download",
+		"/documents/" + id + "/page/0",
+		"/documents/" + id + "/page/1/url",
+		"/documents/bulk-download?ids[]=" + id,
+	}
+	for _, path := range refused {
+		requireError(t, do(t, srv, http.MethodGet, path, nil), http.StatusPaymentRequired, "payment required")
+	}
+	got, _ := srv.Document(doc.ID)
+	require.Equal(t, acctadmintest.DocumentUnread, got.Status, "a refused download leaves it unread")
+	require.True(t, got.PaymentLocked)
+	items := do(t, srv, http.MethodGet, "/documents", nil).Items(t)
+	require.Len(t, items, 2)
+	require.Equal(t, true, pick(t, items, map[string]any{"id": id})["payment_locked"])
+	require.Contains(t, string(do(t, srv, http.MethodGet, "/documents/"+id, nil).Body), `"unlock_price":30.00`)
+	require.Contains(t, string(do(t, srv, http.MethodGet, "/documents/"+other.ID.String(), nil).Body), `"unlock_price":25.00`)
+
+	// A declined card: 402 saying so, nothing changes.
+	r := do(t, srv, http.MethodPost, "/payment-methods", card(acctadmintest.DeclinedCardNumber, "12", "2031"))
+	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+	declined := r.Items(t)[0]["id"]
+	invoicesBefore := len(srv.Invoices())
+	requireError(t, do(t, srv, http.MethodPost, "/documents/unlock/"+id, map[string]any{"payment_token": declined}), http.StatusPaymentRequired, "declined")
+	got, _ = srv.Document(doc.ID)
+	require.True(t, got.PaymentLocked)
+	require.Len(t, srv.Invoices(), invoicesBefore)
+	requireError(t, do(t, srv, http.MethodGet, "/documents/"+id+"/download", nil), http.StatusPaymentRequired, "payment required")
+
+	// A good card: charged the price, a paid invoice, the document released.
+	r = do(t, srv, http.MethodPost, "/payment-methods", card("4242424242424242", "12", "2031"))
+	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+	good := r.Items(t)[0]["id"]
+	r = do(t, srv, http.MethodPost, "/documents/unlock/"+id, map[string]any{"payment_token": good})
+	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+	m := r.JSON(t)
+	require.Equal(t, "capture", m["action"])
+	require.Contains(t, string(r.Body), `"amount":30.00`)
+	require.Len(t, srv.Invoices(), invoicesBefore+1)
+	inv := srv.Invoices()[len(srv.Invoices())-1]
+	require.Equal(t, []any{inv.ID.String()}, m["invoice_ids"])
+	require.Equal(t, acctadmintest.InvoicePaid, inv.Status)
+	require.Equal(t, co.ID, inv.CompanyID)
+	require.Len(t, inv.Items, 1)
+	require.Equal(t, "30.00", inv.Items[0].Price)
+	got, _ = srv.Document(doc.ID)
+	require.False(t, got.PaymentLocked)
+	require.NotContains(t, string(do(t, srv, http.MethodGet, "/documents/"+id, nil).Body), `unlock_price`)
+
+	r = do(t, srv, http.MethodGet, "/documents/"+id+"/download", nil)
+	require.Equal(t, http.StatusOK, r.Status)
+	requirePDF(t, r.Body, 2)
+	got, _ = srv.Document(doc.ID)
+	require.Equal(t, acctadmintest.DocumentRead, got.Status)
+
+	// Unlocking it again is refused, and charges nothing; so is an
+	// unknown document.
+	requireError(t, do(t, srv, http.MethodPost, "/documents/unlock/"+id, map[string]any{"payment_token": good}), http.StatusBadRequest, "not payment-locked")
+	requireError(t, do(t, srv, http.MethodPost, "/documents/unlock/"+uuid.NewString(), map[string]any{"payment_token": good}), http.StatusNotFound, "document not found")
+	require.Len(t, srv.Invoices(), invoicesBefore+1)
+	// The other stays locked.
+	requireError(t, do(t, srv, http.MethodGet, "/documents/"+other.ID.String()+"/download", nil), http.StatusPaymentRequired, "payment required")
+}
+
+// The control surface seeds payment-locked documents, with their price.
+func TestControlSeedsPaymentLockedDocuments(t *testing.T) {
+	srv := newServer(t, acctadmintest.WithControl())
+	m := ctlJSON(t, ctl(t, srv, http.MethodPost, "/_fake/companies", `{"name":"Curl Co LLC","home_state":"ut"}`), http.StatusCreated)
+	m = ctlJSON(t, ctl(t, srv, http.MethodPost, "/_fake/documents",
+		`{"company_id":"`+m["id"].(string)+`","title":"Held","payment_locked":true,"unlock_price":"12.50"}`), http.StatusCreated)
+	require.Equal(t, true, m["payment_locked"])
+	require.Equal(t, 12.5, m["unlock_price"])
+	requireError(t, do(t, srv, http.MethodGet, "/documents/"+m["id"].(string)+"/download", nil), http.StatusPaymentRequired, "payment required")
+	requireControlError(t, ctl(t, srv, http.MethodPost, "/_fake/documents", `{"company":"Curl Co LLC","unlock_price":"cheap"}`), http.StatusBadRequest, "unlock_price")
+}

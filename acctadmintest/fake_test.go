@@ -129,12 +129,17 @@ func TestConcurrentUse(t *testing.T) {
 			for i := 0; i < rounds; i++ {
 				var status int
 				var err error
+				want := http.StatusOK // a payment-locked document's file answers 402
 				switch (g + i) % 6 {
 				case 0:
 					status, err = call(srv, http.MethodGet, "/documents?limit=20", nil)
 				case 1:
 					d := docs[(g*rounds+i)%len(docs)]
-					downloaded.Store(d.ID, true)
+					if d.PaymentLocked {
+						want = http.StatusPaymentRequired
+					} else {
+						downloaded.Store(d.ID, true)
+					}
 					status, err = call(srv, http.MethodGet, "/documents/"+d.ID.String()+"/download", nil)
 				case 2:
 					// Register a callback and delete it again.
@@ -155,6 +160,9 @@ func TestConcurrentUse(t *testing.T) {
 					added.Add(1)
 					continue
 				case 4:
+					if docs[g].PaymentLocked {
+						want = http.StatusPaymentRequired
+					}
 					status, err = call(srv, http.MethodGet, fmt.Sprintf("/documents/%s/page/0?dpi=72", docs[g].ID), nil)
 				case 5:
 					_ = srv.Requests()
@@ -163,7 +171,7 @@ func TestConcurrentUse(t *testing.T) {
 				}
 				requests.Add(1)
 				if assert.NoError(t, err) {
-					assert.Equal(t, http.StatusOK, status)
+					assert.Equal(t, want, status)
 				}
 			}
 		}(g)

@@ -52,6 +52,9 @@ func getDocumentPageURL(c *call) error {
 	if err != nil {
 		return err
 	}
+	if d.PaymentLocked {
+		return paymentRequired(d.ID)
+	}
 	n, dpi, err := c.pageParams(d.Pages)
 	if err != nil {
 		return err
@@ -80,8 +83,12 @@ func bulkDownloadDocuments(c *call) error {
 	f := c.f
 	out, err := locked(f, func() (fileURLWire, error) {
 		for _, id := range ids {
-			if f.st.documents.get(id) == nil {
+			d := f.st.documents.get(id)
+			if d == nil {
 				return fileURLWire{}, notFound("document " + id.String())
+			}
+			if d.PaymentLocked {
+				return fileURLWire{}, paymentRequired(id)
 			}
 		}
 		w := f.link(c, &fileLink{docs: ids, page: -1})

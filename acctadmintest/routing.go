@@ -31,6 +31,7 @@ var handlers = map[string]func(*call) error{
 	"getDocument":                      getDocument,
 	"getDocumentPage":                  getDocumentPage,
 	"downloadDocument":                 downloadDocument,
+	"unlockDocument":                   unlockDocument,
 	"listResources":                    listResources,
 	"getResource":                      getResource,
 	"getResourcePage":                  getResourcePage,
@@ -182,13 +183,29 @@ func newRouter(f *Fake) *router {
 				continue
 			}
 			mp := m + " " + muxPattern(p)
-			rt.mux.Handle(mp, rt.notAllowed[p])
-			rt.names[mp] = p
+			if handleUnlessConflict(rt.mux, mp, rt.notAllowed[p]) {
+				rt.names[mp] = p
+			}
 		}
 	}
 	rt.mux.Handle("/", rt.noSuchEndpoint)
 	rt.names["/"] = ""
 	return rt
+}
+
+// handleUnlessConflict registers the 405 answer h for the pattern mp,
+// unless mp conflicts with a route of the API: GET /documents/unlock/{id}
+// would with GET /documents/{id}/download, which both match
+// "/documents/unlock/download". Such a request then finds the route, or
+// the catch-all's 404.
+func handleUnlessConflict(mux *http.ServeMux, mp string, h http.Handler) (ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	mux.Handle(mp, h)
+	return true
 }
 
 // cleanPath reports whether p is a path the router matches as it is:

@@ -13,7 +13,7 @@ import (
 
 func TestRoutesListsEveryEndpoint(t *testing.T) {
 	routes := acctadmintest.Routes()
-	require.Len(t, routes, 50)
+	require.Len(t, routes, 51)
 	require.Contains(t, routes, "GET /documents/:id/page/:page_number")
 	require.Contains(t, routes, "DELETE /callbacks/:id")
 	require.Contains(t, routes, "PATCH /companies")

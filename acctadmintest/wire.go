@@ -78,8 +78,13 @@ type successEnvelope struct {
 	// StatusCode is written by POST /payment-methods, as the C# client
 	// reads it.
 	StatusCode string `json:"status_code,omitempty"`
-	// InvoiceIDs is written beside result by checkout.
+	// InvoiceIDs is written beside result by checkout and by the unlock
+	// of a document.
 	InvoiceIDs []uuid.UUID `json:"invoice_ids,omitempty"`
+	// Action and Amount are written beside result by the unlock of a
+	// document, as the API's other clients read it.
+	Action string      `json:"action,omitempty"`
+	Amount json.Number `json:"amount,omitempty"`
 }
 
 // errorEnvelope is every error answer.
@@ -97,6 +102,8 @@ type answer struct {
 	iso           bool // times in the ISO form (a quirk of cancel-request)
 	statusCode    string
 	invoiceIDs    []uuid.UUID
+	action        string
+	amount        json.Number
 }
 
 // ok writes a successful answer.
@@ -111,6 +118,8 @@ func (c *call) ok(result any, a answer) error {
 		Result:     result,
 		StatusCode: a.statusCode,
 		InvoiceIDs: a.invoiceIDs,
+		Action:     a.action,
+		Amount:     a.amount,
 	})
 	return nil
 }

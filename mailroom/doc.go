@@ -115,7 +115,18 @@
 // whose document the API no longer has (404) is acknowledged: there is
 // nothing to save. A document the unread listing shows but whose download
 // answers 404 does not stop a Pull: it starts again without it, and the
-// next Pull tries it again, as its file may come later. WithOnSaved is called at least once per saved
+// next Pull tries it again, as its file may come later.
+//
+// Payment-locked documents (received for a company without an active
+// registered-agent service; their download is refused until they are paid
+// for, acctadmin.ErrPaymentRequired) are left unread: a pull does not ask
+// for the download of one whose record says it is locked, and one whose
+// download is refused all the same has its journal record ended and is
+// left alone by later pulls until its record changes. Each is counted in
+// Stats.Locked and logged once in the room's lifetime (the room remembers
+// up to 10,000 of them), never at every pull; its callback is
+// acknowledged. WithUnlock lets the room pay for them, at most once each
+// and never above a ceiling per document, and save them. WithOnSaved is called at least once per saved
 // document. A callback's download goes on after its sender hangs up
 // (within WithDownloadTimeout), so that the redelivery finds it saved
 // rather than downloading it again.

@@ -16,8 +16,9 @@ import (
 // already in the journal (the next Pull fetches those by id), or claimed
 // by another delivery or room.
 //
-// It returns nil when every document it met is saved, kept out or gone,
-// or was being saved elsewhere. A document the unread listing shows but
+// It returns nil when every document it met is saved, kept out, gone or
+// payment-locked (left unread, and listed once in Stats and the log; see
+// WithUnlock), or was being saved elsewhere. A document the unread listing shows but
 // whose download answers 404 is gone: the pull starts again without it
 // (at most maxGone times), so that it does not stop the pull of the rest.
 // It is tried again by the next Pull, as the listing may show a document
@@ -122,7 +123,7 @@ func (p *pass) record(id uuid.UUID, err error) {
 		p.gone[id] = true
 		return
 	}
-	if err == nil || errors.Is(err, errBusy) {
+	if err == nil || errors.Is(err, errBusy) || errors.Is(err, errLocked) {
 		return
 	}
 	var api *acctadmin.APIError
@@ -150,9 +151,14 @@ func (r *Room) unread(ctx context.Context, gone map[uuid.UUID]bool) error {
 	defer h.releaseAll()
 	return r.c.Documents.Pull(ctx, &acctadmin.PullParams{
 		Workers: r.cfg.workers,
-		Skip:    func(d acctadmin.Document) bool { return gone[d.ID] || r.keepOut(d) },
+		Skip:    func(d acctadmin.Document) bool { return gone[d.ID] || r.keepOut(d) || r.leaveLocked(ctx, d) },
 		Before: func(ctx context.Context, d acctadmin.Document) error {
 			return r.before(ctx, d, h)
+		},
+		OnProgress: func(p acctadmin.PullProgress) {
+			if errors.Is(p.Err, acctadmin.ErrPaymentRequired) {
+				r.refused(ctx, p.Document)
+			}
 		},
 	}, func(ctx context.Context, d acctadmin.Document, f *acctadmin.File) error {
 		defer h.release(d.ID)
@@ -185,6 +191,12 @@ func (r *Room) before(ctx context.Context, d acctadmin.Document, h *holds) error
 		return leave(err)
 	case saved:
 		return leave(acctadmin.ErrSkipDocument)
+	}
+	if d.PaymentLocked {
+		// Skip let it through: WithUnlock may pay for it.
+		if err := r.unlock(ctx, d); err != nil {
+			return leave(err)
+		}
 	}
 	recorded, err := r.journal.Begin(ctx, d.ID)
 	switch {

@@ -61,6 +61,13 @@ type Room struct {
 	ticker func(d time.Duration) (c <-chan time.Time, stop func())
 
 	saved, downloads, redownloads, keptOut atomic.Int64
+
+	// The payment-locked documents (locked.go): those met, the count of
+	// them, the unlocks paid for, and where WithUnlock records its
+	// attempts.
+	lockedDocs            lockedDocs
+	lockedCount, unlocked atomic.Int64
+	unlocks               unlockRecorder
 }
 
 type config struct {
@@ -74,6 +81,8 @@ type config struct {
 	keepOut         func(acctadmin.Document) bool
 	events          func(context.Context, *webhook.Event) error
 	logger          *slog.Logger
+	unlockCard      uuid.UUID // WithUnlock's card, or uuid.Nil
+	ceiling         acctadmin.Money
 	err             error
 }
 
@@ -254,6 +263,13 @@ func New(c *acctadmin.Client, v *webhook.Verifier, store Store, opts ...Option) 
 	if r.journal == nil {
 		return nil, errors.New("mailroom: the store keeps no journal: use Dir, a store that implements Journal, or WithRedis")
 	}
+	if cfg.unlockCard != uuid.Nil {
+		u, ok := r.journal.(unlockRecorder)
+		if !ok {
+			return nil, errors.New("mailroom: WithUnlock: the unlocks are recorded in Dir's journal or in Redis: use Dir, or WithRedis with a store that keeps no journal")
+		}
+		r.unlocks = u
+	}
 	return r, nil
 }
 
@@ -271,11 +287,17 @@ type Stats struct {
 	// KeptOut counts the documents kept out by WithKeepOut, each time one
 	// was met.
 	KeptOut int64
+	// Locked counts the payment-locked documents this room left unread,
+	// each once however many pulls meet it (the room logs each once too),
+	// and Unlocked those it paid for (WithUnlock).
+	Locked   int64
+	Unlocked int64
 }
 
 // Stats returns the room's running totals.
 func (r *Room) Stats() Stats {
-	return Stats{Saved: r.saved.Load(), Downloads: r.downloads.Load(), Redownloads: r.redownloads.Load(), KeptOut: r.keptOut.Load()}
+	return Stats{Saved: r.saved.Load(), Downloads: r.downloads.Load(), Redownloads: r.redownloads.Load(), KeptOut: r.keptOut.Load(),
+		Locked: r.lockedCount.Load(), Unlocked: r.unlocked.Load()}
 }
 
 // errBusy reports a document another delivery or room is working on: the
@@ -299,16 +321,18 @@ var errRefusing = errors.New("mailroom: the store refuses writes; no download st
 // and a retryable status when it cannot tell.
 //
 // The answers are webhook.Handler's: 200 for a document saved now or
-// before, kept out, or gone from the API (404), for a new-document event
-// without a document id, and for an event of another kind that WithEvents
-// took (or without WithEvents); 503 with Retry-After when the document is
-// being saved by another delivery or room (the redelivery then finds it
-// saved), and when the verifier has a replay cache that cannot answer or
-// that records the event in progress elsewhere; 500 when the download or
-// the save failed, when Redis or the store cannot answer, while the store
-// refuses writes, and when WithEvents' function fails. The download and
-// save go on after the sender hangs up (within WithDownloadTimeout), so
-// that its redelivery finds the document saved.
+// before, kept out, gone from the API (404), or payment-locked (its
+// download refused: the pulls list it, and WithUnlock may pay for it), for
+// a new-document event without a document id, and for an event of another
+// kind that WithEvents took (or without WithEvents); 503 with Retry-After
+// when the document is being saved by another delivery or room (the
+// redelivery then finds it saved), and when the verifier has a replay
+// cache that cannot answer or that records the event in progress
+// elsewhere; 500 when the download or the save failed, when Redis or the
+// store cannot answer, while the store refuses writes, and when
+// WithEvents' function fails. The download and save go on after the
+// sender hangs up (within WithDownloadTimeout), so that its redelivery
+// finds the document saved.
 //
 // A room made without a verifier (New's v nil: it only pulls) answers
 // every request 500 and logs an error saying so: the sender keeps the
@@ -334,7 +358,7 @@ func (r *Room) Handler() http.Handler {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.cfg.downloadTimeout)
 		defer cancel()
 		err := r.take(ctx, ev.DocumentID, nil, false)
-		if errors.Is(err, errGone) {
+		if errors.Is(err, errGone) || errors.Is(err, errLocked) {
 			return nil
 		}
 		if err != nil && !errors.Is(err, errBusy) {
@@ -384,6 +408,10 @@ func (r *Room) take(ctx context.Context, id uuid.UUID, d *acctadmin.Document, fr
 	if d != nil && r.keepOut(*d) {
 		return r.journal.End(ctx, id)
 	}
+	if d != nil && d.PaymentLocked {
+		// The pulls see to it (and WithUnlock): no download is tried.
+		return r.locked(ctx, *d)
+	}
 	recorded, err := r.journal.Begin(ctx, id)
 	if err != nil {
 		return err
@@ -393,6 +421,13 @@ func (r *Room) take(ctx context.Context, id uuid.UUID, d *acctadmin.Document, fr
 	again := fromJournal || recorded
 	r.started(again)
 	f, err := r.c.Documents.Download(ctx, id)
+	if errors.Is(err, acctadmin.ErrPaymentRequired) {
+		doc := acctadmin.Document{ID: id}
+		if d != nil {
+			doc = *d
+		}
+		return r.locked(ctx, doc)
+	}
 	if errors.Is(err, acctadmin.ErrNotFound) {
 		return r.gone(ctx, id)
 	}
@@ -414,6 +449,16 @@ func (r *Room) gone(ctx context.Context, id uuid.UUID) error {
 		return err
 	}
 	return errGone
+}
+
+// locked ends the journal record of a payment-locked document that take
+// met (nothing of it was read) and notes it; it returns errLocked.
+func (r *Room) locked(ctx context.Context, d acctadmin.Document) error {
+	if err := r.journal.End(ctx, d.ID); err != nil {
+		return err
+	}
+	r.noteLocked(ctx, d, "payment required", func(*lockedDoc) {})
+	return errLocked
 }
 
 // claim takes the room's claims on id, in memory and, for a fleet, in

@@ -699,6 +699,14 @@ func TestProviderClientsOnEveryRoute(t *testing.T) {
 			result(call("POST /invoices/pay", apiCall{method: http.MethodPost, path: "/invoices/pay",
 				body: map[string]any{"payment_token": pm["id"], "invoice_ids": []any{unpaid}}, order: []string{"payment_token", "invoice_ids"}}), &items)
 			require.Equal(t, "paid", items[0]["status"])
+			// A payment-locked document, paid for as the independent
+			// clients (TS, Spring) call it: the answer's fields sit beside
+			// result.
+			locked := seedLockedDocument(t, h, coID)
+			var captured string
+			result(call("POST /documents/unlock/:id", apiCall{method: http.MethodPost, path: "/documents/unlock/" + locked,
+				body: map[string]any{"payment_token": pm["id"]}, order: []string{"payment_token"}}), &captured)
+			require.Equal(t, "the document is unlocked", captured)
 			result(call("DELETE /payment-methods/:id", apiCall{method: http.MethodDelete, path: "/payment-methods/" + pm["id"].(string)}), &item)
 			require.Equal(t, pm["id"], item["id"])
 
@@ -780,6 +788,14 @@ func seedInvoice(t *testing.T, h *harness, company string) string {
 		ID string `json:"id"`
 	}
 	control(t, h, http.MethodPost, "invoices", `{"company_id":"`+company+`","items":[{"price":"19.00","description":"Certified copy"}]}`, &out)
+	return out.ID
+}
+
+func seedLockedDocument(t *testing.T, h *harness, company string) string {
+	var out struct {
+		ID string `json:"id"`
+	}
+	control(t, h, http.MethodPost, "documents", `{"company_id":"`+company+`","title":"Held","payment_locked":true}`, &out)
 	return out.ID
 }
 

@@ -21,6 +21,12 @@
 // pulls the unread listing. A document already saved as <id>.pdf is not
 // written again.
 //
+// A payment-locked document (received for a company without an active
+// registered-agent service) cannot be downloaded until it is paid for:
+// the pull leaves it unread, with no .part file, and the summary counts
+// it; pay for it on the account (or with Documents.Unlock) and run the
+// program again.
+//
 // On a terminal, a progress line shows the running totals; otherwise (a
 // file, a pipe) a plain line is written per document. Ctrl-C stops the
 // downloads in flight and prints what was written; the documents it cut
@@ -200,6 +206,9 @@ type puller struct {
 
 	n, resumed, skipped int
 	bytes               int64
+	// locked are the payment-locked documents met, filled by the pull's
+	// own goroutine (Skip, OnProgress) and by resume.
+	locked map[uuid.UUID]bool
 }
 
 // resume fetches again the documents whose download an earlier run began
@@ -238,6 +247,12 @@ func (p *puller) resume(ctx context.Context) error {
 			return fmt.Errorf("document %s: %w", id, err)
 		}
 		f, err := p.c.Documents.Download(ctx, id)
+		if errors.Is(err, acctadmin.ErrPaymentRequired) {
+			if err := p.leaveLocked(id); err != nil {
+				return err
+			}
+			continue
+		}
 		if err != nil {
 			return fmt.Errorf("download %q (%s): %w", d.Title, id, err)
 		}
@@ -256,16 +271,54 @@ func (p *puller) resume(ctx context.Context) error {
 // each one to save exactly once although every download takes one out of
 // the listing it reads.
 func (p *puller) pullUnread(ctx context.Context, workers int) error {
-	return p.c.Documents.Pull(ctx, &acctadmin.PullParams{
+	var failed error
+	err := p.c.Documents.Pull(ctx, &acctadmin.PullParams{
 		Workers: workers,
+		// A payment-locked document is refused: not asked for.
+		Skip: func(d acctadmin.Document) bool {
+			if d.PaymentLocked {
+				p.lockedOne(d.ID)
+			}
+			return d.PaymentLocked
+		},
 		OnProgress: func(pr acctadmin.PullProgress) {
-			if pr.Err == nil {
+			switch {
+			case pr.Err == nil && !pr.Document.PaymentLocked: // kept out by Skip otherwise
 				p.done(pr.Document)
+			case errors.Is(pr.Err, acctadmin.ErrPaymentRequired):
+				// Refused though the listing did not say it is locked.
+				if err := p.leaveLocked(pr.Document.ID); err != nil && failed == nil {
+					failed = err
+				}
 			}
 		},
 	}, func(ctx context.Context, d acctadmin.Document, f *acctadmin.File) error {
 		return p.save(d, f)
 	})
+	if err == nil {
+		err = failed
+	}
+	return err
+}
+
+// lockedOne counts the payment-locked document id, once.
+func (p *puller) lockedOne(id uuid.UUID) {
+	if p.locked == nil {
+		p.locked = make(map[uuid.UUID]bool)
+	}
+	p.locked[id] = true
+}
+
+// leaveLocked counts a document whose download was refused as
+// payment-locked and removes its .part file: nothing of it was read, and
+// the next run finds it in the unread listing.
+func (p *puller) leaveLocked(id uuid.UUID) error {
+	p.lockedOne(id)
+	_, part := paths(p.dir, id)
+	if err := os.Remove(part); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	return nil
 }
 
 // save writes the open file f of document d into <id>.pdf.part, which the
@@ -345,6 +398,9 @@ func (p *puller) summary(err error) {
 	}
 	if p.skipped > 0 {
 		fmt.Fprintf(p.out, "; %d already there", p.skipped)
+	}
+	if len(p.locked) > 0 {
+		fmt.Fprintf(p.out, "; %d payment-locked, left unread", len(p.locked))
 	}
 	var pe *acctadmin.PullError
 	if errors.As(err, &pe) && len(pe.Unfinished) > 0 {

@@ -356,19 +356,24 @@ func TestDemoAccountWithNoSetup(t *testing.T) {
 	t.Setenv(acctadmin.EnvSecretKey, "")
 	t.Setenv(acctadmin.EnvBaseURL, "")
 	demo := acctadmintest.NewFake(acctadmintest.WithDemoData())
-	unread := 0
+	unread, locked := 0, 0
 	for _, d := range demo.Documents() {
-		if d.Status == acctadmintest.DocumentUnread {
+		if d.Status == acctadmintest.DocumentUnread && d.PaymentLocked {
+			locked++
+		} else if d.Status == acctadmintest.DocumentUnread {
 			unread++
 		}
 	}
 	demo.Close()
+	if locked == 0 {
+		t.Fatal("the demo account has no unread payment-locked document")
+	}
 
 	var out bytes.Buffer
 	if err := run(testContext(t), nil, &out); err != nil {
 		t.Fatalf("run: %v\n%s", err, out.String())
 	}
-	m := regexp.MustCompile(`(?m)^(\d+) document\(s\) downloaded \(\d+ bytes\) into (.+)$`).FindStringSubmatch(out.String())
+	m := regexp.MustCompile(`(?m)^(\d+) document\(s\) downloaded \(\d+ bytes\) into ([^;]+)(;.*)?$`).FindStringSubmatch(out.String())
 	if m == nil {
 		t.Fatalf("no summary in:\n%s", out.String())
 	}
@@ -378,7 +383,10 @@ func TestDemoAccountWithNoSetup(t *testing.T) {
 		t.Errorf("with no keys and no -dir the demo mail went to %s, not a temporary folder", dir)
 	}
 	if m[1] != fmt.Sprint(unread) || len(folder(t, dir)) != unread {
-		t.Errorf("downloaded %s, folder holds %d, the demo account has %d unread", m[1], len(folder(t, dir)), unread)
+		t.Errorf("downloaded %s, folder holds %d, the demo account has %d unread and not locked", m[1], len(folder(t, dir)), unread)
+	}
+	if !strings.Contains(out.String(), fmt.Sprintf("; %d payment-locked, left unread", locked)) {
+		t.Errorf("the %d payment-locked documents are not in the summary:\n%s", locked, out.String())
 	}
 }
 
@@ -387,5 +395,36 @@ func TestBadArguments(t *testing.T) {
 		if err := run(testContext(t), args, &bytes.Buffer{}); err == nil {
 			t.Errorf("run(%q) = nil, want an error", args)
 		}
+	}
+}
+
+// A payment-locked document is left unread with no .part file, and one
+// left as a .part file by an earlier run is dropped rather than failing
+// the run; the summary counts both.
+func TestLeavesPaymentLockedDocumentsUnread(t *testing.T) {
+	srv, docs := account(t, 3, 0)
+	co := srv.Companies()[0]
+	locked := srv.AddDocument(acctadmintest.DocumentInput{CompanyID: co.ID, Title: "Held", PaymentLocked: true})
+	older := srv.AddDocument(acctadmintest.DocumentInput{CompanyID: co.ID, Title: "Held before", PaymentLocked: true})
+	dir := t.TempDir()
+	_, part := paths(dir, older.ID)
+	if err := os.WriteFile(part, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := run(testContext(t), []string{"-dir", dir}, &out); err != nil {
+		t.Fatalf("run: %v\n%s", err, out.String())
+	}
+	checkSaved(t, dir, docs)
+	if !strings.Contains(out.String(), "3 document(s) downloaded") || !strings.Contains(out.String(), "; 2 payment-locked, left unread") {
+		t.Errorf("output:\n%s", out.String())
+	}
+	for _, id := range []uuid.UUID{locked.ID, older.ID} {
+		if d, _ := srv.Document(id); d.Status != acctadmintest.DocumentUnread {
+			t.Errorf("locked document %s is %s", id, d.Status)
+		}
+	}
+	if n := downloads(srv)[locked.ID]; n != 0 {
+		t.Errorf("the locked document's download was asked for %d times", n)
 	}
 }

@@ -729,6 +729,15 @@ func TestFakeEndToEndEveryEndpoint(t *testing.T) {
 		if paid, err := c.Invoices.Pay(ctx, &acctadmin.InvoicePayParams{InvoiceIDs: []uuid.UUID{unpaid}, PaymentMethodID: pm.ID}); err != nil || len(paid) != 1 || paid[0].Status != acctadmin.InvoicePaid {
 			t.Fatalf("Invoices.Pay: %+v, %v", paid, err)
 		}
+		var locked uuid.UUID
+		for _, d := range srv.Documents() {
+			if d.PaymentLocked {
+				locked = d.ID
+			}
+		}
+		if u, err := c.Documents.Unlock(ctx, locked, pm.ID); err != nil || u.Action != "capture" || len(u.InvoiceIDs) != 1 {
+			t.Fatalf("Documents.Unlock: %+v, %v", u, err)
+		}
 		if err := c.PaymentMethods.Delete(ctx, pm.ID); err != nil {
 			t.Fatal(err)
 		}
@@ -1011,5 +1020,88 @@ func TestIntegrationAccountNested(t *testing.T) {
 	if err != nil || acct.Email != acctadmintest.DemoUserEmail || acct.WebsiteID != site.ID || acct.Type != "business" ||
 		!strings.Contains(string(acct.Raw), `"people"`) || strings.Contains(string(acct.Raw), `"account"`) {
 		t.Fatalf("Account.Get = %+v (%s), %v", acct, acct.Raw, err)
+	}
+}
+
+// On the fake, a payment-locked document's download, page and page URL
+// are ErrPaymentRequired, a declined card is ErrPaymentDeclined wherever
+// it is charged (and neither is the other), and Documents.Unlock with a
+// good card charges the document's price, makes a paid invoice and
+// releases it.
+func TestFakeLockedDocumentUnlock(t *testing.T) {
+	srv, c := fakeClient(t)
+	ctx := context.Background()
+	var doc acctadmintest.Document
+	for _, d := range srv.Documents() {
+		if d.PaymentLocked && d.Status == acctadmintest.DocumentUnread {
+			doc = d
+			break
+		}
+	}
+	if doc.ID == uuid.Nil {
+		t.Fatal("the demo has no unread payment-locked document")
+	}
+	refusals := map[string]error{}
+	_, refusals["Download"] = c.Documents.Download(ctx, doc.ID)
+	_, refusals["Page"] = c.Documents.Page(ctx, doc.ID, 0, nil)
+	_, refusals["PageURL"] = c.Documents.PageURL(ctx, doc.ID, 0)
+	_, refusals["BulkDownload"] = c.Documents.BulkDownload(ctx, doc.ID)
+	for name, err := range refusals {
+		var ae *acctadmin.APIError
+		if !errors.Is(err, acctadmin.ErrPaymentRequired) || errors.Is(err, acctadmin.ErrPaymentDeclined) || !errors.As(err, &ae) || ae.StatusCode != 402 {
+			t.Fatalf("%s of a locked document: %v, want ErrPaymentRequired (402)", name, err)
+		}
+	}
+
+	declined, err := c.PaymentMethods.Create(ctx, &acctadmin.Card{Number: acctadmintest.DeclinedCardNumber, ExpMonth: 5, ExpYear: 2031, CVC: "123", FirstName: "Ada", LastName: "Lovelace"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	invoices := len(srv.Invoices())
+	charges := map[string]error{}
+	_, charges["Unlock"] = c.Documents.Unlock(ctx, doc.ID, declined.ID)
+	var unpaid uuid.UUID
+	for _, inv := range srv.Invoices() {
+		if inv.Status == acctadmintest.InvoiceUnpaid {
+			unpaid = inv.ID
+		}
+	}
+	_, charges["Invoices.Pay"] = c.Invoices.Pay(ctx, &acctadmin.InvoicePayParams{InvoiceIDs: []uuid.UUID{unpaid}, PaymentMethodID: declined.ID})
+	for name, err := range charges {
+		if !errors.Is(err, acctadmin.ErrPaymentDeclined) || errors.Is(err, acctadmin.ErrPaymentRequired) || errors.Is(err, acctadmin.ErrOutcomeUnknown) {
+			t.Fatalf("%s with a declined card: %v, want ErrPaymentDeclined", name, err)
+		}
+	}
+	if got, _ := srv.Document(doc.ID); !got.PaymentLocked || len(srv.Invoices()) != invoices {
+		t.Fatalf("a declined card changed something: locked %v, %d invoices (was %d)", got.PaymentLocked, len(srv.Invoices()), invoices)
+	}
+
+	good, err := c.PaymentMethods.Create(ctx, &acctadmin.Card{Number: "4242424242424242", ExpMonth: 5, ExpYear: 2031, CVC: "123", FirstName: "Ada", LastName: "Lovelace"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed, err := c.Documents.Get(ctx, doc.ID)
+	if err != nil || !listed.PaymentLocked || listed.UnlockPrice.String() != acctadmintest.DefaultUnlockPrice {
+		t.Fatalf("Documents.Get: %+v, %v", listed, err)
+	}
+	u, err := c.Documents.Unlock(ctx, doc.ID, good.ID)
+	if err != nil || u.Action != "capture" || !u.Amount.Equal(listed.UnlockPrice) || len(u.InvoiceIDs) != 1 {
+		t.Fatalf("Unlock: %+v, %v", u, err)
+	}
+	inv, err := c.Invoices.Get(ctx, u.InvoiceIDs[0])
+	if err != nil || inv.Status != acctadmin.InvoicePaid || !inv.Total().Equal(u.Amount) {
+		t.Fatalf("the unlock's invoice: %+v, %v", inv, err)
+	}
+	f, err := c.Documents.Download(ctx, doc.ID)
+	if err != nil {
+		t.Fatalf("download after the unlock: %v", err)
+	}
+	b, err := io.ReadAll(f)
+	f.Close()
+	if err != nil || !bytes.HasPrefix(b, []byte("%PDF-")) {
+		t.Fatalf("download after the unlock: %d bytes, %v", len(b), err)
+	}
+	if _, err := c.Documents.Unlock(ctx, doc.ID, good.ID); errors.Is(err, acctadmin.ErrPaymentDeclined) || err == nil {
+		t.Fatalf("a second unlock: %v, want a refusal that is no decline", err)
 	}
 }
