@@ -93,9 +93,13 @@ func (f *Fake) orderItemWire(wf wireFormat, oi *OrderItem) orderItemWire {
 }
 
 // GET /order-items/requiring-attention?company_ids[]=: the order items
-// waiting for form data, of the companies given (of all when none is).
+// waiting for form data, of the companies given in company_ids or
+// company_id (of all when none is).
 func listOrderItemsRequiringAttention(c *call) error {
 	ids, err := idList("company_ids", c.strs("company_ids"))
+	if one := c.str("company_id"); err == nil && one != "" {
+		ids, err = idList("company_id", append(c.strs("company_ids"), one))
+	}
 	if err != nil {
 		return err
 	}

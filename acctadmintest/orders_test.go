@@ -40,3 +40,19 @@ func TestFormDataCheckedBySchema(t *testing.T) {
 	r := do(t, srv, http.MethodGet, "/order-items/requiring-attention?company_ids[]="+company, nil)
 	require.Equal(t, "requiring-client-attention", r.Items(t)[0]["status"])
 }
+
+// TestOrderItemsOfOneCompanyID: company_id (one, as a TypeScript client
+// sends it) chooses the company's waiting items like company_ids[].
+func TestOrderItemsOfOneCompanyID(t *testing.T) {
+	srv := newDemo(t)
+	for _, tc := range []struct {
+		company string
+		want    int
+	}{{acctadmintest.DemoID("company", 1).String(), 1}, {acctadmintest.DemoID("company", 3).String(), 0}} {
+		r := do(t, srv, http.MethodGet, "/order-items/requiring-attention?company_id="+tc.company, nil)
+		require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+		require.Len(t, r.Items(t), tc.want, "%s", r.Body)
+	}
+	r := do(t, srv, http.MethodGet, "/order-items/requiring-attention?company_id=nope", nil)
+	require.Equal(t, http.StatusBadRequest, r.Status, "%s", r.Body)
+}
