@@ -118,6 +118,7 @@ type CheckoutParams struct {
 type Checkout struct {
 	InvoiceIDs []uuid.UUID // the invoices made (beside the envelope's result)
 	Invoices   []Invoice   // the invoices in the result, if any (undocumented)
+	OrderItems []OrderItem // the order items made, found by CheckoutOrder only
 }
 
 // Checkout charges the card for the chosen items, which makes invoices and
