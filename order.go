@@ -129,6 +129,19 @@ func ids[T any](list []T, id func(T) uuid.UUID) []uuid.UUID {
 	return out
 }
 
+// check is what Add and AddItem check before sending.
+func (p *CartAddParams) check() error {
+	return firstErr(checkNotNegative("quantity", p.Quantity), checkID("company_id", p.CompanyID),
+		checkID("product_id", p.ProductID), checkFormData("form_data", p.FormData, false))
+}
+
+// check is what Checkout and CheckoutOrder check before sending.
+func (p *CheckoutParams) check() error {
+	return firstErr(checkID("payment_token", p.PaymentMethodID),
+		checkSome("item_ids", len(p.ItemIDs) > 0, "company_ids", len(p.CompanyIDs) > 0),
+		checkIDs("item_ids", p.ItemIDs), checkIDs("company_ids", p.CompanyIDs))
+}
+
 // AddItem puts a product in a company's cart, as Add does, and returns
 // the item added. The answer may hold that item, the whole cart, or
 // nothing, so AddItem lists the company's cart before adding and finds
@@ -139,8 +152,8 @@ func ids[T any](list []T, id func(T) uuid.UUID) []uuid.UUID {
 // sent at most once; after ErrOutcomeUnknown, ShoppingCart.List shows
 // whether the item was added. GET and POST /shopping-cart.
 func (s *ShoppingCartClient) AddItem(ctx context.Context, p *CartAddParams) (*CartItem, error) {
-	p = orZero(p)
-	if err := firstErr(checkID("company_id", p.CompanyID), checkID("product_id", p.ProductID)); err != nil {
+	if p = orZero(p); ctx == nil || p.check() != nil {
+		_, err := s.Add(ctx, p) // refused before sending
 		return nil, err
 	}
 	cart := &CartListParams{CompanyIDs: []uuid.UUID{p.CompanyID}}
@@ -176,9 +189,8 @@ func (s *ShoppingCartClient) AddItem(ctx context.Context, p *CartAddParams) (*Ca
 // sent at most once; after ErrOutcomeUnknown, PaymentMethods.List shows
 // whether it was stored. GET and POST /payment-methods.
 func (s *PaymentMethodsClient) Store(ctx context.Context, card *Card) (*PaymentMethod, error) {
-	card = orZero(card)
-	if err := card.validate(); err != nil {
-		return nil, err
+	if card = orZero(card); ctx == nil || card.validate() != nil {
+		return s.Create(ctx, card) // refused before sending
 	}
 	before, err := s.List(ctx)
 	if err != nil {
@@ -214,6 +226,9 @@ func (s *PaymentMethodsClient) Store(ctx context.Context, card *Card) (*PaymentM
 // finds out for itself). GET /order-items/requiring-attention, POST
 // /shopping-cart/checkout.
 func (s *ShoppingCartClient) CheckoutOrder(ctx context.Context, p *CheckoutParams) (*Checkout, error) {
+	if p = orZero(p); ctx == nil || p.check() != nil {
+		return s.Checkout(ctx, p) // refused before sending
+	}
 	before, err := s.c.OrderItems.ListRequiringAttention(ctx, nil)
 	if err != nil {
 		return nil, err
@@ -332,6 +347,9 @@ func (c *Client) Order(ctx context.Context, r *OrderRequest) (*OrderResult, erro
 		checkOne("payment_token", r.PaymentMethodID != uuid.Nil, "card", r.Card != nil),
 		checkNotBoth("filing_method_id", r.FilingMethodID != uuid.Nil, "method", r.Method != ""),
 		checkFormData("form_data", r.FormData, false))
+	if err == nil && r.Card != nil {
+		err = r.Card.validate()
+	}
 	if ctx == nil {
 		err = nilContext()
 	}

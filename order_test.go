@@ -313,6 +313,9 @@ func TestOrderVerdictAfterALostCheckout(t *testing.T) {
 		{"502 after applying", func(w http.ResponseWriter, r *http.Request, apply func()) { apply(); writeJSON(w, 502, `{}`) }, nil, Charged, false},
 		{"invoices down", func(w http.ResponseWriter, r *http.Request, apply func()) { apply(); drop(w) },
 			func(s *orderServer) { s.failInvoices = true }, ChargeUnknown, true},
+		{"cart down", func(w http.ResponseWriter, r *http.Request, apply func()) { apply(); drop(w) },
+			func(s *orderServer) { s.failCart = true }, ChargeUnknown, true},
+		{"503 before applying", func(w http.ResponseWriter, r *http.Request, apply func()) { writeJSON(w, 503, `{}`) }, nil, NotCharged, false},
 		{"invoice not listed yet", func(w http.ResponseWriter, r *http.Request, apply func()) { apply(); drop(w) },
 			func(s *orderServer) { s.invoiceLag = true }, ChargeUnknown, true},
 		{"a stranger's invoice", func(w http.ResponseWriter, r *http.Request, apply func()) { drop(w) },
@@ -438,4 +441,53 @@ func TestOrderNeverChargesTwiceAndTellsTheTruth(t *testing.T) {
 			rt.Fatalf("a known verdict Is ErrOutcomeUnknown: %v", err)
 		}
 	})
+}
+
+// Bad parameters are refused before anything is sent, the listings the
+// finding calls make first included.
+func TestOrderCallsRefuseBeforeListing(t *testing.T) {
+	srv := newAPIServer(t, newOrderServer().handle)
+	c := newTestClient(t, srv)
+	ctx := context.Background()
+	var nilCtx context.Context
+	for _, tc := range []struct {
+		field string
+		call  func() error
+	}{
+		{"quantity", func() error {
+			_, err := c.ShoppingCart.AddItem(ctx, &CartAddParams{CompanyID: wcCompany, ProductID: wcProduct, Quantity: -1})
+			return err
+		}},
+		{"product_id", func() error { _, err := c.ShoppingCart.AddItem(ctx, &CartAddParams{CompanyID: wcCompany}); return err }},
+		{"ctx", func() error { _, err := c.ShoppingCart.AddItem(nilCtx, &CartAddParams{CompanyID: wcCompany, ProductID: wcProduct}); return err }},
+		{"cvc", func() error {
+			_, err := c.PaymentMethods.Store(ctx, &Card{Number: "4111111111111111", ExpMonth: 5, ExpYear: 2029, CVC: "1"})
+			return err
+		}},
+		{"payment_token", func() error { _, err := c.ShoppingCart.CheckoutOrder(ctx, &CheckoutParams{ItemIDs: []uuid.UUID{wcItem}}); return err }},
+		{"item_ids", func() error { _, err := c.ShoppingCart.CheckoutOrder(ctx, &CheckoutParams{PaymentMethodID: wcCard}); return err }},
+		{"company_id", func() error { _, err := c.Order(ctx, &OrderRequest{Jurisdiction: "WY", Filing: "EIN", PaymentMethodID: wcCard}); return err }},
+		{"filing", func() error { _, err := c.Order(ctx, &OrderRequest{CompanyID: wcCompany, Jurisdiction: "WY", PaymentMethodID: wcCard}); return err }},
+		{"payment_token", func() error {
+			_, err := c.Order(ctx, &OrderRequest{CompanyID: wcCompany, Jurisdiction: "WY", Filing: "EIN", PaymentMethodID: wcCard, Card: wcCardParams()})
+			return err
+		}},
+		{"number", func() error {
+			_, err := c.Order(ctx, &OrderRequest{CompanyID: wcCompany, Jurisdiction: "WY", Filing: "EIN", Card: &Card{CVC: "123"}})
+			return err
+		}},
+		{"form_data", func() error {
+			_, err := c.Order(ctx, &OrderRequest{CompanyID: wcCompany, Jurisdiction: "WY", Filing: "EIN", PaymentMethodID: wcCard, FormData: []int{1}})
+			return err
+		}},
+		{"ctx", func() error { _, err := c.Order(nilCtx, orderRequest()); return err }},
+	} {
+		var ve *ValidationError
+		if err := tc.call(); !errors.As(err, &ve) || ve.Field != tc.field {
+			t.Errorf("%s: err = %v, want a *ValidationError for it", tc.field, err)
+		}
+	}
+	if n := srv.count(); n != 0 {
+		t.Fatalf("%d requests sent", n)
+	}
 }
