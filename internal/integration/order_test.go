@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	acctadmin "github.com/acctadmin/acctadmin-go"
 	"github.com/acctadmin/acctadmin-go/acctadmintest"
@@ -60,7 +61,9 @@ func TestOrderOnTheFake(t *testing.T) {
 		t.Fatalf("product %s, method %s, card %+v", res.Product.Name, res.Method.Name, res.Card)
 	}
 	old := acctadmintest.DemoID("order-item", 1)
-	if res.OrderItem == nil || res.OrderItem.ID == old || res.OrderItem.Status != acctadmin.OrderItemNew || len(res.Checkout.InvoiceIDs) != 1 {
+	// The fake writes order items' times as epoch seconds, as the real API.
+	if res.OrderItem == nil || res.OrderItem.ID == old || res.OrderItem.Status != acctadmin.OrderItemNew || len(res.Checkout.InvoiceIDs) != 1 ||
+		res.OrderItem.CreatedAt.IsZero() || res.OrderItem.CreatedAt.Location() != time.UTC {
 		t.Fatalf("order item %+v, checkout %+v", res.OrderItem, res.Checkout)
 	}
 	waiting, err := c.OrderItems.ListRequiringAttention(ctx, &acctadmin.OrderItemListParams{CompanyID: acme})
