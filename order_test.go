@@ -459,15 +459,30 @@ func TestOrderCallsRefuseBeforeListing(t *testing.T) {
 			return err
 		}},
 		{"product_id", func() error { _, err := c.ShoppingCart.AddItem(ctx, &CartAddParams{CompanyID: wcCompany}); return err }},
-		{"ctx", func() error { _, err := c.ShoppingCart.AddItem(nilCtx, &CartAddParams{CompanyID: wcCompany, ProductID: wcProduct}); return err }},
+		{"ctx", func() error {
+			_, err := c.ShoppingCart.AddItem(nilCtx, &CartAddParams{CompanyID: wcCompany, ProductID: wcProduct})
+			return err
+		}},
 		{"cvc", func() error {
 			_, err := c.PaymentMethods.Store(ctx, &Card{Number: "4111111111111111", ExpMonth: 5, ExpYear: 2029, CVC: "1"})
 			return err
 		}},
-		{"payment_token", func() error { _, err := c.ShoppingCart.CheckoutOrder(ctx, &CheckoutParams{ItemIDs: []uuid.UUID{wcItem}}); return err }},
-		{"item_ids", func() error { _, err := c.ShoppingCart.CheckoutOrder(ctx, &CheckoutParams{PaymentMethodID: wcCard}); return err }},
-		{"company_id", func() error { _, err := c.Order(ctx, &OrderRequest{Jurisdiction: "WY", Filing: "EIN", PaymentMethodID: wcCard}); return err }},
-		{"filing", func() error { _, err := c.Order(ctx, &OrderRequest{CompanyID: wcCompany, Jurisdiction: "WY", PaymentMethodID: wcCard}); return err }},
+		{"payment_token", func() error {
+			_, err := c.ShoppingCart.CheckoutOrder(ctx, &CheckoutParams{ItemIDs: []uuid.UUID{wcItem}})
+			return err
+		}},
+		{"item_ids", func() error {
+			_, err := c.ShoppingCart.CheckoutOrder(ctx, &CheckoutParams{PaymentMethodID: wcCard})
+			return err
+		}},
+		{"company_id", func() error {
+			_, err := c.Order(ctx, &OrderRequest{Jurisdiction: "WY", Filing: "EIN", PaymentMethodID: wcCard})
+			return err
+		}},
+		{"filing", func() error {
+			_, err := c.Order(ctx, &OrderRequest{CompanyID: wcCompany, Jurisdiction: "WY", PaymentMethodID: wcCard})
+			return err
+		}},
 		{"payment_token", func() error {
 			_, err := c.Order(ctx, &OrderRequest{CompanyID: wcCompany, Jurisdiction: "WY", Filing: "EIN", PaymentMethodID: wcCard, Card: wcCardParams()})
 			return err
