@@ -286,7 +286,8 @@ type OrderResult struct {
 	CartItem *CartItem      // the item put in the cart
 	// Checkout is the checkout's answer, with the order items it made
 	// (ShoppingCart.CheckoutOrder). Non-nil, the card was charged: do not
-	// order again, whatever error comes with it.
+	// order again, whatever error comes with it. Nil beside a
+	// *CheckoutOutcomeError, the error's Verdict says.
 	Checkout *Checkout
 	// OrderItem is the order item of the filing: as SubmitFormData
 	// answered it when FormData was given, else as it waits for its form;
@@ -374,7 +375,7 @@ func (c *Client) Order(ctx context.Context, r *OrderRequest) (*OrderResult, erro
 		return res, err
 	}
 	if res.Method, err = only(methods, func(m FilingMethod) bool {
-		return r.FilingMethodID == m.ID || r.Method != "" && normalWords(r.Method) == normalWords(m.Name) ||
+		return r.FilingMethodID != uuid.Nil && r.FilingMethodID == m.ID || r.Method != "" && normalWords(r.Method) == normalWords(m.Name) ||
 			r.FilingMethodID == uuid.Nil && r.Method == ""
 	}, "filing method of "+res.Product.Name); err != nil {
 		return res, err
