@@ -267,7 +267,8 @@ type OrderRequest struct {
 	FilingMethodID uuid.UUID
 	Method         string
 	// PaymentMethodID is the stored card to charge; Card is a card to
-	// store first (PaymentMethods.Store) and charge.
+	// store first (PaymentMethods.Store) and charge: stored anew by every
+	// Order given it (pass the result's Card.ID the next time).
 	PaymentMethodID uuid.UUID
 	Card            *Card
 	// FormData answers the form the order item waits for (see

@@ -83,6 +83,7 @@ type orderServer struct {
 	// after the checkout was received: fail these listings, add a
 	// stranger's invoice, hold back the checkout's invoice.
 	failInvoices, failCart, strangerInvoice, invoiceLag bool
+	failInvoicesBefore                                  bool // before the checkout
 	forms                                               int
 }
 
@@ -169,7 +170,7 @@ func (s *orderServer) handle(w http.ResponseWriter, r *http.Request) {
 		s.checkout(w, r, func() { s.mu.Lock(); apply(); s.mu.Unlock() })
 		s.mu.Lock()
 	case "GET /invoices":
-		if checkedOut && s.failInvoices {
+		if checkedOut && s.failInvoices || !checkedOut && s.failInvoicesBefore {
 			writeJSON(w, 500, `{"message":"down"}`)
 			return
 		}
@@ -345,7 +346,8 @@ func TestOrderVerdictAfterALostCheckout(t *testing.T) {
 
 // The family: checkouts applied or not and then answered, dropped, 4xx,
 // 5xx or timed out, with the listings after it failing, the invoice
-// lagging, a stranger's invoice appearing. Order never sends the checkout
+// lagging, a stranger's invoice appearing, and the invoice listing before
+// it failing (then no checkout is sent). Order never sends the checkout
 // twice, and its verdict is never wrong: Charged only when the server
 // applied it, NotCharged only when it did not, and a known verdict
 // whenever the listings could tell.
@@ -367,6 +369,7 @@ func TestOrderNeverChargesTwiceAndTellsTheTruth(t *testing.T) {
 		os.invoiceLag = rapid.IntRange(0, 4).Draw(rt, "invoiceLag") == 0
 		os.strangerInvoice = rapid.IntRange(0, 4).Draw(rt, "strangerInvoice") == 0
 		os.addAnswer = rapid.SampledFrom([]string{"item", "cart", "none"}).Draw(rt, "addAnswer")
+		os.failInvoicesBefore = rapid.IntRange(0, 9).Draw(rt, "failInvoicesBefore") == 0
 		os.checkout = func(w http.ResponseWriter, r *http.Request, doApply func()) {
 			if apply {
 				doApply()
@@ -395,6 +398,12 @@ func TestOrderNeverChargesTwiceAndTellsTheTruth(t *testing.T) {
 		res, err := c.Order(context.Background(), orderRequest())
 		os.mu.Lock()
 		defer os.mu.Unlock()
+		if os.failInvoicesBefore {
+			if os.checkouts != 0 || errors.Is(err, ErrOutcomeUnknown) || res.Checkout != nil {
+				rt.Fatalf("could not look before the checkout: %d checkouts, err %v", os.checkouts, err)
+			}
+			return
+		}
 		if os.checkouts != 1 {
 			rt.Fatalf("%d checkouts sent, want 1", os.checkouts)
 		}
