@@ -93,6 +93,11 @@
 //     record (adding to the cart, paying invoices, storing a card) read
 //     either; a method that returns one record returns nil when the
 //     answer holds none.
+//   - Calls that find what a write made ([ShoppingCartClient.AddItem],
+//     [PaymentMethodsClient.Store], [ShoppingCartClient.CheckoutOrder],
+//     and [Client.Order], which runs a whole order) list before and after
+//     the write when its answer does not hold the record, and never
+//     guess: no fit is [ErrNoMatch], two are [ErrAmbiguous].
 //   - DELETE /shopping-cart sends its ids in a signed JSON body, as three
 //     of the provider's four example clients do.
 //   - A record's times are plain time.Time values, in the offset the API
@@ -166,4 +171,6 @@ package acctadmin
 //	pagination.go the listing engine: read-ahead, the walk over a shrinking
 //	              listing (and its exactly-once argument), Pull
 //	params.go     query encoding and the checks made before sending
+//	order.go      Client.Order, FilingProducts.Find, and the calls that
+//	              find by listing what a write made; it declares no route
 //	services.go … one file per resource, which only declares

@@ -296,6 +296,17 @@ func unwrapped(data []byte, key string) []byte {
 	return data
 }
 
+// firstWithID returns the first of the records an answer held when it has
+// an id, or nil: a status object ({"status_code": 200, "success": true},
+// the real API's answer to storing a card) read as a record is no record.
+func firstWithID[R any, L ~[]R](list L, err error) (*R, error) {
+	r, err := firstRecord(list, err)
+	if r != nil && reflect.ValueOf(r).Elem().FieldByName("ID").Interface() == uuid.Nil {
+		return nil, err
+	}
+	return r, err
+}
+
 // recordsAnyhow is the result of a route whose answer is not documented
 // and may be a list of records, one record (an object with an "id"), or
 // an object that holds the list under K's key; anything else is no
@@ -352,6 +363,7 @@ func (w *withTop[T, X]) decodeEnvelope(endpoint string, body []byte) (bool, erro
 // (Date, Money and Turnaround read themselves),
 //
 //	time.Time                    as Time: both time shapes, null and ""
+//	time.Time `wire:"epoch"`     as epochTime: those, or epoch seconds
 //	int `wire:"numeric"`         as flexInt: a number or a numeric string
 //	uuid.UUID `wire:"anyid"`     as listedID: an unusable id is none
 //	[]string `wire:"names"`      as jurisdictionNames: names or objects
@@ -451,6 +463,8 @@ func newCodec(t reflect.Type) *recordCodec {
 					panic("acctadmin: record " + t.Name() + ": bad " + string(f.Tag))
 				}
 				c.defaults = append(c.defaults, intDefault{f.Offset, n})
+			case name == "epoch" && f.Type == timeType:
+				wf.Type = reflect.TypeOf(epochTime{})
 			case name == "anyid" && f.Type == uuidType:
 				wf.Type = reflect.TypeOf(listedID{})
 			case name == "names" && f.Type == stringsType:

@@ -656,3 +656,58 @@ func unpaidInvoices(body []byte) ([]Invoice, bool) {
 	}
 	return nil, false
 }
+
+// The errors of the calls that find what a write made, and of Client.Order.
+
+// ErrNoMatch reports a search that found no record that fits: no filing
+// product of that name, or no record made by a write in the listing after
+// it (the write took effect; the listing does not show it).
+var ErrNoMatch = errors.New("acctadmin: no record fits")
+
+// ErrAmbiguous reports a search that found more than one record that
+// fits: the SDK does not pick one.
+var ErrAmbiguous = errors.New("acctadmin: more than one record fits")
+
+// CheckoutOutcomeError is the error of Client.Order when the checkout's
+// outcome was unknown (its error Is ErrOutcomeUnknown): Order listed the
+// company's invoices and cart again and compared them with what they
+// were before the checkout. It Is ErrOutcomeUnknown, and unwraps to the
+// checkout's error and the listings', only while the Verdict is
+// ChargeUnknown; Err always holds the checkout's error.
+type CheckoutOutcomeError struct {
+	Verdict ChargeVerdict
+	// InvoiceIDs are the invoices of the company made since the
+	// checkout was sent.
+	InvoiceIDs []uuid.UUID
+	// Err is the checkout's error; CheckErr the listings', when they
+	// failed.
+	Err      error
+	CheckErr error
+}
+
+// Error says the verdict and what it rests on.
+func (e *CheckoutOutcomeError) Error() string {
+	msg := "acctadmin: checkout's answer lost (" + e.Err.Error() + "); "
+	switch e.Verdict {
+	case Charged:
+		return msg + fmt.Sprintf("charged: %d new invoice(s) listed and the item left the cart; do not order again", len(e.InvoiceIDs))
+	case NotCharged:
+		return msg + "not charged: no new invoice, and the item is still in the cart"
+	}
+	if e.CheckErr != nil {
+		return msg + "still unknown: the listings failed (" + e.CheckErr.Error() + "); Invoices.List and ShoppingCart.List show whether it happened"
+	}
+	return msg + fmt.Sprintf("still unknown: %d new invoice(s), the item in the cart or not, do not agree; Invoices.List and ShoppingCart.List show whether it happened", len(e.InvoiceIDs))
+}
+
+// Unwrap returns the checkout's error and the listings' while the
+// verdict is ChargeUnknown, and nothing once it is known.
+func (e *CheckoutOutcomeError) Unwrap() []error {
+	if e.Verdict != ChargeUnknown {
+		return nil
+	}
+	if e.CheckErr == nil {
+		return []error{e.Err}
+	}
+	return []error{e.Err, e.CheckErr}
+}

@@ -33,9 +33,11 @@ const (
 // OrderItem is one product of an order, made by a checkout, typed as the
 // provider's C# model has it; the whole record is kept in Raw.
 type OrderItem struct {
-	ID        uuid.UUID `json:"id"`
-	CreatedAt time.Time `json:"created_at"`
-	UpdatedAt time.Time `json:"updated_at"`
+	ID uuid.UUID `json:"id"`
+	// CreatedAt and UpdatedAt are read from the usual time text or from
+	// epoch seconds (or milliseconds), the real API's numbers, in UTC.
+	CreatedAt time.Time `json:"created_at" wire:"epoch"`
+	UpdatedAt time.Time `json:"updated_at" wire:"epoch"`
 	CompanyID uuid.UUID `json:"company_id"`
 	// Name names the product, as "Standard Federal EIN - Tax Id filing".
 	Name     string          `json:"name"`
@@ -58,9 +60,11 @@ type OrderedProduct struct {
 // UnmarshalJSON reads an order item as the API writes it, into Raw too.
 func (it *OrderItem) UnmarshalJSON(data []byte) error { return decodeRecord(data, it) }
 
-// OrderItemListParams chooses the companies whose items to list (nil:
-// every company of the account).
+// OrderItemListParams chooses the companies whose items to list: the
+// one CompanyID (sent as company_id), or CompanyIDs (company_ids[]), or,
+// with neither, every company of the account.
 type OrderItemListParams struct {
+	CompanyID  uuid.UUID
 	CompanyIDs []uuid.UUID
 }
 
@@ -69,7 +73,7 @@ type OrderItemListParams struct {
 // SubmitFormData. GET /order-items/requiring-attention.
 func (s *OrderItemsClient) ListRequiringAttention(ctx context.Context, p *OrderItemListParams) ([]OrderItem, error) {
 	p = orZero(p)
-	q := new(query).ids("company_ids", p.CompanyIDs)
+	q := new(query).id("company_id", p.CompanyID).ids("company_ids", p.CompanyIDs)
 	rt := routeOrderItemsRequiringAttention.at()
 	return send[[]OrderItem](ctx, s.c, checkIDs("company_ids", p.CompanyIDs), rt, q, nil)
 }

@@ -127,21 +127,23 @@ func (s *PaymentMethodsClient) List(ctx context.Context) ([]PaymentMethod, error
 	return call[[]PaymentMethod](ctx, s.c, routePaymentMethodsList.at(), nil, nil)
 }
 
-// Create stores a card and returns it when the answer holds it. Sent at
-// most once; after ErrOutcomeUnknown, PaymentMethods.List shows whether the
-// card was stored (by its last four digits and expiry). POST /payment-methods.
+// Create stores a card and returns it when the answer holds it; the real
+// API answers {status_code, success}, and Create returns nil: Store finds
+// the card by listing. Sent at most once; after ErrOutcomeUnknown,
+// PaymentMethods.List shows whether the card was stored (by its last four
+// digits and expiry). POST /payment-methods.
 func (s *PaymentMethodsClient) Create(ctx context.Context, card *Card) (*PaymentMethod, error) {
 	card, rt := orZero(card), routePaymentMethodsCreate.at()
-	return firstRecord(send[recordsOrOne[PaymentMethod]](ctx, s.c, card.validate(), rt, nil, card.body()))
+	return firstWithID(send[recordsOrOne[PaymentMethod]](ctx, s.c, card.validate(), rt, nil, card.body()))
 }
 
 // Update replaces every detail of the stored card id and returns the card
-// when the answer holds it. Sent at most once; after ErrOutcomeUnknown,
+// when the answer holds it (nil after {status_code, success}). Sent at most once; after ErrOutcomeUnknown,
 // PaymentMethods.List shows the card's details. PATCH /payment-methods/:id.
 func (s *PaymentMethodsClient) Update(ctx context.Context, id uuid.UUID, card *Card) (*PaymentMethod, error) {
 	card, rt := orZero(card), routePaymentMethodsUpdate.at(id.String())
 	check := firstErr(checkID("id", id), card.validate())
-	return firstRecord(send[recordsOrOne[PaymentMethod]](ctx, s.c, check, rt, nil, card.body()))
+	return firstWithID(send[recordsOrOne[PaymentMethod]](ctx, s.c, check, rt, nil, card.body()))
 }
 
 // Delete removes the stored card id. Sent at most once; after

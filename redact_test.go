@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"pgregory.net/rapid"
 )
 
@@ -569,6 +570,22 @@ func secMethods() []secMethod {
 		}},
 		{"RegisteredAgentProducts.List", func(ctx context.Context, c *Client) error {
 			_, err := c.RegisteredAgentProducts.List(ctx, &RegisteredAgentProductListParams{URL: secSite})
+			return err
+		}},
+		{"FilingProducts.Find", func(ctx context.Context, c *Client) error {
+			_, err := c.FilingProducts.Find(ctx, &OfferingParams{CompanyID: secID, Jurisdiction: "Utah"}, "EIN")
+			return err
+		}},
+		{"ShoppingCart.AddItem", func(ctx context.Context, c *Client) error {
+			_, err := c.ShoppingCart.AddItem(ctx, &CartAddParams{CompanyID: secID, ProductID: wcProduct, ProductOptionID: wcMethod, Quantity: 1})
+			return err
+		}},
+		{"ShoppingCart.CheckoutOrder", func(ctx context.Context, c *Client) error {
+			_, err := c.ShoppingCart.CheckoutOrder(ctx, &CheckoutParams{ItemIDs: []uuid.UUID{secID}, PaymentMethodID: wcCard})
+			return err
+		}},
+		{"PaymentMethods.Store", func(ctx context.Context, c *Client) error {
+			_, err := c.PaymentMethods.Store(ctx, wcCardParams())
 			return err
 		}},
 	}, secNewMethods()...)

@@ -81,9 +81,7 @@ type CartAddParams struct {
 // ShoppingCart.List shows whether the item was added. POST /shopping-cart.
 func (s *ShoppingCartClient) Add(ctx context.Context, p *CartAddParams) ([]CartItem, error) {
 	p = orZero(p)
-	check := firstErr(checkNotNegative("quantity", p.Quantity), checkID("company_id", p.CompanyID),
-		checkID("product_id", p.ProductID), checkFormData("form_data", p.FormData, false))
-	items, err := send[recordsOrOne[CartItem]](ctx, s.c, check, routeCartAdd.at(), nil, bodyOf{p})
+	items, err := send[recordsOrOne[CartItem]](ctx, s.c, p.check(), routeCartAdd.at(), nil, bodyOf{p})
 	return []CartItem(items), err
 }
 
@@ -118,6 +116,7 @@ type CheckoutParams struct {
 type Checkout struct {
 	InvoiceIDs []uuid.UUID // the invoices made (beside the envelope's result)
 	Invoices   []Invoice   // the invoices in the result, if any (undocumented)
+	OrderItems []OrderItem // the order items made, found by CheckoutOrder only
 }
 
 // Checkout charges the card for the chosen items, which makes invoices and
@@ -128,13 +127,10 @@ type Checkout struct {
 // charge the card twice). POST /shopping-cart/checkout.
 func (s *ShoppingCartClient) Checkout(ctx context.Context, p *CheckoutParams) (*Checkout, error) {
 	p = orZero(p)
-	check := firstErr(checkID("payment_token", p.PaymentMethodID),
-		checkSome("item_ids", len(p.ItemIDs) > 0, "company_ids", len(p.CompanyIDs) > 0),
-		checkIDs("item_ids", p.ItemIDs), checkIDs("company_ids", p.CompanyIDs))
 	type top struct {
 		InvoiceIDs []uuid.UUID `json:"invoice_ids"`
 	}
-	out, err := send[withTop[recordsOrOne[Invoice], top]](ctx, s.c, check, routeCartCheckout.at(), nil, p)
+	out, err := send[withTop[recordsOrOne[Invoice], top]](ctx, s.c, p.check(), routeCartCheckout.at(), nil, p)
 	if err != nil {
 		return nil, err
 	}

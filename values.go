@@ -802,6 +802,29 @@ func (n *flexInt) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
+// epochTime is a time.Time as Time reads it or as a JSON number of
+// seconds since the Unix epoch, in UTC (order items' created_at and
+// updated_at, as a TypeScript client of the real API types them). A
+// number of 1e11 or more is taken for milliseconds: as seconds it would
+// lie past the year 5000. A record field `wire:"epoch"` is read as one.
+type epochTime struct{ time.Time }
+
+func (t *epochTime) UnmarshalJSON(data []byte) error {
+	if len(data) == 0 || (data[0] != '-' && (data[0] < '0' || data[0] > '9')) {
+		return (*Time)(t).UnmarshalJSON(data)
+	}
+	f, err := strconv.ParseFloat(string(data), 64)
+	if err != nil || math.IsInf(f, 0) || math.Abs(f) >= 1e17 {
+		return fmt.Errorf("want a time, got %s", describe(data))
+	}
+	if math.Abs(f) >= 1e11 {
+		f /= 1000
+	}
+	sec := math.Floor(f)
+	t.Time = time.Unix(int64(sec), int64(math.Round((f-sec)*1e9))).UTC()
+	return nil
+}
+
 // listedID is an id that may be unusable: one that is not a UUID (a
 // legacy "legacy-42", a number, an empty string) is read as no id rather
 // than failing the whole page. A record read so is one without an id,

@@ -119,11 +119,14 @@
 //     documents;
 //   - empty lists are null: a website's emails, phone_numbers and
 //     addresses, a resource's entity_types.
+//   - order items' created_at and updated_at are epoch seconds (a
+//     TypeScript client of the real API types them as numbers).
 //
 // WithoutQuirks turns all of them off: JSON booleans, the documented time
 // form everywhere, jurisdiction on documents, plain strings in
 // compliance-event jurisdictions, objects for filed_in and docs_in, no
-// undocumented fields and [] for empty lists. Amounts stay JSON numbers
+// undocumented fields, [] for empty lists and order items' times as
+// time text. Amounts stay JSON numbers
 // in both modes.
 //
 // # Choices where the API description is silent

@@ -63,8 +63,8 @@ type orderProductWire struct {
 
 type orderItemWire struct {
 	ID        uuid.UUID        `json:"id"`
-	CreatedAt string           `json:"created_at"`
-	UpdatedAt string           `json:"updated_at"`
+	CreatedAt any              `json:"created_at"` // epoch seconds with quirks, else time text
+	UpdatedAt any              `json:"updated_at"`
 	CompanyID uuid.UUID        `json:"company_id"`
 	Name      string           `json:"name"`
 	OrderID   uuid.UUID        `json:"order_id"`
@@ -72,6 +72,15 @@ type orderItemWire struct {
 	Status    string           `json:"status"`
 	Type      string           `json:"type"`
 	Product   orderProductWire `json:"product"`
+}
+
+// epochOrTime writes an order item's time: with quirks as epoch seconds,
+// as a TypeScript client of the real API types it, else as time text.
+func (wf wireFormat) epochOrTime(t time.Time) any {
+	if wf.quirks {
+		return t.Unix()
+	}
+	return wf.time(t)
 }
 
 // orderItemWire writes an order item; f.mu must be held.
@@ -87,15 +96,19 @@ func (f *Fake) orderItemWire(wf wireFormat, oi *OrderItem) orderItemWire {
 		prod.FilingMethod = &w
 	}
 	return orderItemWire{
-		ID: oi.ID, CreatedAt: wf.time(oi.CreatedAt), UpdatedAt: wf.time(oi.UpdatedAt), CompanyID: oi.CompanyID,
+		ID: oi.ID, CreatedAt: wf.epochOrTime(oi.CreatedAt), UpdatedAt: wf.epochOrTime(oi.UpdatedAt), CompanyID: oi.CompanyID,
 		Name: oi.Name, OrderID: oi.OrderID, Quantity: oi.Quantity, Status: oi.Status, Type: oi.Type, Product: prod,
 	}
 }
 
 // GET /order-items/requiring-attention?company_ids[]=: the order items
-// waiting for form data, of the companies given (of all when none is).
+// waiting for form data, of the companies given in company_ids or
+// company_id (of all when none is).
 func listOrderItemsRequiringAttention(c *call) error {
 	ids, err := idList("company_ids", c.strs("company_ids"))
+	if one := c.str("company_id"); err == nil && one != "" {
+		ids, err = idList("company_id", append(c.strs("company_ids"), one))
+	}
 	if err != nil {
 		return err
 	}

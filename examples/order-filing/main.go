@@ -1,16 +1,16 @@
 // Command order-filing orders a federal EIN ("tax id") filing for a
-// company, end to end, the way the provider's own example clients do:
-// offerings, filing method, cart, payment method, checkout, invoice, form
-// schema, the order item that waits for its form, and the form data.
+// company, end to end, with one call (Client.Order): the product found by
+// what it files, its filing method, the card, the cart, the checkout, and
+// the form the new order item waits for.
 //
 // It moves money, so it runs only on the built-in fake API, with demo
 // data, inside the process:
 //
 //	go run ./examples/order-filing
 //
-// Every call that moves money is sent at most once; when one fails with
-// acctadmin.ErrOutcomeUnknown the program stops and says which listing
-// shows whether it happened, rather than trying again.
+// Every call that moves money is sent at most once; when the checkout's
+// answer is lost, Order finds out whether the card was charged and the
+// program says so, rather than trying again.
 package main
 
 import (
@@ -64,125 +64,32 @@ var einFormData = map[string]any{
 		"zip_postal_code": "84101", "state_province_region": "UT", "country": "US"},
 }
 
-// run orders the EIN filing for the company co, printing each step.
+// run orders the EIN filing for the company co in one call, and prints
+// what each step found.
 func run(ctx context.Context, out io.Writer, c *acctadmin.Client, co uuid.UUID) error {
-	// 1. The filing products offered to the company, and the EIN among them.
-	products, err := c.FilingProducts.Offerings(ctx, &acctadmin.OfferingParams{CompanyID: co, Jurisdiction: "WY"})
-	if err != nil {
-		return err
-	}
-	product, ok := find(products, func(p acctadmin.FilingProduct) bool { return p.FilingName == "tax id" })
-	if !ok {
-		return errors.New("no tax id filing is offered")
-	}
-	fmt.Fprintf(out, "1. product:       %s, %s\n", product.Name, product.Price)
-
-	// 2. Its standard online filing method.
-	methods, err := c.FilingMethods.List(ctx, &acctadmin.FilingMethodListParams{CompanyID: co, Jurisdiction: "WY", FilingProductID: product.ID})
-	if err != nil {
-		return err
-	}
-	method, ok := find(methods, func(m acctadmin.FilingMethod) bool {
-		return m.Name == "Standard" && m.Type == acctadmin.FilingMethodOnline
-	})
-	if !ok {
-		return errors.New("no standard online filing method")
-	}
-	fmt.Fprintf(out, "2. method:        %s (%s), agency %s\n", method.Name, method.Type, method.AgencyName)
-
-	// 3. Into the cart.
-	if _, err := c.ShoppingCart.Add(ctx, &acctadmin.CartAddParams{CompanyID: co, ProductID: product.ID, ProductOptionID: method.ID, Quantity: 1}); err != nil {
-		return err
-	}
-
-	// 4, 5. A card to pay with, found again in the listing by its last
-	// four digits and expiry: the API does not promise to answer with it.
 	card := &acctadmin.Card{Number: "4242424242424242", ExpMonth: 5, ExpYear: 2029, CVC: "123",
 		FirstName: "Ada", LastName: "Lovelace",
 		BillingAddress: acctadmin.BillingAddress{Address1: "100 Main Street", City: "Salt Lake City", State: "UT", Zip: "84101", Country: "US"}}
-	if _, err := c.PaymentMethods.Create(ctx, card); err != nil {
-		return err
-	}
-	cards, err := c.PaymentMethods.List(ctx)
-	if err != nil {
-		return err
-	}
-	pm, ok := find(cards, func(m acctadmin.PaymentMethod) bool { return m.Last4 == "4242" && m.ExpMonth == 5 && m.ExpYear == 2029 })
-	if !ok {
-		return errors.New("the card is not listed")
-	}
-	fmt.Fprintf(out, "3. card:          %s ending %s, %02d/%d (printed: %v)\n", pm.Brand, pm.Last4, pm.ExpMonth, pm.ExpYear, card.Number)
-
-	// 6. The cart item.
-	items, err := c.ShoppingCart.List(ctx, &acctadmin.CartListParams{CompanyIDs: []uuid.UUID{co}})
-	if err != nil {
-		return err
-	}
-	item, ok := find(items, func(it acctadmin.CartItem) bool { return it.ProductID == product.ID && it.ProductOptionID == method.ID })
-	if !ok {
-		return errors.New("the filing is not in the cart")
-	}
-	fmt.Fprintf(out, "4. cart item:     %s, %s\n", item.Title, item.Total)
-
-	// 7. Checkout: sent once; an unknown outcome stops here.
-	checkout, err := c.ShoppingCart.Checkout(ctx, &acctadmin.CheckoutParams{ItemIDs: []uuid.UUID{item.ID}, PaymentMethodID: pm.ID})
-	if err != nil {
-		return err
-	}
-	if len(checkout.InvoiceIDs) == 0 {
-		return errors.New("checkout made no invoice")
-	}
-
-	// 8. The invoice.
-	inv, err := c.Invoices.Get(ctx, checkout.InvoiceIDs[0])
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(out, "5. invoice:       %s, total %s\n", inv.Status, inv.Total())
-
-	// 9. The form the filing needs.
-	schemas, err := c.FilingMethods.Schemas(ctx, &acctadmin.FormSchemaParams{CompanyID: co, FilingMethodID: method.ID})
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(out, "6. form schemas:  %d\n", len(schemas))
-
-	// 10. The order item waiting for it.
-	waiting, err := c.OrderItems.ListRequiringAttention(ctx, &acctadmin.OrderItemListParams{CompanyIDs: []uuid.UUID{co}})
-	if err != nil {
-		return err
-	}
-	oi, ok := find(waiting, func(it acctadmin.OrderItem) bool {
-		return it.Name == "Standard Federal EIN - Tax Id filing" && it.CompanyID == co
+	res, err := c.Order(ctx, &acctadmin.OrderRequest{
+		CompanyID: co, Jurisdiction: "WY", Filing: "EIN", Method: "Standard",
+		Card: card, FormData: einFormData,
 	})
-	if !ok {
-		return errors.New("no order item waits for the form")
+	var lost *acctadmin.CheckoutOutcomeError
+	if errors.As(err, &lost) {
+		return fmt.Errorf("the checkout's answer was lost; the card was %s: %w", lost.Verdict, err)
 	}
-	fmt.Fprintf(out, "7. order item:    %s, %s\n", oi.Name, oi.Status)
-
-	// 11. The form data; a refused field is named in APIError.Fields.
-	done, err := c.OrderItems.SubmitFormData(ctx, &acctadmin.OrderItemFormDataParams{CompanyID: co, OrderItemID: oi.ID, FormData: einFormData})
 	var apiErr *acctadmin.APIError
 	if errors.As(err, &apiErr) && len(apiErr.Fields) > 0 {
-		return fmt.Errorf("form refused: %s %s: %w", apiErr.Fields[0].Field, apiErr.Fields[0].Message, err)
+		return fmt.Errorf("refused: %s %s: %w", apiErr.Fields[0].Field, apiErr.Fields[0].Message, err)
 	}
 	if err != nil {
 		return err
 	}
-	if done == nil {
-		return errors.New("the answer holds no order item")
-	}
-	fmt.Fprintf(out, "8. order item:    %s\n", done.Status)
+	fmt.Fprintf(out, "1. product:       %s, %s\n", res.Product.Name, res.Product.Price)
+	fmt.Fprintf(out, "2. method:        %s (%s), agency %s\n", res.Method.Name, res.Method.Type, res.Method.AgencyName)
+	fmt.Fprintf(out, "3. card:          %s ending %s, %02d/%d (printed: %v)\n", res.Card.Brand, res.Card.Last4, res.Card.ExpMonth, res.Card.ExpYear, card.Number)
+	fmt.Fprintf(out, "4. cart item:     %s, %s\n", res.CartItem.Title, res.CartItem.Total)
+	fmt.Fprintf(out, "5. invoices:      %d\n", len(res.Checkout.InvoiceIDs))
+	fmt.Fprintf(out, "6. order item:    %s, %s\n", res.OrderItem.Name, res.OrderItem.Status)
 	return nil
-}
-
-// find returns the first element of list that ok accepts.
-func find[T any](list []T, ok func(T) bool) (T, bool) {
-	for _, v := range list {
-		if ok(v) {
-			return v, true
-		}
-	}
-	var zero T
-	return zero, false
 }

@@ -1,0 +1,140 @@
+package acctadmin_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	acctadmin "github.com/acctadmin/acctadmin-go"
+	"github.com/acctadmin/acctadmin-go/acctadmintest"
+	"github.com/google/uuid"
+)
+
+// FilingProducts.Find on the demo catalogue: a filing is found by what
+// it files, in the jurisdictions where it is offered.
+func TestFindOnTheDemoCatalogue(t *testing.T) {
+	_, c := fakeClient(t)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		company      int
+		jurisdiction string
+		what, want   string
+		err          error
+	}{
+		{3, "WY", "EIN", "Tax id filing service", nil},
+		{3, "Wyoming", "tax id", "Tax id filing service", nil},
+		{1, "UT", "Employer Identification Number", "Tax id filing service", nil},
+		{3, "WY", "annual report", "Annual Report", nil},
+		{3, "WY", "Articles of Organization", "Articles of Organization", nil},
+		{4, "TX", "formation", "Articles of Organization", nil},
+		{1, "UT", "certificate of existence", "Certificate of Good Standing", nil},
+		{3, "WY", "good standing", "", acctadmin.ErrNoMatch}, // not offered in Wyoming
+		{1, "UT", "amendment", "Amendment", nil},
+		{1, "UT", "dissolution", "", acctadmin.ErrNoMatch},
+	} {
+		p, err := c.FilingProducts.Find(ctx, &acctadmin.OfferingParams{CompanyID: acctadmintest.DemoID("company", tc.company), Jurisdiction: tc.jurisdiction}, tc.what)
+		switch {
+		case tc.err != nil && !errors.Is(err, tc.err):
+			t.Errorf("%s in %s: err = %v, want %v", tc.what, tc.jurisdiction, err, tc.err)
+		case tc.err == nil && (err != nil || p.Name != tc.want):
+			t.Errorf("%s in %s: got %+v, %v; want %q", tc.what, tc.jurisdiction, p, err, tc.want)
+		}
+	}
+}
+
+// Client.Order on the fake, for the demo company that already has an
+// EIN order item waiting: the new item gets the form, the older one is
+// left waiting, the card is found though the answer holds it or not, and
+// the checkout is sent once.
+func TestOrderOnTheFake(t *testing.T) {
+	srv, c := fakeClient(t)
+	ctx := context.Background()
+	acme := acctadmintest.DemoID("company", 1)
+	res, err := c.Order(ctx, &acctadmin.OrderRequest{CompanyID: acme, Jurisdiction: "UT", Filing: "EIN", Method: "Standard",
+		Card: &acctadmin.Card{Number: "4242424242424242", ExpMonth: 5, ExpYear: 2029, CVC: "123"}, FormData: einForm()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Product.ID != acctadmintest.DemoEINProductID || res.Method.ID != acctadmintest.DemoEINMethodID || res.Card.Last4 != "4242" || res.Card.ExpYear != 2029 {
+		t.Fatalf("product %s, method %s, card %+v", res.Product.Name, res.Method.Name, res.Card)
+	}
+	old := acctadmintest.DemoID("order-item", 1)
+	// The fake writes order items' times as epoch seconds, as the real API.
+	if res.OrderItem == nil || res.OrderItem.ID == old || res.OrderItem.Status != acctadmin.OrderItemNew || len(res.Checkout.InvoiceIDs) != 1 ||
+		res.OrderItem.CreatedAt.IsZero() || res.OrderItem.CreatedAt.Location() != time.UTC {
+		t.Fatalf("order item %+v, checkout %+v", res.OrderItem, res.Checkout)
+	}
+	waiting, err := c.OrderItems.ListRequiringAttention(ctx, &acctadmin.OrderItemListParams{CompanyID: acme})
+	if err != nil || len(waiting) != 1 || waiting[0].ID != old {
+		t.Fatalf("waiting %+v, %v; want the older item alone", waiting, err)
+	}
+	if n := srv.RequestCount("POST", "/shopping-cart/checkout"); n != 1 {
+		t.Fatalf("%d checkouts", n)
+	}
+}
+
+// Faults on the fake's checkout: applied and then dropped or answered
+// 503, or dropped or refused 503 before applying. The checkout is sent
+// once, and Order tells charged from not charged by the invoices and the
+// cart, as the fake's own records confirm.
+func TestOrderVerdictOnTheFake(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		fault acctadmintest.Fault
+		want  acctadmin.ChargeVerdict
+	}{
+		{"applied, dropped", acctadmintest.Fault{DropConnection: true, AfterApply: true}, acctadmin.Charged},
+		{"applied, 503", acctadmintest.Fault{Status: 503, AfterApply: true}, acctadmin.Charged},
+		{"dropped", acctadmintest.Fault{DropConnection: true}, acctadmin.NotCharged},
+		{"503", acctadmintest.Fault{Status: 503}, acctadmin.NotCharged},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv, c := fakeClient(t)
+			co := acctadmintest.DemoID("company", 3)
+			ft := tc.fault
+			ft.Method, ft.Path, ft.Count = "POST", "/shopping-cart/checkout", 1
+			srv.InjectFault(ft)
+			res, err := c.Order(context.Background(), &acctadmin.OrderRequest{CompanyID: co, Jurisdiction: "WY", Filing: "EIN", Method: "Standard",
+				PaymentMethodID: acctadmintest.DemoID("payment-method", 1), FormData: einForm()})
+			var lost *acctadmin.CheckoutOutcomeError
+			if !errors.As(err, &lost) || lost.Verdict != tc.want || errors.Is(err, acctadmin.ErrOutcomeUnknown) {
+				t.Fatalf("err = %v, want the verdict %q", err, tc.want)
+			}
+			if n := srv.RequestCount("POST", "/shopping-cart/checkout"); n != 1 {
+				t.Fatalf("%d checkouts", n)
+			}
+			if strings.Contains(err.Error(), "123-45-6789") {
+				t.Fatalf("the error shows the form: %v", err)
+			}
+			cart, err := c.ShoppingCart.List(context.Background(), &acctadmin.CartListParams{CompanyIDs: []uuid.UUID{co}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			inCart := false
+			for _, it := range cart {
+				inCart = inCart || it.ID == res.CartItem.ID
+			}
+			if inCart != (tc.want == acctadmin.NotCharged) || (len(lost.InvoiceIDs) == 1) != (tc.want == acctadmin.Charged) {
+				t.Fatalf("in the cart %v, invoices %v, verdict %s", inCart, lost.InvoiceIDs, lost.Verdict)
+			}
+		})
+	}
+}
+
+// A listing that fails before the checkout stops the order there: the
+// checkout is never sent, and the error is no unknown outcome.
+func TestOrderStopsBeforeCheckoutWhenItCannotLook(t *testing.T) {
+	srv, c := fakeClient(t)
+	srv.InjectFault(acctadmintest.Fault{Method: "GET", Path: "/invoices", Status: 500})
+	res, err := c.Order(context.Background(), &acctadmin.OrderRequest{CompanyID: acctadmintest.DemoID("company", 3), Jurisdiction: "WY",
+		ProductID: acctadmintest.DemoEINProductID, FilingMethodID: acctadmintest.DemoEINMethodID, PaymentMethodID: acctadmintest.DemoID("payment-method", 1)})
+	var ae *acctadmin.APIError
+	if !errors.As(err, &ae) || ae.StatusCode != 500 || errors.Is(err, acctadmin.ErrOutcomeUnknown) || res.Checkout != nil {
+		t.Fatalf("err = %v, checkout %+v", err, res.Checkout)
+	}
+	if n := srv.RequestCount("POST", "/shopping-cart/checkout"); n != 0 || res.CartItem == nil || res.CartItem.ID == uuid.Nil {
+		t.Fatalf("%d checkouts, cart item %+v", n, res.CartItem)
+	}
+}

@@ -1,0 +1,67 @@
+package main
+
+// The slips of ordering: a checkout sent twice, a verdict on a lost
+// checkout that says more than the listings show, a record found by
+// listing that is not the one the write made.
+func init() {
+	const run = `TestOrder|TestAddItem|TestFindFiling`
+	mutants = append(mutants,
+		mutant{id: `ordering-charged-on-invoice-alone`, file: `order.go`, pkg: `.`, run: run,
+			what: `a new invoice alone, a stranger's, taken for the checkout's charge`,
+			from: `case newInvoices > 0 && !inCart:`,
+			to:   `case newInvoices > 0:`},
+		mutant{id: `ordering-charged-on-empty-cart-alone`, file: `order.go`, pkg: `.`, run: run,
+			what: `the item gone from the cart, without an invoice, taken for a charge`,
+			from: `case newInvoices > 0 && !inCart:`,
+			to:   `case !inCart:`},
+		mutant{id: `ordering-not-charged-on-cart-alone`, file: `order.go`, pkg: `.`, run: run,
+			what: `the item still in the cart taken for no charge despite a new invoice`,
+			from: `case newInvoices == 0 && inCart:`,
+			to:   `case inCart:`},
+		mutant{id: `ordering-failed-listing-judged`, file: `order.go`, pkg: `.`, run: run,
+			what: `a verdict drawn from listings that failed`,
+			from: `if e.CheckErr = errors.Join(ierr, cerr); e.CheckErr == nil {`,
+			to:   `if e.CheckErr = errors.Join(ierr, cerr); true {`},
+		mutant{id: `ordering-checkout-again`, file: `order.go`, pkg: `.`, run: run,
+			what: `the checkout sent again once the verdict says not charged`,
+			from: `			e.Verdict = verdict(len(e.InvoiceIDs), slices.Contains(ids(cart, cartItemID), res.CartItem.ID))`,
+			to: `			e.Verdict = verdict(len(e.InvoiceIDs), slices.Contains(ids(cart, cartItemID), res.CartItem.ID))
+			if e.Verdict == NotCharged {
+				_, _ = c.ShoppingCart.Checkout(ctx, &CheckoutParams{ItemIDs: []uuid.UUID{res.CartItem.ID}, PaymentMethodID: res.Card.ID})
+			}`},
+		mutant{id: `ordering-checkout-retried-on-unknown`, file: `order.go`, pkg: `.`, run: run,
+			what: `a checkout of unknown outcome sent again before looking`,
+			from: `		e := &CheckoutOutcomeError{Verdict: ChargeUnknown, Err: err}`,
+			to: `		if again, aerr := c.ShoppingCart.Checkout(ctx, &CheckoutParams{ItemIDs: []uuid.UUID{res.CartItem.ID}, PaymentMethodID: res.Card.ID}); aerr == nil {
+			res.Checkout = again
+			return nil
+		}
+		e := &CheckoutOutcomeError{Verdict: ChargeUnknown, Err: err}`},
+		mutant{id: `ordering-known-verdict-unknown`, file: `errors.go`, pkg: `.`, run: run,
+			what: `a known verdict still Is ErrOutcomeUnknown`,
+			from: `	if e.Verdict != ChargeUnknown {
+		return nil
+	}`,
+			to: ``},
+		mutant{id: `ordering-made-takes-old-records`, file: `order.go`, pkg: `.`, run: run,
+			what: `a record that was there before the write taken for the one it made`,
+			from: `return id(r) != uuid.Nil && !known[id(r)] && fits(r)`,
+			to:   `return id(r) != uuid.Nil && fits(r)`},
+		mutant{id: `ordering-first-waiting-item`, file: `order.go`, pkg: `.`, run: run,
+			what: `any waiting order item of the company taken, an older one included`,
+			from: `		if it.ID != uuid.Nil && !slices.Contains(known, it.ID) {`,
+			to:   `		if it.ID != uuid.Nil || known == nil {`},
+		mutant{id: `ordering-ein-synonym-lost`, file: `order.go`, pkg: `.`, run: run,
+			what: `EIN no longer the catalogue's "tax id"`,
+			from: `{"ein", "tax id", `,
+			to:   `{"ein", `},
+		mutant{id: `ordering-card-status-is-card`, file: `payment_methods.go`, pkg: `.`, run: `TestPaymentMethodWrites`,
+			what: `a {status_code, success} answer read as a card without an id`,
+			from: `	return firstWithID(send[recordsOrOne[PaymentMethod]](ctx, s.c, card.validate(), rt, nil, card.body()))`,
+			to:   `	return firstRecord(send[recordsOrOne[PaymentMethod]](ctx, s.c, card.validate(), rt, nil, card.body()))`},
+		mutant{id: `ordering-epoch-seconds-as-millis`, file: `values.go`, pkg: `.`, run: `TestOrderItemTimes`,
+			what: `epoch seconds read as milliseconds`,
+			from: `	if math.Abs(f) >= 1e11 {`,
+			to:   `	if math.Abs(f) >= 1e8 {`},
+	)
+}
