@@ -159,7 +159,7 @@ func TestCallOptionsRefused(t *testing.T) {
 	}{
 		{[]CallOption{CallMaxRetries(-1)}, "CallMaxRetries"},
 		{[]CallOption{CallMaxRetries(101)}, "CallMaxRetries"},
-		{[]CallOption{CallRetryWait(2 * time.Second, time.Second)}, "CallRetryWait"},
+		{[]CallOption{CallRetryWait(2*time.Second, time.Second)}, "CallRetryWait"},
 		{[]CallOption{CallRetryWait(-time.Second, time.Second)}, "CallRetryWait"},
 		{[]CallOption{CallTimeout(-time.Second)}, "CallTimeout"},
 		{[]CallOption{CallMaxRetryAfter(-time.Second)}, "CallMaxRetryAfter"},
