@@ -75,7 +75,13 @@ type Client struct {
 	maxRetries   int
 	retryWaitMin time.Duration
 	retryWaitMax time.Duration
-	hooks        *Hooks // nil when none is set
+	// retryAfterMax is the longest Retry-After a call waits
+	// (WithMaxRetryAfter).
+	retryAfterMax time.Duration
+	// limiter is waited on before every request (WithRateLimit); nil
+	// when none is set.
+	limiter RateLimiter
+	hooks   *Hooks // nil when none is set
 	// auth returns the request signer; keys the redaction of the keys the
 	// client was given. Both serve the redaction of errors (see
 	// redactor). They are functions so that fmt, printing a Client it
@@ -117,6 +123,9 @@ type settings struct {
 	retryWaitMax time.Duration
 	timeout      time.Duration
 	hooks        Hooks
+	// retryAfterMax is WithMaxRetryAfter's.
+	retryAfterMax time.Duration
+	limiter       RateLimiter
 }
 
 // WithBaseURL sends requests to u instead of DefaultBaseURL: an absolute
@@ -189,6 +198,56 @@ func WithTimeout(d time.Duration) Option {
 	}
 }
 
+// WithMaxRetryAfter sets the longest Retry-After a call waits before it
+// tries again (default 60s). An answer that asks for a longer wait ends
+// the call at once with ErrRateLimited, and so does one whose wait the
+// context's deadline would cut short. A program that would rather wait
+// out a long Retry-After than fail opts in here, up to the wait d it can
+// afford; CallMaxRetryAfter does it for one call. Zero waits no
+// Retry-After but zero seconds; below zero is an error.
+func WithMaxRetryAfter(d time.Duration) Option {
+	return func(s *settings) error {
+		if d < 0 {
+			return fmt.Errorf("acctadmin: WithMaxRetryAfter: negative wait %s", d)
+		}
+		s.retryAfterMax = d
+		return nil
+	}
+}
+
+// RateLimiter spaces out a client's requests: Wait blocks until the next
+// request may go, or returns an error when it may not (the context ended,
+// or the limiter knows the context's deadline would pass first).
+// *rate.Limiter of golang.org/x/time/rate is one.
+type RateLimiter interface {
+	Wait(ctx context.Context) error
+}
+
+// WithRateLimit makes every request the client sends wait for l first:
+// every attempt of every call, retries and redirects included, the pages
+// All reads ahead, Pull's listing and its workers' downloads, and all
+// that the mail room does through the client. It is one budget for the
+// whole client, so set it to the rate the API allows the account (for
+// *rate.Limiter, rate.NewLimiter(perSecond, burst) with a small burst).
+// A wait ended by the call's context ends the call with the context's
+// error (a *TransportError, errors.Is context.Canceled or
+// context.DeadlineExceeded) and nothing is sent; a limiter that refuses
+// to wait because the context's deadline would pass first, as
+// *rate.Limiter does, ends it the same way, its error also
+// context.DeadlineExceeded. A nil l is an error.
+func WithRateLimit(l RateLimiter) Option {
+	return func(s *settings) error {
+		if l == nil {
+			return errors.New("acctadmin: WithRateLimit: nil RateLimiter")
+		}
+		if v := reflect.ValueOf(l); v.Kind() == reflect.Pointer && v.IsNil() {
+			return fmt.Errorf("acctadmin: WithRateLimit: nil %T", l)
+		}
+		s.limiter = l
+		return nil
+	}
+}
+
 // WithLogger logs every attempt at Debug level and every retry at Warn
 // level, with the method, the path (never the query string), the status,
 // the attempt number and the wait. The client is silent without it.
@@ -241,6 +300,8 @@ func NewClient(accessKey, secretKey string, opts ...Option) (*Client, error) {
 		retryWaitMin: defaultRetryWaitMin,
 		retryWaitMax: defaultRetryWaitMax,
 		timeout:      defaultTimeout,
+
+		retryAfterMax: maxRetryAfter,
 	}
 	for _, o := range opts {
 		if o == nil {
@@ -274,6 +335,9 @@ func NewClient(accessKey, secretKey string, opts ...Option) (*Client, error) {
 		maxRetries:   s.maxRetries,
 		retryWaitMin: s.retryWaitMin,
 		retryWaitMax: s.retryWaitMax,
+
+		retryAfterMax: s.retryAfterMax,
+		limiter:       s.limiter,
 	}
 	if h := s.hooks; h.CallStart != nil || h.CallEnd != nil || h.AttemptStart != nil || h.AttemptEnd != nil {
 		c.hooks = &h
@@ -292,7 +356,7 @@ func NewClient(accessKey, secretKey string, opts ...Option) (*Client, error) {
 	if c.transport == nil {
 		c.transport = newTransport()
 	}
-	hc.CheckRedirect = redirectPolicy(hc.CheckRedirect)
+	hc.CheckRedirect = redirectPolicy(hc.CheckRedirect, c.waitTurn)
 	signed := authTransport{base: c.transport, auth: s.auth, scheme: base.Scheme, host: base.Host, timeout: s.timeout}
 	fc := hc
 	hc.Transport = &signed

@@ -31,9 +31,10 @@
 // callback are retried on connection errors (not on one no retry mends:
 // a certificate that is not trusted) and on 429, 500, 502, 503 and
 // 504 answers, with jittered exponential backoff and the API's Retry-After
-// (up to 60 s); a longer Retry-After ends the call at once with
-// [ErrRateLimited]. Every wait lies between the bounds of [WithRetryWait],
-// jitter included. They follow up to 5 redirects on the API's own scheme
+// (up to 60 s, or what [WithMaxRetryAfter] allows); a longer Retry-After,
+// or one that would outlast the context's deadline, ends the call at once
+// with [ErrRateLimited]. Every backoff wait lies between the bounds of
+// [WithRetryWait], jitter included. They follow up to 5 redirects on the API's own scheme
 // and host. A delete of a callback whose retry finds it gone (404), after
 // an earlier attempt may have reached the API, succeeds: that attempt
 // deleted it.
@@ -64,6 +65,32 @@
 // A nil context is refused by every method, All and Pull included, as an
 // invalid parameter: a [*ValidationError] for "ctx", and nothing is sent.
 // When other parameters are invalid too, the error may name one of those.
+//
+// [WithRateLimit] makes every request the client sends wait for one
+// [RateLimiter] first (*rate.Limiter of golang.org/x/time/rate is one):
+// each attempt and retry, each redirect, the pages All reads ahead,
+// Pull's listing and its workers' downloads, and the mail room's calls,
+// so that one budget keeps the account under the API's rate. A wait the
+// context ends sends nothing and ends the call with the context's error.
+//
+// # Options of one call
+//
+// [WithCallOptions] returns a context whose calls use other retries
+// ([CallMaxRetries], [CallRetryWait]), another attempt timeout
+// ([CallTimeout]), another Retry-After cap ([CallMaxRetryAfter]) or extra
+// headers ([CallHeader]) than the client's options. They ride on the
+// context, as [WithResponseInto] does, rather than as a variadic argument
+// of every method: every method takes them alike, All and its iterators
+// and the methods with variadic arguments of their own included; All,
+// Pull and the mail room hand them on to every request they make on the
+// caller's behalf, with no new parameter to thread through; and a program
+// sets them once for a piece of work, as it sets a deadline. Nothing is
+// lost in type safety: a [CallOption] is its own type, and a value one
+// cannot use fails the call with a [*ValidationError] before anything is
+// sent. No option changes how a route is retried: a call sent at most
+// once (a checkout, a payment, any write) is never sent again once it may
+// have reached the API, whatever [CallMaxRetries] says. The rate limit is
+// the client's alone: one budget for all its calls.
 //
 // # Observing calls
 //
@@ -155,6 +182,7 @@ package acctadmin
 // Where each part lives:
 //
 //	client.go     Client, NewClient, options
+//	call_options.go  the options of one call, carried by its context
 //	auth.go       the request signer
 //	transport.go  one call from first attempt to final answer: retries,
 //	              backoff, Retry-After, logging, redaction, the signing

@@ -29,8 +29,9 @@ var (
 	// ErrForbidden reports a 403 answer.
 	ErrForbidden = errors.New("acctadmin: forbidden")
 	// ErrRateLimited reports a 429 answer that was still there after the
-	// retries, or whose Retry-After asked for a longer wait than the client
-	// allows.
+	// retries, or whose Retry-After asked for a longer wait than the call
+	// allows (WithMaxRetryAfter, CallMaxRetryAfter) or than its context's
+	// deadline leaves.
 	ErrRateLimited = errors.New("acctadmin: rate limited")
 	// ErrServer reports a 5xx answer that was still there after the retries.
 	ErrServer = errors.New("acctadmin: server error")
@@ -141,6 +142,10 @@ type APIError struct {
 	// pay is what the route does with payments: whether its refusal may
 	// be ErrPaymentRequired or ErrPaymentDeclined.
 	pay payRole
+	// fromCall marks an error a call made; overWait, that its call would
+	// not wait the answer's Retry-After (longer than WithMaxRetryAfter or
+	// CallMaxRetryAfter allows, or past the context's deadline).
+	fromCall, overWait bool
 }
 
 // FieldError is the API's complaint about one field of a request.
@@ -247,8 +252,9 @@ func (e *APIError) Is(target error) bool {
 		return e.StatusCode == http.StatusForbidden
 	case ErrRateLimited:
 		// A 429, or any answer whose Retry-After asked for a longer wait
-		// than the client allows (it gave up at once rather than sleep).
-		return e.StatusCode == http.StatusTooManyRequests || e.RetryAfter > maxRetryAfter
+		// than the call allows (it gave up at once rather than sleep); an
+		// error made by hand is judged by the default cap.
+		return e.StatusCode == http.StatusTooManyRequests || e.overWait || !e.fromCall && e.RetryAfter > maxRetryAfter
 	case ErrServer:
 		return e.StatusCode >= 500
 	case ErrOutcomeUnknown:

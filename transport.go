@@ -49,8 +49,9 @@ import (
 const (
 	// maxJSONBody is the largest JSON answer the client reads.
 	maxJSONBody = 32 << 20
-	// maxRetryAfter is the longest Retry-After the client waits; a longer
-	// one ends the call at once.
+	// maxRetryAfter is the longest Retry-After a client waits unless
+	// WithMaxRetryAfter says otherwise; a longer one ends the call at
+	// once.
 	maxRetryAfter = 60 * time.Second
 	// maxDrain is how much of a discarded answer is read so that its
 	// connection can be reused; a longer one costs its connection instead.
@@ -79,6 +80,9 @@ type callState struct {
 	// resent is set when an attempt is retried after the request may
 	// have reached the server: the answers after it may see its effect.
 	resent bool
+	// overWait is set when the call gave up on its answer's Retry-After
+	// because its context's deadline comes first.
+	overWait bool
 	// obs observes the call for WithHooks and WithResponseInto; nil when
 	// nothing does.
 	obs *observer
@@ -181,6 +185,13 @@ func (c *Client) do(ctx context.Context, ep endpoint, q *query, in any, file boo
 	if ctx == nil {
 		return nilContext()
 	}
+	co, _ := ctx.Value(callOptionsKey{}).(*callOptions)
+	if co != nil {
+		if co.err != nil {
+			return co.err
+		}
+		c = co.client(c)
+	}
 	rt := ep.route
 	st := &callState{c: c, route: rt, method: rt.method, path: c.baseURL.Path + ep.path, stream: file}
 	if q != nil {
@@ -222,6 +233,11 @@ func (c *Client) do(ctx context.Context, ep endpoint, q *query, in any, file boo
 	}
 	req.Header["Content-Type"] = jsonContentType
 	req.Header["User-Agent"] = c.userAgent
+	if co != nil {
+		for k, v := range co.header {
+			req.Header[k] = v
+		}
+	}
 	hc := c.httpClient
 	if file {
 		hc = c.fileClient
@@ -238,6 +254,10 @@ func (c *Client) do(ctx context.Context, ep endpoint, q *query, in any, file boo
 	var resp *http.Response
 	var buf *bytes.Buffer // a 2xx JSON answer, read
 	for {
+		// One budget for every request the client sends (WithRateLimit).
+		if err := c.waitTurn(ctx); err != nil {
+			return st.outcome(st.readError(err))
+		}
 		st.attempt++
 		r := req.Request.WithContext(ctx) // each attempt its own request
 		if raw != nil {
@@ -277,6 +297,10 @@ func (c *Client) do(ctx context.Context, ep endpoint, q *query, in any, file boo
 		}
 		retry, wait := c.retryPolicy(rt.class, st.attempt, resp, err)
 		if !retry || st.attempt > c.maxRetries {
+			break
+		}
+		if err == nil && st.outlasts(ctx, resp, wait) {
+			st.overWait = true // the answer is the call's: ErrRateLimited
 			break
 		}
 		st.resent = st.sent
@@ -339,9 +363,10 @@ func (c *Client) do(ctx context.Context, ep endpoint, q *query, in any, file boo
 //     but those go-retryablehttp knows no retry mends, and after 429,
 //     500, 502, 503 and 504;
 //   - the wait is the answer's Retry-After (a longer one than
-//     maxRetryAfter ends the call at once), or else backoff.
+//     WithMaxRetryAfter allows ends the call at once), or else backoff.
 //
-// The number of retries is the client's (WithMaxRetries).
+// The number of retries is the client's (WithMaxRetries), or the call's
+// (CallMaxRetries); no option of a call changes its class.
 func (c *Client) retryPolicy(class retryClass, attempt int, resp *http.Response, err error) (bool, time.Duration) {
 	if err != nil {
 		var ae *authError
@@ -350,6 +375,8 @@ func (c *Client) retryPolicy(class retryClass, attempt int, resp *http.Response,
 			return false, 0 // nothing was sent, and signing again fails again
 		case errors.Is(err, ErrResponseTooLarge):
 			return false, 0 // the same answer would come again
+		case errors.As(err, new(*limiterError)):
+			return false, 0 // the limiter refused a redirect: nothing more was sent
 		case connectFailed(err):
 			return true, c.backoff(attempt)
 		case class != repeatable:
@@ -370,7 +397,7 @@ func (c *Client) retryPolicy(class retryClass, attempt int, resp *http.Response,
 		return false, 0
 	}
 	if d, ok := retryAfter(resp.Header.Get("Retry-After"), time.Now()); ok {
-		if d > maxRetryAfter {
+		if d > c.retryAfterMax {
 			return false, 0
 		}
 		return true, d
@@ -452,6 +479,53 @@ func (c *Client) backoff(n int) time.Duration {
 	return lo + rand.N(up-lo+1)
 }
 
+// outlasts reports whether the answer resp asks, in its Retry-After, for
+// a wait (wait, as retryPolicy read it) that ends after the context's
+// deadline: the call ends at once with the answer rather than sleep until
+// the deadline and fail anyway. A backoff wait of the client's own is
+// waited, the deadline ending it.
+func (st *callState) outlasts(ctx context.Context, resp *http.Response, wait time.Duration) bool {
+	dl, ok := ctx.Deadline()
+	if !ok || time.Until(dl) >= wait {
+		return false
+	}
+	_, given := retryAfter(resp.Header.Get("Retry-After"), time.Now())
+	return given
+}
+
+// waitTurn waits for the client's rate limiter (WithRateLimit), if any,
+// before a request is sent. A wait the context ended returns the
+// context's error; a limiter's refusal, a *limiterError.
+func (c *Client) waitTurn(ctx context.Context) error {
+	if c.limiter == nil {
+		return nil
+	}
+	err := c.limiter.Wait(ctx)
+	if err == nil {
+		return nil
+	}
+	if cerr := ctx.Err(); cerr != nil {
+		return cerr
+	}
+	_, deadline := ctx.Deadline()
+	return &limiterError{err: err, deadline: deadline}
+}
+
+// limiterError is a rate limiter's refusal to wait while the context is
+// still live: the context's deadline would pass before the request's
+// turn (so it is context.DeadlineExceeded when the context has one), or
+// the limiter cannot serve the request at all.
+type limiterError struct {
+	err      error
+	deadline bool
+}
+
+func (e *limiterError) Error() string { return "rate limiter: " + e.err.Error() }
+func (e *limiterError) Unwrap() error { return e.err }
+func (e *limiterError) Is(target error) bool {
+	return e.deadline && target == context.DeadlineExceeded
+}
+
 // connectFailed reports whether err says the connection could not be made,
 // so that no byte of the request reached the server.
 func connectFailed(err error) bool {
@@ -509,6 +583,7 @@ func (st *callState) apiError(resp *http.Response) *APIError {
 	if d, ok := retryAfter(resp.Header.Get("Retry-After"), time.Now()); ok {
 		e.RetryAfter = d
 	}
+	e.fromCall, e.overWait = true, st.overWait || e.RetryAfter > st.c.retryAfterMax
 	if resp.StatusCode >= 300 && resp.StatusCode < 400 {
 		e.Message = st.redirectText(resp)
 	}
@@ -797,8 +872,10 @@ func (b *cancelBody) Close() error {
 // redirectPolicy follows a redirect only to the same scheme and host, so
 // the signed Authorization header never reaches another server; any other
 // redirect is handed back as the answer (and becomes an *APIError). It is
-// the policy of reads: a write follows none (refuseRedirect).
-func redirectPolicy(next func(*http.Request, []*http.Request) error) func(*http.Request, []*http.Request) error {
+// the policy of reads: a write follows none (refuseRedirect). A redirect
+// followed is a request like any other: it waits its turn (the client's
+// waitTurn) first.
+func redirectPolicy(next func(*http.Request, []*http.Request) error, turn func(context.Context) error) func(*http.Request, []*http.Request) error {
 	return func(req *http.Request, via []*http.Request) error {
 		if len(via) >= maxRedirects {
 			return http.ErrUseLastResponse
@@ -807,9 +884,11 @@ func redirectPolicy(next func(*http.Request, []*http.Request) error) func(*http.
 			return http.ErrUseLastResponse
 		}
 		if next != nil {
-			return next(req, via)
+			if err := next(req, via); err != nil {
+				return err
+			}
 		}
-		return nil
+		return turn(req.Context())
 	}
 }
 

@@ -1823,9 +1823,10 @@ func hsResponse(contentLength int, body string) string {
 }
 
 // A Retry-After of exactly the 60 s cap is waited out; one second more
-// ends the call at once with ErrRateLimited. The wait is cut short by the
-// context, so the first case shows the client waiting without taking a
-// minute: the call ends by the context, after one request.
+// ends the call at once with ErrRateLimited. The wait is cut short by
+// cancelling the context (a deadline before the wait's end would end the
+// call at once), so the first case shows the client waiting without
+// taking a minute: the call ends by the context, after one request.
 func TestRetryAfterAtTheCap(t *testing.T) {
 	for _, tc := range []struct {
 		after string
@@ -1841,14 +1842,15 @@ func TestRetryAfterAtTheCap(t *testing.T) {
 				writeJSON(w, http.StatusTooManyRequests, `{"success":false,"message":"slow down"}`)
 			})
 			c := newTestClient(t, srv)
-			ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
+			time.AfterFunc(300*time.Millisecond, cancel)
 			_, err := c.Callbacks.List(ctx)
 			if n := srv.count(); n != 1 {
 				t.Fatalf("%d requests, want 1", n)
 			}
 			if tc.wait {
-				if !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrRateLimited) {
+				if !errors.Is(err, context.Canceled) || errors.Is(err, ErrRateLimited) {
 					t.Fatalf("Retry-After %s: err = %v, want the wait cut short by the context", tc.after, err)
 				}
 				return
@@ -1958,4 +1960,271 @@ func TestLongErrorAnswersKeepTheConnection(t *testing.T) {
 	if opened != 1 {
 		t.Fatalf("%d connections opened for four calls, want 1", opened)
 	}
+}
+
+// --- the rate budget and long Retry-After waits ----------------------------
+
+// rlCounting is a hand-made RateLimiter: it counts its waits, notes how
+// many requests the server had seen at each, and blocks while block is
+// set, until the context ends.
+type rlCounting struct {
+	srv   *apiServer
+	block atomic.Bool
+	mu    sync.Mutex
+	seen  []int // the server's count at each wait
+}
+
+func (l *rlCounting) Wait(ctx context.Context) error {
+	l.mu.Lock()
+	l.seen = append(l.seen, l.srv.count())
+	l.mu.Unlock()
+	if l.block.Load() {
+		<-ctx.Done()
+		return ctx.Err()
+	}
+	return nil
+}
+
+// rlFunc is a RateLimiter made of a function.
+type rlFunc func(ctx context.Context) error
+
+func (f rlFunc) Wait(ctx context.Context) error { return f(ctx) }
+
+func (l *rlCounting) waits() []int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]int(nil), l.seen...)
+}
+
+// The limiter is waited on before every request: each attempt of a
+// retried read, each redirect followed, a file, a write; the wait before
+// request n comes when the server has seen n-1 of them.
+func TestRateLimitWaitedBeforeEveryRequest(t *testing.T) {
+	var n atomic.Int32
+	srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/moved":
+			http.Redirect(w, r, "/callbacks", http.StatusFound)
+		case "/callbacks":
+			if n.Add(1) <= 2 {
+				writeJSON(w, http.StatusServiceUnavailable, `{"message":"busy"}`)
+				return
+			}
+			writeJSON(w, http.StatusOK, `{"success":true,"result":[]}`)
+		case "/documents/" + rcID.String() + "/download":
+			w.Header().Set("Content-Type", "application/pdf")
+			_, _ = w.Write([]byte("%PDF-1.4"))
+		default:
+			writeJSON(w, http.StatusOK, `{"success":true,"result":{}}`)
+		}
+	})
+	lim := &rlCounting{srv: srv}
+	c := newTestClient(t, srv, WithRateLimit(lim), WithMaxRetries(3))
+	if _, err := c.Callbacks.List(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := lim.waits(); !reflect.DeepEqual(got, []int{0, 1, 2}) {
+		t.Fatalf("a read answered 503, 503, 200: waits when the server had seen %v requests, want [0 1 2]", got)
+	}
+	if err := c.Do(context.Background(), &RawRequest{Method: http.MethodGet, Path: "/moved"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	f, err := c.Documents.Download(context.Background(), rcID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Body.Close()
+	if err := c.Do(context.Background(), &RawRequest{Method: http.MethodPost, Path: "/write", Body: map[string]int{"n": 1}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := lim.waits(), []int{0, 1, 2, 3, 4, 5, 6}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("then a redirect, a file and a write: waits at %v, want %v", got, want)
+	}
+	if srv.count() != 7 {
+		t.Fatalf("%d requests, want 7", srv.count())
+	}
+}
+
+// A wait that the context ends sends nothing and returns the context's
+// error: cancelled, or past its deadline, before the first attempt or
+// before a retry; a write so refused is not of unknown outcome.
+func TestRateLimitWaitEndedByContext(t *testing.T) {
+	srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusServiceUnavailable, `{"message":"busy"}`)
+	})
+	lim := &rlCounting{srv: srv}
+	lim.block.Store(true)
+	var attempts atomic.Int32
+	c := newTestClient(t, srv, WithRateLimit(lim), WithHooks(Hooks{AttemptStart: func(ctx context.Context, a AttemptInfo) context.Context {
+		attempts.Add(1)
+		return ctx
+	}}))
+
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(20*time.Millisecond, cancel)
+	_, err := c.Callbacks.List(ctx)
+	var te *TransportError
+	if !errors.Is(err, context.Canceled) || !errors.As(err, &te) {
+		t.Fatalf("cancelled wait: err = %v, want a *TransportError that is context.Canceled", err)
+	}
+	dctx, dcancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer dcancel()
+	_, err = c.ShoppingCart.Checkout(dctx, &CheckoutParams{ItemIDs: []uuid.UUID{wcItem}, PaymentMethodID: wcCard})
+	if !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrOutcomeUnknown) {
+		t.Fatalf("wait past the deadline of a write: err = %v, want context.DeadlineExceeded, outcome known", err)
+	}
+	if n := srv.count(); n != 0 || attempts.Load() != 0 {
+		t.Fatalf("%d requests sent, %d attempts started, want none", n, attempts.Load())
+	}
+
+	// Before a retry: the first attempt goes, the wait before the second
+	// is cancelled.
+	lim.block.Store(false)
+	ctx, cancel = context.WithCancel(context.Background())
+	defer cancel()
+	c = newTestClient(t, srv, WithRateLimit(rlFunc(func(ctx context.Context) error {
+		if srv.count() == 0 {
+			return nil
+		}
+		cancel()
+		<-ctx.Done()
+		return ctx.Err()
+	})))
+	_, err = c.Callbacks.List(ctx)
+	if !errors.Is(err, context.Canceled) || srv.count() != 1 {
+		t.Fatalf("cancelled before a retry: err = %v after %d requests, want context.Canceled after 1", err, srv.count())
+	}
+}
+
+// A limiter that refuses to wait while the context is live (as
+// *rate.Limiter does when the deadline would pass first) ends the call
+// with its error, context.DeadlineExceeded when the context has a
+// deadline, and nothing is sent.
+func TestRateLimitRefusal(t *testing.T) {
+	srv := newAPIServer(t, ok(`[]`))
+	refused := errors.New("would exceed context deadline")
+	c := newTestClient(t, srv, WithRateLimit(rlFunc(func(context.Context) error { return refused })))
+	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+	defer cancel()
+	_, err := c.Callbacks.List(ctx)
+	var te *TransportError
+	if !errors.Is(err, refused) || !errors.Is(err, context.DeadlineExceeded) || !errors.As(err, &te) {
+		t.Fatalf("with a deadline: err = %v, want a *TransportError with the limiter's error, context.DeadlineExceeded", err)
+	}
+	_, err = c.Callbacks.List(context.Background())
+	if !errors.Is(err, refused) || errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("without a deadline: err = %v, want the limiter's error alone", err)
+	}
+	if n := srv.count(); n != 0 {
+		t.Fatalf("%d requests sent, want none", n)
+	}
+	if _, err := NewClient(testAccessKey, testSecretKey, WithRateLimit(nil)); err == nil {
+		t.Error("WithRateLimit(nil) accepted")
+	}
+	if _, err := NewClient(testAccessKey, testSecretKey, WithRateLimit((*rlCounting)(nil))); err == nil {
+		t.Error("WithRateLimit of a nil *rlCounting accepted")
+	}
+}
+
+// raServer answers 429 with Retry-After: 2 to its first request, and the
+// empty list after.
+func raServer(t *testing.T, status int) *apiServer {
+	var n atomic.Int32
+	return newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if n.Add(1) == 1 {
+			w.Header().Set("Retry-After", "2")
+			writeJSON(w, status, `{"message":"slow down"}`)
+			return
+		}
+		writeJSON(w, http.StatusOK, `{"success":true,"result":[]}`)
+	})
+}
+
+// A Retry-After longer than the cap ends the call at once with
+// ErrRateLimited; a program that opts in, client-wide or for one call,
+// waits it out up to the maximum it set.
+func TestMaxRetryAfter(t *testing.T) {
+	t.Run("over the cap", func(t *testing.T) {
+		t.Parallel()
+		for _, status := range []int{http.StatusTooManyRequests, http.StatusServiceUnavailable} {
+			srv := raServer(t, status)
+			c := newTestClient(t, srv, WithMaxRetryAfter(time.Second))
+			_, err := c.Callbacks.List(context.Background())
+			var ae *APIError
+			if !errors.As(err, &ae) || ae.StatusCode != status || !errors.Is(err, ErrRateLimited) || ae.RetryAfter != 2*time.Second {
+				t.Fatalf("%d, Retry-After 2 over a cap of 1s: err = %v, want ErrRateLimited", status, err)
+			}
+			if n := srv.count(); n != 1 {
+				t.Fatalf("%d requests, want 1", n)
+			}
+		}
+	})
+	t.Run("client opts in", func(t *testing.T) {
+		t.Parallel()
+		srv := raServer(t, http.StatusTooManyRequests)
+		c := newTestClient(t, srv, WithMaxRetryAfter(3*time.Second))
+		start := time.Now()
+		if _, err := c.Callbacks.List(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if n, waited := srv.count(), time.Since(start); n != 2 || waited < 2*time.Second {
+			t.Fatalf("%d requests in %s, want 2 after the 2s asked", n, waited)
+		}
+	})
+	t.Run("call opts in", func(t *testing.T) {
+		t.Parallel()
+		srv := raServer(t, http.StatusServiceUnavailable)
+		c := newTestClient(t, srv, WithMaxRetryAfter(time.Second))
+		start := time.Now()
+		if _, err := c.Callbacks.List(WithCallOptions(context.Background(), CallMaxRetryAfter(3*time.Second))); err != nil {
+			t.Fatal(err)
+		}
+		if n, waited := srv.count(), time.Since(start); n != 2 || waited < 2*time.Second {
+			t.Fatalf("%d requests in %s, want 2 after the 2s asked", n, waited)
+		}
+	})
+	t.Run("call lowers the cap", func(t *testing.T) {
+		t.Parallel()
+		srv := raServer(t, http.StatusServiceUnavailable)
+		c := newTestClient(t, srv, WithMaxRetryAfter(3*time.Second))
+		_, err := c.Callbacks.List(WithCallOptions(context.Background(), CallMaxRetryAfter(time.Second)))
+		if !errors.Is(err, ErrRateLimited) || !errors.Is(err, ErrServer) || srv.count() != 1 {
+			t.Fatalf("err = %v after %d requests, want ErrRateLimited after 1", err, srv.count())
+		}
+	})
+	t.Run("deadline first", func(t *testing.T) {
+		t.Parallel()
+		// The context's deadline comes before the Retry-After ends: the
+		// call ends at once with the answer, before the deadline, and
+		// sends nothing more.
+		srv := raServer(t, http.StatusTooManyRequests)
+		c := newTestClient(t, srv, WithMaxRetryAfter(3*time.Second))
+		ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
+		defer cancel()
+		_, err := c.Callbacks.List(ctx)
+		var ae *APIError
+		if !errors.As(err, &ae) || !errors.Is(err, ErrRateLimited) || errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("err = %v, want the 429's *APIError", err)
+		}
+		if ctx.Err() != nil {
+			t.Fatal("the call waited for the deadline")
+		}
+		if n := srv.count(); n != 1 {
+			t.Fatalf("%d requests, want 1", n)
+		}
+	})
+	t.Run("range", func(t *testing.T) {
+		if _, err := NewClient(testAccessKey, testSecretKey, WithMaxRetryAfter(-time.Second)); err == nil {
+			t.Error("WithMaxRetryAfter(-1s) accepted")
+		}
+		c, err := NewClient(testAccessKey, testSecretKey)
+		if err != nil || c.retryAfterMax != 60*time.Second {
+			t.Fatalf("default cap %s, %v; want 60s", c.retryAfterMax, err)
+		}
+		// An error made by hand is judged by the default cap.
+		if !errors.Is(&APIError{StatusCode: 503, RetryAfter: 61 * time.Second}, ErrRateLimited) ||
+			errors.Is(&APIError{StatusCode: 503, RetryAfter: 60 * time.Second}, ErrRateLimited) {
+			t.Error("a hand-made APIError is not judged by the 60s cap")
+		}
+	})
 }

@@ -36,6 +36,7 @@ type Fake struct {
 	cancel  context.CancelFunc
 
 	latency atomic.Int64 // time.Duration added to every request
+	limit   rateBucket   // WithRateLimit's budget
 	clock   clockSetting // what SetClock and AdvanceClock made of the clock
 	conns   atomic.Int64 // TCP connections accepted, counted by ConnState
 	pngs    pngCache
@@ -79,6 +80,7 @@ type config struct {
 	contractReport       func(error)
 	queryInPath          bool
 	strictSigning        bool
+	rateLimit            int
 }
 
 // DefaultLocation is the zone in which the fake writes times unless
@@ -154,6 +156,20 @@ func WithQueryInPathClaim() Option {
 // changes it later.
 func WithLatency(d time.Duration) Option {
 	return func(c *config) { c.latency = d }
+}
+
+// WithRateLimit makes the fake answer as an API that allows n requests a
+// second does: a request over the budget is answered 429 Too Many
+// Requests, with the API's error body and a Retry-After header in whole
+// seconds (at least 1) saying when the next one will be let through, and
+// it is not applied. The budget is a bucket of n tokens, refilled at n a
+// second from the time the fake is made: bursts of up to n, and n a
+// second over time. A refused request takes no token. It counts the
+// requests to the API's routes, before their token is checked and before
+// injected faults; the control surface and the file links the API hands
+// out are not counted. n <= 0 (the default) means no limit.
+func WithRateLimit(n int) Option {
+	return func(c *config) { c.rateLimit = max(n, 0) }
 }
 
 // WithDeliveryRetry sets how callback events are retried: at most attempts
@@ -236,6 +252,7 @@ func NewFake(opts ...Option) *Fake {
 	f.st = newState(f)
 	f.handler = newHandler(f)
 	f.latency.Store(int64(cfg.latency))
+	f.limit.init(cfg.rateLimit, time.Now())
 	if cfg.demo {
 		f.SeedDemo()
 	}

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -109,9 +110,15 @@ func (f *Fake) pickFault(method, pattern, path string) (Fault, bool) {
 
 // withFaults is the layer that injects faults: it picks the fault that
 // fires for a request, if any, and acts it out around the rest of the
-// handler (see Fault for the order).
+// handler (see Fault for the order). A request over the rate limit
+// (WithRateLimit) is refused before any fault is picked.
 func (f *Fake) withFaults(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if wait, ok := f.limit.take(time.Now()); !ok {
+			w.Header().Set("Retry-After", strconv.FormatInt(int64((wait+time.Second-1)/time.Second), 10))
+			writeJSON(w, http.StatusTooManyRequests, errorEnvelope{Timestamp: f.envelopeTime(false), Message: "rate limit exceeded"})
+			return
+		}
 		ex := exchangeOf(r)
 		ft, faulted := f.pickFault(r.Method, ex.route, r.URL.Path)
 		if !faulted {
@@ -277,3 +284,37 @@ type discardWriter struct{ header http.Header }
 func (w *discardWriter) Header() http.Header         { return w.header }
 func (w *discardWriter) WriteHeader(int)             {}
 func (w *discardWriter) Write(p []byte) (int, error) { return len(p), nil }
+
+// rateBucket is the budget of WithRateLimit: a bucket of n tokens
+// refilled at n a second. Its zero value, or n = 0, lets everything
+// through.
+type rateBucket struct {
+	mu     sync.Mutex
+	n      float64   // tokens a second, and the bucket's size; 0: no limit
+	tokens float64   // tokens in the bucket at last
+	last   time.Time // when tokens was counted
+}
+
+func (b *rateBucket) init(n int, now time.Time) {
+	b.n, b.tokens, b.last = float64(n), float64(n), now
+}
+
+// take takes a token for a request arriving at now, if there is one;
+// otherwise it reports how long until there is.
+func (b *rateBucket) take(now time.Time) (time.Duration, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.n == 0 {
+		return 0, true
+	}
+	if d := now.Sub(b.last); d > 0 {
+		b.tokens = min(b.n, b.tokens+d.Seconds()*b.n)
+		b.last = now
+	}
+	if b.tokens >= 1 {
+		b.tokens--
+		return 0, true
+	}
+	wait := time.Duration((1 - b.tokens) / b.n * float64(time.Second))
+	return max(wait, time.Second), false
+}

@@ -193,3 +193,43 @@ func TestFaultCountWithProbability(t *testing.T) {
 	require.Equal(t, 3, n)
 	require.Equal(t, 3, srv.FaultsFired())
 }
+
+// WithRateLimit: n requests go through at once and the next is refused
+// with 429, a Retry-After in whole seconds and the API's error envelope,
+// unapplied, before its token is checked and before any fault; the
+// control surface is not counted; a token comes back every 1/n second.
+func TestRateLimit(t *testing.T) {
+	srv := newServer(t, acctadmintest.WithRateLimit(1), acctadmintest.WithControl())
+	srv.InjectFault(acctadmintest.Fault{Path: "/services", Status: 500})
+	requireOK(t, do(t, srv, http.MethodGet, "/callbacks", nil), "true")
+	for i := 0; i < 3; i++ {
+		require.Equal(t, http.StatusOK, ctl(t, srv, http.MethodGet, "/_fake/requests", "").Status)
+	}
+	r := do(t, srv, http.MethodPost, "/callbacks", map[string]string{"url": "http://127.0.0.1:1/"})
+	body := requireError(t, r, http.StatusTooManyRequests, "rate limit exceeded")
+	require.Equal(t, "1", r.Header.Get("Retry-After"))
+	require.Equal(t, false, body["success"])
+	require.NotEmpty(t, body["timestamp"])
+	requireError(t, doToken(t, srv, http.MethodGet, "/callbacks", nil, "not a token"), http.StatusTooManyRequests, "rate limit")
+	requireError(t, do(t, srv, http.MethodGet, "/services", nil), http.StatusTooManyRequests, "rate limit")
+	require.Equal(t, 0, srv.FaultsFired())
+	require.Empty(t, srv.Writes())
+
+	var statuses []int
+	for _, q := range srv.Requests() {
+		statuses = append(statuses, q.Status)
+	}
+	require.Equal(t, []int{200, 429, 429, 429}, statuses)
+
+	time.Sleep(1100 * time.Millisecond) // a token comes back every second
+	requireOK(t, do(t, srv, http.MethodGet, "/callbacks", nil), "true")
+}
+
+// Without WithRateLimit (or with n <= 0) nothing is refused.
+func TestRateLimitOff(t *testing.T) {
+	for _, srv := range []*acctadmintest.Server{newServer(t), newServer(t, acctadmintest.WithRateLimit(-1))} {
+		for i := 0; i < 50; i++ {
+			requireOK(t, do(t, srv, http.MethodGet, "/callbacks", nil), "true")
+		}
+	}
+}

@@ -7,7 +7,7 @@
 //	acctadmin-fake [-addr 127.0.0.1:8089] [-access-key KEY] [-secret-key KEY] [-seed] [-no-quirks]
 //	               [-latency 0s] [-no-control] [-read-timeout 30s] [-write-timeout 2m] [-idle-timeout 2m]
 //	               [-log-limit 10000] [-survive-parent] [-strict-signing] [-query-in-path-claim] [-clock 2025-01-31T09:00:00Z]
-//	               [-check-answers]
+//	               [-check-answers] [-rate-limit N]
 //
 // On startup it prints the base URL and the keys as environment
 // assignments (ACCTADMIN_BASE_URL, ACCTADMIN_ACCESS_KEY,
@@ -23,6 +23,12 @@
 // With -check-answers every answer is checked against the OpenAPI document
 // (acctadmintest.OpenAPI, served at /_fake/openapi.yaml) and each mismatch
 // is printed on a line that starts with "contract:".
+//
+// With -rate-limit N it allows N requests a second to the API's routes,
+// as a real API limits an account: past that budget (a bucket of N
+// requests refilled at N a second) it answers 429 with a Retry-After in
+// whole seconds (acctadmintest.WithRateLimit). The control surface is not
+// counted.
 //
 // With -addr 127.0.0.1:0 the system picks a free port. A harness reads
 // the real address from the banner: the line that starts with
@@ -110,6 +116,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	clock := fs.String("clock", "", "start the fake's clock at this RFC 3339 time (it runs on from there)")
 	strictSigning := fs.Bool("strict-signing", false, "accept request tokens in the SDK's form alone: the bare path and the hash of the body")
 	queryInPath := fs.Bool("query-in-path-claim", false, "with -strict-signing, also accept tokens whose path claim carries the query, as the C# example client signs")
+	rateLimit := fs.Int("rate-limit", 0, "requests a second the API's routes allow, answering 429 past them (0: no limit)")
 	surviveParent := fs.Bool("survive-parent", false, "keep serving when the process that started the server exits")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -124,6 +131,9 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	if *logLimit < 0 {
 		return errors.New("-log-limit must not be negative")
 	}
+	if *rateLimit < 0 {
+		return errors.New("-rate-limit must not be negative")
+	}
 	if !*surviveParent {
 		var cancel context.CancelFunc
 		ctx, cancel = parentwatch.Context(ctx)
@@ -133,6 +143,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		acctadmintest.WithKeys(*accessKey, *secretKey),
 		acctadmintest.WithLatency(*latency),
 		acctadmintest.WithLogLimit(*logLimit),
+		acctadmintest.WithRateLimit(*rateLimit),
 	}
 	if *seed {
 		opts = append(opts, acctadmintest.WithDemoData())

@@ -167,6 +167,8 @@ func TestBadArguments(t *testing.T) {
 	require.ErrorContains(t, err, "-log-limit must not be negative")
 	err = run(context.Background(), []string{"-addr", "127.0.0.1:0", "-idle-timeout", "0s"}, &out)
 	require.ErrorContains(t, err, "must be positive")
+	err = run(context.Background(), []string{"-addr", "127.0.0.1:0", "-rate-limit", "-1"}, &out)
+	require.ErrorContains(t, err, "-rate-limit must not be negative")
 }
 
 func TestControlSurfaceOnByDefault(t *testing.T) {
@@ -198,4 +200,34 @@ func TestControlSurfaceOnByDefault(t *testing.T) {
 		_, err = stop()
 		require.NoError(t, err)
 	}
+}
+
+// -rate-limit N lets N requests a second through to the API and answers
+// 429 with a Retry-After past them; the control surface is not counted.
+func TestRateLimitFlag(t *testing.T) {
+	vars, stop := start(t, "-addr", "127.0.0.1:0", "-rate-limit", "1")
+	base, ak, sk := vars["ACCTADMIN_BASE_URL"], vars["ACCTADMIN_ACCESS_KEY"], vars["ACCTADMIN_SECRET_KEY"]
+	tr := &http.Transport{}
+	defer tr.CloseIdleConnections()
+	client := &http.Client{Transport: tr, Timeout: 10 * time.Second}
+	status, body := get(t, client, base, ak, sk, "/companies")
+	require.Equal(t, http.StatusOK, status, "%s", body)
+	resp, err := client.Get(base + "/_fake/requests")
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+
+	req, err := http.NewRequest(http.MethodGet, base+"/companies", nil)
+	require.NoError(t, err)
+	req.Header.Set("Authorization", "Bearer "+token(ak, sk, "/companies", nil))
+	resp, err = client.Do(req)
+	require.NoError(t, err)
+	body, err = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.NoError(t, err)
+	require.Equal(t, http.StatusTooManyRequests, resp.StatusCode, "%s", body)
+	require.Equal(t, "1", resp.Header.Get("Retry-After"))
+	require.Contains(t, string(body), `"success":false`)
+	_, err = stop()
+	require.NoError(t, err)
 }

@@ -42,9 +42,9 @@ var mutants = []mutant{
 		to:   `maxRetryAfter = 600 * time.Second`},
 	{id: `transport-retry-after-boundary`, file: `transport.go`, pkg: `.`,
 		what: `a Retry-After of exactly the cap refused`,
-		from: `		if d > maxRetryAfter {
+		from: `		if d > c.retryAfterMax {
 			return false, 0`,
-		to: `		if d >= maxRetryAfter {
+		to: `		if d >= c.retryAfterMax {
 			return false, 0`},
 	{id: `transport-json-cap-plus-one`, file: `transport.go`, pkg: `.`,
 		what: `a JSON answer one byte over the cap accepted`,
@@ -181,7 +181,7 @@ var mutants = []mutant{
 		to:   `				if len(parts) == 50 {`},
 	{id: `errors-rate-limited-retry-after`, file: `errors.go`, pkg: `.`,
 		what: `a Retry-After over the cap is not ErrRateLimited`,
-		from: `return e.StatusCode == http.StatusTooManyRequests || e.RetryAfter > maxRetryAfter`,
+		from: `return e.StatusCode == http.StatusTooManyRequests || e.overWait || !e.fromCall && e.RetryAfter > maxRetryAfter`,
 		to:   `return e.StatusCode == http.StatusTooManyRequests`},
 	{id: `errors-server-500`, file: `errors.go`, pkg: `.`,
 		what: `a 500 is not ErrServer`,

@@ -1,0 +1,85 @@
+package main
+
+// The rate budget (WithRateLimit), the options of one call
+// (WithCallOptions), the Retry-After cap a program may raise, and the
+// fake's own rate limit.
+func init() {
+	mutants = append(mutants,
+		mutant{id: `ratelimit-never-waited`, file: `transport.go`, pkg: `.`, run: `TestRateLimit|TestCall`,
+			what: `the limiter is never waited on`,
+			from: `	err := c.limiter.Wait(ctx)`,
+			to:   `	var err error`},
+		mutant{id: `ratelimit-retry-unlimited`, file: `transport.go`, pkg: `.`, run: `TestRateLimit`,
+			what: `only the first attempt of a call waits for the limiter`,
+			from: `		// One budget for every request the client sends (WithRateLimit).
+		if err := c.waitTurn(ctx); err != nil {`,
+			to: `		if st.attempt > 0 {
+		} else if err := c.waitTurn(ctx); err != nil {`},
+		mutant{id: `ratelimit-redirect-unlimited`, file: `transport.go`, pkg: `.`, run: `TestRateLimit`,
+			what: `a redirect is followed without waiting its turn`,
+			from: `		return turn(req.Context())`,
+			to:   `		return nil`},
+		mutant{id: `ratelimit-ended-wait-sends`, file: `transport.go`, pkg: `.`, run: `TestRateLimit`,
+			what: `a wait the context ended sends the request anyway`,
+			from: `		if err := c.waitTurn(ctx); err != nil {
+			return st.outcome(st.readError(err))
+		}`,
+			to: `		_ = c.waitTurn(ctx)`},
+		mutant{id: `ratelimit-refusal-not-deadline`, file: `transport.go`, pkg: `.`, run: `TestRateLimit`,
+			what: `a limiter's refusal before the deadline is not context.DeadlineExceeded`,
+			from: `	return e.deadline && target == context.DeadlineExceeded`,
+			to:   `	return false`},
+		mutant{id: `ratelimit-call-retries-repeat-money`, file: `transport.go`, pkg: `.`, run: `TestCallOptions`,
+			what: `a call that asks for retries makes a money call repeatable`,
+			from: `		retry, wait := c.retryPolicy(rt.class, st.attempt, resp, err)`,
+			to: `		class := rt.class
+		if co != nil && co.set&setMaxRetries != 0 {
+			class = repeatable
+		}
+		retry, wait := c.retryPolicy(class, st.attempt, resp, err)`},
+		mutant{id: `ratelimit-call-retries-ignored`, file: `call_options.go`, pkg: `.`, run: `TestCall`,
+			what: `CallMaxRetries is not applied`,
+			from: `		cc.maxRetries = o.maxRetries`,
+			to:   `		_ = o.maxRetries`},
+		mutant{id: `ratelimit-call-wait-ignored`, file: `call_options.go`, pkg: `.`, run: `TestCall`,
+			what: `CallRetryWait is not applied`,
+			from: `		cc.retryWaitMin, cc.retryWaitMax = o.waitMin, o.waitMax`,
+			to:   `		_, _ = o.waitMin, o.waitMax`},
+		mutant{id: `ratelimit-call-timeout-ignored`, file: `call_options.go`, pkg: `.`, run: `TestCall`,
+			what: `CallTimeout is not applied`,
+			from: `	t.timeout = d`,
+			to:   `	_ = d`},
+		mutant{id: `ratelimit-call-header-not-sent`, file: `transport.go`, pkg: `.`, run: `TestCall`,
+			what: `a CallHeader is not sent`,
+			from: `			req.Header[k] = v`,
+			to:   `			_, _ = k, v`},
+		mutant{id: `ratelimit-call-header-authorization`, file: `call_options.go`, pkg: `.`, run: `TestCall`,
+			what: `a call may set the Authorization header`,
+			from: `	"Authorization": true, "Content-Type": true,`,
+			to:   `	"Content-Type": true,`},
+		mutant{id: `ratelimit-call-header-line-break`, file: `call_options.go`, pkg: `.`, run: `TestCall`,
+			what: `a header value with a line break is sent`,
+			from: `return r < 0x20 && r != '\t' || r == 0x7f`,
+			to:   `return r == 0x7f`},
+		mutant{id: `ratelimit-retry-after-cap-fixed`, file: `transport.go`, pkg: `.`, run: `TestMaxRetryAfter|TestRetryAfter`,
+			what: `WithMaxRetryAfter and CallMaxRetryAfter are ignored: the cap stays 60 s`,
+			from: `		if d > c.retryAfterMax {`,
+			to:   `		if d > maxRetryAfter {`},
+		mutant{id: `ratelimit-deadline-waited`, file: `transport.go`, pkg: `.`, run: `TestMaxRetryAfter|TestRetryAfter`,
+			what: `a Retry-After past the context's deadline is slept until the deadline`,
+			from: `		if err == nil && st.outlasts(ctx, resp, wait) {`,
+			to:   `		if false && st.outlasts(ctx, resp, wait) {`},
+		mutant{id: `ratelimit-over-wait-not-rate-limited`, file: `errors.go`, pkg: `.`, run: `TestMaxRetryAfter|TestRetryAfter`,
+			what: `a 503 whose Retry-After is over the call's cap is not ErrRateLimited`,
+			from: `e.StatusCode == http.StatusTooManyRequests || e.overWait ||`,
+			to:   `e.StatusCode == http.StatusTooManyRequests ||`},
+		mutant{id: `ratelimit-fake-one-more`, file: `acctadmintest/faults.go`, pkg: `./acctadmintest`, run: `TestRateLimit`,
+			what: `the fake lets one request more than its budget through`,
+			from: `	if b.tokens >= 1 {`,
+			to:   `	if b.tokens >= 0 {`},
+		mutant{id: `ratelimit-fake-refused-not-429`, file: `acctadmintest/faults.go`, pkg: `./acctadmintest`, run: `TestRateLimit`,
+			what: `the fake's refusal has no Retry-After`,
+			from: `			w.Header().Set("Retry-After", strconv.FormatInt(int64((wait+time.Second-1)/time.Second), 10))`,
+			to:   `			_ = wait`},
+	)
+}
