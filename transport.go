@@ -187,13 +187,11 @@ func (c *Client) do(ctx context.Context, ep endpoint, q *query, in any, file boo
 		if sb, ok := in.(secretBody); ok {
 			// Values no message may show (a card number, a password): the
 			// call's redaction takes them out of anything an answer echoes.
-			for _, v := range sb.secretValues() {
-				st.secrets().addSensitive(v)
-				// As the body carried it, for a server that echoes JSON.
-				if enc, _ := json.Marshal(v); len(enc) > 2 && string(enc[1:len(enc)-1]) != v {
-					st.secrets().addSensitive(string(enc[1 : len(enc)-1]))
-				}
-			}
+			st.secrets().addBodyValues(sb.secretValues(), (*redactor).addSensitive)
+		}
+		if pb, ok := in.(personalBody); ok {
+			// The values of a form (an SSN, a date of birth), likewise.
+			st.secrets().addBodyValues(pb.personalValues(), (*redactor).addPersonal)
 		}
 	}
 	if into, _ := ctx.Value(responseKey{}).(*Response); into != nil || c.hooks != nil {
@@ -371,6 +369,10 @@ func (c *Client) retryPolicy(class retryClass, attempt int, resp *http.Response,
 
 // secretBody is a request body that carries secrets.
 type secretBody interface{ secretValues() []string }
+
+// personalBody is a request body that carries personal data: the values
+// of a form (see formValues).
+type personalBody interface{ personalValues() []string }
 
 // outcome marks the failure err of an at-most-once call ErrOutcomeUnknown
 // when the API may have applied the call, by the rule of the package doc.
