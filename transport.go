@@ -3,6 +3,8 @@ package acctadmin
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -614,16 +616,52 @@ func (st *callState) redact(err error) error {
 	if errors.As(err, &te) || errors.As(err, &de) {
 		return err
 	}
+	origin := connectOrigin(err)
 	err = stripURL(err)
 	st.learnToken()
 	r := st.secrets()
 	text := r.clean(causeText(err), maxMessage)
+	if origin != "" {
+		text = "connect to " + r.clean(origin, maxDetail) + ": " + text
+	}
 	if raw := err.Error(); r.clean(raw, maxMessage) != raw {
 		// The cause quotes the server (a malformed answer) with a secret
 		// in it, or at length: it is kept for errors.Is, not shown.
 		err = &redactedError{text: r.clean(raw, maxMessage), cause: err}
 	}
 	return &TransportError{Method: st.method, Path: st.path, Attempts: max(st.attempt, 1), Err: err, text: text}
+}
+
+// connectOrigin returns the scheme, host and port of the URL that err
+// failed to connect to, "https://api.example.com:443" (no userinfo, path
+// or query), when err is a failure to connect: a dial refused or timed
+// out, a name that does not resolve, a TLS handshake refused. Else "".
+func connectOrigin(err error) string {
+	var ue *url.Error
+	if !errors.As(err, &ue) || !connectFailure(ue.Err) {
+		return ""
+	}
+	u, perr := url.Parse(ue.URL)
+	if perr != nil || u.Scheme == "" || u.Host == "" {
+		return ""
+	}
+	return u.Scheme + "://" + u.Host
+}
+
+// connectFailure reports whether err says that no connection to the API
+// could be made.
+func connectFailure(err error) bool {
+	var (
+		op  *net.OpError
+		dns *net.DNSError
+		rh  tls.RecordHeaderError
+		cv  *tls.CertificateVerificationError
+		hn  x509.HostnameError
+		ua  x509.UnknownAuthorityError
+		ci  x509.CertificateInvalidError
+	)
+	return errors.As(err, &op) && op.Op == "dial" || errors.As(err, &dns) || errors.As(err, &rh) ||
+		errors.As(err, &cv) || errors.As(err, &hn) || errors.As(err, &ua) || errors.As(err, &ci)
 }
 
 // stripURL drops the *url.Error wrappers of err, whose text repeats the
