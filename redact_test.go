@@ -1218,7 +1218,7 @@ func TestFormRefusalDoesNotQuoteTheSSN(t *testing.T) {
 // one of 4 or 5 where it stands alone, and a shorter one not at all.
 func TestRedactorPersonalValues(t *testing.T) {
 	var r redactor
-	for _, v := range []string{"123-45-6789", "UT", "no", "Zed", "Qix7", "Zelda Qwix", "(801) 555-0199"} {
+	for _, v := range []string{"123-45-6789", "UT", "no", "Zed", "Qix7", "Zelda Qwix", "(801) 555-0199", "12-34-56"} {
 		r.addPersonal(v)
 	}
 	for _, tc := range []struct{ in, want string }{
@@ -1227,7 +1227,8 @@ func TestRedactorPersonalValues(t *testing.T) {
 		{"Qix7 Qix70 xQix7", "[redacted] Qix70 xQix7"},
 		{"owner Zelda Qwixson", "owner [redacted]son"},
 		{"phone 801-555-0199 or (801) 555-0199", "phone [redacted] or [redacted]"},
-		{"ref 12345678", "ref 12345678"},
+		{"ref 9876543", "ref 9876543"},
+		{"code 123456 or 1234 56", "code [redacted] or [redacted]"},
 	} {
 		if got := r.redact(tc.in); got != tc.want {
 			t.Errorf("redact(%q) = %q, want %q", tc.in, got, tc.want)
