@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/acctadmin/acctadmin-go"
 )
 
 // Fake is the in-memory Account Administration API. It is an http.Handler:
@@ -54,8 +56,9 @@ type Fake struct {
 	counts         map[routeKey]int
 	writes         []Write
 	deliveries     []Delivery
-	finished       int           // deliveries that reached their final attempt
-	changed        chan struct{} // closed and replaced whenever deliveries change
+	answers        []*cannedAnswer // canned answers, oldest first (see Answer)
+	finished       int             // deliveries that reached their final attempt
+	changed        chan struct{}   // closed and replaced whenever deliveries change
 }
 
 // Option configures a Fake or a Server. The With functions make the
@@ -85,6 +88,8 @@ type config struct {
 	contractReport       func(error)
 	queryInPath          bool
 	strictSigning        bool
+	answers              []*cannedAnswer
+	clientOpts           []acctadmin.Option // for NewClient
 }
 
 // DefaultLocation is the zone in which the fake writes times unless
@@ -235,6 +240,7 @@ func NewFake(opts ...Option) *Fake {
 		counts:    make(map[routeKey]int),
 		changed:   make(chan struct{}),
 		client:    cfg.deliveryClient,
+		answers:   cfg.answers,
 	}
 	if f.client == nil {
 		f.client = newDeliveryClient(cfg.deliveryTimeout)
