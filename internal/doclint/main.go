@@ -90,7 +90,7 @@ func lintDir(dir string) []string {
 			continue
 		}
 		if !isInternal(dir) {
-			out = append(out, lintPublic(fset, pkg)...)
+			out = append(out, lintPublic(fset, pkg.Files)...)
 		}
 		for _, f := range pkg.Files {
 			for _, decl := range f.Decls {
@@ -163,13 +163,13 @@ func isInternal(dir string) bool {
 // an upper-case letter, a digit or an underscore after its first letter.
 var camelWord = regexp.MustCompile(`^[a-z][a-z]*[A-Z0-9_][A-Za-z0-9_]*$`)
 
-// lintPublic reports the exported names of pkg whose declaration shows an
-// unexported type of pkg, or whose doc names an unexported identifier of
-// pkg in camel case.
-func lintPublic(fset *token.FileSet, pkg *ast.Package) []string {
-	types := map[string]bool{}  // the unexported types of pkg
-	hidden := map[string]bool{} // every unexported name of pkg's top level
-	for _, f := range pkg.Files {
+// lintPublic reports the exported names of a package, given its files,
+// whose declaration shows an unexported type of the package, or whose doc
+// names an unexported identifier of the package in camel case.
+func lintPublic(fset *token.FileSet, files map[string]*ast.File) []string {
+	types := map[string]bool{}  // the unexported types of the package
+	hidden := map[string]bool{} // every unexported name of its top level
+	for _, f := range files {
 		for _, decl := range f.Decls {
 			switch d := decl.(type) {
 			case *ast.FuncDecl:
@@ -236,7 +236,7 @@ func lintPublic(fset *token.FileSet, pkg *ast.Package) []string {
 			}
 		}
 	}
-	for _, f := range pkg.Files {
+	for _, f := range files {
 		for _, decl := range f.Decls {
 			switch d := decl.(type) {
 			case *ast.FuncDecl:
