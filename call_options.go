@@ -11,7 +11,14 @@ import (
 // WithCallOptions. A value it cannot use makes each call made with the
 // context fail with a *ValidationError that names the option, before
 // anything is sent.
-type CallOption func(*callOptions)
+type CallOption interface {
+	applyCall(*callOptions)
+}
+
+// callOptionFunc is a CallOption that is a function.
+type callOptionFunc func(*callOptions)
+
+func (f callOptionFunc) applyCall(o *callOptions) { f(o) }
 
 type callOptionsKey struct{}
 
@@ -69,7 +76,7 @@ func WithCallOptions(ctx context.Context, opts ...CallOption) context.Context {
 	}
 	for _, opt := range opts {
 		if opt != nil {
-			opt(o)
+			opt.applyCall(o)
 		}
 	}
 	return context.WithValue(ctx, callOptionsKey{}, o)
@@ -87,27 +94,27 @@ func (o *callOptions) refuse(option, format string, args ...any) {
 // sent at most once is tried again only when the connection could not
 // be made, however high n is.
 func CallMaxRetries(n int) CallOption {
-	return func(o *callOptions) {
+	return callOptionFunc(func(o *callOptions) {
 		if n < 0 || n > maxRetriesLimit {
 			o.refuse("CallMaxRetries", "retry count %d, want 0 to %d", n, maxRetriesLimit)
 			return
 		}
 		o.set |= setMaxRetries
 		o.maxRetries = n
-	}
+	})
 }
 
 // CallRetryWait replaces WithRetryWait for a call: the bounds of the wait
 // between its retries.
 func CallRetryWait(min, max time.Duration) CallOption {
-	return func(o *callOptions) {
+	return callOptionFunc(func(o *callOptions) {
 		if min < 0 || max < 0 || max < min {
 			o.refuse("CallRetryWait", "invalid bounds %s..%s", min, max)
 			return
 		}
 		o.set |= setRetryWait
 		o.waitMin, o.waitMax = min, max
-	}
+	})
 }
 
 // CallTimeout replaces WithTimeout for a call: the bound of each of its
@@ -115,14 +122,14 @@ func CallRetryWait(min, max time.Duration) CallOption {
 // It bounds each attempt, not the call: bound the call, retries
 // included, with the context's deadline.
 func CallTimeout(d time.Duration) CallOption {
-	return func(o *callOptions) {
+	return callOptionFunc(func(o *callOptions) {
 		if d < 0 {
 			o.refuse("CallTimeout", "negative timeout %s", d)
 			return
 		}
 		o.set |= setTimeout
 		o.timeout = d
-	}
+	})
 }
 
 // CallMaxRetryAfter replaces WithMaxRetryAfter for a call: the longest
@@ -130,14 +137,14 @@ func CallTimeout(d time.Duration) CallOption {
 // would outlast the context's deadline, ends it at once with
 // ErrRateLimited.
 func CallMaxRetryAfter(d time.Duration) CallOption {
-	return func(o *callOptions) {
+	return callOptionFunc(func(o *callOptions) {
 		if d < 0 {
 			o.refuse("CallMaxRetryAfter", "negative wait %s", d)
 			return
 		}
 		o.set |= setRetryAfterMax
 		o.retryAfterMax = d
-	}
+	})
 }
 
 // CallHeader sends the header key: value with every attempt of a call,
@@ -149,7 +156,7 @@ func CallMaxRetryAfter(d time.Duration) CallOption {
 // with a *ValidationError and nothing is sent. The value is sent as it
 // is: put no secret in it that the server might echo.
 func CallHeader(key, value string) CallOption {
-	return func(o *callOptions) {
+	return callOptionFunc(func(o *callOptions) {
 		name := http.CanonicalHeaderKey(key)
 		switch {
 		case !validHeaderName(key):
@@ -166,7 +173,7 @@ func CallHeader(key, value string) CallOption {
 			o.header = make(http.Header)
 		}
 		o.header[name] = []string{value}
-	}
+	})
 }
 
 // sdkHeaders are the headers a call may not set: the client, its signer

@@ -109,8 +109,14 @@ func (c Client) Format(f fmt.State, verb rune) {
 type service struct{ c *Client }
 
 // Option configures a Client. An option given a value it cannot use makes
-// NewClient return an error.
-type Option func(*settings) error
+// NewClient return an error. The With functions make the options; a nil
+// Option is skipped.
+type Option interface{ apply(*settings) error }
+
+// optionFunc is an Option that is a function.
+type optionFunc func(*settings) error
+
+func (f optionFunc) apply(s *settings) error { return f(s) }
 
 type settings struct {
 	baseURL      string
@@ -131,10 +137,10 @@ type settings struct {
 // WithBaseURL sends requests to u instead of DefaultBaseURL: an absolute
 // http or https URL, possibly with a path prefix.
 func WithBaseURL(u string) Option {
-	return func(s *settings) error {
+	return optionFunc(func(s *settings) error {
 		s.baseURL = u
 		return nil
-	}
+	})
 }
 
 // WithHTTPClient sends requests through hc. The client keeps hc's
@@ -142,13 +148,13 @@ func WithBaseURL(u string) Option {
 // of the transport and refuses redirects to another host, and every
 // redirect of a call sent at most once (hc's CheckRedirect is not asked).
 func WithHTTPClient(hc *http.Client) Option {
-	return func(s *settings) error {
+	return optionFunc(func(s *settings) error {
 		if hc == nil {
 			return errors.New("acctadmin: WithHTTPClient: nil *http.Client")
 		}
 		s.httpClient = hc
 		return nil
-	}
+	})
 }
 
 // WithMaxRetries sets how many times a failed call that may be repeated
@@ -157,7 +163,7 @@ func WithHTTPClient(hc *http.Client) Option {
 // connection could not be made. Zero turns retries off; a count below zero or
 // above 100 is an error.
 func WithMaxRetries(n int) Option {
-	return func(s *settings) error {
+	return optionFunc(func(s *settings) error {
 		if n < 0 {
 			return fmt.Errorf("acctadmin: WithMaxRetries: negative retry count %d", n)
 		}
@@ -166,7 +172,7 @@ func WithMaxRetries(n int) Option {
 		}
 		s.maxRetries = n
 		return nil
-	}
+	})
 }
 
 // WithRetryWait sets the bounds of the wait between retries (default 250ms
@@ -174,13 +180,13 @@ func WithMaxRetries(n int) Option {
 // before retry n is a random point between min·2ⁿ⁻¹ and twice that, both
 // capped at max. A Retry-After header from the API replaces it.
 func WithRetryWait(min, max time.Duration) Option {
-	return func(s *settings) error {
+	return optionFunc(func(s *settings) error {
 		if min < 0 || max < 0 || max < min {
 			return fmt.Errorf("acctadmin: WithRetryWait: invalid bounds %s..%s", min, max)
 		}
 		s.retryWaitMin, s.retryWaitMax = min, max
 		return nil
-	}
+	})
 }
 
 // WithTimeout bounds each attempt of a request (default 30s): connecting,
@@ -189,13 +195,13 @@ func WithRetryWait(min, max time.Duration) Option {
 // longer to arrive; bound those with the context. Zero turns the timeout
 // off.
 func WithTimeout(d time.Duration) Option {
-	return func(s *settings) error {
+	return optionFunc(func(s *settings) error {
 		if d < 0 {
 			return fmt.Errorf("acctadmin: WithTimeout: negative timeout %s", d)
 		}
 		s.timeout = d
 		return nil
-	}
+	})
 }
 
 // WithMaxRetryAfter sets the longest Retry-After a call waits before it
@@ -206,13 +212,13 @@ func WithTimeout(d time.Duration) Option {
 // afford; CallMaxRetryAfter does it for one call. Zero waits no
 // Retry-After but zero seconds; below zero is an error.
 func WithMaxRetryAfter(d time.Duration) Option {
-	return func(s *settings) error {
+	return optionFunc(func(s *settings) error {
 		if d < 0 {
 			return fmt.Errorf("acctadmin: WithMaxRetryAfter: negative wait %s", d)
 		}
 		s.retryAfterMax = d
 		return nil
-	}
+	})
 }
 
 // RateLimiter spaces out a client's requests: Wait blocks until the next
@@ -236,7 +242,7 @@ type RateLimiter interface {
 // *rate.Limiter does, ends it the same way, its error also
 // context.DeadlineExceeded. A nil l is an error.
 func WithRateLimit(l RateLimiter) Option {
-	return func(s *settings) error {
+	return optionFunc(func(s *settings) error {
 		if l == nil {
 			return errors.New("acctadmin: WithRateLimit: nil RateLimiter")
 		}
@@ -245,7 +251,7 @@ func WithRateLimit(l RateLimiter) Option {
 		}
 		s.limiter = l
 		return nil
-	}
+	})
 }
 
 // WithLogger logs every attempt at Debug level and every retry at Warn
@@ -253,10 +259,10 @@ func WithRateLimit(l RateLimiter) Option {
 // the attempt number and the wait. The client is silent without it.
 // Credentials are never logged.
 func WithLogger(l *slog.Logger) Option {
-	return func(s *settings) error {
+	return optionFunc(func(s *settings) error {
 		s.logger = l
 		return nil
-	}
+	})
 }
 
 // WithUserAgent puts ua in front of the client's own User-Agent. A line
@@ -264,7 +270,7 @@ func WithLogger(l *slog.Logger) Option {
 // allowed) makes NewClient return an error: no server would take the
 // header, and every call would fail after its retries.
 func WithUserAgent(ua string) Option {
-	return func(s *settings) error {
+	return optionFunc(func(s *settings) error {
 		if strings.ContainsAny(ua, "\r\n") {
 			return errors.New("acctadmin: WithUserAgent: line break in user agent")
 		}
@@ -275,18 +281,18 @@ func WithUserAgent(ua string) Option {
 		}
 		s.userAgent = ua
 		return nil
-	}
+	})
 }
 
 // WithAuthenticator replaces the request signer made from the keys.
 func WithAuthenticator(a Authenticator) Option {
-	return func(s *settings) error {
+	return optionFunc(func(s *settings) error {
 		if a == nil {
 			return errors.New("acctadmin: WithAuthenticator: nil Authenticator")
 		}
 		s.auth = a
 		return nil
-	}
+	})
 }
 
 // NewClient returns a client that signs its requests with the account's
@@ -307,7 +313,7 @@ func NewClient(accessKey, secretKey string, opts ...Option) (*Client, error) {
 		if o == nil {
 			continue
 		}
-		if err := o(&s); err != nil {
+		if err := o.apply(&s); err != nil {
 			return nil, err
 		}
 	}

@@ -116,6 +116,15 @@
 //     print, log and marshal as "[redacted]"; the SDK sends them only in
 //     the request body that needs them and takes them out of any error an
 //     answer echoes them into.
+//   - The values of a form (FormData of [OrderItemFormDataParams] and
+//     [CartAddParams]: an SSN, a date of birth) are taken out of the
+//     call's errors, log lines, hook arguments and Response likewise, and
+//     the params print, log and marshal them as "[redacted]". A value of 6
+//     bytes or more is taken out wherever it occurs, one of 4 or 5 where
+//     it stands alone, a number of 6 digits or more however its digits are
+//     grouped ("123-45-6789", "123456789", "123 45 6789"); shorter values
+//     ("UT", "no") are left, as they would take words out of every message.
+//     Answers are not changed: a record the API returns shows what it says.
 //   - Routes whose answer is not documented and may be a list or a single
 //     record (adding to the cart, paying invoices, storing a card) read
 //     either; a method that returns one record returns nil when the

@@ -496,7 +496,11 @@ func (e *redactedError) Is(target error) bool { return errors.Is(e.cause, target
 
 // TransportError reports a call that got no answer from the API: the
 // connection failed, timed out or broke, after any retries. It names the
-// request by method and path only.
+// request by method and path; when no connection could be made (refused,
+// a name that does not resolve, a TLS handshake or certificate refused)
+// its text also names the host it tried, as "connect to
+// https://api.example.com:443: …": scheme, host and port, never the
+// userinfo, path or query of the URL.
 type TransportError struct {
 	// Method and Path name the request; Path never holds the query string.
 	Method string
@@ -506,7 +510,7 @@ type TransportError struct {
 	// Err is the cause of the last attempt's failure, for errors.Is and
 	// errors.As (for example context.Canceled, or a *net.OpError). Its
 	// own text may name hosts and quote what the server sent; Error does
-	// not show it.
+	// not show it (see causeText).
 	Err error
 
 	// unknown, when not "", marks a failure of an at-most-once call after

@@ -185,17 +185,26 @@ func TestAPIErrorBodyIsCutOnARuneBoundary(t *testing.T) {
 	}
 }
 
-// A TransportError says what failed, never which host: not for TLS
-// certificate errors, DNS errors or URL errors either, while errors.As
-// still reaches the typed cause.
-func TestTransportErrorNamesNoHost(t *testing.T) {
-	noHost := func(t *testing.T, err error, hosts ...string) {
+// A TransportError of a failed connection (refused, a name that does not
+// resolve, a certificate refused) names the host it tried, as
+// scheme://host:port, without the userinfo, path or query of the base
+// URL, nor the resolver's address or the certificate's names; one of a
+// connection that failed later names no host; errors.As still reaches
+// the typed cause.
+func TestTransportErrorNamesTheHostOfAFailedConnection(t *testing.T) {
+	check := func(t *testing.T, err error, want string, hidden ...string) {
 		t.Helper()
 		var te *TransportError
 		if !errors.As(err, &te) {
 			t.Fatalf("err = %v, want a *TransportError", err)
 		}
-		for _, h := range hosts {
+		if want != "" && !strings.Contains(err.Error(), ": connect to "+want+": ") {
+			t.Errorf("err = %v, want it to name %s", err, want)
+		}
+		if want == "" && strings.Contains(err.Error(), "connect to") {
+			t.Errorf("err = %v names a host", err)
+		}
+		for _, h := range hidden {
 			if strings.Contains(err.Error(), h) {
 				t.Errorf("error names %q: %v", h, err)
 			}
@@ -207,16 +216,16 @@ func TestTransportErrorNamesNoHost(t *testing.T) {
 	tlsSrv.Config.ErrorLog = log.New(io.Discard, "", 0) // the refused handshakes
 	tlsSrv.StartTLS()
 	defer tlsSrv.Close()
-	port := tlsSrv.Listener.Addr().(*net.TCPAddr).Port
+	port := strconv.Itoa(tlsSrv.Listener.Addr().(*net.TCPAddr).Port)
 
 	t.Run("certificate for another name", func(t *testing.T) {
 		c, err := NewClient(testAccessKey, testSecretKey, WithMaxRetries(0),
-			WithBaseURL("https://localhost:"+strconv.Itoa(port)), WithHTTPClient(tlsSrv.Client()))
+			WithBaseURL("https://localhost:"+port), WithHTTPClient(tlsSrv.Client()))
 		if err != nil {
 			t.Fatal(err)
 		}
 		_, err = c.Callbacks.List(context.Background())
-		noHost(t, err, "example.com", "localhost", strconv.Itoa(port))
+		check(t, err, "https://localhost:"+port, "example.com")
 		var he x509.HostnameError
 		if !errors.As(err, &he) {
 			t.Errorf("errors.As(x509.HostnameError) failed on %v", err)
@@ -228,7 +237,7 @@ func TestTransportErrorNamesNoHost(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, err = c.Callbacks.List(context.Background())
-		noHost(t, err, "127.0.0.1", strconv.Itoa(port))
+		check(t, err, "https://127.0.0.1:"+port)
 		var ua x509.UnknownAuthorityError
 		var cv *tls.CertificateVerificationError
 		if !errors.As(err, &ua) || !errors.As(err, &cv) {
@@ -241,12 +250,12 @@ func TestTransportErrorNamesNoHost(t *testing.T) {
 			return nil, &net.OpError{Op: "dial", Net: network, Err: dnsErr}
 		}}
 		c, err := NewClient(testAccessKey, testSecretKey, WithMaxRetries(1), WithRetryWait(time.Millisecond, time.Millisecond),
-			WithBaseURL("https://api.hidden-host.example"), WithHTTPClient(&http.Client{Transport: tr}))
+			WithBaseURL("https://api.hidden-host.example/v1"), WithHTTPClient(&http.Client{Transport: tr}))
 		if err != nil {
 			t.Fatal(err)
 		}
 		_, err = c.Services.Create(context.Background(), &ServiceCreateParams{Company: "A", Jurisdictions: []string{"Utah"}})
-		noHost(t, err, "hidden-host", "10.9.8.7")
+		check(t, err, "https://api.hidden-host.example", "10.9.8.7", "example/v1")
 		var de *net.DNSError
 		if !errors.As(err, &de) || !strings.Contains(err.Error(), "no such host") {
 			t.Errorf("err = %v, want the DNS error kept and said", err)
@@ -257,10 +266,41 @@ func TestTransportErrorNamesNoHost(t *testing.T) {
 			t.Errorf("attempts = %d, want 2", te.Attempts)
 		}
 	})
+	t.Run("refused, with a query", func(t *testing.T) {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		closed := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+		ln.Close()
+		c, err := NewClient(testAccessKey, testSecretKey, WithMaxRetries(1), WithRetryWait(time.Millisecond, time.Millisecond),
+			WithBaseURL("http://127.0.0.1:"+closed+"/api"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = c.Services.List(context.Background(), &ServiceListParams{Company: "Top Secret LLC"})
+		check(t, err, "http://127.0.0.1:"+closed, "Top", "company=")
+		var op *net.OpError
+		if !errors.As(err, &op) || op.Op != "dial" {
+			t.Errorf("err = %v, want the *net.OpError kept", err)
+		}
+	})
+	t.Run("reset after the request", func(t *testing.T) {
+		srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) { resetConn(w) })
+		_, err := newTestClient(t, srv, WithMaxRetries(0)).Services.List(context.Background(), nil)
+		check(t, err, "", "127.0.0.1")
+	})
+	t.Run("userinfo", func(t *testing.T) {
+		err := &url.Error{Op: "Get", URL: "https://someone:hunter22@api.example.com:8443/x?company=Top#f",
+			Err: &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connection refused")}}
+		if got, want := connectOrigin(err), "https://api.example.com:8443"; got != want {
+			t.Errorf("connectOrigin = %q, want %q", got, want)
+		}
+	})
 	t.Run("url error text", func(t *testing.T) {
 		err := &TransportError{Method: "GET", Path: "/x", Attempts: 1,
 			Err: &url.Error{Op: "Get", URL: "https://secret-host.example/x?company=Top", Err: errors.New("boom")}}
-		noHost(t, err, "secret-host", "company=")
+		check(t, err, "", "secret-host", "company=")
 	})
 }
 

@@ -126,10 +126,10 @@ type AttemptInfo struct {
 // WithHooks makes the client call h around every call and every attempt.
 // See Hooks; an Example shows the wiring of a tracer.
 func WithHooks(h Hooks) Option {
-	return func(s *settings) error {
+	return optionFunc(func(s *settings) error {
 		s.hooks = h
 		return nil
-	}
+	})
 }
 
 // observer is a call's share of the hooks and of WithResponseInto.

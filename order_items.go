@@ -3,6 +3,7 @@ package acctadmin
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"time"
 
@@ -87,6 +88,29 @@ type OrderItemFormDataParams struct {
 	FormData    any       `json:"form_data"`
 }
 
+// personalValues are the values of the form, which the call's
+// redaction takes out of anything an answer echoes (see formValues).
+func (p *OrderItemFormDataParams) personalValues() []string { return formValues(p.FormData) }
+
+// Format prints the params as fmt prints a struct, with every string and
+// number of FormData read "[redacted]", under every verb; so do a
+// []*OrderItemFormDataParams and a map of them. The request body carries
+// the values.
+func (p OrderItemFormDataParams) Format(f fmt.State, verb rune) {
+	p.FormData = redactedForm(p.FormData)
+	formatFields(f, verb, p, "acctadmin.OrderItemFormDataParams")
+}
+
+// MarshalJSON writes the params as encoding/json would, with FormData
+// redacted as Format prints it: params that a program marshals, or logs
+// with slog's JSON handler, show no personal data. The SDK writes the
+// request body with the values.
+func (p OrderItemFormDataParams) MarshalJSON() ([]byte, error) {
+	type plain OrderItemFormDataParams
+	p.FormData = redactedForm(p.FormData)
+	return json.Marshal(plain(p))
+}
+
 // SubmitFormData sends the form data an order item waits for and returns
 // the item, then new; a refused field is in the *APIError's Fields. Sent at
 // most once; after ErrOutcomeUnknown, OrderItems.ListRequiringAttention
@@ -96,5 +120,5 @@ func (s *OrderItemsClient) SubmitFormData(ctx context.Context, p *OrderItemFormD
 	p = orZero(p)
 	check := firstErr(checkID("company_id", p.CompanyID), checkID("order_item_id", p.OrderItemID),
 		checkFormData("form_data", p.FormData, true))
-	return firstRecord(send[recordsOrOne[OrderItem]](ctx, s.c, check, routeOrderItemsSubmitFormData.at(), nil, p))
+	return firstRecord(send[recordsOrOne[OrderItem]](ctx, s.c, check, routeOrderItemsSubmitFormData.at(), nil, bodyOf{p}))
 }

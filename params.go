@@ -289,6 +289,14 @@ func getByID[R any](ctx context.Context, c *Client, rt *route, id uuid.UUID) (*R
 // too.
 type bodyOf struct{ p any }
 
+// personalValues are those of the params, when they carry a form.
+func (b bodyOf) personalValues() []string {
+	if pb, ok := b.p.(personalBody); ok {
+		return pb.personalValues()
+	}
+	return nil
+}
+
 func (b bodyOf) MarshalJSON() ([]byte, error) {
 	v := reflect.ValueOf(b.p).Elem()
 	out := []byte{'{'}

@@ -1,6 +1,8 @@
 package acctadmin
 
 import (
+	"bytes"
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -51,8 +53,9 @@ type redactor struct {
 	// between characters that are not letters or digits, as "cvc 987" or
 	// "cvc":"987", and left inside longer words and numbers ("9870").
 	short []string
-	// cards match the card numbers a request body carried however they
-	// are grouped (see cardPattern); cardDigits are their digits.
+	// cards match the card numbers, and the numbers of a form (see
+	// addPersonal), a request body carried however they are grouped (see
+	// cardPattern); cardDigits are their digits.
 	cards      []*regexp.Regexp
 	cardDigits []string
 }
@@ -135,6 +138,141 @@ func (r *redactor) addSensitive(secret string) {
 		return
 	}
 	r.short = append(r.short, secret)
+}
+
+// Personal data. The values of a form a request body carried (the
+// FormData of OrderItemFormDataParams and CartAddParams: an SSN, a date
+// of birth, a name) are taken out of every text an answer echoes them
+// into, as secrets are: a value of minSecret bytes or more wherever it
+// occurs, one of minPersonal to minSecret-1 bytes where it stands alone
+// (see redactor.short), and a number (digits and the separators people
+// write in one: "123-45-6789", "(801) 555-0100", "1990-01-31") of
+// minPersonalDigits to maxPersonalDigits digits however its digits are
+// grouped, as card numbers are ("123456789", "123 45 6789"). Shorter
+// values ("CA", "no", "12") are not looked for: they would take words
+// and numbers out of every message and identify no one.
+const (
+	minPersonal       = 4
+	minPersonalDigits = 6
+	maxPersonalDigits = 32
+)
+
+// personalNumber returns the digits of v when v is written as a number:
+// minPersonalDigits to maxPersonalDigits digits, possibly grouped by
+// spaces, hyphens, dots, slashes or parentheses, or led by a plus.
+func personalNumber(v string) (string, bool) {
+	var b strings.Builder
+	for _, c := range v {
+		switch {
+		case '0' <= c && c <= '9':
+			b.WriteRune(c)
+		case strings.ContainsRune(" -./()+", c):
+		default:
+			return "", false
+		}
+	}
+	d := b.String()
+	return d, len(d) >= minPersonalDigits && len(d) <= maxPersonalDigits
+}
+
+// addPersonal makes the redactor look for a value of a form a request
+// body carried (see minPersonal).
+func (r *redactor) addPersonal(v string) {
+	if d, ok := personalNumber(v); ok && !slices.Contains(r.cardDigits, d) {
+		r.cardDigits = append(r.cardDigits, d)
+		r.cards = append(r.cards, cardPattern(d))
+	}
+	switch {
+	case len(v) >= minSecret:
+		r.add(v, redactedText)
+	case len(v) >= minPersonal && !slices.Contains(r.short, v):
+		r.short = append(r.short, v)
+	}
+}
+
+// addBodyValues makes the redactor look for each of values with add,
+// both as given and as a JSON body carried it, for a server that echoes
+// JSON.
+func (r *redactor) addBodyValues(values []string, add func(*redactor, string)) {
+	for _, v := range values {
+		add(r, v)
+		if enc, _ := json.Marshal(v); len(enc) > 2 && string(enc[1:len(enc)-1]) != v {
+			add(r, string(enc[1:len(enc)-1]))
+		}
+	}
+}
+
+// formValues returns the values of a form as its JSON carries them: every
+// string, and every number of minPersonalDigits digits or more, at any
+// depth of objects and arrays. Nil when form does not encode.
+func formValues(form any) []string {
+	var out []string
+	walkForm(form, func(v any) any {
+		switch v := v.(type) {
+		case string:
+			out = append(out, v)
+		case json.Number:
+			if _, ok := personalNumber(string(v)); ok {
+				out = append(out, string(v))
+			}
+		}
+		return v
+	})
+	return out
+}
+
+// redactedForm returns a copy of a form, as its JSON carries it, whose
+// strings and numbers read "[redacted]"; keys, booleans and nulls are
+// kept. A form that does not encode reads "[redacted]" whole.
+func redactedForm(form any) any {
+	if form == nil {
+		return nil
+	}
+	v, ok := walkForm(form, func(v any) any {
+		switch v.(type) {
+		case string, json.Number:
+			return redactedText
+		}
+		return v
+	})
+	if !ok {
+		return redactedText
+	}
+	return v
+}
+
+// walkForm encodes form as JSON, decodes it again (numbers as
+// json.Number) and returns it with each value that is not an object or
+// an array replaced by what leaf makes of it; false when form does not
+// encode.
+func walkForm(form any, leaf func(any) any) (any, bool) {
+	b, err := json.Marshal(form)
+	if err != nil {
+		return nil, false
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		return nil, false
+	}
+	var walk func(any) any
+	walk = func(v any) any {
+		switch v := v.(type) {
+		case map[string]any:
+			for k, e := range v {
+				v[k] = walk(e)
+			}
+			return v
+		case []any:
+			for i, e := range v {
+				v[i] = walk(e)
+			}
+			return v
+		}
+		return leaf(v)
+	}
+	return walk(v), true
 }
 
 // replaceStandalone replaces each occurrence of secret in s that stands

@@ -7,12 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -940,4 +942,389 @@ func TestSecretsEchoedIntoMessageAreRedacted(t *testing.T) {
 			t.Errorf("message %q read as %q, want %q", tc.msg, got, tc.want)
 		}
 	}
+}
+
+// fdOutputs collects everything a call lets a program see: the error
+// under every verb, its Body, Fields and Header, the Response, the hooks'
+// arguments and the log lines (text and JSON, without times, whose digits
+// could spell a value).
+type fdOutputs struct {
+	mu    sync.Mutex
+	texts []string
+	logs  tpLog
+}
+
+func (o *fdOutputs) note(format string, args ...any) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.texts = append(o.texts, fmt.Sprintf(format, args...))
+}
+
+func (o *fdOutputs) options() []Option {
+	noTime := &slog.HandlerOptions{Level: slog.LevelDebug, ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
+		if len(groups) == 0 && a.Key == slog.TimeKey {
+			return slog.Attr{}
+		}
+		return a
+	}}
+	hooks := Hooks{
+		CallStart: func(ctx context.Context, c CallInfo) context.Context { o.note("%+v %#v", c, c); return ctx },
+		CallEnd:   func(_ context.Context, c CallInfo) { o.note("%+v %#v %v", c, c, c.Err) },
+		AttemptStart: func(ctx context.Context, a AttemptInfo) context.Context {
+			o.note("%+v %#v", a, a)
+			return ctx
+		},
+		AttemptEnd: func(_ context.Context, a AttemptInfo) { o.note("%+v %#v %v", a, a, a.Err) },
+	}
+	return []Option{WithHooks(hooks), WithMaxRetries(0),
+		WithLogger(slog.New(slog.NewJSONHandler(&o.logs, noTime))), WithTimeout(5 * time.Second)}
+}
+
+// take notes what a call returned and gives every text seen so far.
+func (o *fdOutputs) take(meta *Response, err error) []string {
+	o.note("%v|%+v|%#v|%s|%q", err, err, err, err, err)
+	var ae *APIError
+	if errors.As(err, &ae) {
+		o.note("%s|%+v|%s|%v", ae.Body, ae.Fields, ae.Header, ae)
+	}
+	o.note("%+v|%#v|%v", *meta, *meta, meta.Header)
+	var buf bytes.Buffer
+	slog.New(slog.NewTextHandler(&buf, nil)).Error("call", "err", err)
+	o.note("%s", buf.String())
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	texts := append(o.texts, o.logs.String())
+	o.texts = nil
+	o.logs.mu.Lock()
+	o.logs.buf.Reset()
+	o.logs.mu.Unlock()
+	return texts
+}
+
+// fdDigits returns the digits of v when v is a number written with
+// digits and the separators people put in one, and has at least 6.
+func fdDigits(v string) string {
+	var d strings.Builder
+	for _, c := range v {
+		switch {
+		case '0' <= c && c <= '9':
+			d.WriteRune(c)
+		case strings.ContainsRune(" -./()+", c):
+		default:
+			return ""
+		}
+	}
+	if d.Len() < 6 {
+		return ""
+	}
+	return d.String()
+}
+
+// fdRegroup writes digits split into groups by seps.
+func fdRegroup(digits string, cuts []int, sep string) string {
+	var b strings.Builder
+	for i := 0; i < len(digits); i++ {
+		if i > 0 && slices.Contains(cuts, i) {
+			b.WriteString(sep)
+		}
+		b.WriteByte(digits[i])
+	}
+	return b.String()
+}
+
+// fdFormValue draws a value a form may hold: an SSN or an EIN grouped as
+// people write them, a phone number, a date of birth, a name, an
+// address line, a short code, a name that JSON escapes, or a value of one to three characters
+// (which is too short to be looked for, and is not searched).
+func fdFormValue(t *rapid.T, label string) string {
+	switch rapid.IntRange(0, 8).Draw(t, label+"-kind") {
+	case 0:
+		sep := rapid.SampledFrom([]string{"-", " ", ""}).Draw(t, label+"-sep")
+		d := rapid.StringMatching(`[1-8][0-9]{8}`).Draw(t, label)
+		return d[:3] + sep + d[3:5] + sep + d[5:]
+	case 1:
+		d := rapid.StringMatching(`[1-8][0-9]{8}`).Draw(t, label)
+		return d[:2] + "-" + d[2:]
+	case 2:
+		return rapid.StringMatching(`\([2-9][0-9]{2}\) [2-9][0-9]{2}-[0-9]{4}|[2-9][0-9]{9}`).Draw(t, label)
+	case 3:
+		return rapid.StringMatching(`19[0-9]{2}-(0[1-9]|1[0-2])-[0-2][0-9]`).Draw(t, label)
+	case 4:
+		return rapid.StringMatching(`[QXZ][a-z]{2,8}[qxz] [QXZ][a-z]{2,8}[qxz]`).Draw(t, label)
+	case 5:
+		return rapid.StringMatching(`[0-9]{2,5} [QXZ][a-z]{3,9}q St(reet)?, (Apt|Suite) [0-9]{1,3}[A-D]`).Draw(t, label)
+	case 6:
+		return rapid.StringMatching(`[QXZ][0-9][qxz]{2,3}`).Draw(t, label) // 4 or 5: where it stands alone
+	case 7: // JSON writes it otherwise: "Qab \u0026 Zcd"
+		return rapid.StringMatching(`[QXZ][a-z]{2,6}q ?[&<>"] ?[QXZ][a-z]{2,6}z`).Draw(t, label)
+	default:
+		return rapid.StringMatching(`[a-z0-9]{1,3}`).Draw(t, label)
+	}
+}
+
+// fdFormData draws a form: nested objects and lists of values.
+func fdFormData(t *rapid.T, label string, depth int) map[string]any {
+	form := map[string]any{}
+	n := rapid.IntRange(1, 4).Draw(t, label+"-n")
+	for i := 0; i < n; i++ {
+		key := fmt.Sprintf("%s_%d", rapid.SampledFrom([]string{"ssn", "ein", "dob", "name", "phone", "address", "owner"}).Draw(t, label+"-key"), i)
+		switch k := rapid.IntRange(0, 5).Draw(t, label+"-shape"); {
+		case k == 0 && depth < 2:
+			form[key] = fdFormData(t, label+"."+key, depth+1)
+		case k == 1:
+			var list []any
+			for j := rapid.IntRange(1, 3).Draw(t, label+"-len"); j > 0; j-- {
+				list = append(list, fdFormValue(t, label+"."+key+"[]"))
+			}
+			form[key] = list
+		case k == 2:
+			form[key] = rapid.Bool().Draw(t, label+"-bool")
+		default:
+			form[key] = fdFormValue(t, label+"."+key)
+		}
+	}
+	return form
+}
+
+// fdStrings returns the string values of a decoded JSON value.
+func fdStrings(v any) []string {
+	switch v := v.(type) {
+	case string:
+		return []string{v}
+	case map[string]any:
+		var out []string
+		for _, e := range v {
+			out = append(out, fdStrings(e)...)
+		}
+		return out
+	case []any:
+		var out []string
+		for _, e := range v {
+			out = append(out, fdStrings(e)...)
+		}
+		return out
+	}
+	return nil
+}
+
+// fdShows reports where text shows value: anywhere when it is 6
+// characters or more, where it stands alone when shorter.
+func fdShows(text, value string) bool {
+	if len(value) >= minSecret {
+		return strings.Contains(text, value)
+	}
+	return replaceStandalone(text, value, "\x00") != text
+}
+
+// Over generated forms (SSNs and EINs however grouped, phone numbers,
+// dates of birth, names, addresses, short codes, nested in objects and
+// lists) sent by OrderItems.SubmitFormData and ShoppingCart.Add, and
+// servers that echo any of the values — as sent, as JSON wrote them, or
+// as their digits regrouped — in the message, a field error, a header or
+// the body, refusing or failing: no error (under any verb, its Body,
+// Fields and Header), log line, hook argument or Response shows a value
+// of 4 characters or more, nor the digits of a number.
+func TestFormDataNeverLeaksGenerated(t *testing.T) {
+	// The plan of the server's echo, drawn by the test before each call:
+	// how it shows each value, and the status.
+	var (
+		mu     sync.Mutex
+		shows  map[string]string
+		status int
+	)
+	srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
+		var body struct {
+			FormData any `json:"form_data"`
+		}
+		b, _ := io.ReadAll(r.Body)
+		_ = json.Unmarshal(b, &body)
+		mu.Lock()
+		var shown []string
+		for _, v := range fdStrings(body.FormData) {
+			shown = append(shown, shows[v])
+		}
+		status := status
+		mu.Unlock()
+		message := "invalid: " + strings.Join(shown, ", ") + "."
+		w.Header().Set("X-Echo", strings.NewReplacer("\r", "", "\n", "").Replace(message))
+		if status == 0 {
+			resetConn(w)
+			return
+		}
+		out, _ := json.Marshal(map[string]any{"success": false, "message": message, "result": nil,
+			"errors": []map[string]string{{"field": "form_data." + strings.Join(shown, "_"), "message": message}},
+			"echo":   json.RawMessage(b)})
+		writeJSON(w, status, string(out))
+	})
+	var out fdOutputs
+	c := newTestClient(t, srv, out.options()...)
+	rapid.Check(t, func(rt *rapid.T) {
+		form := fdFormData(rt, "form", 0)
+		var needles []string
+		plan := map[string]string{}
+		for _, v := range fdStrings(form) {
+			if _, ok := plan[v]; ok {
+				continue
+			}
+			switch rapid.IntRange(0, 2).Draw(rt, "echo") {
+			case 0:
+				plan[v] = v
+			case 1: // as a server that wrote it back into JSON
+				enc, _ := json.Marshal(v)
+				plan[v] = string(enc)
+			default: // its digits, regrouped
+				plan[v] = v
+				if d := fdDigits(v); d != "" {
+					cuts := rapid.SliceOfNDistinct(rapid.IntRange(1, len(d)-1), 0, 4, rapid.ID[int]).Draw(rt, "cuts")
+					sep := rapid.SampledFrom([]string{"-", " ", ".", "", " - "}).Draw(rt, "sep")
+					plan[v] = fdRegroup(d, cuts, sep)
+					needles = append(needles, plan[v])
+				}
+			}
+			if len(v) < 4 {
+				continue
+			}
+			enc, _ := json.Marshal(v)
+			needles = append(needles, v, string(enc[1:len(enc)-1]))
+			if d := fdDigits(v); d != "" {
+				needles = append(needles, d)
+			}
+		}
+		mu.Lock()
+		shows, status = plan, rapid.SampledFrom([]int{0, 200, 400, 409, 422, 500}).Draw(rt, "status")
+		mu.Unlock()
+		var meta Response
+		ctx := WithResponseInto(context.Background(), &meta)
+		var err error
+		if rapid.Bool().Draw(rt, "cart") {
+			_, err = c.ShoppingCart.Add(ctx, &CartAddParams{CompanyID: wcCompany, ProductID: wcProduct, FormData: form})
+		} else {
+			_, err = c.OrderItems.SubmitFormData(ctx, &OrderItemFormDataParams{CompanyID: wcCompany, OrderItemID: wcOrder, FormData: form})
+		}
+		if err == nil {
+			rt.Fatal("the call succeeded; every server here refuses it")
+		}
+		for _, text := range out.take(&meta, err) {
+			for _, n := range needles {
+				if fdShows(text, n) {
+					rt.Fatalf("an output shows %q: %.400s", n, text)
+				}
+			}
+		}
+	})
+}
+
+// A form refused with 400 whose message and field error quote the SSN
+// it was sent (with dashes, without, with spaces): the error, its
+// Fields, its Body and a log line of it say [redacted] instead.
+func TestFormRefusalDoesNotQuoteTheSSN(t *testing.T) {
+	srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusBadRequest, `{"success":false,"message":"form_data.ssn 123-45-6789 is not valid",
+			"errors":[{"field":"form_data.ssn","message":"123456789 (123 45 6789) is not an SSN"}]}`)
+	})
+	var out fdOutputs
+	c := newTestClient(t, srv, out.options()...)
+	var meta Response
+	_, err := c.OrderItems.SubmitFormData(WithResponseInto(context.Background(), &meta),
+		&OrderItemFormDataParams{CompanyID: wcCompany, OrderItemID: wcOrder, FormData: map[string]any{"ssn": "123-45-6789"}})
+	ae := tpAPIError(t, err)
+	if ae.StatusCode != http.StatusBadRequest || ae.Message != "form_data.ssn [redacted] is not valid" ||
+		!reflect.DeepEqual(ae.Fields, []FieldError{{"form_data.ssn", "[redacted] ([redacted]) is not an SSN"}}) {
+		t.Errorf("err = %v, Fields = %v: want the 400 with the SSN redacted", err, ae.Fields)
+	}
+	var logged bytes.Buffer
+	log.New(&logged, "", 0).Print(err)
+	for _, text := range append(out.take(&meta, err), logged.String()) {
+		for _, n := range []string{"123-45-6789", "123456789", "123 45 6789"} {
+			if strings.Contains(text, n) {
+				t.Errorf("an output shows %q: %s", n, text)
+			}
+		}
+	}
+}
+
+// The values of a form: a number of 6 digits or more is redacted however
+// its digits are grouped, a value of 6 bytes or more wherever it occurs,
+// one of 4 or 5 where it stands alone, and a shorter one not at all.
+func TestRedactorPersonalValues(t *testing.T) {
+	var r redactor
+	for _, v := range []string{"123-45-6789", "UT", "no", "Zed", "Qix7", "Zelda Qwix", "(801) 555-0199", "12-34-56"} {
+		r.addPersonal(v)
+	}
+	for _, tc := range []struct{ in, want string }{
+		{"ssn 123-45-6789, 123456789, 123 45 6789, 12-345-67.89", "ssn [redacted], [redacted], [redacted], [redacted]"},
+		{"UT no Zed", "UT no Zed"},
+		{"Qix7 Qix70 xQix7", "[redacted] Qix70 xQix7"},
+		{"owner Zelda Qwixson", "owner [redacted]son"},
+		{"phone 801-555-0199 or (801) 555-0199", "phone [redacted] or [redacted]"},
+		{"ref 9876543", "ref 9876543"},
+		{"code 123456 or 1234 56", "code [redacted] or [redacted]"},
+	} {
+		if got := r.redact(tc.in); got != tc.want {
+			t.Errorf("redact(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+	if got := formValues(map[string]any{"a": []any{"x", 12, 1234567}, "b": map[string]any{"c": "yz"}, "d": true}); len(got) != 3 {
+		t.Errorf("formValues = %q, want x, 1234567 and yz", got)
+	}
+	if got := formValues(func() {}); got != nil {
+		t.Errorf("formValues of a value that does not encode = %q", got)
+	}
+}
+
+// Params that carry a form print, marshal and log its strings and
+// numbers redacted, under every verb, in slices and maps and behind
+// pointers, and say so; the request body still carries the values.
+func TestFormParamsFormatRedacted(t *testing.T) {
+	form := map[string]any{"ssn": "123-45-6789", "owner": map[string]any{"name": "Zelda Qwix", "dob": "1984-02-29",
+		"phones": []any{"(801) 555-0199"}, "tax_id": 987654321}, "ein_trucking": false}
+	order := &OrderItemFormDataParams{CompanyID: wcCompany, OrderItemID: wcOrder, FormData: form}
+	cart := &CartAddParams{CompanyID: wcCompany, ProductID: wcProduct, FormData: form}
+	needles := []string{"123-45-6789", "Zelda Qwix", "1984-02-29", "555-0199", "987654321"}
+	noTime := &slog.HandlerOptions{ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
+		if len(groups) == 0 && a.Key == slog.TimeKey {
+			return slog.Attr{}
+		}
+		return a
+	}}
+	for _, v := range []any{order, *order, cart, *cart, []*OrderItemFormDataParams{order}, map[string]CartAddParams{"c": *cart}} {
+		var texts []string
+		for _, verb := range []string{"%v", "%+v", "%#v", "%s", "%q", "%x", "%d"} {
+			texts = append(texts, fmt.Sprintf(verb, v))
+		}
+		var logs bytes.Buffer
+		for _, h := range []slog.Handler{slog.NewTextHandler(&logs, noTime), slog.NewJSONHandler(&logs, noTime)} {
+			slog.New(h).Info("params", "p", v)
+		}
+		texts = append(texts, logs.String())
+		for _, text := range texts {
+			for _, n := range needles {
+				if strings.Contains(text, n) {
+					t.Errorf("%T shows %q: %s", v, n, text)
+				}
+			}
+		}
+		if s := fmt.Sprintf("%+v", v); !strings.Contains(s, "ssn:[redacted]") || !strings.Contains(s, "ein_trucking:false") {
+			t.Errorf("%%+v of %T = %s, want the form's keys with its values redacted", v, s)
+		}
+		if b, err := json.Marshal(v); err != nil || !strings.Contains(string(b), `"ssn":"[redacted]"`) {
+			t.Errorf("json of %T = %s, %v: want the form's keys with its values redacted", v, b, err)
+		}
+	}
+	if !strings.Contains(logsOf(order), `"form_data":{"ein_trucking":false,"owner":{"dob":"[redacted]"`) {
+		t.Errorf("slog JSON of the params = %s", logsOf(order))
+	}
+	for _, v := range []any{bodyOf{order}, bodyOf{cart}} {
+		b, err := json.Marshal(v)
+		if err != nil || !strings.Contains(string(b), `"ssn":"123-45-6789"`) || !strings.Contains(string(b), `"tax_id":987654321`) {
+			t.Errorf("the body of %T = %s, %v: want the form as given", v, b, err)
+		}
+	}
+}
+
+// logsOf is what slog's JSON handler writes of v.
+func logsOf(v any) string {
+	var b bytes.Buffer
+	slog.New(slog.NewJSONHandler(&b, nil)).Info("params", "p", v)
+	return b.String()
 }

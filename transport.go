@@ -3,6 +3,8 @@ package acctadmin
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -207,13 +209,11 @@ func (c *Client) do(ctx context.Context, ep endpoint, q *query, in any, file boo
 		if sb, ok := in.(secretBody); ok {
 			// Values no message may show (a card number, a password): the
 			// call's redaction takes them out of anything an answer echoes.
-			for _, v := range sb.secretValues() {
-				st.secrets().addSensitive(v)
-				// As the body carried it, for a server that echoes JSON.
-				if enc, _ := json.Marshal(v); len(enc) > 2 && string(enc[1:len(enc)-1]) != v {
-					st.secrets().addSensitive(string(enc[1 : len(enc)-1]))
-				}
-			}
+			st.secrets().addBodyValues(sb.secretValues(), (*redactor).addSensitive)
+		}
+		if pb, ok := in.(personalBody); ok {
+			// The values of a form (an SSN, a date of birth), likewise.
+			st.secrets().addBodyValues(pb.personalValues(), (*redactor).addPersonal)
 		}
 	}
 	if into, _ := ctx.Value(responseKey{}).(*Response); into != nil || c.hooks != nil {
@@ -407,6 +407,10 @@ func (c *Client) retryPolicy(class retryClass, attempt int, resp *http.Response,
 
 // secretBody is a request body that carries secrets.
 type secretBody interface{ secretValues() []string }
+
+// personalBody is a request body that carries personal data: the values
+// of a form (see formValues).
+type personalBody interface{ personalValues() []string }
 
 // outcome marks the failure err of an at-most-once call ErrOutcomeUnknown
 // when the API may have applied the call, by the rule of the package doc.
@@ -698,16 +702,52 @@ func (st *callState) redact(err error) error {
 	if errors.As(err, &te) || errors.As(err, &de) {
 		return err
 	}
+	origin := connectOrigin(err)
 	err = stripURL(err)
 	st.learnToken()
 	r := st.secrets()
 	text := r.clean(causeText(err), maxMessage)
+	if origin != "" {
+		text = "connect to " + r.clean(origin, maxDetail) + ": " + text
+	}
 	if raw := err.Error(); r.clean(raw, maxMessage) != raw {
 		// The cause quotes the server (a malformed answer) with a secret
 		// in it, or at length: it is kept for errors.Is, not shown.
 		err = &redactedError{text: r.clean(raw, maxMessage), cause: err}
 	}
 	return &TransportError{Method: st.method, Path: st.path, Attempts: max(st.attempt, 1), Err: err, text: text}
+}
+
+// connectOrigin returns the scheme, host and port of the URL that err
+// failed to connect to, "https://api.example.com:443" (no userinfo, path
+// or query), when err is a failure to connect: a dial refused or timed
+// out, a name that does not resolve, a TLS handshake refused. Else "".
+func connectOrigin(err error) string {
+	var ue *url.Error
+	if !errors.As(err, &ue) || !connectFailure(ue.Err) {
+		return ""
+	}
+	u, perr := url.Parse(ue.URL)
+	if perr != nil || u.Scheme == "" || u.Host == "" {
+		return ""
+	}
+	return u.Scheme + "://" + u.Host
+}
+
+// connectFailure reports whether err says that no connection to the API
+// could be made.
+func connectFailure(err error) bool {
+	var (
+		op  *net.OpError
+		dns *net.DNSError
+		rh  tls.RecordHeaderError
+		cv  *tls.CertificateVerificationError
+		hn  x509.HostnameError
+		ua  x509.UnknownAuthorityError
+		ci  x509.CertificateInvalidError
+	)
+	return errors.As(err, &op) && op.Op == "dial" || errors.As(err, &dns) || errors.As(err, &rh) ||
+		errors.As(err, &cv) || errors.As(err, &hn) || errors.As(err, &ua) || errors.As(err, &ci)
 }
 
 // stripURL drops the *url.Error wrappers of err, whose text repeats the

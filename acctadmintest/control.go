@@ -32,7 +32,7 @@ const ControlPrefix = "/_fake/"
 // X-Forwarded-For, X-Real-IP, X-Forwarded-Host or Via): a reverse proxy
 // or tunnel on the same machine would otherwise hand it to the network.
 func WithControl() Option {
-	return func(c *config) { c.control = true }
+	return optionFunc(func(c *config) { c.control = true })
 }
 
 // Reset empties the account (every record and callback), removes every

@@ -7,6 +7,14 @@
 //	defer srv.Close()
 //	// point the client at srv.URL with srv.AccessKey and srv.SecretKey
 //
+// In a Go test, NewClient does that and makes the SDK's client, with
+// retry waits of milliseconds; the test's cleanup closes both:
+//
+//	c, srv := acctadmintest.NewClient(t, acctadmintest.WithDemoData())
+//
+// Answer (or WithAnswer) makes one route give exactly the answer a test
+// wants, while the fake serves the rest.
+//
 // A Fake is also a plain http.Handler (NewFake), so it can be served by
 // any http.Server; set (*Fake).ConnState as that server's ConnState hook
 // to count connections. The command cmd/acctadmin-fake does exactly that.

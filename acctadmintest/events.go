@@ -45,7 +45,7 @@ type Delivery struct {
 // receivers that need more than the default client (a TLS test server's
 // certificate, say). Redirects should not be followed.
 func WithDeliveryClient(client *http.Client) Option {
-	return func(c *config) { c.deliveryClient = client }
+	return optionFunc(func(c *config) { c.deliveryClient = client })
 }
 
 func newDeliveryClient(timeout time.Duration) *http.Client {

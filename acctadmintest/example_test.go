@@ -2,6 +2,7 @@ package acctadmintest_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/acctadmin/acctadmin-go"
 	"github.com/acctadmin/acctadmin-go/acctadmintest"
 )
 
@@ -50,4 +52,31 @@ func ExampleWithControl() {
 	// /_fake/documents 201
 	// new-document Curl Co LLC 200
 	// Utah
+}
+
+// A test that wants exactly one answer from one route sets it with
+// Answer; the other routes are served by the fake as always. In a test,
+// acctadmintest.NewClient(t) makes the server and the client in one line.
+func ExampleFake_Answer() {
+	srv := acctadmintest.NewServer(acctadmintest.WithStrictSigning())
+	defer srv.Close()
+	c, err := acctadmin.NewClient(srv.AccessKey, srv.SecretKey, acctadmin.WithBaseURL(srv.URL),
+		acctadmin.WithRetryWait(acctadmintest.ClientRetryWaitMin, acctadmintest.ClientRetryWaitMax))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	srv.AddCompany(acctadmintest.CompanyInput{Name: "Acme Widgets LLC", HomeState: "Utah"})
+	remove := srv.Answer(http.MethodGet, "/companies", http.StatusForbidden,
+		`{"success":false,"message":"account suspended"}`)
+
+	_, err = c.Companies.List(context.Background())
+	fmt.Println(err, errors.Is(err, acctadmin.ErrForbidden))
+
+	remove()
+	companies, err := c.Companies.List(context.Background())
+	fmt.Println(len(companies), err)
+	// Output:
+	// acctadmin: GET /companies: 403 account suspended true
+	// 1 <nil>
 }

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/acctadmin/acctadmin-go"
 )
 
 // Fake is the in-memory Account Administration API. It is an http.Handler:
@@ -55,12 +57,19 @@ type Fake struct {
 	counts         map[routeKey]int
 	writes         []Write
 	deliveries     []Delivery
-	finished       int           // deliveries that reached their final attempt
-	changed        chan struct{} // closed and replaced whenever deliveries change
+	answers        []*cannedAnswer // canned answers, oldest first (see Answer)
+	finished       int             // deliveries that reached their final attempt
+	changed        chan struct{}   // closed and replaced whenever deliveries change
 }
 
-// Option configures a Fake or a Server.
-type Option func(*config)
+// Option configures a Fake or a Server. The With functions make the
+// options.
+type Option interface{ apply(*config) }
+
+// optionFunc is an Option that is a function.
+type optionFunc func(*config)
+
+func (f optionFunc) apply(c *config) { f(c) }
 
 type config struct {
 	accessKey, secretKey string
@@ -81,6 +90,8 @@ type config struct {
 	queryInPath          bool
 	strictSigning        bool
 	rateLimit            int
+	answers              []*cannedAnswer
+	clientOpts           []acctadmin.Option // for NewClient
 }
 
 // DefaultLocation is the zone in which the fake writes times unless
@@ -90,34 +101,34 @@ var DefaultLocation = time.FixedZone("-0700", -7*60*60)
 
 // WithKeys fixes the access key and secret key instead of random ones.
 func WithKeys(accessKey, secretKey string) Option {
-	return func(c *config) { c.accessKey, c.secretKey = accessKey, secretKey }
+	return optionFunc(func(c *config) { c.accessKey, c.secretKey = accessKey, secretKey })
 }
 
 // WithClock makes the fake read the time from now instead of time.Now: it
 // stamps new records, response timestamps and delivery records with it.
 // Seeding helpers given no creation time use it too.
 func WithClock(now func() time.Time) Option {
-	return func(c *config) { c.clock = now }
+	return optionFunc(func(c *config) { c.clock = now })
 }
 
 // WithLocation sets the zone in which times are written on the wire
 // (DefaultLocation otherwise). Dates (due_date) are written as given,
 // without conversion.
 func WithLocation(loc *time.Location) Option {
-	return func(c *config) { c.loc = loc }
+	return optionFunc(func(c *config) { c.loc = loc })
 }
 
 // WithSeed seeds the random source of the fake, from which record IDs and
 // the Probability of faults are drawn, so that a run can be repeated.
 // Without it the seed is random. Keys are random unless WithKeys is given.
 func WithSeed(seed int64) Option {
-	return func(c *config) { c.seed, c.seeded = uint64(seed), true }
+	return optionFunc(func(c *config) { c.seed, c.seeded = uint64(seed), true })
 }
 
 // WithDemoData fills the fake with the demo account of SeedDemo when it is
 // created.
 func WithDemoData() Option {
-	return func(c *config) { c.demo = true }
+	return optionFunc(func(c *config) { c.demo = true })
 }
 
 // WithoutQuirks turns off the wire inconsistencies of the real API that the
@@ -128,7 +139,7 @@ func WithDemoData() Option {
 // always objects, empty arrays are [] and records carry no undocumented
 // fields.
 func WithoutQuirks() Option {
-	return func(c *config) { c.quirks = false }
+	return optionFunc(func(c *config) { c.quirks = false })
 }
 
 // WithStrictSigning makes the fake accept request tokens in the SDK's
@@ -139,7 +150,7 @@ func WithoutQuirks() Option {
 // it; the SDK's own tests use this option, so that the SDK keeps signing
 // one way.
 func WithStrictSigning() Option {
-	return func(c *config) { c.strictSigning = true }
+	return optionFunc(func(c *config) { c.strictSigning = true })
 }
 
 // WithQueryInPathClaim, with WithStrictSigning, also accepts tokens whose
@@ -149,13 +160,13 @@ func WithStrictSigning() Option {
 // accepted anyway. The query in the claim must be the request's query
 // (its values compared once decoded).
 func WithQueryInPathClaim() Option {
-	return func(c *config) { c.queryInPath = true }
+	return optionFunc(func(c *config) { c.queryInPath = true })
 }
 
 // WithLatency delays every request by d before it is handled. SetLatency
 // changes it later.
 func WithLatency(d time.Duration) Option {
-	return func(c *config) { c.latency = d }
+	return optionFunc(func(c *config) { c.latency = d })
 }
 
 // WithRateLimit makes the fake answer as an API that allows n requests a
@@ -169,7 +180,7 @@ func WithLatency(d time.Duration) Option {
 // injected faults; the control surface and the file links the API hands
 // out are not counted. n <= 0 (the default) means no limit.
 func WithRateLimit(n int) Option {
-	return func(c *config) { c.rateLimit = max(n, 0) }
+	return optionFunc(func(c *config) { c.rateLimit = max(n, 0) })
 }
 
 // WithDeliveryRetry sets how callback events are retried: at most attempts
@@ -177,14 +188,14 @@ func WithRateLimit(n int) Option {
 // (default 50ms) before the second attempt and twice as long before each
 // further one.
 func WithDeliveryRetry(attempts int, backoff time.Duration) Option {
-	return func(c *config) {
+	return optionFunc(func(c *config) {
 		if attempts > 0 {
 			c.deliveryAttempts = attempts
 		}
 		if backoff >= 0 {
 			c.deliveryBackoff = backoff
 		}
-	}
+	})
 }
 
 // WithLogLimit bounds the memory of the logs of a long-running fake: the
@@ -195,17 +206,17 @@ func WithDeliveryRetry(attempts int, backoff time.Duration) Option {
 // counts stay exact. Without it (or with n <= 0) the logs keep
 // everything, which is what a test wants.
 func WithLogLimit(n int) Option {
-	return func(c *config) { c.logLimit = max(n, 0) }
+	return optionFunc(func(c *config) { c.logLimit = max(n, 0) })
 }
 
 // WithDeliveryTimeout bounds each delivery attempt of a callback event
 // (default 5s).
 func WithDeliveryTimeout(d time.Duration) Option {
-	return func(c *config) {
+	return optionFunc(func(c *config) {
 		if d > 0 {
 			c.deliveryTimeout = d
 		}
-	}
+	})
 }
 
 // NewFake returns a Fake that is not served anywhere yet. Call Close when
@@ -220,7 +231,7 @@ func NewFake(opts ...Option) *Fake {
 		deliveryTimeout:  5 * time.Second,
 	}
 	for _, o := range opts {
-		o(&cfg)
+		o.apply(&cfg)
 	}
 	if cfg.accessKey == "" {
 		cfg.accessKey = uuid.NewString()
@@ -245,6 +256,7 @@ func NewFake(opts ...Option) *Fake {
 		counts:    make(map[routeKey]int),
 		changed:   make(chan struct{}),
 		client:    cfg.deliveryClient,
+		answers:   cfg.answers,
 	}
 	if f.client == nil {
 		f.client = newDeliveryClient(cfg.deliveryTimeout)

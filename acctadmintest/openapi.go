@@ -301,7 +301,7 @@ func schemaFieldError(field string, param bool, se *openapi3.SchemaError) fieldE
 // report is called on the goroutine that serves the request, before the
 // client has the whole answer.
 func WithContractChecks(report func(error)) Option {
-	return func(c *config) { c.contractReport = report }
+	return optionFunc(func(c *config) { c.contractReport = report })
 }
 
 // maxCheckedAnswer bounds the JSON answer kept to check it.

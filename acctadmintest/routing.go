@@ -311,7 +311,7 @@ func exchangeOf(r *http.Request) *exchange {
 // routed.
 func newHandler(f *Fake) http.Handler {
 	rt := newRouter(f)
-	api := f.logged(rt, f.delayed(f.withFaults(f.authenticated(rt))))
+	api := f.logged(rt, f.delayed(f.withFaults(f.authenticated(f.answered(rt)))))
 	var ctl http.Handler
 	if f.cfg.control {
 		ctl = newControl(f)

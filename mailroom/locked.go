@@ -37,7 +37,7 @@ import (
 // removing its record lets the room try once more. New refuses WithUnlock
 // for a store whose journal is neither Dir's nor Redis's.
 func WithUnlock(paymentMethodID uuid.UUID, ceiling acctadmin.Money) Option {
-	return func(c *config) {
+	return optionFunc(func(c *config) {
 		switch {
 		case paymentMethodID == uuid.Nil:
 			c.err = errors.New("mailroom: WithUnlock: nil payment method id")
@@ -45,7 +45,7 @@ func WithUnlock(paymentMethodID uuid.UUID, ceiling acctadmin.Money) Option {
 			c.err = fmt.Errorf("mailroom: WithUnlock: ceiling %s is not positive", ceiling)
 		}
 		c.unlockCard, c.ceiling = paymentMethodID, ceiling
-	}
+	})
 }
 
 // unlockRecorder records, durably and for every room of the store, that

@@ -20,7 +20,7 @@ import (
 // payment-locked (left unread, and listed once in Stats and the log; see
 // WithUnlock), or was being saved elsewhere. A document the unread listing shows but
 // whose download answers 404 is gone: the pull starts again without it
-// (at most maxGone times), so that it does not stop the pull of the rest.
+// (at most 8 times), so that it does not stop the pull of the rest.
 // It is tried again by the next Pull, as the listing may show a document
 // before its file can be downloaded. The journal's documents are each tried,
 // and the first error among them returned; an error of the claims or the

@@ -86,38 +86,44 @@ type config struct {
 	err             error
 }
 
-// Option configures a Room; pass options to New.
-type Option func(*config)
+// Option configures a Room; pass options to New. The With functions
+// make the options.
+type Option interface{ apply(*config) }
+
+// optionFunc is an Option that is a function.
+type optionFunc func(*config)
+
+func (f optionFunc) apply(c *config) { f(c) }
 
 // WithRedis shares the room's claims, and its journal when the store keeps
 // none, with every room on rdb: a fleet of rooms behind one load balancer,
 // saving into one store, downloads each document once between them. rdb
 // is used as given and not closed.
 func WithRedis(rdb redis.UniversalClient) Option {
-	return func(c *config) {
+	return optionFunc(func(c *config) {
 		if rdb == nil {
 			c.err = errors.New("mailroom: WithRedis: nil client")
 		}
 		c.rdb = rdb
-	}
+	})
 }
 
 // WithCallbackURL sets the public URL at which the API reaches Handler;
 // Run registers it, exactly once (see acctadmin.CallbacksClient.Ensure).
 // Without it Run registers nothing and relies on its pulls alone.
 func WithCallbackURL(url string) Option {
-	return func(c *config) { c.callbackURL = url }
+	return optionFunc(func(c *config) { c.callbackURL = url })
 }
 
 // WithPullInterval sets the time between two reconciling pulls of Run
 // (default DefaultPullInterval).
 func WithPullInterval(d time.Duration) Option {
-	return func(c *config) {
+	return optionFunc(func(c *config) {
 		if d <= 0 {
 			c.err = fmt.Errorf("mailroom: WithPullInterval: %s is not positive", d)
 		}
 		c.interval = d
-	}
+	})
 }
 
 // WithClaimTTL sets how long a claim on a document outlives the room that
@@ -125,24 +131,24 @@ func WithPullInterval(d time.Duration) Option {
 // of it while it downloads, and a room that dies has its claims taken over
 // by the others that much later. It must be at least 100 milliseconds.
 func WithClaimTTL(d time.Duration) Option {
-	return func(c *config) {
+	return optionFunc(func(c *config) {
 		if d < 100*time.Millisecond {
 			c.err = fmt.Errorf("mailroom: WithClaimTTL: %s is under 100ms", d)
 		}
 		c.ttl = d
-	}
+	})
 }
 
 // WithWorkers sets how many documents a reconciling pull downloads at once
 // (default DefaultWorkers, at most 32). Callbacks are not bounded by it:
 // each is downloaded as it arrives.
 func WithWorkers(n int) Option {
-	return func(c *config) {
+	return optionFunc(func(c *config) {
 		if n < 1 || n > 32 {
 			c.err = fmt.Errorf("mailroom: WithWorkers: %d is not from 1 to 32", n)
 		}
 		c.workers = n
-	}
+	})
 }
 
 // WithDownloadTimeout bounds the download and save of one document
@@ -150,12 +156,12 @@ func WithWorkers(n int) Option {
 // its sender has hung up, within this bound, so that the redelivery finds
 // the document saved.
 func WithDownloadTimeout(d time.Duration) Option {
-	return func(c *config) {
+	return optionFunc(func(c *config) {
 		if d <= 0 {
 			c.err = fmt.Errorf("mailroom: WithDownloadTimeout: %s is not positive", d)
 		}
 		c.downloadTimeout = d
-	}
+	})
 }
 
 // WithOnSaved calls fn with each document the room has saved, before the
@@ -166,7 +172,7 @@ func WithDownloadTimeout(d time.Duration) Option {
 // finishes the journal record calls it again. It runs on the goroutine
 // that saved the document; keep it quick.
 func WithOnSaved(fn func(ctx context.Context, d acctadmin.Document)) Option {
-	return func(c *config) { c.onSaved = fn }
+	return optionFunc(func(c *config) { c.onSaved = fn })
 }
 
 // WithKeepOut keeps out the documents for which keep returns true: they
@@ -176,7 +182,7 @@ func WithOnSaved(fn func(ctx context.Context, d acctadmin.Document)) Option {
 // it (or WithOnSaved) a callback costs one more request, to read the
 // record the event does not carry.
 func WithKeepOut(keep func(d acctadmin.Document) bool) Option {
-	return func(c *config) { c.keepOut = keep }
+	return optionFunc(func(c *config) { c.keepOut = keep })
 }
 
 // WithEvents hands fn every authentic event other than new-document that
@@ -189,19 +195,19 @@ func WithKeepOut(keep func(d acctadmin.Document) bool) Option {
 // delivery of an event at a time and not again once it succeeded.
 // Without it those events are answered 200 and dropped.
 func WithEvents(fn func(ctx context.Context, ev *webhook.Event) error) Option {
-	return func(c *config) {
+	return optionFunc(func(c *config) {
 		if fn == nil {
 			c.err = errors.New("mailroom: WithEvents: nil function")
 		}
 		c.events = fn
-	}
+	})
 }
 
 // WithLogger sets the logger of what the room does not return: a failed
 // pull, a failed registration, a document it could not save (default
 // slog.Default()). It logs ids, never secrets.
 func WithLogger(l *slog.Logger) Option {
-	return func(c *config) { c.logger = l }
+	return optionFunc(func(c *config) { c.logger = l })
 }
 
 // New makes a mail room that saves every document of the account into
@@ -225,7 +231,7 @@ func New(c *acctadmin.Client, v *webhook.Verifier, store Store, opts ...Option) 
 		logger:          slog.Default(),
 	}
 	for _, opt := range opts {
-		opt(&cfg)
+		opt.apply(&cfg)
 		if cfg.err != nil {
 			return nil, cfg.err
 		}

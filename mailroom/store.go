@@ -101,26 +101,31 @@ func Dir(path string, opts ...DirOption) Store {
 		fs:      osFS{},
 	}
 	for _, o := range opts {
-		o(s)
+		o.applyDir(s)
 	}
 	return s
 }
 
-// DirOption configures Dir.
-type DirOption func(*dirStore)
+// DirOption configures Dir. WithNames makes one.
+type DirOption interface{ applyDir(*dirStore) }
+
+// dirOptionFunc is a DirOption that is a function.
+type dirOptionFunc func(*dirStore)
+
+func (f dirOptionFunc) applyDir(s *dirStore) { f(s) }
 
 // WithNames makes Dir name each file name(d) instead of FileName(d). Dir
 // makes the name safe as FileName does its parts (bounded to 150 bytes),
 // adds " - <id>" unless it ends with the id already, and ".pdf"; a name
 // that is empty once made safe becomes "<id>.pdf".
 func WithNames(name func(d acctadmin.Document) string) DirOption {
-	return func(s *dirStore) {
+	return dirOptionFunc(func(s *dirStore) {
 		if name != nil {
 			s.names = func(d acctadmin.Document) string {
 				return withID(clean(strings.TrimSuffix(name(d), ".pdf"), maxCustomName), d.ID)
 			}
 		}
-	}
+	})
 }
 
 // maxPart and maxCustomName bound, in bytes, each part of FileName's

@@ -8,8 +8,14 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 )
 
-// SignOption configures Sign.
-type SignOption func(*signConfig) error
+// SignOption configures Sign: WithAlgorithm and WithSignAccessKey make
+// one.
+type SignOption interface{ applySign(*signConfig) error }
+
+// signOptionFunc is a SignOption that is a function.
+type signOptionFunc func(*signConfig) error
+
+func (f signOptionFunc) applySign(c *signConfig) error { return f(c) }
 
 type signConfig struct {
 	method    jwt.SigningMethod
@@ -19,7 +25,7 @@ type signConfig struct {
 // WithAlgorithm makes Sign use the HMAC algorithm alg: "HS256" (the
 // default), "HS384" or "HS512".
 func WithAlgorithm(alg string) SignOption {
-	return func(c *signConfig) error {
+	return signOptionFunc(func(c *signConfig) error {
 		switch strings.ToUpper(alg) {
 		case "HS256":
 			c.method = jwt.SigningMethodHS256
@@ -31,16 +37,16 @@ func WithAlgorithm(alg string) SignOption {
 			return fmt.Errorf("webhook: unsupported signing algorithm %q (want HS256, HS384 or HS512)", alg)
 		}
 		return nil
-	}
+	})
 }
 
 // WithSignAccessKey puts the account's access key into the token header as
 // the field access_key, as the API does with the tokens it signs.
 func WithSignAccessKey(accessKey string) SignOption {
-	return func(c *signConfig) error {
+	return signOptionFunc(func(c *signConfig) error {
 		c.accessKey = accessKey
 		return nil
-	}
+	})
 }
 
 // Sign makes a callback token the way the API does: the claims as the JWT
@@ -57,7 +63,7 @@ func Sign(claims map[string]any, secret []byte, opts ...SignOption) (string, err
 	}
 	cfg := signConfig{method: jwt.SigningMethodHS256}
 	for _, o := range opts {
-		if err := o(&cfg); err != nil {
+		if err := o.applySign(&cfg); err != nil {
 			return "", err
 		}
 	}

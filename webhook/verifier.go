@@ -41,8 +41,14 @@ type Verifier struct {
 	cache     ReplayCache
 }
 
-// Option configures a Verifier; pass options to NewVerifier.
-type Option func(*options) error
+// Option configures a Verifier; pass options to NewVerifier. The With
+// functions make the options.
+type Option interface{ apply(*options) error }
+
+// optionFunc is an Option that is a function.
+type optionFunc func(*options) error
+
+func (f optionFunc) apply(o *options) error { return f(o) }
 
 type options struct {
 	secrets   [][]byte
@@ -60,7 +66,7 @@ type options struct {
 // refusing events signed with the previous one. Each secret must be
 // non-empty.
 func WithSecrets(secrets ...[]byte) Option {
-	return func(o *options) error {
+	return optionFunc(func(o *options) error {
 		for _, s := range secrets {
 			if blank(s) {
 				return errors.New("webhook: empty secret in WithSecrets")
@@ -68,32 +74,32 @@ func WithSecrets(secrets ...[]byte) Option {
 			o.secrets = append(o.secrets, bytes.Clone(s))
 		}
 		return nil
-	}
+	})
 }
 
 // WithAccessKey sets the account's access key. A token whose header
 // carries an access_key field is refused with ErrAccessKey unless the
 // field equals accessKey; a token without the field is not affected.
 func WithAccessKey(accessKey string) Option {
-	return func(o *options) error {
+	return optionFunc(func(o *options) error {
 		if strings.TrimSpace(accessKey) == "" {
 			return errors.New("webhook: empty access key")
 		}
 		o.accessKey = accessKey
 		return nil
-	}
+	})
 }
 
 // WithLeeway sets the clock skew allowed when checking the exp, nbf and iat
 // claims. The default is 60 seconds; d must not be negative.
 func WithLeeway(d time.Duration) Option {
-	return func(o *options) error {
+	return optionFunc(func(o *options) error {
 		if d < 0 {
 			return errors.New("webhook: negative leeway")
 		}
 		o.leeway = d
 		return nil
-	}
+	})
 }
 
 // WithMaxBodySize sets the largest request body VerifyRequest reads, in
@@ -101,13 +107,13 @@ func WithLeeway(d time.Duration) Option {
 // 1 MiB; n must be positive, and every positive value up to
 // math.MaxInt64 is taken as given.
 func WithMaxBodySize(n int64) Option {
-	return func(o *options) error {
+	return optionFunc(func(o *options) error {
 		if n <= 0 {
 			return errors.New("webhook: maximum body size must be positive")
 		}
 		o.maxBody = n
 		return nil
-	}
+	})
 }
 
 // WithReadTimeout bounds the time Handler spends reading a request's body,
@@ -126,13 +132,13 @@ func WithMaxBodySize(n int64) Option {
 // http.Server one. The timeout applies to Handler only: VerifyRequest
 // reads the body within whatever deadline the caller set.
 func WithReadTimeout(d time.Duration) Option {
-	return func(o *options) error {
+	return optionFunc(func(o *options) error {
 		if d <= 0 {
 			return errors.New("webhook: read timeout must be positive")
 		}
 		o.readLimit = d
 		return nil
-	}
+	})
 }
 
 // WithReplayCache makes the verifier claim each event in c before it is
@@ -141,13 +147,13 @@ func WithReadTimeout(d time.Duration) Option {
 // is no replay protection. NewMemoryReplayCache returns a cache for a
 // single process; package webhook/redisreplay one that a fleet shares.
 func WithReplayCache(c ReplayCache) Option {
-	return func(o *options) error {
+	return optionFunc(func(o *options) error {
 		if c == nil {
 			return errors.New("webhook: nil replay cache")
 		}
 		o.cache = c
 		return nil
-	}
+	})
 }
 
 // WithLease sets how long an event stays marked in progress in the replay
@@ -163,26 +169,26 @@ func WithReplayCache(c ReplayCache) Option {
 // ignores its context and outlives the lease may run at the same time as
 // a redelivery's; choose a lease well longer than the longest processing.
 func WithLease(d time.Duration) Option {
-	return func(o *options) error {
+	return optionFunc(func(o *options) error {
 		if d <= 0 {
 			return errors.New("webhook: lease must be positive")
 		}
 		o.lease = d
 		return nil
-	}
+	})
 }
 
 // WithClock sets the function that gives the current time when checking
 // the exp, nbf and iat claims; it is meant for tests. The default is
 // time.Now.
 func WithClock(now func() time.Time) Option {
-	return func(o *options) error {
+	return optionFunc(func(o *options) error {
 		if now == nil {
 			return errors.New("webhook: nil clock")
 		}
 		o.now = now
 		return nil
-	}
+	})
 }
 
 // NewVerifier returns a Verifier for tokens signed with secret, the
@@ -193,7 +199,7 @@ func NewVerifier(secret []byte, opts ...Option) (*Verifier, error) {
 	}
 	o := options{leeway: defaultLeeway, maxBody: defaultMaxBodySize, readLimit: defaultReadTimeout, lease: defaultLease, now: time.Now}
 	for _, opt := range opts {
-		if err := opt(&o); err != nil {
+		if err := opt.apply(&o); err != nil {
 			return nil, err
 		}
 	}

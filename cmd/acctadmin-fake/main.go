@@ -7,18 +7,25 @@
 //	acctadmin-fake [-addr 127.0.0.1:8089] [-access-key KEY] [-secret-key KEY] [-seed] [-no-quirks]
 //	               [-latency 0s] [-no-control] [-read-timeout 30s] [-write-timeout 2m] [-idle-timeout 2m]
 //	               [-log-limit 10000] [-survive-parent] [-strict-signing] [-query-in-path-claim] [-clock 2025-01-31T09:00:00Z]
-//	               [-check-answers] [-rate-limit N]
+//	               [-check-answers] [-rate-limit N] [-env] [-parent-pid PID]
 //
 // On startup it prints the base URL and the keys as environment
 // assignments (ACCTADMIN_BASE_URL, ACCTADMIN_ACCESS_KEY,
-// ACCTADMIN_SECRET_KEY) that the SDK's NewClientFromEnv reads. Keys not
-// given are random. -seed fills the account with the demo data of
-// acctadmintest.SeedDemo. It serves until SIGINT or SIGTERM, or until the
-// process that started it exits (unless -survive-parent is given), then
-// shuts down gracefully and prints "acctadmin-fake stopped". Stopping
+// ACCTADMIN_SECRET_KEY) that the SDK's NewClientFromEnv reads; with -env
+// as export lines, and its other lines as comments ("# "), for a shell.
+// Keys not given are random. -seed fills the account with the demo data
+// of acctadmintest.SeedDemo. It serves until SIGINT or SIGTERM, or until
+// the process that started it exits (unless -survive-parent is given),
+// then shuts down gracefully and prints "acctadmin-fake stopped". Stopping
 // `go run ./cmd/acctadmin-fake` with SIGTERM therefore stops the server
 // too, although go run does not pass the signal on: the server sees its
-// parent gone within a quarter of a second.
+// parent gone within a quarter of a second. A harness killed with SIGKILL
+// leaves go run's go command running, the server's parent: so when its
+// parent is the go command, the server watches the go command's parent
+// too (on Unix) and stops when that one exits. -parent-pid adds a process
+// to watch: a harness whose process tree is deeper passes its own pid.
+// The first line of the banner names the server's pid, "(pid N)", for a
+// harness that stops it by pid.
 //
 // With -check-answers every answer is checked against the OpenAPI document
 // (acctadmintest.OpenAPI, served at /_fake/openapi.yaml) and each mismatch
@@ -118,6 +125,8 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	queryInPath := fs.Bool("query-in-path-claim", false, "with -strict-signing, also accept tokens whose path claim carries the query, as the C# example client signs")
 	rateLimit := fs.Int("rate-limit", 0, "requests a second the API's routes allow, answering 429 past them (0: no limit)")
 	surviveParent := fs.Bool("survive-parent", false, "keep serving when the process that started the server exits")
+	env := fs.Bool("env", false, "print the settings as export lines, and the other lines as comments")
+	parentPID := fs.Int("parent-pid", 0, "also stop when the process of this pid exits (a harness passes its own)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -137,6 +146,14 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	if !*surviveParent {
 		var cancel context.CancelFunc
 		ctx, cancel = parentwatch.Context(ctx)
+		defer cancel()
+	}
+	if *parentPID < 0 {
+		return errors.New("-parent-pid must not be negative")
+	}
+	if *parentPID > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = parentwatch.Process(ctx, *parentPID)
 		defer cancel()
 	}
 	opts := []acctadmintest.Option{
@@ -200,13 +217,19 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		WriteTimeout:      *writeTimeout,
 		IdleTimeout:       *idleTimeout,
 	}
-	fmt.Fprintf(stdout, "acctadmin-fake listening on http://%s\n", ln.Addr())
-	if !*noControl {
-		fmt.Fprintf(stdout, "control surface (loopback clients only) on http://%s%s\n", ln.Addr(), acctadmintest.ControlPrefix)
+	// With -env every line is one a shell takes as it is: the settings
+	// as export lines, the rest as comments.
+	comment, assign := "", ""
+	if *env {
+		comment, assign = "# ", "export "
 	}
-	fmt.Fprintf(stdout, "ACCTADMIN_BASE_URL=http://%s\n", ln.Addr())
-	fmt.Fprintf(stdout, "ACCTADMIN_ACCESS_KEY=%s\n", fake.AccessKey)
-	fmt.Fprintf(stdout, "ACCTADMIN_SECRET_KEY=%s\n", fake.SecretKey)
+	fmt.Fprintf(stdout, "%sacctadmin-fake listening on http://%s (pid %d)\n", comment, ln.Addr(), os.Getpid())
+	if !*noControl {
+		fmt.Fprintf(stdout, "%scontrol surface (loopback clients only) on http://%s%s\n", comment, ln.Addr(), acctadmintest.ControlPrefix)
+	}
+	fmt.Fprintf(stdout, "%sACCTADMIN_BASE_URL=http://%s\n", assign, ln.Addr())
+	fmt.Fprintf(stdout, "%sACCTADMIN_ACCESS_KEY=%s\n", assign, fake.AccessKey)
+	fmt.Fprintf(stdout, "%sACCTADMIN_SECRET_KEY=%s\n", assign, fake.SecretKey)
 
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
@@ -224,6 +247,6 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	if serr := <-served; !errors.Is(serr, http.ErrServerClosed) && err == nil {
 		err = serr
 	}
-	fmt.Fprintln(stdout, "acctadmin-fake stopped")
+	fmt.Fprintln(stdout, comment+"acctadmin-fake stopped")
 	return err
 }

@@ -231,3 +231,50 @@ func TestRateLimitFlag(t *testing.T) {
 	_, err = stop()
 	require.NoError(t, err)
 }
+
+// With -env the banner is lines a shell takes as they are: the three
+// settings as export lines, which reach the server, and the rest as
+// comments.
+func TestEnvBanner(t *testing.T) {
+	vars, stop := start(t, "-addr", "127.0.0.1:0", "-env", "-access-key", "ak-env", "-secret-key", "sk-env")
+	require.Equal(t, "ak-env", vars["export ACCTADMIN_ACCESS_KEY"])
+	require.Equal(t, "sk-env", vars["export ACCTADMIN_SECRET_KEY"])
+	base := vars["export ACCTADMIN_BASE_URL"]
+	require.True(t, strings.HasPrefix(base, "http://127.0.0.1:"), "banner: %v", vars)
+	tr := &http.Transport{}
+	defer tr.CloseIdleConnections()
+	status, _ := get(t, &http.Client{Transport: tr}, base, "ak-env", "sk-env", "/companies")
+	require.Equal(t, http.StatusOK, status)
+	rest, err := stop()
+	require.NoError(t, err)
+	require.Equal(t, "# acctadmin-fake stopped\n", rest)
+}
+
+// Every line of the -env banner is an export line or a comment.
+func TestEnvBannerLines(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		err := run(ctx, []string{"-addr", "127.0.0.1:0", "-env"}, pw)
+		pw.Close()
+		done <- err
+	}()
+	sc := bufio.NewScanner(pr)
+	exports := 0
+	for exports < 3 && sc.Scan() {
+		line := sc.Text()
+		if strings.HasPrefix(line, "export ") {
+			exports++
+			require.Regexp(t, `^export ACCTADMIN_(BASE_URL|ACCESS_KEY|SECRET_KEY)=\S+$`, line)
+			continue
+		}
+		require.True(t, strings.HasPrefix(line, "# "), "a line a shell would run: %q", line)
+	}
+	require.Equal(t, 3, exports)
+	cancel()
+	for sc.Scan() {
+		require.True(t, strings.HasPrefix(sc.Text(), "# "), "a line a shell would run: %q", sc.Text())
+	}
+	require.NoError(t, <-done)
+}

@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -157,4 +159,93 @@ func TestSurviveParent(t *testing.T) {
 	rest := drain(t, lines)
 	_ = cmd.Wait()
 	require.Contains(t, rest, "acctadmin-fake stopped")
+}
+
+// buildBound bounds how long `go run` may take to build and start the
+// server on a loaded machine; it bounds a wait, it measures nothing.
+const buildBound = 5 * time.Minute
+
+// TestStopsWhenGoRunsHarnessDies: a harness that starts the server with
+// `go run` and is killed (SIGKILL: nothing of it runs to stop anything)
+// leaves no server behind, although the go command, the server's parent,
+// outlives it. The harness (sh) prints the go command's pid and the
+// server its own in its banner; both are stopped by pid at the end
+// whatever happens.
+func TestStopsWhenGoRunsHarnessDies(t *testing.T) {
+	goTool, err := exec.LookPath("go")
+	require.NoError(t, err)
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	require.NoError(t, err)
+	cmd := exec.Command("/bin/sh", "-c", `"$GO_TOOL" run ./cmd/acctadmin-fake -addr 127.0.0.1:0 & echo "GOPID=$!"; wait`)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "GO_TOOL="+goTool)
+	out, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	cmd.Stderr = os.Stderr
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	lines := readLines(out)
+	goPID, err := strconv.Atoi(strings.TrimPrefix(nextLine(t, lines, "GOPID="), "GOPID="))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = syscall.Kill(goPID, syscall.SIGKILL) })
+
+	banner := nextLineWithin(t, lines, "acctadmin-fake listening on ", buildBound)
+	m := regexp.MustCompile(`^acctadmin-fake listening on (http://127\.0\.0\.1:\d+) \(pid (\d+)\)$`).FindStringSubmatch(banner)
+	require.NotNil(t, m, "banner %q names the address and the pid", banner)
+	base := m[1]
+	serverPID, err := strconv.Atoi(m[2])
+	require.NoError(t, err)
+	require.NotEqual(t, goPID, serverPID, "go run runs the server as its child")
+	t.Cleanup(func() { _ = syscall.Kill(serverPID, syscall.SIGKILL) })
+	client := &http.Client{Timeout: exitBound}
+	resp, err := client.Get(base + "/_fake/")
+	require.NoError(t, err)
+	resp.Body.Close()
+
+	require.NoError(t, cmd.Process.Kill())
+	// The server and the go command hold the pipe; it ends when both
+	// have exited.
+	rest := drain(t, lines)
+	require.Contains(t, rest, "acctadmin-fake stopped")
+	_, err = client.Get(base + "/_fake/")
+	require.Error(t, err, "the server still serves after its harness died")
+}
+
+// nextLineWithin is nextLine with its own bound.
+func nextLineWithin(t *testing.T, lines <-chan string, prefix string, bound time.Duration) string {
+	t.Helper()
+	deadline := time.After(bound)
+	for {
+		select {
+		case l, ok := <-lines:
+			require.True(t, ok, "output ended before a line starting with %q", prefix)
+			if strings.HasPrefix(l, prefix) {
+				return l
+			}
+		case <-deadline:
+			t.Fatalf("no line starting with %q", prefix)
+		}
+	}
+}
+
+// TestStopsWhenParentPIDExits: with -parent-pid the server also stops
+// when that process exits, though its own parent runs on.
+func TestStopsWhenParentPIDExits(t *testing.T) {
+	harness := exec.Command("sleep", "600")
+	require.NoError(t, harness.Start())
+	t.Cleanup(func() { _ = harness.Process.Kill(); _ = harness.Wait() })
+	cmd := serverCommand(t, "", "-addr", "127.0.0.1:0", "-parent-pid", strconv.Itoa(harness.Process.Pid))
+	out, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { _ = cmd.Process.Kill() }) // a no-op once it has exited
+	lines := readLines(out)
+	base := strings.TrimPrefix(nextLine(t, lines, "ACCTADMIN_BASE_URL="), "ACCTADMIN_BASE_URL=")
+	resp, err := (&http.Client{Timeout: exitBound}).Get(base + "/_fake/")
+	require.NoError(t, err)
+	resp.Body.Close()
+
+	require.NoError(t, harness.Process.Kill())
+	require.Contains(t, drain(t, lines), "acctadmin-fake stopped")
+	require.NoError(t, cmd.Wait())
 }
