@@ -241,7 +241,12 @@
 // exp_month and exp_year are taken as numbers or digits and answered as
 // numbers. Only the brand, last four digits, expiry, names and billing
 // address are kept; the number and CVC never reach a record, an answer or
-// a log (the logs write secret fields as Redacted).
+// a log (the logs write secret fields as Redacted). POST, PATCH and DELETE
+// /payment-methods answer result {"status_code": 200, "success": true},
+// as the real server does (with or without quirks: it is the shape, not
+// an inconsistency): the card is not in the answer, and a client finds it
+// with GET /payment-methods, by its last four digits and expiry, as the
+// provider's example clients do.
 //
 // Payment-locked documents (DocumentInput.PaymentLocked, payment_locked
 // of POST /_fake/documents, and the demo's documents of its company

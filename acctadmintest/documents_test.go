@@ -274,9 +274,7 @@ func TestPaymentLockedDocumentIsHeldUntilUnlocked(t *testing.T) {
 	require.Contains(t, string(do(t, srv, http.MethodGet, "/documents/"+other.ID.String(), nil).Body), `"unlock_price":25.00`)
 
 	// A declined card: 402 saying so, nothing changes.
-	r := do(t, srv, http.MethodPost, "/payment-methods", card(acctadmintest.DeclinedCardNumber, "12", "2031"))
-	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
-	declined := r.Items(t)[0]["id"]
+	declined := storeCard(t, srv, card(acctadmintest.DeclinedCardNumber, "12", "2031"))["id"]
 	invoicesBefore := len(srv.Invoices())
 	requireError(t, do(t, srv, http.MethodPost, "/documents/unlock/"+id, map[string]any{"payment_token": declined}), http.StatusPaymentRequired, "declined")
 	got, _ = srv.Document(doc.ID)
@@ -285,10 +283,8 @@ func TestPaymentLockedDocumentIsHeldUntilUnlocked(t *testing.T) {
 	requireError(t, do(t, srv, http.MethodGet, "/documents/"+id+"/download", nil), http.StatusPaymentRequired, "payment required")
 
 	// A good card: charged the price, a paid invoice, the document released.
-	r = do(t, srv, http.MethodPost, "/payment-methods", card("4242424242424242", "12", "2031"))
-	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
-	good := r.Items(t)[0]["id"]
-	r = do(t, srv, http.MethodPost, "/documents/unlock/"+id, map[string]any{"payment_token": good})
+	good := storeCard(t, srv, card("4242424242424242", "12", "2031"))["id"]
+	r := do(t, srv, http.MethodPost, "/documents/unlock/"+id, map[string]any{"payment_token": good})
 	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
 	m := r.JSON(t)
 	require.Equal(t, "capture", m["action"])

@@ -352,17 +352,46 @@ func pick(t *testing.T, items []map[string]any, want map[string]any) map[string]
 	return nil
 }
 
+// requireCardWritten checks the answer the real server gives to a card
+// written (stored, changed or removed): 200 and result {"status_code":
+// 200, "success": true}, nothing else beside the envelope.
+func requireCardWritten(t testing.TB, r response) {
+	t.Helper()
+	require.Equal(t, http.StatusOK, r.Status, "body: %s", r.Body)
+	m := r.JSON(t)
+	require.True(t, timestampRE.MatchString(m["timestamp"].(string)), "timestamp %v", m["timestamp"])
+	delete(m, "timestamp")
+	require.Equal(t, map[string]any{"success": true, "result": map[string]any{"status_code": float64(200), "success": true}}, m)
+}
+
+// storeCard stores a card and returns it as listed: the one card listed
+// after the POST that was not before (the answer does not hold it).
+func storeCard(t testing.TB, srv *acctadmintest.Server, body map[string]any) map[string]any {
+	t.Helper()
+	before := map[any]bool{}
+	for _, it := range do(t, srv, http.MethodGet, "/payment-methods", nil).Items(t) {
+		before[it["id"]] = true
+	}
+	requireCardWritten(t, do(t, srv, http.MethodPost, "/payment-methods", body))
+	var added []map[string]any
+	for _, it := range do(t, srv, http.MethodGet, "/payment-methods", nil).Items(t) {
+		if !before[it["id"]] {
+			added = append(added, it)
+		}
+	}
+	require.Len(t, added, 1, "one new card listed")
+	return added[0]
+}
+
 // requireDeclined stores the card number given and checks that it is
 // declined at checkout: 402 naming payment_token, no invoice made, the
 // cart item kept.
 func requireDeclined(t testing.TB, srv *acctadmintest.Server, number, cartItem string) {
 	t.Helper()
-	r := do(t, srv, http.MethodPost, "/payment-methods", card(number, "12", "2031"))
-	require.Equal(t, http.StatusOK, r.Status, "%q: %s", number, r.Body)
-	stored := r.Items(t)[0]
-	require.Equal(t, "0002", stored["last4"])
+	stored := storeCard(t, srv, card(number, "12", "2031"))
+	require.Equal(t, "0002", stored["last4"], "%q", number)
 	invoicesBefore := len(srv.Invoices())
-	r = do(t, srv, http.MethodPost, "/shopping-cart/checkout", map[string]any{"item_ids": []string{cartItem}, "payment_token": stored["id"]})
+	r := do(t, srv, http.MethodPost, "/shopping-cart/checkout", map[string]any{"item_ids": []string{cartItem}, "payment_token": stored["id"]})
 	requireError(t, r, http.StatusPaymentRequired, "declined")
 	require.Equal(t, []string{"payment_token"}, errorFields(t, r), "%q", number)
 	require.Len(t, srv.Invoices(), invoicesBefore, "%q", number)

@@ -170,8 +170,20 @@ func listPaymentMethods(c *call) error {
 	return c.ok(out, answer{})
 }
 
-// POST /payment-methods: stores a card and answers it in a list, with the
-// status_code the C# client reads.
+// cardWritten is the result of every write of a card (stored, changed,
+// removed), as the real server answers it: the card is not in it, and
+// clients find it by listing (by its last four digits and expiry).
+type cardWritten struct {
+	StatusCode int  `json:"status_code"`
+	Success    bool `json:"success"`
+}
+
+// writtenCard is the answer of a card written.
+func (c *call) writtenCard() error {
+	return c.ok(cardWritten{StatusCode: http.StatusOK, Success: true}, answer{})
+}
+
+// POST /payment-methods: stores a card; the answer does not hold it.
 func createPaymentMethod(c *call) error {
 	var body cardBody
 	if err := c.decodeBody(&body); err != nil {
@@ -182,18 +194,18 @@ func createPaymentMethod(c *call) error {
 	if err != nil {
 		return err
 	}
-	wf := f.wire(false)
-	out, _ := locked(f, func() ([]paymentMethodWire, error) {
+	_, _ = locked(f, func() (struct{}, error) {
 		pm.ID = f.newID()
 		pm.CreatedAt = f.now()
 		f.st.payments.insert(&pm)
 		f.recordWrite(c, []uuid.UUID{pm.ID})
-		return []paymentMethodWire{wf.paymentMethod(&pm)}, nil
+		return struct{}{}, nil
 	})
-	return c.ok(out, answer{statusCode: strconv.Itoa(http.StatusOK)})
+	return c.writtenCard()
 }
 
-// PATCH /payment-methods/:id: replaces the card's details.
+// PATCH /payment-methods/:id: replaces the card's details; the answer
+// does not hold them.
 func updatePaymentMethod(c *call) error {
 	id, err := c.pathID("payment method")
 	if err != nil {
@@ -208,24 +220,23 @@ func updatePaymentMethod(c *call) error {
 	if err != nil {
 		return err
 	}
-	wf := f.wire(false)
-	out, err := locked(f, func() (paymentMethodWire, error) {
+	_, err = locked(f, func() (struct{}, error) {
 		old := f.st.payments.get(id)
 		if old == nil {
-			return paymentMethodWire{}, notFound("payment method")
+			return struct{}{}, notFound("payment method")
 		}
 		pm.ID, pm.CreatedAt = old.ID, old.CreatedAt
 		*old = pm
 		f.recordWrite(c, nil)
-		return wf.paymentMethod(old), nil
+		return struct{}{}, nil
 	})
 	if err != nil {
 		return err
 	}
-	return c.ok(out, answer{})
+	return c.writtenCard()
 }
 
-// DELETE /payment-methods/:id: answers {"id": ...}.
+// DELETE /payment-methods/:id: removes the card.
 func deletePaymentMethod(c *call) error {
 	id, err := c.pathID("payment method")
 	if err != nil {
@@ -242,7 +253,7 @@ func deletePaymentMethod(c *call) error {
 	if err != nil {
 		return err
 	}
-	return c.ok(map[string]uuid.UUID{"id": id}, answer{})
+	return c.writtenCard()
 }
 
 // paymentToken resolves the payment_token of a charge: a stored card that

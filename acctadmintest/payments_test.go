@@ -67,13 +67,25 @@ func TestCardSecretsNeverKeptGenerated(t *testing.T) {
 		}
 		srv.ResetRequests()
 		var seen strings.Builder
+		before := map[any]bool{}
+		for _, it := range do(t, srv, http.MethodGet, "/payment-methods", nil).Items(t) {
+			before[it["id"]] = true
+		}
 		r := do(t, srv, http.MethodPost, "/payment-methods", card)
 		seen.Write(r.Body)
 		if r.Status == http.StatusOK {
-			var list []map[string]any
-			r.Result(t, &list)
-			require.Equal(rt, number[len(number)-4:], list[0]["last4"])
-			r = do(t, srv, http.MethodPatch, "/payment-methods/"+list[0]["id"].(string), card)
+			// The answer does not hold the card: the listing does.
+			list := do(t, srv, http.MethodGet, "/payment-methods", nil)
+			seen.Write(list.Body)
+			var added []map[string]any
+			for _, it := range list.Items(t) {
+				if !before[it["id"]] {
+					added = append(added, it)
+				}
+			}
+			require.Len(rt, added, 1)
+			require.Equal(rt, number[len(number)-4:], added[0]["last4"])
+			r = do(t, srv, http.MethodPatch, "/payment-methods/"+added[0]["id"].(string), card)
 			seen.Write(r.Body)
 			seen.Write(do(t, srv, http.MethodGet, "/payment-methods", nil).Body)
 		}
@@ -107,10 +119,10 @@ func TestCardsAreNeverKept(t *testing.T) {
 	body := card(number, "12", "2031")
 	body["cvc"] = cvc
 	r := do(t, srv, http.MethodPost, "/payment-methods", body)
-	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
-	id := r.Items(t)[0]["id"].(string)
+	requireCardWritten(t, r)
+	id := do(t, srv, http.MethodGet, "/payment-methods", nil).Items(t)[0]["id"].(string)
 	r2 := do(t, srv, http.MethodPatch, "/payment-methods/"+id, body)
-	require.Equal(t, http.StatusOK, r2.Status, "%s", r2.Body)
+	requireCardWritten(t, r2)
 	// The contract refuses what is malformed; the fake what is not a card.
 	bad := card("4111111111111111", "12", "20x1")
 	bad["cvc"] = "12a"
@@ -137,4 +149,31 @@ func TestCardsAreNeverKept(t *testing.T) {
 		require.NotContains(t, seen, secret)
 	}
 	require.Contains(t, seen, `"last4":"1111"`)
+}
+
+// TestCardWritesAnswerAsTheRealServer: POST, PATCH and DELETE
+// /payment-methods answer result {"status_code": 200, "success": true}, as
+// the real server does, with quirks or without; the card written is seen
+// by listing alone.
+func TestCardWritesAnswerAsTheRealServer(t *testing.T) {
+	for name, opts := range map[string][]acctadmintest.Option{"quirks": nil, "without quirks": {acctadmintest.WithoutQuirks()}} {
+		t.Run(name, func(t *testing.T) {
+			srv := newServer(t, opts...)
+			requireCardWritten(t, do(t, srv, http.MethodPost, "/payment-methods", card("4111 1111 1111 1111", "05", "2031")))
+			listed := do(t, srv, http.MethodGet, "/payment-methods", nil).Items(t)
+			require.Len(t, listed, 1)
+			id := listed[0]["id"].(string)
+			require.Equal(t, map[string]any{"last4": "1111", "exp_month": float64(5), "exp_year": float64(2031), "brand": "visa"},
+				map[string]any{"last4": listed[0]["last4"], "exp_month": listed[0]["exp_month"], "exp_year": listed[0]["exp_year"], "brand": listed[0]["brand"]})
+
+			requireCardWritten(t, do(t, srv, http.MethodPatch, "/payment-methods/"+id, card("5555555555554444", "09", "2033")))
+			listed = do(t, srv, http.MethodGet, "/payment-methods", nil).Items(t)
+			require.Len(t, listed, 1)
+			require.Equal(t, []any{id, "4444", float64(9), float64(2033)}, []any{listed[0]["id"], listed[0]["last4"], listed[0]["exp_month"], listed[0]["exp_year"]})
+
+			requireCardWritten(t, do(t, srv, http.MethodDelete, "/payment-methods/"+id, nil))
+			require.Empty(t, do(t, srv, http.MethodGet, "/payment-methods", nil).Items(t))
+			requireError(t, do(t, srv, http.MethodDelete, "/payment-methods/"+id, nil), http.StatusNotFound, "payment method not found")
+		})
+	}
 }

@@ -75,9 +75,6 @@ type successEnvelope struct {
 	Success   any    `json:"success"`
 	Timestamp string `json:"timestamp"`
 	Result    any    `json:"result"`
-	// StatusCode is written by POST /payment-methods, as the C# client
-	// reads it.
-	StatusCode string `json:"status_code,omitempty"`
 	// InvoiceIDs is written beside result by checkout and by the unlock
 	// of a document.
 	InvoiceIDs []uuid.UUID `json:"invoice_ids,omitempty"`
@@ -100,7 +97,6 @@ type errorEnvelope struct {
 type answer struct {
 	stringSuccess bool // success as the text "true" (a quirk)
 	iso           bool // times in the ISO form (a quirk of cancel-request)
-	statusCode    string
 	invoiceIDs    []uuid.UUID
 	action        string
 	amount        json.Number
@@ -116,7 +112,6 @@ func (c *call) ok(result any, a answer) error {
 		Success:    success,
 		Timestamp:  c.f.envelopeTime(a.iso),
 		Result:     result,
-		StatusCode: a.statusCode,
 		InvoiceIDs: a.invoiceIDs,
 		Action:     a.action,
 		Amount:     a.amount,
