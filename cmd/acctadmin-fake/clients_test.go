@@ -659,13 +659,21 @@ func TestProviderClientsOnEveryRoute(t *testing.T) {
 			add := map[string]any{"company_id": coID, "product_id": product, "product_option_id": method, "quantity": 1}
 			addOrder := []string{"company_id", "product_id", "product_option_id", "quantity"}
 			call("POST /shopping-cart", apiCall{method: http.MethodPost, path: "/shopping-cart", body: add, order: addOrder})
-			call("POST /payment-methods", apiCall{method: http.MethodPost, path: "/payment-methods", body: exampleCard("05", "2029"), order: cardOrder})
+			// The card is written as the real server answers it (success
+			// and status_code, which the examples read), and found by
+			// listing, as every flow finds it.
+			var written map[string]any
+			result(call("POST /payment-methods", apiCall{method: http.MethodPost, path: "/payment-methods", body: exampleCard("05", "2029"), order: cardOrder}), &written)
+			require.Equal(t, cardWritten, written)
 			result(call("GET /payment-methods", apiCall{method: http.MethodGet, path: "/payment-methods"}), &items)
 			pm := pickItem(t, items, "exp_year", float64(2029))
 			require.Equal(t, "5556", pm["last4"])
 			require.Equal(t, float64(5), pm["exp_month"])
-			result(call("PATCH /payment-methods/:id", apiCall{method: http.MethodPatch, path: "/payment-methods/" + pm["id"].(string), body: exampleCard("05", "2032"), order: cardOrder}), &item)
-			require.Equal(t, float64(2032), item["exp_year"])
+			written = nil
+			result(call("PATCH /payment-methods/:id", apiCall{method: http.MethodPatch, path: "/payment-methods/" + pm["id"].(string), body: exampleCard("05", "2032"), order: cardOrder}), &written)
+			require.Equal(t, cardWritten, written)
+			result(call("GET /payment-methods", apiCall{method: http.MethodGet, path: "/payment-methods"}), &items)
+			require.Equal(t, float64(2032), pickItem(t, items, "id", pm["id"])["exp_year"])
 			result(call("GET /shopping-cart", apiCall{method: http.MethodGet, path: "/shopping-cart", query: []param{{name: "company_ids", list: []string{coID}}}}), &items)
 			cartItem := pickItem(t, items, "title", "Tax id filing service - Standard")
 			env := call("POST /shopping-cart/checkout", apiCall{method: http.MethodPost, path: "/shopping-cart/checkout",
@@ -707,8 +715,13 @@ func TestProviderClientsOnEveryRoute(t *testing.T) {
 			result(call("POST /documents/unlock/:id", apiCall{method: http.MethodPost, path: "/documents/unlock/" + locked,
 				body: map[string]any{"payment_token": pm["id"]}, order: []string{"payment_token"}}), &captured)
 			require.Equal(t, "the document is unlocked", captured)
-			result(call("DELETE /payment-methods/:id", apiCall{method: http.MethodDelete, path: "/payment-methods/" + pm["id"].(string)}), &item)
-			require.Equal(t, pm["id"], item["id"])
+			written = nil
+			result(call("DELETE /payment-methods/:id", apiCall{method: http.MethodDelete, path: "/payment-methods/" + pm["id"].(string)}), &written)
+			require.Equal(t, cardWritten, written)
+			result(call("GET /payment-methods", apiCall{method: http.MethodGet, path: "/payment-methods"}), &items)
+			for _, it := range items {
+				require.NotEqual(t, pm["id"], it["id"], "the deleted card is listed")
+			}
 
 			for _, r := range acctadmintest.Routes() {
 				require.True(t, covered[r], "route %s not covered", r)
@@ -726,6 +739,10 @@ const einForm = `{"ssn":"555-55-5555","start_date":"04/04/2023","fiscal_year_end
 "company_mailing_address":{"city":"Spokane","line1":"123 Test St","county":"Spokane","country":"US","zip_postal_code":"99223","state_province_region":"WA"},
 "company_principal_address":{"city":"Spokane","line1":"123 Test St","county":"Spokane","country":"US","zip_postal_code":"99223","state_province_region":"WA"},
 "ein_first_date_wages_paid":"04/17/2023","ein_agricultural_employees":"1","ein_employee_tax_liability_1000":true}`
+
+// cardWritten is the result of a card stored, changed or removed, as the
+// real server answers it.
+var cardWritten = map[string]any{"status_code": float64(200), "success": true}
 
 // cardOrder is the order in which the examples write a card.
 var cardOrder = []string{"number", "exp_month", "exp_year", "cvc", "first_name", "last_name", "billing_address"}
