@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -682,17 +683,27 @@ func TestFakeEndToEndEveryEndpoint(t *testing.T) {
 		if err != nil || len(added) != 1 || added[0].Title != "Tax id filing service - Standard" {
 			t.Fatalf("ShoppingCart.Add: %+v, %v", added, err)
 		}
+		// The fake answers card writes as the real server does, without
+		// the card: Create and Update return none, the listing shows it.
 		card := &acctadmin.Card{Number: "4000056655665556", ExpMonth: 5, ExpYear: 2029, CVC: "123", FirstName: "Ada", LastName: "Lovelace"}
-		pm, err := c.PaymentMethods.Create(ctx, card)
-		if err != nil || pm.Last4 != "5556" || pm.ExpMonth != 5 {
-			t.Fatalf("PaymentMethods.Create: %+v, %v", pm, err)
+		if made, err := c.PaymentMethods.Create(ctx, card); err != nil || made != nil {
+			t.Fatalf("PaymentMethods.Create: %+v, %v", made, err)
+		}
+		list, err := c.PaymentMethods.List(ctx)
+		if err != nil || len(list) != 2 {
+			t.Fatalf("PaymentMethods.List: %+v, %v", list, err)
+		}
+		pm := list[slices.IndexFunc(list, func(m acctadmin.PaymentMethod) bool { return m.Last4 == "5556" })]
+		if pm.ExpMonth != 5 || pm.ExpYear != 2029 {
+			t.Fatalf("the card listed: %+v", pm)
 		}
 		card.ExpYear = 2032
-		if pm, err = c.PaymentMethods.Update(ctx, pm.ID, card); err != nil || pm.ExpYear != 2032 {
-			t.Fatalf("PaymentMethods.Update: %+v, %v", pm, err)
+		if changed, err := c.PaymentMethods.Update(ctx, pm.ID, card); err != nil || changed != nil {
+			t.Fatalf("PaymentMethods.Update: %+v, %v", changed, err)
 		}
-		if list, err := c.PaymentMethods.List(ctx); err != nil || len(list) != 2 {
-			t.Fatalf("PaymentMethods.List: %+v, %v", list, err)
+		if list, err = c.PaymentMethods.List(ctx); err != nil || len(list) != 2 ||
+			!slices.ContainsFunc(list, func(m acctadmin.PaymentMethod) bool { return m.ID == pm.ID && m.ExpYear == 2032 }) {
+			t.Fatalf("PaymentMethods.List after Update: %+v, %v", list, err)
 		}
 		cart, err := c.ShoppingCart.List(ctx, &acctadmin.CartListParams{CompanyIDs: []uuid.UUID{acme}})
 		if err != nil || len(cart) != 2 {
@@ -1053,7 +1064,7 @@ func TestFakeLockedDocumentUnlock(t *testing.T) {
 		}
 	}
 
-	declined, err := c.PaymentMethods.Create(ctx, &acctadmin.Card{Number: acctadmintest.DeclinedCardNumber, ExpMonth: 5, ExpYear: 2031, CVC: "123", FirstName: "Ada", LastName: "Lovelace"})
+	declined, err := c.PaymentMethods.Store(ctx, &acctadmin.Card{Number: acctadmintest.DeclinedCardNumber, ExpMonth: 5, ExpYear: 2031, CVC: "123", FirstName: "Ada", LastName: "Lovelace"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1076,7 +1087,7 @@ func TestFakeLockedDocumentUnlock(t *testing.T) {
 		t.Fatalf("a declined card changed something: locked %v, %d invoices (was %d)", got.PaymentLocked, len(srv.Invoices()), invoices)
 	}
 
-	good, err := c.PaymentMethods.Create(ctx, &acctadmin.Card{Number: "4242424242424242", ExpMonth: 5, ExpYear: 2031, CVC: "123", FirstName: "Ada", LastName: "Lovelace"})
+	good, err := c.PaymentMethods.Store(ctx, &acctadmin.Card{Number: "4242424242424242", ExpMonth: 5, ExpYear: 2031, CVC: "123", FirstName: "Ada", LastName: "Lovelace"})
 	if err != nil {
 		t.Fatal(err)
 	}

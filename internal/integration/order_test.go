@@ -3,6 +3,8 @@ package acctadmin_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -46,8 +48,9 @@ func TestFindOnTheDemoCatalogue(t *testing.T) {
 
 // Client.Order on the fake, for the demo company that already has an
 // EIN order item waiting: the new item gets the form, the older one is
-// left waiting, the card is found though the answer holds it or not, and
-// the checkout is sent once.
+// left waiting, the card is found by listing the cards before and after
+// storing it (the fake's answer does not hold it, as the real server's
+// does not), and the checkout is sent once.
 func TestOrderOnTheFake(t *testing.T) {
 	srv, c := fakeClient(t)
 	ctx := context.Background()
@@ -72,6 +75,9 @@ func TestOrderOnTheFake(t *testing.T) {
 	}
 	if n := srv.RequestCount("POST", "/shopping-cart/checkout"); n != 1 {
 		t.Fatalf("%d checkouts", n)
+	}
+	if lists, posts := srv.RequestCount("GET", "/payment-methods"), srv.RequestCount("POST", "/payment-methods"); lists != 2 || posts != 1 {
+		t.Fatalf("%d listings of the cards and %d cards stored; want 2 and 1", lists, posts)
 	}
 }
 
@@ -136,5 +142,68 @@ func TestOrderStopsBeforeCheckoutWhenItCannotLook(t *testing.T) {
 	}
 	if n := srv.RequestCount("POST", "/shopping-cart/checkout"); n != 0 || res.CartItem == nil || res.CartItem.ID == uuid.Nil {
 		t.Fatalf("%d checkouts, cart item %+v", n, res.CartItem)
+	}
+}
+
+// PaymentMethods.Store on the fake, which answers the card's POST as the
+// real server does ({status_code, success}, without the card): Store
+// finds the card by listing, and sends exactly a listing, the POST and a
+// listing. The card returned is the one the fake stored, beside the
+// demo's card that has the same last four digits and another expiry.
+func TestStoreFindsTheCardByListingOnTheFake(t *testing.T) {
+	srv, c := fakeClient(t)
+	ctx := context.Background()
+	demo, err := c.PaymentMethods.List(ctx)
+	if err != nil || len(demo) == 0 {
+		t.Fatalf("the demo's cards: %+v, %v", demo, err)
+	}
+	srv.ResetRequests()
+	pm, err := c.PaymentMethods.Store(ctx, &acctadmin.Card{Number: "4242 4242 4242 4242", ExpMonth: 7, ExpYear: 2031, CVC: "123",
+		FirstName: "Ada", LastName: "Lovelace"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range srv.Requests() {
+		got = append(got, fmt.Sprintf("%s %s %d", r.Method, r.Route, r.Status))
+	}
+	want := []string{"GET /payment-methods 200", "POST /payment-methods 200", "GET /payment-methods 200"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("requests %q, want %q", got, want)
+	}
+	stored := srv.PaymentMethods()
+	if len(stored) != len(demo)+1 {
+		t.Fatalf("%d cards stored, want %d", len(stored), len(demo)+1)
+	}
+	var fake acctadmintest.PaymentMethod
+	for _, m := range stored {
+		if !slices.ContainsFunc(demo, func(d acctadmin.PaymentMethod) bool { return d.ID == m.ID }) {
+			fake = m
+		}
+	}
+	if pm.ID != fake.ID || pm.ID == uuid.Nil || pm.Last4 != "4242" || pm.ExpMonth != 7 || pm.ExpYear != 2031 || pm.Brand != "visa" || pm.FirstName != "Ada" {
+		t.Fatalf("Store = %+v, want the card the fake stored, %+v", pm, fake)
+	}
+
+	// Create, Update and Delete return no card: the answers hold none.
+	srv.ResetRequests()
+	card := &acctadmin.Card{Number: "5555555555554444", ExpMonth: 3, ExpYear: 2032, CVC: "321"}
+	if made, err := c.PaymentMethods.Create(ctx, card); made != nil || err != nil {
+		t.Fatalf("Create = %+v, %v; want nil, nil", made, err)
+	}
+	card.ExpYear = 2033
+	if changed, err := c.PaymentMethods.Update(ctx, pm.ID, card); changed != nil || err != nil {
+		t.Fatalf("Update = %+v, %v; want nil, nil", changed, err)
+	}
+	if err := c.PaymentMethods.Delete(ctx, pm.ID); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range srv.PaymentMethods() {
+		if m.ID == pm.ID {
+			t.Fatal("the deleted card is still stored")
+		}
+	}
+	if n := len(srv.Requests()); n != 3 {
+		t.Fatalf("%d requests, want 3", n)
 	}
 }
