@@ -53,6 +53,11 @@ func TestOrderOnTheFake(t *testing.T) {
 	if n := fake.RequestCount("POST", "/shopping-cart/checkout"); n != 1 {
 		t.Errorf("checkout sent %d times", n)
 	}
+	// The fake answers the card's POST without the card, as the real
+	// server does: the card printed was found by listing after storing.
+	if lists, posts := fake.RequestCount("GET", "/payment-methods"), fake.RequestCount("POST", "/payment-methods"); lists != 2 || posts != 1 {
+		t.Errorf("%d listings of the cards and %d cards stored; want 2 and 1", lists, posts)
+	}
 }
 
 // The program itself runs with the README's command and ends well.
