@@ -3,7 +3,6 @@ package acctadmin
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"time"
 
@@ -86,29 +85,6 @@ type OrderItemFormDataParams struct {
 	CompanyID   uuid.UUID `json:"company_id"`
 	OrderItemID uuid.UUID `json:"order_item_id"`
 	FormData    any       `json:"form_data"`
-}
-
-// personalValues are the values of the form, which the call's
-// redaction takes out of anything an answer echoes (see formValues).
-func (p *OrderItemFormDataParams) personalValues() []string { return formValues(p.FormData) }
-
-// Format prints the params as fmt prints a struct, with every string and
-// number of FormData read "[redacted]", under every verb; so do a
-// []*OrderItemFormDataParams and a map of them. The request body carries
-// the values.
-func (p OrderItemFormDataParams) Format(f fmt.State, verb rune) {
-	p.FormData = redactedForm(p.FormData)
-	formatFields(f, verb, p, "acctadmin.OrderItemFormDataParams")
-}
-
-// MarshalJSON writes the params as encoding/json would, with FormData
-// redacted as Format prints it: params that a program marshals, or logs
-// with slog's JSON handler, show no personal data. The SDK writes the
-// request body with the values.
-func (p OrderItemFormDataParams) MarshalJSON() ([]byte, error) {
-	type plain OrderItemFormDataParams
-	p.FormData = redactedForm(p.FormData)
-	return json.Marshal(plain(p))
 }
 
 // SubmitFormData sends the form data an order item waits for and returns

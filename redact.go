@@ -3,6 +3,7 @@ package acctadmin
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -442,4 +443,53 @@ func isSecretHeader(name string) bool {
 		}
 	}
 	return false
+}
+
+// The params that carry a form: the call's redactor learns the form's
+// values, and the params print and marshal them redacted.
+
+// personalValues are the values of the form, which the call's
+// redaction takes out of anything an answer echoes (see formValues).
+func (p *OrderItemFormDataParams) personalValues() []string { return formValues(p.FormData) }
+
+// Format prints the params as fmt prints a struct, with every string and
+// number of FormData read "[redacted]", under every verb; so do a
+// []*OrderItemFormDataParams and a map of them. The request body carries
+// the values.
+func (p OrderItemFormDataParams) Format(f fmt.State, verb rune) {
+	p.FormData = redactedForm(p.FormData)
+	formatFields(f, verb, p, "acctadmin.OrderItemFormDataParams")
+}
+
+// MarshalJSON writes the params as encoding/json would, with FormData
+// redacted as Format prints it: params that a program marshals, or logs
+// with slog's JSON handler, show no personal data. The SDK writes the
+// request body with the values.
+func (p OrderItemFormDataParams) MarshalJSON() ([]byte, error) {
+	type plain OrderItemFormDataParams
+	p.FormData = redactedForm(p.FormData)
+	return json.Marshal(plain(p))
+}
+
+// personalValues are the values of the form, which the call's
+// redaction takes out of anything an answer echoes (see formValues).
+func (p *CartAddParams) personalValues() []string { return formValues(p.FormData) }
+
+// Format prints the params as fmt prints a struct, with every string and
+// number of FormData read "[redacted]", under every verb; so do a
+// []*CartAddParams and a map of them. The request body carries the
+// values.
+func (p CartAddParams) Format(f fmt.State, verb rune) {
+	p.FormData = redactedForm(p.FormData)
+	formatFields(f, verb, p, "acctadmin.CartAddParams")
+}
+
+// MarshalJSON writes the params as encoding/json would, with FormData
+// redacted as Format prints it: params that a program marshals, or logs
+// with slog's JSON handler, show no personal data. The SDK writes the
+// request body with the values.
+func (p CartAddParams) MarshalJSON() ([]byte, error) {
+	type plain CartAddParams
+	p.FormData = redactedForm(p.FormData)
+	return json.Marshal(plain(p))
 }

@@ -3,7 +3,6 @@ package acctadmin
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"time"
 
@@ -75,29 +74,6 @@ type CartAddParams struct {
 	// encodes as a JSON object; see FilingMethodsClient.Schemas), so that
 	// the order item does not wait for it. It may hold personal data.
 	FormData any `json:"form_data,omitempty"`
-}
-
-// personalValues are the values of the form, which the call's
-// redaction takes out of anything an answer echoes (see formValues).
-func (p *CartAddParams) personalValues() []string { return formValues(p.FormData) }
-
-// Format prints the params as fmt prints a struct, with every string and
-// number of FormData read "[redacted]", under every verb; so do a
-// []*CartAddParams and a map of them. The request body carries the
-// values.
-func (p CartAddParams) Format(f fmt.State, verb rune) {
-	p.FormData = redactedForm(p.FormData)
-	formatFields(f, verb, p, "acctadmin.CartAddParams")
-}
-
-// MarshalJSON writes the params as encoding/json would, with FormData
-// redacted as Format prints it: params that a program marshals, or logs
-// with slog's JSON handler, show no personal data. The SDK writes the
-// request body with the values.
-func (p CartAddParams) MarshalJSON() ([]byte, error) {
-	type plain CartAddParams
-	p.FormData = redactedForm(p.FormData)
-	return json.Marshal(plain(p))
 }
 
 // Add puts a product in a company's cart and returns the items the API
