@@ -1,12 +1,10 @@
 package acctadmin
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"iter"
 	"net/http"
-	"reflect"
 	"strconv"
 	"time"
 
@@ -261,60 +259,6 @@ type DocumentUnlock struct {
 	Amount     Money       // what the card was charged
 	Result     string      // the API's own words, when result is text
 	InvoiceIDs []uuid.UUID // the invoices the charge made
-}
-
-// unlockWire is the answer of POST /documents/unlock/:id, beside result
-// or inside it.
-type unlockWire struct {
-	Action     string      `json:"action"`
-	Amount     Money       `json:"amount"`
-	InvoiceIDs []uuid.UUID `json:"invoice_ids"`
-}
-
-// unlockAnswer reads the answer of POST /documents/unlock/:id.
-type unlockAnswer struct{ u DocumentUnlock }
-
-func (a *unlockAnswer) decodeEnvelope(endpoint string, body []byte) (bool, error) {
-	var w withTop[json.RawMessage, unlockWire]
-	success, err := w.decodeEnvelope(endpoint, body)
-	if err != nil || !success {
-		return success, err
-	}
-	top, res := w.top, bytes.TrimSpace(w.result)
-	switch {
-	case len(res) > 0 && res[0] == '{':
-		var in unlockWire
-		if err := json.Unmarshal(res, &in); err != nil {
-			return false, decodeFailure(endpoint, res, reflect.TypeOf(in), err)
-		}
-		if top.Action == "" {
-			top.Action = in.Action
-		}
-		if top.Amount.IsZero() {
-			top.Amount = in.Amount
-		}
-		if len(top.InvoiceIDs) == 0 {
-			top.InvoiceIDs = in.InvoiceIDs
-		}
-	case len(res) > 0 && res[0] == '[':
-		// The invoices made, as POST /invoices/pay answers them on the
-		// SDK's fake.
-		var paid []struct {
-			ID uuid.UUID `json:"id"`
-		}
-		if err := json.Unmarshal(res, &paid); err != nil {
-			return false, decodeFailure(endpoint, res, reflect.TypeOf(paid), err)
-		}
-		if len(top.InvoiceIDs) == 0 {
-			for _, inv := range paid {
-				top.InvoiceIDs = append(top.InvoiceIDs, inv.ID)
-			}
-		}
-	case len(res) > 0 && res[0] == '"':
-		_ = json.Unmarshal(res, &a.u.Result)
-	}
-	a.u.Action, a.u.Amount, a.u.InvoiceIDs = top.Action, top.Amount, top.InvoiceIDs
-	return true, nil
 }
 
 // Unlock pays for the payment-locked document id with the stored card

@@ -71,10 +71,6 @@ type Card struct {
 	BillingAddress BillingAddress
 }
 
-// Format prints the card as fmt prints a struct, with Number and CVC
-// redacted, under every verb; so do a []*Card and a map of them.
-func (p Card) Format(f fmt.State, verb rune) { formatFields(f, verb, p, "acctadmin.Card") }
-
 func (p *Card) validate() error {
 	digits := strings.ReplaceAll(p.Number.Reveal(), " ", "")
 	switch {
@@ -112,14 +108,6 @@ func (p *Card) body() *cardBody {
 		ExpMonth: fmt.Sprintf("%02d", p.ExpMonth), ExpYear: fmt.Sprintf("%04d", p.ExpYear),
 		FirstName: p.FirstName, LastName: p.LastName, BillingAddress: p.BillingAddress,
 	}
-}
-
-// secretValues lists the values an answer must not echo: the number as
-// sent and as digits alone, and the CVC, as the body carried it and alone
-// (too short to look for inside other text, it is taken out where it
-// stands alone: see redactor.short).
-func (b *cardBody) secretValues() []string {
-	return []string{b.Number, strings.ReplaceAll(b.Number, " ", ""), `"cvc":"` + b.CVC + `"`, b.CVC}
 }
 
 // List returns the account's stored cards. GET /payment-methods.

@@ -493,3 +493,15 @@ func (p CartAddParams) MarshalJSON() ([]byte, error) {
 	p.FormData = redactedForm(p.FormData)
 	return json.Marshal(plain(p))
 }
+
+// secretValues lists the values an answer must not echo: the number as
+// sent and as digits alone, and the CVC, as the body carried it and alone
+// (too short to look for inside other text, it is taken out where it
+// stands alone: see redactor.short).
+func (b *cardBody) secretValues() []string {
+	return []string{b.Number, strings.ReplaceAll(b.Number, " ", ""), `"cvc":"` + b.CVC + `"`, b.CVC}
+}
+
+// Format prints the card as fmt prints a struct, with Number and CVC
+// redacted, under every verb; so do a []*Card and a map of them.
+func (p Card) Format(f fmt.State, verb rune) { formatFields(f, verb, p, "acctadmin.Card") }
