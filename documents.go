@@ -113,6 +113,7 @@ func (s *DocumentsClient) List(ctx context.Context, p *DocumentListParams) ([]Do
 func (s *DocumentsClient) All(ctx context.Context, p *DocumentListParams) iter.Seq2[Document, error] {
 	l := listingOf(p, maxDocumentsLimit, s.List, func(d Document) uuid.UUID { return d.ID })
 	l.shrinks = p == nil || p.Status == "" || p.Status == DocumentUnread
+	l.watch = s.c.watch()
 	return paginate(ctx, l)
 }
 
@@ -130,7 +131,15 @@ func (s *DocumentsClient) Page(ctx context.Context, id uuid.UUID, n int, p *Page
 // Download returns the document id as a PDF file, streamed (the caller
 // closes it), which marks it read. GET /documents/:id/download.
 func (s *DocumentsClient) Download(ctx context.Context, id uuid.UUID) (*File, error) {
-	return pdfFile(ctx, s.c, routeDocumentsDownload, id)
+	w := s.c.watch()
+	w.note(id, downloadStarted)
+	f, err := pdfFile(ctx, s.c, routeDocumentsDownload, id)
+	if err != nil {
+		w.note(id, downloadFailed)
+	} else {
+		w.note(id, downloadAnswered)
+	}
+	return f, err
 }
 
 // PullParams chooses the documents to pull (the unread listing by default)

@@ -358,7 +358,9 @@ func TestAllStopsWhenTheAPIIgnoresPaging(t *testing.T) {
 			if tc.wantErr == nil && len(errs) > 0 || tc.wantErr != nil && (len(errs) != 1 || !errors.Is(errs[0], tc.wantErr)) {
 				t.Fatalf("errors %v, want %v", errs, tc.wantErr)
 			}
-			if len(seen) != total || srv.count() > 1+maxReadAhead {
+			// The page three times running (ignoredAfter), and the pages
+			// read ahead of the third.
+			if len(seen) != total || srv.count() > ignoredAfter+maxReadAhead-1 {
 				t.Fatalf("saw %d distinct services in %d requests, want %d", len(seen), srv.count(), total)
 			}
 			for id, n := range seen {
@@ -528,6 +530,109 @@ func TestPagingTakesAPageLongerThanTheLimitForTheWholeListing(t *testing.T) {
 				}
 			}
 			checkOnce(t, "All", got, want)
+		})
+	}
+}
+
+// listingCost is one shape of listing whose requests are counted on a
+// well-behaved server.
+type listingCost struct {
+	name    string
+	records int
+	pages   int // pages of the listing at its page size
+	// bound is the most listing requests it may cost, exact when it is
+	// also the least it can cost.
+	bound int
+	exact bool
+	run   func(t *testing.T, records int) int // the listing requests it cost
+}
+
+// listingCosts is the table of what each listing shape costs on a server
+// that pages honestly and changes only by the caller's own downloads,
+// each answered at once: All (reading only, or downloading each
+// document) at most pages + 1, Pull and the read-ahead of the stable
+// listings at most pages + 2. The page size is the endpoint's maximum
+// (200 documents, 100 services).
+func listingCosts() []listingCost {
+	var rows []listingCost
+	for _, n := range []int{1, 120, 1000} {
+		p := max(1, (n+199)/200)
+		rows = append(rows, listingCost{name: "All reading only", records: n, pages: p, bound: p + 1, exact: true, run: costAll(false)})
+	}
+	// A listing of one row, read only, pays one more: an answer of one
+	// row cannot tell it from a server that caps its pages at one row, so
+	// the walk looks past the row, then checks it is still there (no two
+	// requests can do both: see trust).
+	rows[0].bound = 3
+	for _, n := range []int{1, 120, 1000, 1100} {
+		p := max(1, (n+199)/200)
+		rows = append(rows, listingCost{name: "All downloading each", records: n, pages: p, bound: p + 1, exact: n%200 == 0, run: costAll(true)})
+	}
+	for _, n := range []int{49, 200, 1000} {
+		p := max(1, (n+199)/200)
+		rows = append(rows, listingCost{name: "Pull, 8 workers", records: n, pages: p, bound: p + 2, run: costPull})
+	}
+	for _, n := range []int{1000, 1050} {
+		p := (n + 99) / 100
+		rows = append(rows, listingCost{name: "Services.All (read ahead)", records: n, pages: p, bound: p + 2, run: costServices})
+	}
+	return rows
+}
+
+// costAll loops over Documents.All on a well-behaved server, downloading
+// each document or not, and returns the listing requests.
+func costAll(download bool) func(t *testing.T, n int) int {
+	return func(t *testing.T, n int) int {
+		s := newGenServer(n)
+		c := genClient(t, s)
+		got := map[uuid.UUID]int{}
+		for d, err := range c.Documents.All(context.Background(), nil) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			got[d.ID]++
+			if download {
+				f, err := c.Documents.Download(context.Background(), d.ID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				f.Close()
+			}
+		}
+		checkOnce(t, "All", got, s.required())
+		return s.lists
+	}
+}
+
+func costPull(t *testing.T, n int) int {
+	s := newGenServer(n)
+	c := genClient(t, s)
+	got, err := pullAll(t, c, 0, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkOnce(t, "Pull", got, s.required())
+	return s.lists
+}
+
+func costServices(t *testing.T, n int) int {
+	srv := newAPIServer(t, offsetPager(n, func(i int) string { return fmt.Sprintf(`{"id":%q}`, indexID(i)) }))
+	c := newTestClient(t, srv)
+	got, errs := collectSeq(c.Services.All(context.Background(), nil))
+	if len(errs) != 0 || len(got) != n {
+		t.Fatalf("%d services, errors %v", len(got), errs)
+	}
+	return srv.count()
+}
+
+func TestListingCostOnAWellBehavedServer(t *testing.T) {
+	for _, tc := range listingCosts() {
+		t.Run(fmt.Sprintf("%s/%d", tc.name, tc.records), func(t *testing.T) {
+			got := tc.run(t, tc.records)
+			t.Logf("%d records, %d pages: %d listing requests (bound %d)", tc.records, tc.pages, got, tc.bound)
+			if got > tc.bound || tc.exact && got != tc.bound {
+				t.Fatalf("%d listing requests for %d records in %d pages, want at most %d (exactly: %v)", got, tc.records, tc.pages, tc.bound, tc.exact)
+			}
 		})
 	}
 }
