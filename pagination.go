@@ -534,6 +534,9 @@ type walk[T any] struct {
 	ask     trustAsk     // the request out
 	full    bool         // the last answer held all the rows asked for
 	verify  bool         // a blind request found nothing: check the overlap is still there
+	// blindNext: the overlap came back alone, no answer having held two
+	// rows; the next request looks past it (blind).
+	blindNext bool
 }
 
 // rowFate is what the consumer did to a row: left it in the listing, took
@@ -581,12 +584,20 @@ func newWalk[T any](l *listing[T], settle bool) *walk[T] {
 // rows it asks for.
 func (w *walk[T]) request() (seq, offset, limit int) {
 	w.sent++
+	if !w.careful {
+		w.pass()
+		if w.idless && len(w.tail) > 0 {
+			// All: a row the loop was given and whose fate is not known
+			// (its download failed, or runs elsewhere) may leave the
+			// listing at any time: the walk cannot count on it.
+			w.distrust()
+		}
+	}
 	if w.careful {
 		return w.sent, w.offset, w.l.limit
 	}
-	w.pass()
 	a := trustAsk{offset: w.anchor, limit: w.l.limit, over: w.hasOver, fates: w.ask.fates[:0]}
-	if a.over && !w.full && w.longest <= 1 && !w.verify {
+	if a.over && (!w.full || w.blindNext) && w.longest <= 1 && !w.verify {
 		// Every answer held one row at most, the last one fewer than
 		// asked: with the overlap, an answer of a server that caps its
 		// pages at one row would hold the overlap alone, as the end of a
@@ -809,8 +820,9 @@ func (w *walk[T]) takeCareful(seq, offset int, items []T) (out []T, moved bool, 
 		// The whole listing, not gone over whole yet (downloads are in
 		// flight). It comes back at every offset, but that is no ignored
 		// offset: nothing lies beyond it. Read it again as downloads
-		// answer, until the walk goes over it.
-		return out, moved, walkOn
+		// answer, until the walk goes over it: not before one answers,
+		// unless it brought new rows.
+		return out, fresh > 0, walkOn
 	case w.repeats >= ignoredAfter && len(items) >= w.l.limit && !w.l.unpaged:
 		return out, moved, walkIgnored
 	case w.repeats >= ignoredAfter:
@@ -898,8 +910,17 @@ func (w *walk[T]) trust(items []T) (out []T, step walkStep, ok bool) {
 	w.full = n == a.limit
 	if n < a.limit && j == n && n >= longest && n > 0 {
 		// Short, nothing new, and no shorter than before: the end, or a
-		// server that caps its pages at n rows.
-		return nil, walkOn, false
+		// server that caps its pages at n rows. The overlap alone, when
+		// no answer held two rows: look past it, then check it again.
+		switch {
+		case slices.Contains(a.fates, rowUnsure):
+			// Rows still downloading fill it: ask again once they
+			// answered (a Pull waits for them; see roomy).
+		case !a.over || n != 1 || longest > 1:
+			return nil, walkOn, false
+		default:
+			w.blindNext = true
+		}
 	}
 	// What a careful walk would see repeated, if it comes to that.
 	w.last, w.lastOffset, w.lastRun, w.repeats = items, a.offset, 0, 1
