@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"iter"
 	"net/http"
 	"net/url"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -634,5 +636,196 @@ func TestListingCostOnAWellBehavedServer(t *testing.T) {
 				t.Fatalf("%d listing requests for %d records in %d pages, want at most %d (exactly: %v)", got, tc.records, tc.pages, tc.bound, tc.exact)
 			}
 		})
+	}
+}
+
+// listingServers are the servers BenchmarkListingRequests counts on: a
+// well-behaved one and each misbehaviour of the generated families, over
+// 1,000 unread documents.
+var listingServers = []struct {
+	name string
+	set  func(*genServer)
+}{
+	{"well-behaved", func(*genServer) {}},
+	{"pages capped at 50", func(s *genServer) { s.cap = 50 }},
+	{"replica 2 refreshes behind", func(s *genServer) { s.lag = 2 }},
+	{"others read and add every 3rd request", func(s *genServer) { s.othersEvery = 3 }},
+	{"every 10th row listed twice", func(s *genServer) {
+		for i, d := range s.docs {
+			d.dup = i%10 == 0
+		}
+	}},
+	{"offset ignored", func(s *genServer) { s.ignoreOffset = true }},
+	{"limit and offset ignored", func(s *genServer) { s.ignoreOffset, s.ignoreLimit = true, true }},
+}
+
+// stableServers are the same for the stable listings, over 1,000
+// services.
+var stableServers = []struct {
+	name string
+	set  func(*stableServer)
+}{
+	{"well-behaved", func(*stableServer) {}},
+	{"pages capped at 50", func(s *stableServer) { s.cap = 50 }},
+	{"grows by a row every 3rd request, 20 in all", func(s *stableServer) { s.addEvery, s.addMax = 3, 20 }},
+	{"every 10th row listed twice", func(s *stableServer) {
+		var rows []uuid.UUID
+		for i, id := range s.rows {
+			rows = append(rows, id)
+			if i%10 == 0 {
+				rows = append(rows, id)
+			}
+		}
+		s.rows = rows
+	}},
+	{"offset ignored", func(s *stableServer) { s.ignoreOffset = true }},
+	{"limit and offset ignored", func(s *stableServer) { s.ignoreOffset, s.ignoreLimit = true, true }},
+}
+
+// BenchmarkListingRequests counts the listing requests of each listing
+// shape (All reading only, All downloading each document, Pull with 8
+// workers, the stable Services.All) on each server of listingServers and
+// stableServers, at the endpoints' largest pages: requests/op against
+// minimum/op, pages + 1. It measures no time.
+func BenchmarkListingRequests(b *testing.B) {
+	const docs, services = 1000, 1000
+	shapes := []struct {
+		name string
+		run  func(c *Client) error
+	}{
+		{"All reading only", func(c *Client) error {
+			for _, err := range c.Documents.All(context.Background(), nil) {
+				if err != nil {
+					return err
+				}
+			}
+			return nil
+		}},
+		{"All downloading", func(c *Client) error {
+			for d, err := range c.Documents.All(context.Background(), nil) {
+				if err != nil {
+					return err
+				}
+				f, err := c.Documents.Download(context.Background(), d.ID)
+				if err != nil {
+					return err
+				}
+				f.Close()
+			}
+			return nil
+		}},
+		{"Pull", func(c *Client) error {
+			return c.Documents.Pull(context.Background(), &PullParams{Workers: 8}, func(ctx context.Context, d Document, f *File) error {
+				_, err := io.Copy(io.Discard, f)
+				return err
+			})
+		}},
+	}
+	for _, sh := range shapes {
+		for _, sv := range listingServers {
+			b.Run(sh.name+"/"+sv.name, func(b *testing.B) {
+				lists := 0
+				for range b.N {
+					s := newGenServer(docs)
+					sv.set(s)
+					_ = sh.run(genClient(b, s)) // an error (ErrPagingIgnored) ends the count as well
+					lists += s.lists
+				}
+				b.ReportMetric(float64(lists)/float64(b.N), "requests/op")
+				b.ReportMetric(float64((docs+maxDocumentsLimit-1)/maxDocumentsLimit+1), "minimum/op")
+			})
+		}
+	}
+	for _, sv := range stableServers {
+		b.Run("Services.All/"+sv.name, func(b *testing.B) {
+			requests := 0
+			for range b.N {
+				s := &stableServer{rng: &genRand{s: 7}}
+				for i := range services {
+					s.rows = append(s.rows, numberedID(i))
+				}
+				sv.set(s)
+				s.start()
+				for _, err := range genClient(b, s).Services.All(context.Background(), nil) {
+					if err != nil {
+						break
+					}
+				}
+				requests += s.requests
+			}
+			b.ReportMetric(float64(requests)/float64(b.N), "requests/op")
+			b.ReportMetric(float64((services+maxServicesLimit-1)/maxServicesLimit+1), "minimum/op")
+		})
+	}
+}
+
+func TestWalksOnOneClientShareWhatItDownloads(t *testing.T) {
+	// Two loops over the unread listing on one Client at once: one
+	// downloads each document it is given, the other reads only. The
+	// reader's rows that the downloader takes out are downloads of the
+	// same Client, so the reader takes them for its own doing; each loop
+	// hands out no document twice, the downloader every one, and once
+	// both end the client watches for no walk (-race checks the sharing).
+	s := newGenServer(300)
+	c := genClient(t, s)
+	var wg sync.WaitGroup
+	var downloaded, read map[uuid.UUID]int
+	var errs [2]error
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		downloaded = map[uuid.UUID]int{}
+		for d, err := range c.Documents.All(context.Background(), &DocumentListParams{Limit: 20}) {
+			if err != nil {
+				errs[0] = err
+				return
+			}
+			downloaded[d.ID]++
+			f, err := c.Documents.Download(context.Background(), d.ID)
+			if err != nil {
+				errs[0] = err
+				return
+			}
+			f.Close()
+		}
+	}()
+	go func() {
+		defer wg.Done()
+		read = map[uuid.UUID]int{}
+		for d, err := range c.Documents.All(context.Background(), &DocumentListParams{Limit: 20}) {
+			if err != nil {
+				errs[1] = err
+				return
+			}
+			read[d.ID]++
+			runtime.Gosched()
+		}
+	}()
+	wg.Wait()
+	if errs[0] != nil || errs[1] != nil {
+		t.Fatalf("errors %v", errs)
+	}
+	checkOnce(t, "the downloading loop", downloaded, s.required())
+	for id, n := range read {
+		if n != 1 {
+			t.Fatalf("the reading loop was given %s %d times", id, n)
+		}
+	}
+	if n := c.watch().n.Load(); n != 0 {
+		t.Fatalf("%d walks still watched after both loops ended", n)
+	}
+}
+
+func TestAWalkForgetsWhatItWatchedWhenTheLoopBreaks(t *testing.T) {
+	s := newGenServer(50)
+	c := genClient(t, s)
+	for range c.Documents.All(context.Background(), nil) {
+		if n := c.watch().n.Load(); n != 1 {
+			t.Fatalf("%d walks watched during the loop, want 1", n)
+		}
+		break
+	}
+	if n := c.watch().n.Load(); n != 0 {
+		t.Fatalf("%d walks watched after the loop broke, want 0", n)
 	}
 }
