@@ -38,7 +38,8 @@ import (
 //   - Shrinking listings (unread documents: downloading one marks it read
 //     and takes it out of the listing) are walked (see walk), one request
 //     at a time, each anchored past the rows that can no longer leave the
-//     listing; a walk that may have missed rows is followed by another.
+//     listing; a walk is followed by another only when an answer showed
+//     that someone else changed the listing (see trust).
 //
 // Breaking out of the loop, or cancelling the context, stops the fetcher;
 // no goroutine outlives the loop. An error is yielded once and ends it. A
@@ -193,6 +194,8 @@ type page[T any] struct {
 // maxReadAhead bounds how far a stable listing reads ahead of the loop:
 // at most this many pages are requested and not yet handed to the loop
 // (in flight, or arrived and waiting), besides the page the loop is on.
+// It is also what reading ahead may cost past the end of a listing: the
+// empty page (or the short last one) and one page more.
 const maxReadAhead = 2
 
 // ignoredAfter is how many times running a page must be answered, at
@@ -487,6 +490,19 @@ func (s walkStep) err() error {
 // page longer than the limit is the whole listing, never an ignored
 // offset, however often it comes back: it is read again as downloads
 // answer, and ends the pass once the walk goes over it.
+//
+// All that costs a second pass over every listing, and most listings do
+// not move but by the consumer's downloads. So a walk starts out trusting
+// (see trust): it learns from the consumer which rows it left alone and
+// which it took out (Pull knows its downloads; All asks its Client, see
+// downloadWatch), starts each request past the rows known to stay, with
+// the last of them asked for again, and checks in every answer that
+// nothing but the consumer moved the listing. A pass that shows nothing
+// else missed no row, and ends the walk. The first answer that shows
+// another hand makes the walk careful, as above: the pass goes on, and
+// two more passes must agree (the pass that began trusting does not
+// confirm). A walk whose consumer's doings are unknown (nothing tells
+// All, or the listing does not shrink) is careful from the start.
 type walk[T any] struct {
 	l *listing[T]
 	// settle marks a walk whose consumer shrinks the listing: its end is

@@ -290,8 +290,10 @@ func TestAllStopsWhenTheContextIsCancelled(t *testing.T) {
 }
 
 func TestShrinkingListingCostsWhenNothingIsRemoved(t *testing.T) {
-	// A listing the loop may shrink, over which the loop removes nothing:
-	// every item once, at one extra request per page.
+	// A listing the loop may shrink, over which the loop removes nothing,
+	// and no client to say so (the careful walk, as when an answer shows
+	// someone else changed the listing): every item once, at one extra
+	// request per page.
 	srv := newAPIServer(t, pagedServices(120, 0))
 	c := newTestClient(t, srv)
 	l := listing[Service]{
