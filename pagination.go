@@ -550,9 +550,6 @@ type walk[T any] struct {
 	ask     trustAsk     // the request out
 	full    bool         // the last answer held all the rows asked for
 	verify  bool         // a blind request found nothing: check the overlap is still there
-	// blindNext: the overlap came back alone, no answer having held two
-	// rows; the next request looks past it (blind).
-	blindNext bool
 }
 
 // rowFate is what the consumer did to a row: left it in the listing, took
@@ -572,13 +569,11 @@ type tailRow[T any] struct {
 }
 
 // trustAsk is a trusting walk's request: where it starts, how many rows
-// it asks for, whether its first row is the overlap, and the fate of each
-// tail row as the request was sent.
+// it asks for, and whether its first row is the overlap.
 type trustAsk struct {
 	offset, limit int
 	over          bool
 	blind         bool // past the anchor, without the overlap
-	fates         []rowFate
 }
 
 // The fate bits of a known id's value (above any request count).
@@ -612,8 +607,8 @@ func (w *walk[T]) request() (seq, offset, limit int) {
 	if w.careful {
 		return w.sent, w.offset, w.l.limit
 	}
-	a := trustAsk{offset: w.anchor, limit: w.l.limit, over: w.hasOver, fates: w.ask.fates[:0]}
-	if a.over && (!w.full || w.blindNext) && w.longest <= 1 && !w.verify {
+	a := trustAsk{offset: w.anchor, limit: w.l.limit, over: w.hasOver}
+	if a.over && !w.full && w.longest <= 1 && !w.verify {
 		// Every answer held one row at most, the last one fewer than
 		// asked: with the overlap, an answer of a server that caps its
 		// pages at one row would hold the overlap alone, as the end of a
@@ -628,9 +623,6 @@ func (w *walk[T]) request() (seq, offset, limit int) {
 	a.limit += len(w.tail)
 	if w.l.max > 0 {
 		a.limit = min(a.limit, w.l.max)
-	}
-	for _, r := range w.tail {
-		a.fates = append(a.fates, w.rowFate(r.id))
 	}
 	w.ask = a
 	return w.sent, a.offset, a.limit
@@ -854,20 +846,30 @@ func (w *walk[T]) takeCareful(seq, offset int, items []T) (out []T, moved bool, 
 // nothing in. A trusting walk counts on what it knows of its consumer: a
 // row it left alone stays, a row whose download answered is gone, so each
 // request starts past the rows known to stay (pass), and the pass that
-// ends is the walk's last. What it counts on is checked in every answer,
-// and the first answer that breaks it makes the walk careful:
+// ends is the walk's last. It checks in every answer what the pass's
+// completeness rests on, and the first answer that breaks it makes the
+// walk careful:
 //
 //   - the row before the request's offset (the overlap: the last row known
 //     to stay, asked for again) is where it was: no row before it left
-//     the listing, so no row the walk has not seen moved under the offset;
-//   - the rows seen past the offset come back in order, each row known to
-//     stay present, each row known to be gone absent, a row whose download
-//     was under way either;
-//   - what comes after them is new: no id the walk handed out, none twice;
-//   - the answer is no longer than asked for (the limit is honoured), and
-//     a short answer that brings nothing new is shorter than one before it
-//     (a server that caps its pages at the length of this one would send
-//     it too, and the overlap would hide the rows past it).
+//     the listing (a row downloaded but still listed, as a replica that
+//     trails the read marks shows, included), so no row the walk has not
+//     seen moved under the offset;
+//   - what comes after the rows seen past the offset is new: no id the
+//     walk handed out, none twice (a row listed twice, or rows moved back
+//     under the offset);
+//   - the answer is no longer than asked for (a server that ignores the
+//     limit often ignores the offset too, and the careful walk reads it
+//     at less cost).
+//
+// Rows seen past the offset (whose fate was not known when it was asked
+// for) that are missing left the listing, and are not counted; rows still
+// listed after their download answered are not counted either, and if
+// they leave later the overlap shows it. An answer of one row cannot tell
+// the end of a listing from a server that caps its pages at one row, and
+// with the overlap that row would be the overlap: while no answer held two
+// rows, the walk looks past the overlap first (blind), and checks it
+// after (verify).
 //
 // The pass ends with an empty answer at the listing's start, or an answer
 // shorter than asked for and than one before it (of a server that caps
@@ -876,7 +878,7 @@ func (w *walk[T]) trust(items []T) (out []T, step walkStep, ok bool) {
 	a := &w.ask
 	n, i := len(items), 0
 	if n > a.limit {
-		return nil, walkOn, false
+		return nil, walkOn, false // the limit ignored: the offset may be too
 	}
 	switch {
 	case a.blind && (n > 0 || len(w.tail) > 0):
@@ -897,17 +899,12 @@ func (w *walk[T]) trust(items []T) (out []T, step walkStep, ok bool) {
 		}
 		i = 1
 	}
-	// The tail: first check, then take in.
+	// The tail rows still listed come first, in order; a row missing
+	// left the listing, and is no longer counted.
 	j := i
-	for k, r := range w.tail {
-		here := j < n && w.sameRow(items[j], r.item)
-		switch f := a.fates[k]; {
-		case here && f == rowGoes:
-			return nil, walkOn, false // its download answered, and it is still listed
-		case here:
+	for _, r := range w.tail {
+		if j < n && w.sameRow(items[j], r.item) {
 			j++
-		case f == rowStays && (j < n || n < a.limit):
-			return nil, walkOn, false // it stays, and it is missing
 		}
 	}
 	fresh := map[uuid.UUID]bool{}
@@ -924,30 +921,16 @@ func (w *walk[T]) trust(items []T) (out []T, step walkStep, ok bool) {
 	longest := w.longest
 	w.longest = max(w.longest, n)
 	w.full = n == a.limit
-	if n < a.limit && j == n && n >= longest && n > 0 {
-		// Short, nothing new, and no shorter than before: the end, or a
-		// server that caps its pages at n rows. The overlap alone, when
-		// no answer held two rows: look past it, then check it again.
-		switch {
-		case slices.Contains(a.fates, rowUnsure):
-			// Rows still downloading fill it: ask again once they
-			// answered (a Pull waits for them; see roomy).
-		case !a.over || n != 1 || longest > 1:
-			return nil, walkOn, false
-		default:
-			w.blindNext = true
-		}
-	}
 	// What a careful walk would see repeated, if it comes to that.
 	w.last, w.lastOffset, w.lastRun, w.repeats = items, a.offset, 0, 1
 	keep := w.tail[:0]
-	for k, r := range w.tail {
+	for _, r := range w.tail {
 		if i < n && w.sameRow(items[i], r.item) {
 			i++
 			keep = append(keep, r)
 			continue
 		}
-		if i == n && n == a.limit && a.fates[k] != rowGoes {
+		if i == n && n == a.limit {
 			keep = append(keep, r) // past the answer's end
 		}
 	}

@@ -831,3 +831,67 @@ func TestAWalkForgetsWhatItWatchedWhenTheLoopBreaks(t *testing.T) {
 		t.Fatalf("%d walks watched after the loop broke, want 0", n)
 	}
 }
+
+func TestAllGoesOnPastDownloadsThatFailed(t *testing.T) {
+	// The loop downloads each document and goes on when a download fails
+	// (404 or 503: the document stays unread and listed; or cut short:
+	// it was marked read). The walk cannot tell what became of those
+	// rows, so it turns careful; it still yields each document once and
+	// ends, well before the deadline.
+	s := newGenServer(30)
+	s.failEvery = 4
+	c := genClient(t, s)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	got := map[uuid.UUID]int{}
+	failed := 0
+	for d, err := range c.Documents.All(ctx, &DocumentListParams{Limit: 5}) {
+		if err != nil {
+			t.Fatalf("after %d documents (%d downloads failed): %v", len(got), failed, err)
+		}
+		got[d.ID]++
+		f, err := c.Documents.Download(ctx, d.ID)
+		if err != nil {
+			failed++
+			continue
+		}
+		_, _ = io.Copy(io.Discard, f)
+		f.Close()
+	}
+	checkOnce(t, "All", got, s.required())
+	if failed == 0 {
+		t.Fatal("no download failed")
+	}
+}
+
+func TestAWalkChecksTheRowItLookedPast(t *testing.T) {
+	// A server that caps its pages at one row, over two documents, the
+	// first read by someone else right after the first answer. The loop
+	// reads only. The first answer (one row) cannot tell the end of a
+	// listing from a cap of one, so the walk looks past the row (and,
+	// the second document having moved under it, finds nothing), then
+	// asks for the row again: it is gone, the second document in its
+	// place, so the walk goes on and yields it.
+	ids := []uuid.UUID{numberedID(0), numberedID(1)}
+	var mu sync.Mutex
+	n := 0
+	srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		n++
+		if n == 2 {
+			ids = ids[1:]
+		}
+		offset, _ := strconv.Atoi(r.URL.Query().Get("offset"))
+		var rows []string
+		if offset < len(ids) {
+			rows = append(rows, fmt.Sprintf(`{"id":%q,"status":"unread"}`, ids[offset]))
+		}
+		mu.Unlock()
+		ok("["+strings.Join(rows, ",")+"]")(w, r)
+	})
+	c := newTestClient(t, srv)
+	got, errs := collectSeq(c.Documents.All(context.Background(), nil))
+	if len(errs) != 0 || len(got) != 2 || got[0].ID != numberedID(0) || got[1].ID != numberedID(1) {
+		t.Fatalf("yielded %d documents, errors %v; want both documents", len(got), errs)
+	}
+}
