@@ -895,3 +895,41 @@ func TestAWalkChecksTheRowItLookedPast(t *testing.T) {
 		t.Fatalf("yielded %d documents, errors %v; want both documents", len(got), errs)
 	}
 }
+
+// refusingDownloads answers every download with a 503 that leaves the
+// document unread, and passes the listing requests to s.
+type refusingDownloads struct{ s *genServer }
+
+func (r refusingDownloads) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.URL.Path == "/documents" {
+		return r.s.RoundTrip(req)
+	}
+	return &http.Response{StatusCode: http.StatusServiceUnavailable, Request: req,
+		Header: http.Header{"Content-Type": {"application/json"}},
+		Body:   io.NopCloser(strings.NewReader(`{"success":false,"message":"unavailable"}`))}, nil
+}
+
+func TestAllGoesOnPastADownloadThatFailed(t *testing.T) {
+	// The first document's download fails (a 503: it stays unread), so
+	// the walk cannot know whether its row stays; the loop reads the
+	// other 399 without downloading them. The walk must not wait on that
+	// row for ever: it turns careful, yields each document once and ends
+	// before the deadline.
+	s := newGenServer(400)
+	c := genClient(t, refusingDownloads{s})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	got := map[uuid.UUID]int{}
+	for d, err := range c.Documents.All(ctx, &DocumentListParams{Limit: 50}) {
+		if err != nil {
+			t.Fatalf("after %d documents: %v", len(got), err)
+		}
+		got[d.ID]++
+		if len(got) == 1 {
+			if _, err := c.Documents.Download(ctx, d.ID); err == nil {
+				t.Fatal("a refused download succeeded")
+			}
+		}
+	}
+	checkOnce(t, "All", got, s.required())
+}

@@ -7,7 +7,7 @@ package main
 // pass that began trusting let confirm, a Pull that asks early, and the
 // read-ahead made deeper.
 func init() {
-	const run = `TestPagingOnGeneratedServers|TestListingCost|TestStableListingsOnGeneratedServers|TestListingUnsettledIsASentinel|TestWorkerPoolFedFromAllGetsEveryDocument|TestPullBeforeOnGeneratedServers|TestPagingOnAListingThatTrailsItsReadMarks|TestAllGoesOnPastDownloadsThatFailed|TestAWalkChecksTheRowItLookedPast|TestUnreadAllEndsWhenTheAPIIgnoresPaging|TestAllEndsWhenTheAPIIgnoresTheOffsetOfRecordsWithoutAnID|TestAllYieldsRecordsWithoutAnID`
+	const run = `TestPagingOnGeneratedServers|TestListingCost|TestStableListingsOnGeneratedServers|TestListingUnsettledIsASentinel|TestWorkerPoolFedFromAllGetsEveryDocument|TestPullBeforeOnGeneratedServers|TestPagingOnAListingThatTrailsItsReadMarks|TestAllGoesOnPastDownloadsThatFailed|TestAllGoesOnPastADownloadThatFailed|TestAWalkChecksTheRowItLookedPast|TestUnreadAllEndsWhenTheAPIIgnoresPaging|TestAllEndsWhenTheAPIIgnoresTheOffsetOfRecordsWithoutAnID|TestAllYieldsRecordsWithoutAnID`
 	mutants = append(mutants,
 		mutant{id: `cost-overlap-unchecked`, file: `pagination.go`, pkg: `.`, run: run,
 			what: `the row before the offset not checked: a row that vanished before it goes unseen`,
