@@ -89,6 +89,10 @@ type Client struct {
 	// Format), shows an address: fmt follows pointers there, not closures.
 	auth func() Authenticator
 	keys func() *redactor
+	// downloads tells the walks over the unread listing which documents
+	// were downloaded through this client while they run (see
+	// downloadWatch); a function for the same reason as auth.
+	downloads func() *downloadWatch
 }
 
 // Format prints the client as acctadmin.Client(base URL) under every verb
@@ -333,9 +337,11 @@ func NewClient(accessKey, secretKey string, opts ...Option) (*Client, error) {
 	keys.add(accessKey, "[redacted]")
 	keys.add(secretKey, "[redacted]")
 	auth := s.auth
+	watch := &downloadWatch{}
 	c := &Client{
 		auth:         func() Authenticator { return auth },
 		keys:         func() *redactor { return keys },
+		downloads:    func() *downloadWatch { return watch },
 		baseURL:      base,
 		logger:       s.logger,
 		maxRetries:   s.maxRetries,

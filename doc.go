@@ -157,15 +157,18 @@
 // page longer than asked for is the rest of the listing: the API ignored
 // the limit). A listing that the loop cannot
 // change (services, resources, compliance events, invoices, read
-// documents) is read ahead: one page at first, and one more each time the
-// loop finds the next page not there yet, up to four pages beyond the one
-// the loop is on, so at most five pages are held at once. A short page
+// documents) is read ahead: one page at first, and one more when the
+// loop finds the next page not there yet, up to two pages beyond the one
+// the loop is on, so at most three pages are held at once and the
+// listing costs at most two requests past its last page. A short page
 // drops the pages read ahead of it (they assumed a longer one) and reading
-// goes on from where it ended. Reading ahead may ask for a few pages past
-// the end; those are let finish, and breaking out of the loop cancels
-// them. The unread documents are not read ahead: they are walked, and
-// walked again until two walks agree (see [DocumentsClient.All]); one that
-// never settles ends, after 10 walks, with [ErrListingUnsettled].
+// goes on from where it ended. The pages asked for past the end are let
+// finish, and breaking out of the loop cancels them. The unread documents
+// are not read ahead: they are walked (see [DocumentsClient.All]), at a
+// cost of one request a page and one more on a server that pages
+// honestly; when an answer shows that someone else changed the listing,
+// the walk is confirmed by walking again until two walks agree, and one
+// that never settles ends, after 10 walks, with [ErrListingUnsettled].
 //
 // A record without an id is yielded like any other. When the API answers
 // three later offsets running with the same full page (it ignores offset;

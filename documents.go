@@ -115,12 +115,18 @@ func (s *DocumentsClient) List(ctx context.Context, p *DocumentListParams) ([]Do
 // yields exactly once every document that stays unread until it is done
 // and that nobody else reads. To download on several goroutines, use
 // Pull. Other listings are read ahead (see the package docs on paging).
-// ErrPagingIgnored ends it when the API ignores the offset;
-// ErrListingUnsettled when the listing still changes after 10 walks. Why,
-// and the tests: RELIABILITY.md, "Paging and Pull".
+// On the unread listing All learns from its Client which documents the
+// loop downloaded (a Download through the same Client, on any goroutine,
+// while the loop runs, counts as the loop's own), so on a server that
+// pages honestly it costs at most one request more than the listing has
+// pages; it walks the listing again only when an answer shows that
+// someone else changed it. ErrPagingIgnored ends it when the API ignores
+// the offset; ErrListingUnsettled when the listing still changes after 10
+// walks. Why, and the tests: RELIABILITY.md, "Paging and Pull".
 func (s *DocumentsClient) All(ctx context.Context, p *DocumentListParams) iter.Seq2[Document, error] {
 	l := listingOf(p, maxDocumentsLimit, s.List, func(d Document) uuid.UUID { return d.ID })
 	l.shrinks = p == nil || p.Status == "" || p.Status == DocumentUnread
+	l.watch = s.c.watch()
 	return paginate(ctx, l)
 }
 
@@ -136,9 +142,18 @@ func (s *DocumentsClient) Page(ctx context.Context, id uuid.UUID, n int, p *Page
 }
 
 // Download returns the document id as a PDF file, streamed (the caller
-// closes it), which marks it read. GET /documents/:id/download.
+// closes it), which marks it read. The loops over the unread listing
+// running on the same Client (All) take note. GET /documents/:id/download.
 func (s *DocumentsClient) Download(ctx context.Context, id uuid.UUID) (*File, error) {
-	return pdfFile(ctx, s.c, routeDocumentsDownload, id)
+	w := s.c.watch()
+	w.note(id, downloadStarted)
+	f, err := pdfFile(ctx, s.c, routeDocumentsDownload, id)
+	if err != nil {
+		w.note(id, downloadFailed)
+	} else {
+		w.note(id, downloadAnswered)
+	}
+	return f, err
 }
 
 // PullParams chooses the documents to pull (the unread listing by default)

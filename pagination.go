@@ -38,7 +38,8 @@ import (
 //   - Shrinking listings (unread documents: downloading one marks it read
 //     and takes it out of the listing) are walked (see walk), one request
 //     at a time, each anchored past the rows that can no longer leave the
-//     listing; a walk that may have missed rows is followed by another.
+//     listing; a walk is followed by another only when an answer showed
+//     that someone else changed the listing (see trust).
 //
 // Breaking out of the loop, or cancelling the context, stops the fetcher;
 // no goroutine outlives the loop. An error is yielded once and ends it. A
@@ -69,6 +70,9 @@ type listing[T any] struct {
 	id func(T) uuid.UUID
 	// shrinks marks a listing that the loop's own calls can shrink.
 	shrinks bool
+	// watch, for a shrinking listing, is the client's downloadWatch: All
+	// learns from it what its loop downloaded.
+	watch *downloadWatch
 	// unpaged marks a listing whose paging the API does not document: a
 	// full page repeated means the API sent the whole listing at once, and
 	// ends it quietly rather than with ErrPagingIgnored. A short page does
@@ -190,7 +194,9 @@ type page[T any] struct {
 // maxReadAhead bounds how far a stable listing reads ahead of the loop:
 // at most this many pages are requested and not yet handed to the loop
 // (in flight, or arrived and waiting), besides the page the loop is on.
-const maxReadAhead = 4
+// It is also what reading ahead may cost past the end of a listing: the
+// empty page (or the short last one) and one page more.
+const maxReadAhead = 2
 
 // ignoredAfter is how many times running a page must be answered, at
 // later offsets, before the API is taken to ignore the offset. A listing
@@ -386,9 +392,16 @@ func (l *listing[T]) shrinking(ctx context.Context, yield func(T, error) bool) {
 	var zero T
 	w := newWalk(l, true)
 	w.idless = true
+	seen := l.watch.start()
+	defer l.watch.end(seen)
+	if seen != nil {
+		w.fate = seen.fate
+	} else {
+		w.careful = true // nothing tells what the loop did: confirm every pass
+	}
 	for {
-		seq, offset := w.request()
-		items, err := l.fetch(ctx, l.limit, offset)
+		seq, offset, limit := w.request()
+		items, err := l.fetch(ctx, limit, offset)
 		if err != nil {
 			yield(zero, err)
 			return
@@ -397,6 +410,9 @@ func (l *listing[T]) shrinking(ctx context.Context, yield func(T, error) bool) {
 		for _, item := range out {
 			if id := l.id(item); id != uuid.Nil {
 				w.mark(id, int32(seq)) // dealt with before the next request
+				if seen != nil {
+					seen.add(id)
+				}
 			}
 			if !yield(item, nil) {
 				return
@@ -474,6 +490,19 @@ func (s walkStep) err() error {
 // page longer than the limit is the whole listing, never an ignored
 // offset, however often it comes back: it is read again as downloads
 // answer, and ends the pass once the walk goes over it.
+//
+// All that costs a second pass over every listing, and most listings do
+// not move but by the consumer's downloads. So a walk starts out trusting
+// (see trust): it learns from the consumer which rows it left alone and
+// which it took out (Pull knows its downloads; All asks its Client, see
+// downloadWatch), starts each request past the rows known to stay, with
+// the last of them asked for again, and checks in every answer that
+// nothing but the consumer moved the listing. A pass that shows nothing
+// else missed no row, and ends the walk. The first answer that shows
+// another hand makes the walk careful, as above: the pass goes on, and
+// two more passes must agree (the pass that began trusting does not
+// confirm). A walk whose consumer's doings are unknown (nothing tells
+// All, or the listing does not shrink) is careful from the start.
 type walk[T any] struct {
 	l *listing[T]
 	// settle marks a walk whose consumer shrinks the listing: its end is
@@ -487,7 +516,8 @@ type walk[T any] struct {
 	sent   int // requests sent; numbers each request from 1
 	// known is every id handed out, with the number of requests sent when
 	// it could no longer leave the listing by the consumer's doing (its
-	// download answered, or it was kept out), or -1 while it still may.
+	// download answered, or it was kept out), or -1 while it still may;
+	// the fate bits say which (see markFate).
 	known map[uuid.UUID]int32
 	// The pass under way.
 	passes   int          // passes ended
@@ -495,6 +525,8 @@ type walk[T any] struct {
 	idlessIn int          // rows without an id it passed over
 	skipped  int          // the most rows without an id a pass passed over
 	prevSig  uint64       // the signature of the pass before
+	prevOK   bool         // and it may confirm the next (it was not tainted)
+	tainted  bool         // the pass began trusting and turned careful
 	// The last answer, where it was asked for, and how many times running
 	// it came back at later offsets.
 	last       []T
@@ -502,26 +534,194 @@ type walk[T any] struct {
 	lastRun    int // the rows it passed over
 	repeats    int
 	longest    int // the longest answer yet
+	// idlessGiven is how many rows without an id were handed out: a pass
+	// that goes over them again hands out only those past that count.
+	idlessGiven int
+
+	// The trusting walk (see trust); careful is set once an answer shows
+	// the listing moved by someone else's doing, or when nothing tells
+	// the walk what its consumer did.
+	careful bool
+	fate    func(uuid.UUID) rowFate // what the consumer did to a row handed out
+	anchor  int                     // rows of the pass known to stay, before tail
+	over    T                       // the last of them, asked for again as the overlap
+	hasOver bool
+	tail    []tailRow[T] // rows seen past anchor, in listing order
+	ask     trustAsk     // the request out
+	full    bool         // the last answer held all the rows asked for
+	verify  bool         // a blind request found nothing: check the overlap is still there
 }
 
+// rowFate is what the consumer did to a row: left it in the listing, took
+// it out, or either (a download under way or failed).
+type rowFate uint8
+
+const (
+	rowUnsure rowFate = iota
+	rowStays
+	rowGoes
+)
+
+// tailRow is a row a trusting walk saw past its anchor and not yet passed.
+type tailRow[T any] struct {
+	item T
+	id   uuid.UUID
+}
+
+// trustAsk is a trusting walk's request: where it starts, how many rows
+// it asks for, and whether its first row is the overlap.
+type trustAsk struct {
+	offset, limit int
+	over          bool
+	blind         bool // past the anchor, without the overlap
+}
+
+// The fate bits of a known id's value (above any request count).
+const (
+	knownStays = 1 << 29
+	knownGoes  = 1 << 30
+)
+
+// atOf is the request count of a known id's value.
+func atOf(v int32) int { return int(v &^ (knownStays | knownGoes)) }
+
 func newWalk[T any](l *listing[T], settle bool) *walk[T] {
-	w := &walk[T]{l: l, settle: settle, offset: l.offset, known: make(map[uuid.UUID]int32)}
+	w := &walk[T]{l: l, settle: settle, offset: l.offset, anchor: l.offset, known: make(map[uuid.UUID]int32), careful: !settle}
 	w.sig.SetSeed(maphash.MakeSeed())
 	return w
 }
 
-// request numbers the next request and says where it starts.
-func (w *walk[T]) request() (seq, offset int) {
+// request numbers the next request and says where it starts and how many
+// rows it asks for.
+func (w *walk[T]) request() (seq, offset, limit int) {
 	w.sent++
-	return w.sent, w.offset
+	if !w.careful {
+		w.pass()
+		if w.idless && len(w.tail) > 0 {
+			// All: a row the loop was given and whose fate is not known
+			// (its download failed, or runs elsewhere) may leave the
+			// listing at any time: the walk cannot count on it.
+			w.distrust()
+		}
+	}
+	if w.careful {
+		return w.sent, w.offset, w.l.limit
+	}
+	a := trustAsk{offset: w.anchor, limit: w.l.limit, over: w.hasOver}
+	if a.over && !w.full && w.longest <= 1 && !w.verify {
+		// Every answer held one row at most, the last one fewer than
+		// asked: with the overlap, an answer of a server that caps its
+		// pages at one row would hold the overlap alone, as the end of a
+		// listing does. So look past it first, and check the overlap
+		// after (see trust).
+		a.over, a.blind = false, true
+	}
+	if a.over {
+		a.offset--
+		a.limit++
+	}
+	a.limit += len(w.tail)
+	if w.l.max > 0 {
+		a.limit = min(a.limit, w.l.max)
+	}
+	w.ask = a
+	return w.sent, a.offset, a.limit
+}
+
+// rowFate is the fate of the row id; a row without an id stays.
+func (w *walk[T]) rowFate(id uuid.UUID) rowFate {
+	if id == uuid.Nil {
+		return rowStays
+	}
+	return w.fate(id)
+}
+
+// pass passes over the tail's first rows whose fate is known: one that
+// stays moves the anchor past it (and is the next overlap), one that is
+// gone is no longer listed; it stops at the first row whose fate is not
+// known yet.
+func (w *walk[T]) pass() {
+	n := 0
+	for _, r := range w.tail {
+		f := w.rowFate(r.id)
+		if f == rowUnsure {
+			break
+		}
+		n++
+		if f == rowStays {
+			w.anchor++
+			w.over, w.hasOver = r.item, true
+			w.sig.Write(r.id[:])
+			if r.id == uuid.Nil {
+				w.idlessIn++
+			}
+		}
+	}
+	clear(w.tail[:n])
+	w.tail = w.tail[n:]
+}
+
+// backlog is how many tail rows would stay in the tail if the next
+// request were sent now: a Pull asks for the next page once they fit in
+// its answer beside a whole page.
+func (w *walk[T]) backlog() int {
+	for i, r := range w.tail {
+		if w.rowFate(r.id) == rowUnsure {
+			return len(w.tail) - i
+		}
+	}
+	return 0
+}
+
+// roomy reports whether the next request, sent now, can bring a whole
+// page of rows past the tail (always, for a careful walk).
+func (w *walk[T]) roomy() bool {
+	if w.careful {
+		return true
+	}
+	b := w.backlog()
+	return b == 0 || w.full && (w.l.max <= 0 || w.l.limit+1+b <= w.l.max)
 }
 
 // mark records that the item id can leave the listing by the consumer's
 // doing until request at (exclusive), or, for -1, still may.
 func (w *walk[T]) mark(id uuid.UUID, at int32) { w.known[id] = at }
 
+// markFate records, besides at, what the consumer did to id's row.
+func (w *walk[T]) markFate(id uuid.UUID, at int32, f rowFate) {
+	switch f {
+	case rowStays:
+		at |= knownStays
+	case rowGoes:
+		at |= knownGoes
+	}
+	w.known[id] = at
+}
+
+// knownFate is the fate markFate recorded for id.
+func (w *walk[T]) knownFate(id uuid.UUID) rowFate {
+	v, ok := w.known[id]
+	switch {
+	case !ok || v < 0:
+		return rowUnsure
+	case v&knownStays != 0:
+		return rowStays
+	case v&knownGoes != 0:
+		return rowGoes
+	}
+	return rowUnsure
+}
+
 // idlessSeen is how many rows without an id one pass went over, at most.
-func (w *walk[T]) idlessSeen() int { return max(w.skipped, w.idlessIn) }
+func (w *walk[T]) idlessSeen() int {
+	n := w.idlessIn
+	for _, r := range w.tail {
+		if r.id == uuid.Nil {
+			n++
+		}
+	}
+	return max(w.skipped, n)
+}
 
 // take takes in the answer items to request seq, sent at offset. It
 // returns the items to hand out, in order (the new ones, marked -1 until
@@ -529,6 +729,28 @@ func (w *walk[T]) idlessSeen() int { return max(w.skipped, w.idlessIn) }
 // found new ones; when not, the first row is one whose download has not
 // answered, and the next request should wait for it), and what comes next.
 func (w *walk[T]) take(seq, offset int, items []T) (out []T, moved bool, step walkStep) {
+	if !w.careful {
+		if out, step, ok := w.trust(items); ok {
+			return out, true, step
+		}
+		if w.sent == 1 {
+			// The first answer already breaks the rules (a page longer
+			// than asked, a row twice): the walk is careful from the
+			// start, as if it never trusted.
+			w.careful = true
+			return w.takeCareful(seq, offset, items)
+		}
+		// The listing moved by someone else's doing: from here on the
+		// walk is careful. The pass goes on from its anchor, this answer
+		// unused, and its end is confirmed by two more passes.
+		w.distrust()
+		return nil, true, walkOn
+	}
+	return w.takeCareful(seq, offset, items)
+}
+
+// takeCareful is take for a careful walk.
+func (w *walk[T]) takeCareful(seq, offset int, items []T) (out []T, moved bool, step walkStep) {
 	if len(items) == 0 {
 		if offset == w.l.offset {
 			w.skipped = w.idlessSeen()
@@ -556,7 +778,7 @@ func (w *walk[T]) take(seq, offset int, items []T) (out []T, moved bool, step wa
 			run++
 			w.idlessIn++
 			w.sig.Write(id[:])
-			if w.idless && w.passes == 0 && i >= from {
+			if w.idless && w.passes == 0 && i >= from && w.idlessIn > w.idlessGiven+len(idless) {
 				idless = append(idless, item)
 			}
 		case !known:
@@ -564,9 +786,10 @@ func (w *walk[T]) take(seq, offset int, items []T) (out []T, moved bool, step wa
 			fresh++
 			out = append(out, idless...)
 			out = append(out, item)
+			w.idlessGiven += len(idless)
 			idless = idless[:0]
 			inRun = false
-		case inRun && at >= 0 && int(at) < seq:
+		case inRun && at >= 0 && atOf(at) < seq:
 			run++ // it stays: passed over
 			w.sig.Write(id[:])
 		default:
@@ -587,6 +810,7 @@ func (w *walk[T]) take(seq, offset int, items []T) (out []T, moved bool, step wa
 		fallthrough
 	default:
 		out = append(out, idless...)
+		w.idlessGiven += len(idless)
 	}
 	w.last, w.lastOffset, w.lastRun = items, offset, run
 	shorter := len(items) < w.longest
@@ -604,8 +828,9 @@ func (w *walk[T]) take(seq, offset int, items []T) (out []T, moved bool, step wa
 		// The whole listing, not gone over whole yet (downloads are in
 		// flight). It comes back at every offset, but that is no ignored
 		// offset: nothing lies beyond it. Read it again as downloads
-		// answer, until the walk goes over it.
-		return out, moved, walkOn
+		// answer, until the walk goes over it: not before one answers,
+		// unless it brought new rows.
+		return out, fresh > 0, walkOn
 	case w.repeats >= ignoredAfter && len(items) >= w.l.limit && !w.l.unpaged:
 		return out, moved, walkIgnored
 	case w.repeats >= ignoredAfter:
@@ -616,6 +841,143 @@ func (w *walk[T]) take(seq, offset int, items []T) (out []T, moved bool, step wa
 	return out, moved, walkOn
 }
 
+// trust takes in an answer to a trusting walk's request, and reports
+// false when it shows the listing moved by someone else's doing, taking
+// nothing in. A trusting walk counts on what it knows of its consumer: a
+// row it left alone stays, a row whose download answered is gone, so each
+// request starts past the rows known to stay (pass), and the pass that
+// ends is the walk's last. It checks in every answer what the pass's
+// completeness rests on, and the first answer that breaks it makes the
+// walk careful:
+//
+//   - the row before the request's offset (the overlap: the last row known
+//     to stay, asked for again) is where it was: no row before it left
+//     the listing (a row downloaded but still listed, as a replica that
+//     trails the read marks shows, included), so no row the walk has not
+//     seen moved under the offset;
+//   - what comes after the rows seen past the offset is new: no id the
+//     walk handed out, none twice (a row listed twice, or rows moved back
+//     under the offset);
+//   - the answer is no longer than asked for (a server that ignores the
+//     limit often ignores the offset too, and the careful walk reads it
+//     at less cost).
+//
+// Rows seen past the offset (whose fate was not known when it was asked
+// for) that are missing left the listing, and are not counted; rows still
+// listed after their download answered are not counted either, and if
+// they leave later the overlap shows it. An answer of one row cannot tell
+// the end of a listing from a server that caps its pages at one row, and
+// with the overlap that row would be the overlap: while no answer held two
+// rows, the walk looks past the overlap first (blind), and checks it
+// after (verify).
+//
+// The pass ends with an empty answer at the listing's start, or an answer
+// shorter than asked for and than one before it (of a server that caps
+// its pages, too, only the last is shorter).
+func (w *walk[T]) trust(items []T) (out []T, step walkStep, ok bool) {
+	a := &w.ask
+	n, i := len(items), 0
+	if n > a.limit {
+		return nil, walkOn, false // the limit ignored: the offset may be too
+	}
+	switch {
+	case a.blind && (n > 0 || len(w.tail) > 0):
+		return nil, walkOn, false // a server that caps its pages at one row
+	case a.blind:
+		w.verify = true // nothing past the anchor: if the overlap is still there, that is the end
+		return nil, walkOn, true
+	case w.verify:
+		if n != 1 || !w.sameRow(items[0], w.over) || len(w.tail) > 0 {
+			return nil, walkOn, false
+		}
+		w.skipped = w.idlessSeen()
+		return nil, walkDone, true
+	}
+	if a.over {
+		if n == 0 || !w.sameRow(items[0], w.over) {
+			return nil, walkOn, false
+		}
+		i = 1
+	}
+	// The tail rows still listed come first, in order; a row missing
+	// left the listing, and is no longer counted.
+	j := i
+	for _, r := range w.tail {
+		if j < n && w.sameRow(items[j], r.item) {
+			j++
+		}
+	}
+	fresh := map[uuid.UUID]bool{}
+	for _, item := range items[j:] {
+		id := w.l.id(item)
+		if id == uuid.Nil {
+			continue
+		}
+		if _, known := w.known[id]; known || fresh[id] {
+			return nil, walkOn, false // listed again
+		}
+		fresh[id] = true
+	}
+	longest := w.longest
+	w.longest = max(w.longest, n)
+	w.full = n == a.limit
+	// What a careful walk would see repeated, if it comes to that.
+	w.last, w.lastOffset, w.lastRun, w.repeats = items, a.offset, 0, 1
+	keep := w.tail[:0]
+	for _, r := range w.tail {
+		if i < n && w.sameRow(items[i], r.item) {
+			i++
+			keep = append(keep, r)
+			continue
+		}
+		if i == n && n == a.limit {
+			keep = append(keep, r) // past the answer's end
+		}
+	}
+	clear(w.tail[len(keep):])
+	w.tail = keep
+	for _, item := range items[i:] {
+		id := w.l.id(item)
+		w.tail = append(w.tail, tailRow[T]{item: item, id: id})
+		if id != uuid.Nil {
+			w.known[id] = -1
+			out = append(out, item)
+		} else if w.idless {
+			out = append(out, item)
+			w.idlessGiven++
+		}
+	}
+	switch {
+	case n == 0 && !a.over && len(w.tail) == 0:
+		// Nothing listed from where the pass went on.
+	case n < a.limit && n < longest:
+	default:
+		return out, walkOn, true
+	}
+	w.skipped = w.idlessSeen()
+	return out, walkDone, true
+}
+
+// distrust makes the walk careful, from the pass under way on: its rows
+// known to stay were passed over; the rows past them are asked for again.
+func (w *walk[T]) distrust() {
+	w.skipped = w.idlessSeen()
+	w.careful, w.tainted = true, true
+	w.offset = w.anchor
+	clear(w.tail)
+	w.tail = nil
+	// Its requests ask for the limit again: what a longer request got
+	// says nothing of where its listing ends.
+	w.longest = min(w.longest, w.l.limit)
+}
+
+// sameRow reports whether a and b are the same row: the same id, or, for
+// rows without one, the same content.
+func (w *walk[T]) sameRow(a, b T) bool {
+	ia, ib := w.l.id(a), w.l.id(b)
+	return ia == ib && (ia != uuid.Nil || reflect.DeepEqual(a, b))
+}
+
 // endPass ends a pass, and says whether the walk is over.
 func (w *walk[T]) endPass() walkStep {
 	w.skipped = w.idlessSeen()
@@ -623,14 +985,14 @@ func (w *walk[T]) endPass() walkStep {
 		return walkDone
 	}
 	sig := w.sig.Sum64()
-	if w.passes > 0 && sig == w.prevSig {
+	if w.passes > 0 && w.prevOK && sig == w.prevSig {
 		return walkDone
 	}
 	w.passes++
 	if w.passes >= maxPasses {
 		return walkUnsettled
 	}
-	w.prevSig = sig
+	w.prevSig, w.prevOK, w.tainted = sig, !w.tainted, false
 	w.sig.Reset()
 	w.idlessIn, w.last, w.repeats = 0, nil, 0
 	w.offset = w.l.offset
@@ -750,6 +1112,7 @@ func (r *pullRun[T]) run(ctx context.Context) error {
 		l.limit = l.max
 	}
 	p := &puller[T]{r: r, walk: newWalk(l, l.shrinks), into: responseInto(ctx), ctx: ctx}
+	p.walk.fate = p.walk.knownFate // the pull knows what became of each download
 	if p.into != nil {
 		// Only the pull's own goroutine fills the caller's *Response.
 		p.ctx = context.WithValue(ctx, responseKey{}, (*Response)(nil))
@@ -841,7 +1204,7 @@ func (p *puller[T]) drain() error {
 // answer, which the walk's bookkeeping rules out).
 func (p *puller[T]) mayList() bool {
 	return !p.stopping && !p.listing && !p.listed && len(p.pending) <= p.r.workers &&
-		(!p.waiting || p.inFlight+len(p.pending) == 0)
+		(!p.waiting || p.inFlight+len(p.pending) == 0) && p.walk.roomy()
 }
 
 // over decides whether the pull is done: nothing asked for is still out,
@@ -852,7 +1215,7 @@ func (p *puller[T]) over() bool {
 
 // list sends the next listing request.
 func (p *puller[T]) list() {
-	seq, offset := p.walk.request()
+	seq, offset, limit := p.walk.request()
 	p.listing, p.openedSince = true, 0
 	go func() {
 		a := pullAnswer[T]{seq: seq, offset: offset}
@@ -861,7 +1224,7 @@ func (p *puller[T]) list() {
 			a.resp = new(Response)
 			ctx = context.WithValue(ctx, responseKey{}, a.resp)
 		}
-		guard(func() { a.items, a.err = p.r.l.fetch(ctx, p.r.l.limit, offset) }, func(e ending) {
+		guard(func() { a.items, a.err = p.r.l.fetch(ctx, limit, offset) }, func(e ending) {
 			a.end = e
 			p.answers <- a
 		})
@@ -903,7 +1266,7 @@ func (p *puller[T]) answered(a pullAnswer[T]) {
 func (p *puller[T]) admit(item T) {
 	id := p.r.l.id(item)
 	if p.keepOut(item) {
-		p.walk.mark(id, 0) // it stays in the listing
+		p.walk.markFate(id, 0, rowStays) // it stays in the listing
 		p.tally.keptOut++
 		p.report(item, nil)
 		return
@@ -943,7 +1306,16 @@ func (p *puller[T]) took(ev pullEvent[T]) {
 		// Its download answered (or ended without an answer): from the
 		// next request on, the listing shows whether it stays.
 		j.opened = true
-		p.walk.mark(j.id, int32(p.walk.sent))
+		f := rowUnsure
+		switch {
+		case ev.done && !ev.opened:
+			f = rowStays // never downloaded: left alone by before, or before failed
+		case ev.locked:
+			f = rowStays // refused as payment-locked: it stays unread
+		case !ev.done && ev.err == nil:
+			f = rowGoes // the API marked it read as it answered
+		}
+		p.walk.markFate(j.id, int32(p.walk.sent), f)
 		p.openedSince++
 		p.waiting = false
 	}
@@ -1084,9 +1456,10 @@ func (p *puller[T]) serve(j *pullJob[T]) {
 		fin.opened, fin.where = true, "fn"
 		var err error
 		f, err = p.r.open(p.ctx, j.item)
-		p.events <- pullEvent[T]{job: j, err: err}
+		locked := errors.Is(err, ErrPaymentRequired)
+		p.events <- pullEvent[T]{job: j, err: err, locked: locked}
 		if err != nil {
-			fin.err, fin.locked = err, errors.Is(err, ErrPaymentRequired)
+			fin.err, fin.locked = err, locked
 			return
 		}
 		body = &countingBody{ReadCloser: f.Body}
@@ -1114,4 +1487,114 @@ func closeFile(f *File) (e ending) {
 	}()
 	f.Close()
 	return e
+}
+
+// A downloadWatch tells the walks over the unread listing which of the
+// documents they handed out were downloaded through their client, so that
+// a walk knows, without asking the API again, which rows its loop left in
+// the listing (none downloaded: it stays) and which it took out (a
+// download answered: the API marked it read). A walk registers the ids it
+// hands out for as long as it runs (watching), and forgets them all when it
+// ends: the memory is the walk's, one entry an id. A download of one of
+// those ids through the same Client on any goroutine, while the walk runs,
+// counts as the loop's own doing. A download through another Client, or
+// anything else that reads a document, is someone else's doing: the walk
+// sees it only in the answers, and pays for it there (see walk).
+type downloadWatch struct {
+	mu       sync.Mutex
+	watching map[*watched]struct{}
+	n        atomic.Int32 // len(watching), read without the lock
+}
+
+// watched is the ids one walk handed out, with what became of their
+// downloads.
+type watched struct {
+	mu  sync.Mutex
+	ids map[uuid.UUID]downloadState
+}
+
+// downloadState is what a watch saw of an id's downloads; a later state
+// never replaces an answered download.
+type downloadState uint8
+
+const (
+	downloadNone     downloadState = iota // never asked for
+	downloadStarted                       // asked for, no answer yet
+	downloadFailed                        // ended without a file: it may or may not be marked read
+	downloadAnswered                      // a file came back: the API marked it read
+)
+
+// watch is c's downloadWatch (nil for a Client not made by NewClient,
+// whose walks then learn nothing from it).
+func (c *Client) watch() *downloadWatch {
+	if c == nil || c.downloads == nil {
+		return nil
+	}
+	return c.downloads()
+}
+
+// start registers a walk; its end forgets it.
+func (d *downloadWatch) start() *watched {
+	if d == nil {
+		return nil
+	}
+	w := &watched{ids: make(map[uuid.UUID]downloadState)}
+	d.mu.Lock()
+	if d.watching == nil {
+		d.watching = make(map[*watched]struct{})
+	}
+	d.watching[w] = struct{}{}
+	d.n.Store(int32(len(d.watching)))
+	d.mu.Unlock()
+	return w
+}
+
+func (d *downloadWatch) end(w *watched) {
+	if d == nil || w == nil {
+		return
+	}
+	d.mu.Lock()
+	delete(d.watching, w)
+	d.n.Store(int32(len(d.watching)))
+	d.mu.Unlock()
+}
+
+// note tells every walk that watches id what became of a download of it.
+func (d *downloadWatch) note(id uuid.UUID, s downloadState) {
+	if d == nil || d.n.Load() == 0 {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for w := range d.watching {
+		w.mu.Lock()
+		if old, ok := w.ids[id]; ok && old != downloadAnswered {
+			w.ids[id] = s
+		}
+		w.mu.Unlock()
+	}
+}
+
+// add watches id from now on.
+func (w *watched) add(id uuid.UUID) {
+	w.mu.Lock()
+	if _, ok := w.ids[id]; !ok {
+		w.ids[id] = downloadNone
+	}
+	w.mu.Unlock()
+}
+
+// fate says what the downloads of id, so far, did to its row: none, it
+// stays; one answered, it is gone; one under way or failed, either.
+func (w *watched) fate(id uuid.UUID) rowFate {
+	w.mu.Lock()
+	s := w.ids[id]
+	w.mu.Unlock()
+	switch s {
+	case downloadNone:
+		return rowStays
+	case downloadAnswered:
+		return rowGoes
+	}
+	return rowUnsure
 }

@@ -206,13 +206,13 @@ func TestPagingOnPagesOfOneRowListedTwice(t *testing.T) {
 }
 
 func TestPagingGivesUpOnAListingThatNeverSettles(t *testing.T) {
-	// Others add a document at every other listing request, and nothing
-	// leaves the listing (All reads only): no two walks see the same rows,
+	// Others read or add a document at every other listing request (All
+	// reads only): no two walks see the same rows,
 	// so after 10 walks All ends with an error rather than run on or
 	// return as if it had everything. (A listing that grows by a document
 	// at every request, forever, is never read to its end.)
 	s := newGenServer(30)
-	s.othersEvery, s.othersOnlyAdd = 2, true
+	s.othersEvery = 2
 	c := genClient(t, s)
 	got, errs := collectSeq(c.Documents.All(context.Background(), &DocumentListParams{Limit: 8}))
 	if len(errs) != 1 || !errors.Is(errs[0], ErrListingUnsettled) {
@@ -663,8 +663,8 @@ func TestListingsWhenTheAPIIgnoresPaging(t *testing.T) {
 		wantErr error
 		maxReqs int // listing requests
 	}{
-		{"services, offset ignored", fixedPage(100, serviceJSON), services, recordIDs(100, serviceJSON), ErrPagingIgnored, 1 + maxReadAhead},
-		{"services, limit and offset ignored", fixedPage(150, serviceJSON), services, recordIDs(150, serviceJSON), nil, 1 + maxReadAhead},
+		{"services, offset ignored", fixedPage(100, serviceJSON), services, recordIDs(100, serviceJSON), ErrPagingIgnored, ignoredAfter + maxReadAhead - 1},
+		{"services, limit and offset ignored", fixedPage(150, serviceJSON), services, recordIDs(150, serviceJSON), nil, ignoredAfter + maxReadAhead - 1},
 		{"resources without an id, offset ignored", fixedPage(5, idless), resources, numbered(5, "no id %d"), ErrPagingIgnored, 4 + maxReadAhead},
 		// The walk downloads nothing, so the listing never shrinks: the
 		// page, again to pass over it, and at two later offsets.
@@ -1035,8 +1035,10 @@ func TestAllStopsWhenTheContextIsCancelled(t *testing.T) {
 }
 
 func TestShrinkingListingCostsWhenNothingIsRemoved(t *testing.T) {
-	// A listing the loop may shrink, over which the loop removes nothing:
-	// every item once, at one extra request per page.
+	// A listing the loop may shrink, over which the loop removes nothing,
+	// and no client to say so (the careful walk, as when an answer shows
+	// someone else changed the listing): every item once, at one extra
+	// request per page.
 	srv := newAPIServer(t, pagedServices(120, 0))
 	c := newTestClient(t, srv)
 	l := listing[Service]{
@@ -1232,4 +1234,400 @@ func TestPagingTakesAPageLongerThanTheLimitForTheWholeListing(t *testing.T) {
 			checkOnce(t, "All", got, want)
 		})
 	}
+}
+
+// listingCost is one shape of listing whose requests are counted on a
+// well-behaved server.
+type listingCost struct {
+	name    string
+	records int
+	pages   int // pages of the listing at its page size
+	// bound is the most listing requests it may cost, exact when it is
+	// also the least it can cost.
+	bound int
+	exact bool
+	run   func(t *testing.T, records int) int // the listing requests it cost
+}
+
+// listingCosts is the table of what each listing shape costs on a server
+// that pages honestly and changes only by the caller's own downloads,
+// each answered at once: All (reading only, or downloading each
+// document) at most pages + 1, Pull and the read-ahead of the stable
+// listings at most pages + 2. The page size is the endpoint's maximum
+// (200 documents, 100 services).
+func listingCosts() []listingCost {
+	var rows []listingCost
+	for _, n := range []int{1, 120, 1000} {
+		p := max(1, (n+199)/200)
+		rows = append(rows, listingCost{name: "All reading only", records: n, pages: p, bound: p + 1, exact: true, run: costAll(false)})
+	}
+	// A listing of one row, read only, pays one more: an answer of one
+	// row cannot tell it from a server that caps its pages at one row, so
+	// the walk looks past the row, then checks it is still there (no two
+	// requests can do both: see trust).
+	rows[0].bound = 3
+	for _, n := range []int{1, 120, 1000, 1100} {
+		p := max(1, (n+199)/200)
+		rows = append(rows, listingCost{name: "All downloading each", records: n, pages: p, bound: p + 1, exact: n%200 == 0, run: costAll(true)})
+	}
+	for _, n := range []int{49, 200, 1000} {
+		p := max(1, (n+199)/200)
+		rows = append(rows, listingCost{name: "Pull, 8 workers", records: n, pages: p, bound: p + 2, run: costPull})
+	}
+	for _, n := range []int{1000, 1050} {
+		p := (n + 99) / 100
+		rows = append(rows, listingCost{name: "Services.All (read ahead)", records: n, pages: p, bound: p + 2, run: costServices})
+	}
+	return rows
+}
+
+// costAll loops over Documents.All on a well-behaved server, downloading
+// each document or not, and returns the listing requests.
+func costAll(download bool) func(t *testing.T, n int) int {
+	return func(t *testing.T, n int) int {
+		s := newGenServer(n)
+		c := genClient(t, s)
+		got := map[uuid.UUID]int{}
+		for d, err := range c.Documents.All(context.Background(), nil) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			got[d.ID]++
+			if download {
+				f, err := c.Documents.Download(context.Background(), d.ID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				f.Close()
+			}
+		}
+		checkOnce(t, "All", got, s.required())
+		return s.lists
+	}
+}
+
+func costPull(t *testing.T, n int) int {
+	s := newGenServer(n)
+	c := genClient(t, s)
+	got, err := pullAll(t, c, 0, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkOnce(t, "Pull", got, s.required())
+	return s.lists
+}
+
+func costServices(t *testing.T, n int) int {
+	srv := newAPIServer(t, offsetPager(n, func(i int) string { return fmt.Sprintf(`{"id":%q}`, indexID(i)) }))
+	c := newTestClient(t, srv)
+	got, errs := collectSeq(c.Services.All(context.Background(), nil))
+	if len(errs) != 0 || len(got) != n {
+		t.Fatalf("%d services, errors %v", len(got), errs)
+	}
+	return srv.count()
+}
+
+func TestListingCostOnAWellBehavedServer(t *testing.T) {
+	for _, tc := range listingCosts() {
+		t.Run(fmt.Sprintf("%s/%d", tc.name, tc.records), func(t *testing.T) {
+			got := tc.run(t, tc.records)
+			t.Logf("%d records, %d pages: %d listing requests (bound %d)", tc.records, tc.pages, got, tc.bound)
+			if got > tc.bound || tc.exact && got != tc.bound {
+				t.Fatalf("%d listing requests for %d records in %d pages, want at most %d (exactly: %v)", got, tc.records, tc.pages, tc.bound, tc.exact)
+			}
+		})
+	}
+}
+
+// listingServers are the servers BenchmarkListingRequests counts on: a
+// well-behaved one and each misbehaviour of the generated families, over
+// 1,000 unread documents.
+var listingServers = []struct {
+	name string
+	set  func(*genServer)
+}{
+	{"well-behaved", func(*genServer) {}},
+	{"pages capped at 50", func(s *genServer) { s.cap = 50 }},
+	{"replica 2 refreshes behind", func(s *genServer) { s.lag = 2 }},
+	{"others read and add every 3rd request", func(s *genServer) { s.othersEvery = 3 }},
+	{"every 10th row listed twice", func(s *genServer) {
+		for i, d := range s.docs {
+			d.dup = i%10 == 0
+		}
+	}},
+	{"offset ignored", func(s *genServer) { s.ignoreOffset = true }},
+	{"limit and offset ignored", func(s *genServer) { s.ignoreOffset, s.ignoreLimit = true, true }},
+}
+
+// stableServers are the same for the stable listings, over 1,000
+// services.
+var stableServers = []struct {
+	name string
+	set  func(*stableServer)
+}{
+	{"well-behaved", func(*stableServer) {}},
+	{"pages capped at 50", func(s *stableServer) { s.cap = 50 }},
+	{"grows by a row every 3rd request, 20 in all", func(s *stableServer) { s.addEvery, s.addMax = 3, 20 }},
+	{"every 10th row listed twice", func(s *stableServer) {
+		var rows []uuid.UUID
+		for i, id := range s.rows {
+			rows = append(rows, id)
+			if i%10 == 0 {
+				rows = append(rows, id)
+			}
+		}
+		s.rows = rows
+	}},
+	{"offset ignored", func(s *stableServer) { s.ignoreOffset = true }},
+	{"limit and offset ignored", func(s *stableServer) { s.ignoreOffset, s.ignoreLimit = true, true }},
+}
+
+// BenchmarkListingRequests counts the listing requests of each listing
+// shape (All reading only, All downloading each document, Pull with 8
+// workers, the stable Services.All) on each server of listingServers and
+// stableServers, at the endpoints' largest pages: requests/op against
+// minimum/op, pages + 1. It measures no time.
+func BenchmarkListingRequests(b *testing.B) {
+	const docs, services = 1000, 1000
+	shapes := []struct {
+		name string
+		run  func(c *Client) error
+	}{
+		{"All reading only", func(c *Client) error {
+			for _, err := range c.Documents.All(context.Background(), nil) {
+				if err != nil {
+					return err
+				}
+			}
+			return nil
+		}},
+		{"All downloading", func(c *Client) error {
+			for d, err := range c.Documents.All(context.Background(), nil) {
+				if err != nil {
+					return err
+				}
+				f, err := c.Documents.Download(context.Background(), d.ID)
+				if err != nil {
+					return err
+				}
+				f.Close()
+			}
+			return nil
+		}},
+		{"Pull", func(c *Client) error {
+			return c.Documents.Pull(context.Background(), &PullParams{Workers: 8}, func(ctx context.Context, d Document, f *File) error {
+				_, err := io.Copy(io.Discard, f)
+				return err
+			})
+		}},
+	}
+	for _, sh := range shapes {
+		for _, sv := range listingServers {
+			b.Run(sh.name+"/"+sv.name, func(b *testing.B) {
+				lists := 0
+				for range b.N {
+					s := newGenServer(docs)
+					sv.set(s)
+					_ = sh.run(genClient(b, s)) // an error (ErrPagingIgnored) ends the count as well
+					lists += s.lists
+				}
+				b.ReportMetric(float64(lists)/float64(b.N), "requests/op")
+				b.ReportMetric(float64((docs+maxDocumentsLimit-1)/maxDocumentsLimit+1), "minimum/op")
+			})
+		}
+	}
+	for _, sv := range stableServers {
+		b.Run("Services.All/"+sv.name, func(b *testing.B) {
+			requests := 0
+			for range b.N {
+				s := &stableServer{rng: &genRand{s: 7}}
+				for i := range services {
+					s.rows = append(s.rows, numberedID(i))
+				}
+				sv.set(s)
+				s.start()
+				for _, err := range genClient(b, s).Services.All(context.Background(), nil) {
+					if err != nil {
+						break
+					}
+				}
+				requests += s.requests
+			}
+			b.ReportMetric(float64(requests)/float64(b.N), "requests/op")
+			b.ReportMetric(float64((services+maxServicesLimit-1)/maxServicesLimit+1), "minimum/op")
+		})
+	}
+}
+
+func TestWalksOnOneClientShareWhatItDownloads(t *testing.T) {
+	// Two loops over the unread listing on one Client at once: one
+	// downloads each document it is given, the other reads only. The
+	// reader's rows that the downloader takes out are downloads of the
+	// same Client, so the reader takes them for its own doing; each loop
+	// hands out no document twice, the downloader every one, and once
+	// both end the client watches for no walk (-race checks the sharing).
+	s := newGenServer(300)
+	c := genClient(t, s)
+	var wg sync.WaitGroup
+	var downloaded, read map[uuid.UUID]int
+	var errs [2]error
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		downloaded = map[uuid.UUID]int{}
+		for d, err := range c.Documents.All(context.Background(), &DocumentListParams{Limit: 20}) {
+			if err != nil {
+				errs[0] = err
+				return
+			}
+			downloaded[d.ID]++
+			f, err := c.Documents.Download(context.Background(), d.ID)
+			if err != nil {
+				errs[0] = err
+				return
+			}
+			f.Close()
+		}
+	}()
+	go func() {
+		defer wg.Done()
+		read = map[uuid.UUID]int{}
+		for d, err := range c.Documents.All(context.Background(), &DocumentListParams{Limit: 20}) {
+			if err != nil {
+				errs[1] = err
+				return
+			}
+			read[d.ID]++
+			runtime.Gosched()
+		}
+	}()
+	wg.Wait()
+	if errs[0] != nil || errs[1] != nil {
+		t.Fatalf("errors %v", errs)
+	}
+	checkOnce(t, "the downloading loop", downloaded, s.required())
+	for id, n := range read {
+		if n != 1 {
+			t.Fatalf("the reading loop was given %s %d times", id, n)
+		}
+	}
+	if n := c.watch().n.Load(); n != 0 {
+		t.Fatalf("%d walks still watched after both loops ended", n)
+	}
+}
+
+func TestAWalkForgetsWhatItWatchedWhenTheLoopBreaks(t *testing.T) {
+	s := newGenServer(50)
+	c := genClient(t, s)
+	for range c.Documents.All(context.Background(), nil) {
+		if n := c.watch().n.Load(); n != 1 {
+			t.Fatalf("%d walks watched during the loop, want 1", n)
+		}
+		break
+	}
+	if n := c.watch().n.Load(); n != 0 {
+		t.Fatalf("%d walks watched after the loop broke, want 0", n)
+	}
+}
+
+func TestAllGoesOnPastDownloadsThatFailed(t *testing.T) {
+	// The loop downloads each document and goes on when a download fails
+	// (404 or 503: the document stays unread and listed; or cut short:
+	// it was marked read). The walk cannot tell what became of those
+	// rows, so it turns careful; it still yields each document once and
+	// ends, well before the deadline.
+	s := newGenServer(30)
+	s.failEvery = 4
+	c := genClient(t, s)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	got := map[uuid.UUID]int{}
+	failed := 0
+	for d, err := range c.Documents.All(ctx, &DocumentListParams{Limit: 5}) {
+		if err != nil {
+			t.Fatalf("after %d documents (%d downloads failed): %v", len(got), failed, err)
+		}
+		got[d.ID]++
+		f, err := c.Documents.Download(ctx, d.ID)
+		if err != nil {
+			failed++
+			continue
+		}
+		_, _ = io.Copy(io.Discard, f)
+		f.Close()
+	}
+	checkOnce(t, "All", got, s.required())
+	if failed == 0 {
+		t.Fatal("no download failed")
+	}
+}
+
+func TestAWalkChecksTheRowItLookedPast(t *testing.T) {
+	// A server that caps its pages at one row, over two documents, the
+	// first read by someone else right after the first answer. The loop
+	// reads only. The first answer (one row) cannot tell the end of a
+	// listing from a cap of one, so the walk looks past the row (and,
+	// the second document having moved under it, finds nothing), then
+	// asks for the row again: it is gone, the second document in its
+	// place, so the walk goes on and yields it.
+	ids := []uuid.UUID{numberedID(0), numberedID(1)}
+	var mu sync.Mutex
+	n := 0
+	srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		n++
+		if n == 2 {
+			ids = ids[1:]
+		}
+		offset, _ := strconv.Atoi(r.URL.Query().Get("offset"))
+		var rows []string
+		if offset < len(ids) {
+			rows = append(rows, fmt.Sprintf(`{"id":%q,"status":"unread"}`, ids[offset]))
+		}
+		mu.Unlock()
+		ok("["+strings.Join(rows, ",")+"]")(w, r)
+	})
+	c := newTestClient(t, srv)
+	got, errs := collectSeq(c.Documents.All(context.Background(), nil))
+	if len(errs) != 0 || len(got) != 2 || got[0].ID != numberedID(0) || got[1].ID != numberedID(1) {
+		t.Fatalf("yielded %d documents, errors %v; want both documents", len(got), errs)
+	}
+}
+
+// refusingDownloads answers every download with a 503 that leaves the
+// document unread, and passes the listing requests to s.
+type refusingDownloads struct{ s *genServer }
+
+func (r refusingDownloads) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.URL.Path == "/documents" {
+		return r.s.RoundTrip(req)
+	}
+	return &http.Response{StatusCode: http.StatusServiceUnavailable, Request: req,
+		Header: http.Header{"Content-Type": {"application/json"}},
+		Body:   io.NopCloser(strings.NewReader(`{"success":false,"message":"unavailable"}`))}, nil
+}
+
+func TestAllGoesOnPastADownloadThatFailed(t *testing.T) {
+	// The first document's download fails (a 503: it stays unread), so
+	// the walk cannot know whether its row stays; the loop reads the
+	// other 399 without downloading them. The walk must not wait on that
+	// row for ever: it turns careful, yields each document once and ends
+	// before the deadline.
+	s := newGenServer(400)
+	c := genClient(t, refusingDownloads{s})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	got := map[uuid.UUID]int{}
+	for d, err := range c.Documents.All(ctx, &DocumentListParams{Limit: 50}) {
+		if err != nil {
+			t.Fatalf("after %d documents: %v", len(got), err)
+		}
+		got[d.ID]++
+		if len(got) == 1 {
+			if _, err := c.Documents.Download(ctx, d.ID); err == nil {
+				t.Fatal("a refused download succeeded")
+			}
+		}
+	}
+	checkOnce(t, "All", got, s.required())
 }

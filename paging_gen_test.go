@@ -30,7 +30,9 @@ import (
 // handed no document twice, and a Pull names in PullError.Unfinished
 // exactly the documents it handed out whose fn did not return nil;
 // ErrPagingIgnored comes only from a server that ignores the offset and
-// answered with a page exactly as long as the limit.
+// answered with a page exactly as long as the limit. And the cost: the
+// listing requests stay within costBound, the minimum on the servers that
+// page honestly and change only by the consumer's downloads.
 //
 // The family: pages capped below the limit asked (by a server that
 // honours the offset: one that caps and ignores the offset shows its first
@@ -620,7 +622,79 @@ func TestPagingOnGeneratedServers(t *testing.T) {
 		s := drawServer(t)
 		c := drawConsumer(t)
 		c.check(t, s, runCase(t, s.describe, c, func() *genOutcome { return c.run(s) }))
+		c.checkCost(t, s)
 	})
+}
+
+// startRows is how many rows the listing showed at the start: every
+// document there from the start, a document listed twice counted twice.
+func (s *genServer) startRows() int {
+	n := 0
+	for _, d := range s.docs[:s.initial] {
+		n++
+		if d.dup {
+			n++
+		}
+	}
+	return n
+}
+
+// wellBehaved reports whether s pages honestly and changes only by the
+// consumer's own downloads, each answered at once.
+func (s *genServer) wellBehaved() bool {
+	for _, d := range s.docs {
+		if d.dup {
+			return false
+		}
+	}
+	return s.cap == 0 && !s.ignoreOffset && !s.ignoreLimit && s.lag == 0 && s.othersEvery == 0 && s.failEvery == 0
+}
+
+// costBound is the most listing requests c may cost on s. On a
+// well-behaved server: All (reading only or downloading) pages + 1, Pull
+// pages + 2; two more when no answer can hold two rows (a listing of one
+// row, or pages of one): an answer of one row cannot tell the end from a
+// server that caps its pages at one row. On the others, the bound stated
+// in RELIABILITY.md, over R, the rows listed at the start and those
+// others added: (maxPasses + 1) × (R + 1) + 2R + 3. A careful pass costs
+// at most one request a row it goes over, plus its last; a request that
+// goes over no row hands out a new one (R in all) or, in Pull, waits for
+// a download to answer first (R in all); the trusting pass before it
+// costs at most R + 3.
+func (c genConsumer) costBound(s *genServer) int {
+	rows := s.startRows()
+	pages := (rows + c.limit - 1) / c.limit
+	if s.wellBehaved() {
+		b := pages + 1
+		if c.kind == "pull" {
+			b++
+		}
+		if rows <= 1 || c.limit == 1 {
+			// No answer holds two rows: a row left in the listing at
+			// its end is looked past, then checked again.
+			b += 2
+		}
+		return b
+	}
+	all := rows + s.added()
+	return (maxPasses+1)*(all+1) + 2*all + 3
+}
+
+// added is how many documents others added.
+func (s *genServer) added() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.docs) - s.initial
+}
+
+// checkCost checks the listing requests c cost on s against costBound.
+func (c genConsumer) checkCost(t *rapid.T, s *genServer) {
+	s.mu.Lock()
+	lists := s.lists
+	s.mu.Unlock()
+	if b := c.costBound(s); lists > b {
+		t.Fatalf("%d listing requests, want at most %d (%s consumer, limit %d, %d rows at the start; %s)", lists, b, c.kind, c.limit, s.startRows(), s.describe())
+	}
 }
 
 // runCase runs one generated case on a goroutine of its own and returns

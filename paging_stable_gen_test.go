@@ -31,7 +31,8 @@ import (
 // of it; ErrPagingIgnored comes only from a server that ignores the
 // offset, only when its first page is exactly as long as the limit, and
 // never from Invoices.All (it takes that page for the whole listing);
-// and when the loop returns, no request of it is still in flight.
+// when the loop returns, no request of it is still in flight; and the
+// requests stay within costBound (pages + 2 on a well-behaved server).
 //
 // The family: pages capped below the limit asked (by a server that
 // honours the offset; see TestPagingOnGeneratedServers for why the family
@@ -63,7 +64,8 @@ type stableServer struct {
 	initial  int         // rows there from the start
 	requests int
 	inFlight int
-	firstN   int // rows in the answer to the first request
+	firstN   int  // rows in the answer to the first request
+	repeats  bool // some row is listed twice
 }
 
 func drawStableServer(t *rapid.T) *stableServer {
@@ -97,6 +99,7 @@ func drawStableServer(t *rapid.T) *stableServer {
 	twice := make([]bool, n)
 	for i := range n {
 		twice[i] = dups > 0 && s.rng.intn(dups+1) == 0
+		s.repeats = s.repeats || twice[i]
 	}
 	for i := range n {
 		s.rows = append(s.rows, numberedID(i))
@@ -321,5 +324,44 @@ func TestStableListingsOnGeneratedServers(t *testing.T) {
 		s.start()
 		c := drawStableConsumer(t)
 		c.check(t, s, runCase(t, s.describe, c, func() stableOutcome { return c.run(s) }))
+		c.checkCost(t, s)
 	})
+}
+
+// wellBehaved reports whether s pages honestly and does not change.
+func (s *stableServer) wellBehaved() bool {
+	return s.cap == 0 && !s.ignoreOffset && !s.ignoreLimit && s.addEvery == 0 && !s.repeats && s.failAt == 0
+}
+
+// costBound is the most requests c may cost on s: on a well-behaved
+// server, pages + 2 (the read-ahead asks for at most one page past the
+// empty one, or two past a short last page); on the others, the bound
+// stated in RELIABILITY.md: a request for each page of the rows a page
+// brings (the limit, or the server's cap), over every row listed at the
+// end (repeats and additions included), one for each row added (a
+// listing that grows as it is read is read until it stops), plus
+// ignoredAfter (an ignored offset) and maxReadAhead (pages read ahead past
+// the end).
+func (c stableConsumer) costBound(s *stableServer) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.wellBehaved() {
+		return (s.initial+c.limit-1)/c.limit + 2
+	}
+	stride := c.limit
+	if s.cap > 0 {
+		stride = min(stride, s.cap)
+	}
+	return (len(s.rows)+stride-1)/stride + len(s.rows) - s.initial + ignoredAfter + maxReadAhead
+}
+
+// checkCost checks the requests c cost on s against costBound.
+func (c stableConsumer) checkCost(t *rapid.T, s *stableServer) {
+	b := c.costBound(s)
+	s.mu.Lock()
+	n := s.requests
+	s.mu.Unlock()
+	if n > b {
+		t.Fatalf("%d requests, want at most %d (limit %d; %s)", n, b, c.limit, s.describe())
+	}
 }

@@ -368,7 +368,7 @@ var mutants = []mutant{
 		to:   `	case w.repeats >= ignoredAfter && !w.l.unpaged:`},
 	{id: `walk-passed-any-seq`, file: `pagination.go`, pkg: `.`,
 		what: `a row handed out later taken as passed over`,
-		from: `		case inRun && at >= 0 && int(at) < seq:`,
+		from: `		case inRun && at >= 0 && atOf(at) < seq:`,
 		to:   `		case inRun && at >= 0:`},
 	{id: `walk-ignored-after-30`, file: `pagination.go`, pkg: `.`,
 		what: `an API that ignores the offset read thirty times`,
