@@ -23,8 +23,14 @@ func init() {
 			to:   `e.refusesPayment()`},
 		mutant{id: `locked-pull-stops`, file: `pagination.go`, pkg: `.`, run: `TestPullLeavesPaymentLockedDocuments|TestPullWithLockedDocumentsGenerated`,
 			what: `Pull fails on a payment-locked document`,
-			from: `fin.err, fin.locked = err, errors.Is(err, ErrPaymentRequired)`,
-			to:   `fin.err = err`},
+			from: `locked := errors.Is(err, ErrPaymentRequired)`,
+			to:   `locked := false`},
+		mutant{id: `locked-pull-row-unsure`, file: `pagination.go`, pkg: `.`, run: `TestPullLeavesPaymentLockedDocuments|TestPullWithLockedDocumentsGenerated`,
+			what: `a payment-locked row is not known to stay, and the walk waits on it`,
+			from: `		case ev.locked:
+			f = rowStays`,
+			to: `		case ev.locked:
+			f = rowUnsure`},
 		mutant{id: `locked-pull-not-counted`, file: `pagination.go`, pkg: `.`, run: `TestPullLeavesPaymentLockedDocuments|TestPullWithLockedDocumentsGenerated`,
 			what: `PullProgress.Locked stays zero`,
 			from: `		p.tally.locked++
