@@ -24,7 +24,7 @@ import (
 )
 
 // PullParams.Before, the step that runs on the worker right before each
-// download: hand-picked cases, then the generated family of paging_gen_test.go
+// download: hand-picked cases, then the generated family of families_paging_test.go
 // with a Before drawn beside its consumer.
 
 type beforeKey struct{}
