@@ -255,8 +255,10 @@ func (c *Client) do(ctx context.Context, ep endpoint, q *query, in any, file boo
 	var buf *bytes.Buffer // a 2xx JSON answer, read
 	for {
 		// One budget for every request the client sends (WithRateLimit).
-		if err := c.waitTurn(ctx); err != nil {
-			return st.outcome(st.readError(err))
+		if c.limiter != nil {
+			if err := c.waitTurn(ctx); err != nil {
+				return st.outcome(st.readError(err))
+			}
 		}
 		st.attempt++
 		r := req.Request.WithContext(ctx) // each attempt its own request

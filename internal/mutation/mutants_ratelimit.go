@@ -11,20 +11,20 @@ func init() {
 			to:   `	var err error`},
 		mutant{id: `ratelimit-retry-unlimited`, file: `transport.go`, pkg: `.`, run: `TestRateLimit`,
 			what: `only the first attempt of a call waits for the limiter`,
-			from: `		// One budget for every request the client sends (WithRateLimit).
-		if err := c.waitTurn(ctx); err != nil {`,
-			to: `		if st.attempt > 0 {
-		} else if err := c.waitTurn(ctx); err != nil {`},
+			from: `		if c.limiter != nil {
+			if err := c.waitTurn(ctx); err != nil {`,
+			to: `		if c.limiter != nil && st.attempt == 0 {
+			if err := c.waitTurn(ctx); err != nil {`},
 		mutant{id: `ratelimit-redirect-unlimited`, file: `transport.go`, pkg: `.`, run: `TestRateLimit`,
 			what: `a redirect is followed without waiting its turn`,
 			from: `		return turn(req.Context())`,
 			to:   `		return nil`},
 		mutant{id: `ratelimit-ended-wait-sends`, file: `transport.go`, pkg: `.`, run: `TestRateLimit`,
 			what: `a wait the context ended sends the request anyway`,
-			from: `		if err := c.waitTurn(ctx); err != nil {
-			return st.outcome(st.readError(err))
-		}`,
-			to: `		_ = c.waitTurn(ctx)`},
+			from: `			if err := c.waitTurn(ctx); err != nil {
+				return st.outcome(st.readError(err))
+			}`,
+			to: `			_ = c.waitTurn(ctx)`},
 		mutant{id: `ratelimit-refusal-not-deadline`, file: `transport.go`, pkg: `.`, run: `TestRateLimit`,
 			what: `a limiter's refusal before the deadline is not context.DeadlineExceeded`,
 			from: `	return e.deadline && target == context.DeadlineExceeded`,
