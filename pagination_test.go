@@ -1464,7 +1464,8 @@ func TestWalksOnOneClientShareWhatItDownloads(t *testing.T) {
 	// downloads each document it is given, the other reads only. The
 	// reader's rows that the downloader takes out are downloads of the
 	// same Client, so the reader takes them for its own doing; each loop
-	// hands out no document twice, the downloader every one, and once
+	// hands out no document twice, the downloader every one (the reader
+	// ends well or with ErrListingUnsettled, see below), and once
 	// both end the client watches for no walk (-race checks the sharing).
 	s := newGenServer(300)
 	c := genClient(t, s)
@@ -1502,7 +1503,11 @@ func TestWalksOnOneClientShareWhatItDownloads(t *testing.T) {
 		}
 	}()
 	wg.Wait()
-	if errs[0] != nil || errs[1] != nil {
+	// The downloader's downloads of rows the reader has not reached yet
+	// are, to the reader, the listing moving by someone else's doing: it
+	// may walk it again, and end with ErrListingUnsettled if the listing
+	// moved through 10 walks. It never hands a document out twice.
+	if errs[0] != nil || errs[1] != nil && !errors.Is(errs[1], ErrListingUnsettled) {
 		t.Fatalf("errors %v", errs)
 	}
 	checkOnce(t, "the downloading loop", downloaded, s.required())
