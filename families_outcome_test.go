@@ -450,21 +450,7 @@ func newFamServer(t *rapid.T, other, bad string, answer func(n int) famAnswer) *
 		t.Fatal(err)
 	}
 	s := &famServer{ln: ln, other: other, bad: bad, answer: answer}
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		for {
-			conn, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			s.wg.Add(1)
-			go func() {
-				defer s.wg.Done()
-				s.serve(conn)
-			}()
-		}
-	}()
+	acceptEach(ln, &s.wg, s.serve)
 	return s
 }
 

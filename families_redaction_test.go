@@ -58,21 +58,7 @@ func newRDServer(t *testing.T) *rdServer {
 		t.Fatal(err)
 	}
 	s := &rdServer{ln: ln}
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		for {
-			conn, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			s.wg.Add(1)
-			go func() {
-				defer s.wg.Done()
-				s.serve(conn)
-			}()
-		}
-	}()
+	acceptEach(ln, &s.wg, s.serve)
 	t.Cleanup(func() {
 		ln.Close()
 		s.wg.Wait()

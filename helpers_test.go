@@ -871,3 +871,23 @@ func uuids(us ...uuid.UUID) []uuid.UUID { return us }
 
 // badCard is the card of the wire tests changed by mod.
 func badCard(mod func(*Card)) *Card { card := wcCardParams(); mod(card); return card }
+
+// acceptEach serves each connection ln accepts on a goroutine of its own,
+// counted in wg with the accepting one, until ln is closed.
+func acceptEach(ln net.Listener, wg *sync.WaitGroup, serve func(net.Conn)) {
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				serve(conn)
+			}()
+		}
+	}()
+}

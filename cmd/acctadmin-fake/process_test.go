@@ -41,18 +41,7 @@ func readLines(r io.Reader) <-chan string {
 // test at EOF or after exitBound.
 func nextLine(t *testing.T, lines <-chan string, prefix string) string {
 	t.Helper()
-	deadline := time.After(exitBound)
-	for {
-		select {
-		case l, ok := <-lines:
-			require.True(t, ok, "output ended before a line starting with %q", prefix)
-			if strings.HasPrefix(l, prefix) {
-				return l
-			}
-		case <-deadline:
-			t.Fatalf("no line starting with %q", prefix)
-		}
-	}
+	return nextLineWithin(t, lines, prefix, exitBound)
 }
 
 // drain waits for the end of the output (every writer has exited) and
