@@ -3,9 +3,9 @@ module github.com/acctadmin/acctadmin-go/internal/integration
 go 1.23
 
 require (
-	github.com/acctadmin/acctadmin-go v0.0.0
-	github.com/acctadmin/acctadmin-go/acctadmintest v0.0.0
-	github.com/acctadmin/acctadmin-go/mailroom v0.0.0
+	github.com/acctadmin/acctadmin-go v0.4.0
+	github.com/acctadmin/acctadmin-go/acctadmintest v0.4.0
+	github.com/acctadmin/acctadmin-go/mailroom v0.4.0
 	github.com/getkin/kin-openapi v0.135.0
 	github.com/google/uuid v1.6.0
 	github.com/stretchr/testify v1.12.1
@@ -15,7 +15,6 @@ require (
 )
 
 require (
-	github.com/acctadmin/acctadmin-go/internal/redislease v0.0.0 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/dgryski/go-rendezvous v0.0.0-20200823014737-9f7001d12a5f // indirect
 	github.com/go-openapi/jsonpointer v0.21.0 // indirect
@@ -43,5 +42,3 @@ replace github.com/acctadmin/acctadmin-go => ../..
 replace github.com/acctadmin/acctadmin-go/acctadmintest => ../../acctadmintest
 
 replace github.com/acctadmin/acctadmin-go/mailroom => ../../mailroom
-
-replace github.com/acctadmin/acctadmin-go/internal/redislease => ../redislease
