@@ -18,11 +18,6 @@ import (
 	"golang.org/x/term"
 )
 
-// version is the command's version: the SDK's, which is the release's
-// (so that go install ...@v0.4.0 says 0.4.0), unless a release build sets
-// it with -ldflags "-X main.version=0.4.0".
-var version = acctadmin.Version
-
 // app is one run of the command line: its streams, its global flags and
 // the client they make.
 type app struct {
