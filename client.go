@@ -20,7 +20,7 @@ import (
 )
 
 // Version is the version of this SDK, sent in the User-Agent header.
-const Version = "0.1.0"
+const Version = "0.4.0"
 
 // DefaultBaseURL is the production API.
 const DefaultBaseURL = "https://api.corporatetools.com"

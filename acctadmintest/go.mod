@@ -3,7 +3,7 @@ module github.com/acctadmin/acctadmin-go/acctadmintest
 go 1.23
 
 require (
-	github.com/acctadmin/acctadmin-go v0.0.0
+	github.com/acctadmin/acctadmin-go v0.4.0
 	github.com/getkin/kin-openapi v0.135.0
 	github.com/golang-jwt/jwt/v5 v5.3.1
 	github.com/google/uuid v1.6.0

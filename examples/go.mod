@@ -3,10 +3,10 @@ module github.com/acctadmin/acctadmin-go/examples
 go 1.23
 
 require (
-	github.com/acctadmin/acctadmin-go v0.0.0
-	github.com/acctadmin/acctadmin-go/acctadmintest v0.0.0
-	github.com/acctadmin/acctadmin-go/mailroom v0.0.0
-	github.com/acctadmin/acctadmin-go/webhook/redisreplay v0.0.0
+	github.com/acctadmin/acctadmin-go v0.4.0
+	github.com/acctadmin/acctadmin-go/acctadmintest v0.4.0
+	github.com/acctadmin/acctadmin-go/mailroom v0.4.0
+	github.com/acctadmin/acctadmin-go/webhook/redisreplay v0.4.0
 	github.com/google/uuid v1.6.0
 	github.com/redis/go-redis/v9 v9.18.0
 	github.com/stretchr/testify v1.12.1
@@ -14,7 +14,6 @@ require (
 )
 
 require (
-	github.com/acctadmin/acctadmin-go/internal/redislease v0.0.0 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/dgryski/go-rendezvous v0.0.0-20200823014737-9f7001d12a5f // indirect
 	github.com/getkin/kin-openapi v0.135.0 // indirect
@@ -44,5 +43,3 @@ replace github.com/acctadmin/acctadmin-go/acctadmintest => ../acctadmintest
 replace github.com/acctadmin/acctadmin-go/mailroom => ../mailroom
 
 replace github.com/acctadmin/acctadmin-go/webhook/redisreplay => ../webhook/redisreplay
-
-replace github.com/acctadmin/acctadmin-go/internal/redislease => ../internal/redislease

@@ -9,7 +9,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/redis/go-redis/v9"
 
-	"github.com/acctadmin/acctadmin-go/internal/redislease"
+	"github.com/acctadmin/acctadmin-go/mailroom/internal/redislease"
 )
 
 // inflight are the documents this room is working on: a second delivery

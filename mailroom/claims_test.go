@@ -2,11 +2,9 @@ package mailroom
 
 import (
 	"context"
-	"net/http"
 	"testing"
 	"time"
 
-	"github.com/acctadmin/acctadmin-go/acctadmintest"
 	"github.com/acctadmin/acctadmin-go/internal/redisserver"
 	"github.com/google/uuid"
 )
@@ -77,61 +75,13 @@ func TestAReleaseLeavesAnotherRoomsClaim(t *testing.T) {
 	}
 }
 
-// A room that died holding a claim and a journal record: another room
-// leaves the claim until it expires, then takes it over, saves the
-// document and finishes the record.
-func TestAClaimOfADeadRoomIsTakenOver(t *testing.T) {
-	srv := redisserver.Start(t)
-	w := newWorld(t)
-	dir := t.TempDir()
-	ttl := time.Second
-	dead := w.room(Dir(dir), WithRedis(redisClient(t, srv.Addr)), WithClaimTTL(ttl))
-	live := w.room(Dir(dir), WithRedis(redisClient(t, srv.Addr)), WithClaimTTL(ttl))
-	doc := w.addDocument("Regular Mail")
-	ctx := context.Background()
-	// The dead room claimed the document and recorded its download, then
-	// died: it never releases the claim nor ends the record.
-	if held, err := dead.shared.take(ctx, doc.ID); err != nil || !held {
-		t.Fatalf("take = %v, %v", held, err)
-	}
-	if _, err := dead.journal.Begin(ctx, doc.ID); err != nil {
-		t.Fatal(err)
-	}
-	w.fake.SetDocumentStatus(doc.ID, acctadmintest.DocumentRead) // it was downloaded
-	claimed := time.Now()
-	if err := live.Pull(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if has, _ := live.store.Has(ctx, doc.ID); has && time.Since(claimed) < ttl {
-		// (On a machine so slow that the claim expired during the pull,
-		// taking it was right.)
-		t.Fatal("the live room took a claim that had not expired")
-	}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if err := live.Pull(ctx); err != nil {
-			t.Fatal(err)
-		}
-		if has, _ := live.store.Has(ctx, doc.ID); has {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the claim was never taken over")
-		}
-		time.Sleep(ttl / 4)
-	}
-	if pending, _ := live.journal.Pending(ctx); len(pending) != 0 {
-		t.Fatalf("journal left %v", pending)
-	}
-}
-
 // A store without a journal of its own gets one kept in Redis: Begin,
-// Pending and End keep the ids in flight, and the room saves through it.
-func TestRedisJournalForAStoreWithout(t *testing.T) {
+// Pending and End keep the ids in flight. (That the room saves through
+// it is TestRedisJournalForAStoreWithout of internal/integration/mailroom.)
+func TestRedisJournalForAStoreWithoutOne(t *testing.T) {
 	srv := redisserver.Start(t)
-	w := newWorld(t)
 	type plain struct{ Store }
-	r := w.room(plain{Dir(t.TempDir())}, WithRedis(redisClient(t, srv.Addr)))
+	r := bareRoom(t, plain{Dir(t.TempDir())}, WithRedis(redisClient(t, srv.Addr)))
 	j, ok := r.journal.(*redisJournal)
 	if !ok {
 		t.Fatalf("journal is %T", r.journal)
@@ -150,8 +100,56 @@ func TestRedisJournalForAStoreWithout(t *testing.T) {
 	if got, _ := j.Pending(ctx); len(got) != 0 {
 		t.Fatalf("Pending after End = %v", got)
 	}
-	doc := w.addDocument("Regular Mail")
-	if code := w.deliver(r.Handler(), doc.ID); code != http.StatusOK {
-		t.Fatalf("answered %d", code)
+}
+
+// While a download runs, the room renews its claim every third of the
+// claim TTL (its rule: WithClaimTTL), well before it expires: each tick of
+// the room's clock renews the claim, to the full TTL, and the clock ticks
+// at most every TTL/3. Once the download is over, the clock stops, and
+// the claim's release leaves no key. (Through a callback whose download
+// the API holds: TestAClaimIsRenewedWhileTheDownloadRuns of
+// internal/integration/mailroom.)
+func TestAClaimIsRenewedEveryThirdOfItsTTL(t *testing.T) {
+	srv := redisserver.Start(t)
+	rdb := redisClient(t, srv.Addr)
+	log := &claimLog{}
+	rdb.AddHook(log)
+	ttl := 900 * time.Millisecond
+	r := bareRoom(t, Dir(t.TempDir()), WithRedis(rdb), WithClaimTTL(ttl))
+	clock := newFakeTicker()
+	r.ticker = clock.ticker
+	id := uuid.New()
+	ctx := context.Background()
+	release, err := r.claim(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := r.renewWhileDownloading(ctx, id)
+	periods, _ := clock.state()
+	if len(periods) != 1 || periods[0] <= 0 || periods[0] > ttl/3 {
+		stop()
+		t.Fatalf("the renewals' clock ticks every %v, want one clock ticking at most every %v (TTL/3)", periods, ttl/3)
+	}
+	const renewals = 3
+	for i := 1; i <= renewals; i++ {
+		clock.tick()
+		if !waitFor(func() bool { return len(log.of(id)) == 1+i }) {
+			stop()
+			t.Fatalf("tick %d: %d calls of the claim, want the take and %d renewals", i, len(log.of(id)), i)
+		}
+	}
+	stop()
+	release()
+	takes := log.of(id)
+	for i, c := range takes {
+		if !c.held || c.ttlMillis != ttl.Milliseconds() || c.owner != takes[0].owner {
+			t.Fatalf("call %d of the claim: %+v, want the room's own claim held for %v", i, c, ttl)
+		}
+	}
+	if _, stopped := clock.state(); stopped != 1 {
+		t.Fatalf("the renewals' clock was stopped %d times after the download, want once", stopped)
+	}
+	if n, err := rdb.Exists(ctx, claimKey(id)).Result(); err != nil || n != 0 {
+		t.Fatalf("the claim is left after its release: %d, %v", n, err)
 	}
 }

@@ -1,15 +1,9 @@
 package mailroom
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"log/slog"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -19,107 +13,35 @@ import (
 	"time"
 
 	acctadmin "github.com/acctadmin/acctadmin-go"
-	"github.com/acctadmin/acctadmin-go/acctadmintest"
-	"github.com/acctadmin/acctadmin-go/internal/redislease"
+	"github.com/acctadmin/acctadmin-go/mailroom/internal/redislease"
 	"github.com/acctadmin/acctadmin-go/webhook"
 	"github.com/google/uuid"
 	"github.com/redis/go-redis/v9"
 )
 
-// world is a fake API with one company, a client and a verifier for it.
-type world struct {
-	t       testing.TB
-	fake    *acctadmintest.Server
-	c       *acctadmin.Client // the rooms', through faults
-	clean   *acctadmin.Client // the test's own
-	faults  *faultyTransport
-	v       *webhook.Verifier
-	company acctadmintest.Company
-}
+// The tests of this package see the room from inside and need no API:
+// those that need one (the fake, acctadmintest) are in
+// internal/integration/mailroom, so that this module does not require
+// the fake.
 
-func newWorld(t testing.TB, opts ...acctadmintest.Option) *world {
+// bareRoom is a room on a client and a verifier of an API that is never
+// called (127.0.0.1:1 refuses connections): for the tests that drive the
+// room's claims and journal directly.
+func bareRoom(t testing.TB, store Store, opts ...Option) *Room {
 	t.Helper()
-	fake := acctadmintest.NewServer(append([]acctadmintest.Option{acctadmintest.WithDeliveryRetry(6, 20*time.Millisecond), acctadmintest.WithStrictSigning()}, opts...)...)
-	t.Cleanup(fake.Close)
-	faults := &faultyTransport{next: http.DefaultTransport}
-	c, err := acctadmin.NewClient(fake.AccessKey, fake.SecretKey, acctadmin.WithBaseURL(fake.URL),
-		acctadmin.WithRetryWait(time.Millisecond, 5*time.Millisecond), acctadmin.WithHTTPClient(&http.Client{Transport: faults}))
+	c, err := acctadmin.NewClient("access-key", "secret-key", acctadmin.WithBaseURL("http://127.0.0.1:1"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(c.CloseIdleConnections)
-	clean, err := acctadmin.NewClient(fake.AccessKey, fake.SecretKey, acctadmin.WithBaseURL(fake.URL))
+	v, err := webhook.NewVerifier([]byte("secret-key"), webhook.WithAccessKey("access-key"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(clean.CloseIdleConnections)
-	v, err := webhook.NewVerifier([]byte(fake.SecretKey), webhook.WithAccessKey(fake.AccessKey))
+	r, err := New(c, v, store, opts...)
 	if err != nil {
 		t.Fatal(err)
-	}
-	co := fake.AddCompany(acctadmintest.CompanyInput{Name: "Acme Widgets LLC", HomeState: "Utah"})
-	return &world{t: t, fake: fake, c: c, clean: clean, faults: faults, v: v, company: co}
-}
-
-// addDocument adds a document without sending its event to anyone (no
-// callback is registered unless the test registers one).
-func (w *world) addDocument(typ string) acctadmintest.Document {
-	return w.fake.AddDocument(acctadmintest.DocumentInput{CompanyID: w.company.ID, Type: typ, Title: "Mail " + typ})
-}
-
-// pdf is the file the fake serves for a document, read without marking it
-// read (the status is put back).
-func (w *world) pdf(id uuid.UUID) []byte {
-	w.t.Helper()
-	d, _ := w.fake.Document(id)
-	f, err := w.clean.Documents.Download(context.Background(), id)
-	if err != nil {
-		w.t.Fatal(err)
-	}
-	defer f.Close()
-	b, err := io.ReadAll(f)
-	if err != nil {
-		w.t.Fatal(err)
-	}
-	w.fake.SetDocumentStatus(id, d.Status)
-	return b
-}
-
-// downloads counts the download requests the fake received.
-func (w *world) downloads() int {
-	return w.fake.RequestCount(http.MethodGet, "/documents/:id/download")
-}
-
-func (w *world) room(store Store, opts ...Option) *Room {
-	w.t.Helper()
-	r, err := New(w.c, w.v, store, append([]Option{WithLogger(discardLogger())}, opts...)...)
-	if err != nil {
-		w.t.Fatal(err)
 	}
 	return r
-}
-
-// token signs a new-document event as the API does.
-func (w *world) token(id uuid.UUID) string {
-	w.t.Helper()
-	tok, err := webhook.Sign(map[string]any{
-		"event": "new-document", "document_id": id.String(),
-		"company_id": w.company.ID.String(), "company_name": w.company.Name,
-	}, []byte(w.fake.SecretKey), webhook.WithSignAccessKey(w.fake.AccessKey))
-	if err != nil {
-		w.t.Fatal(err)
-	}
-	return tok
-}
-
-// deliver posts the event of id to h and returns the status.
-func (w *world) deliver(h http.Handler, id uuid.UUID) int {
-	body, _ := json.Marshal(map[string]string{"data": w.token(id)})
-	req := httptest.NewRequest(http.MethodPost, "/callbacks", bytes.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, req)
-	return rec.Code
 }
 
 // savedFiles lists the folder: the documents saved (by the id that ends
@@ -153,115 +75,6 @@ func savedFiles(t testing.TB, dir string) (docs map[uuid.UUID][]byte, others []s
 	}
 	return docs, others
 }
-
-// faultyTransport fails the next downloads the rooms make: refused with
-// 503 before they reach the API, or cut short after the API has marked
-// the document read.
-type faultyTransport struct {
-	next http.RoundTripper
-
-	mu       sync.Mutex
-	refuse   int
-	truncate int
-	cuts     []cut         // cut short, one download each, before truncate
-	hold     chan struct{} // when set, answers of downloads wait for it to close
-}
-
-// cut is a download whose answer announces announced bytes, sends the
-// first sent bytes of the file, and then fails with err, as a connection
-// closed mid-body does (io.ErrUnexpectedEOF).
-type cut struct {
-	announced int64
-	sent      int
-	err       error
-}
-
-// cutNext cuts the next download short, after the API has marked the
-// document read.
-func (f *faultyTransport) cutNext(c cut) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.cuts = append(f.cuts, c)
-}
-
-// holdDownloads makes every download wait, once the API has answered it,
-// until the returned function is called.
-func (f *faultyTransport) holdDownloads() (release func()) {
-	ch := make(chan struct{})
-	f.mu.Lock()
-	f.hold = ch
-	f.mu.Unlock()
-	return func() {
-		f.mu.Lock()
-		f.hold = nil
-		f.mu.Unlock()
-		close(ch)
-	}
-}
-
-func (f *faultyTransport) fail(n int, truncate bool) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if truncate {
-		f.truncate += n
-	} else {
-		f.refuse += n
-	}
-}
-
-func (f *faultyTransport) clear() {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.refuse, f.truncate, f.cuts = 0, 0, nil
-}
-
-// RoundTrip implements http.RoundTripper.
-func (f *faultyTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if !strings.HasSuffix(req.URL.Path, "/download") {
-		return f.next.RoundTrip(req)
-	}
-	f.mu.Lock()
-	hold := f.hold
-	refuse := f.refuse > 0
-	var c *cut
-	if !refuse && len(f.cuts) > 0 {
-		c = &f.cuts[0]
-		f.cuts = f.cuts[1:]
-	}
-	truncate := !refuse && c == nil && f.truncate > 0
-	if refuse {
-		f.refuse--
-	} else if truncate {
-		f.truncate--
-	}
-	f.mu.Unlock()
-	if refuse {
-		return &http.Response{StatusCode: http.StatusServiceUnavailable, Status: "503 Service Unavailable",
-			Header: http.Header{"Content-Type": {"application/json"}}, Request: req, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-			Body: io.NopCloser(strings.NewReader(`{"success":false,"message":"unavailable"}`))}, nil
-	}
-	resp, err := f.next.RoundTrip(req)
-	if hold != nil {
-		<-hold
-	}
-	if err != nil || (!truncate && c == nil) {
-		return resp, err
-	}
-	b, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if c != nil {
-		resp.ContentLength = c.announced
-		resp.Header.Set("Content-Length", strconv.FormatInt(c.announced, 10))
-		resp.Body = io.NopCloser(io.MultiReader(bytes.NewReader(b[:min(c.sent, len(b))]), errReader{c.err}))
-		return resp, nil
-	}
-	resp.Body = io.NopCloser(io.MultiReader(bytes.NewReader(b[:len(b)/2]), errReader{io.ErrUnexpectedEOF}))
-	return resp, nil
-}
-
-type errReader struct{ err error }
-
-func (r errReader) Read([]byte) (int, error) { return 0, r.err }
 
 // fakeTicker is a room's clock of the claim renewals that ticks when the
 // test says: set it as Room.ticker.
@@ -482,42 +295,6 @@ func (f *loggedFile) Close() error {
 }
 
 func (f *loggedFile) Name() string { return f.f.Name() }
-
-// cancelingStore is a store whose next Save reads the whole document, then
-// calls cancel (the caller's context's) and returns the context's error
-// as a store that honours its context does: a save cut short by the
-// context, with nothing wrong with the store or the download.
-type cancelingStore struct {
-	Store
-	Journal
-
-	mu     sync.Mutex
-	cancel func() // for the next Save; nil: Save saves
-}
-
-func (s *cancelingStore) cancelNext(cancel func()) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.cancel = cancel
-}
-
-func (s *cancelingStore) Save(ctx context.Context, d acctadmin.Document, r io.Reader) error {
-	s.mu.Lock()
-	cancel := s.cancel
-	s.cancel = nil
-	s.mu.Unlock()
-	if cancel == nil {
-		return s.Store.Save(ctx, d, r)
-	}
-	if _, err := io.Copy(io.Discard, r); err != nil {
-		return err
-	}
-	cancel()
-	<-ctx.Done()
-	return fmt.Errorf("saving a document: %w", ctx.Err())
-}
-
-func discardLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
 func redisClient(t testing.TB, addr string) *redis.Client {
 	t.Helper()

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	acctadmin "github.com/acctadmin/acctadmin-go"
-	"github.com/acctadmin/acctadmin-go/internal/redislease"
+	"github.com/acctadmin/acctadmin-go/mailroom/internal/redislease"
 	"github.com/acctadmin/acctadmin-go/webhook"
 	"github.com/google/uuid"
 	"github.com/redis/go-redis/v9"

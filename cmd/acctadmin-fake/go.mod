@@ -3,8 +3,8 @@ module github.com/acctadmin/acctadmin-go/cmd/acctadmin-fake
 go 1.23
 
 require (
-	github.com/acctadmin/acctadmin-go v0.0.0
-	github.com/acctadmin/acctadmin-go/acctadmintest v0.0.0
+	github.com/acctadmin/acctadmin-go v0.4.0
+	github.com/acctadmin/acctadmin-go/acctadmintest v0.4.0
 	github.com/stretchr/testify v1.12.1
 	go.uber.org/goleak v1.3.0
 )
@@ -29,7 +29,3 @@ require (
 	golang.org/x/text v0.14.0 // indirect
 	gopkg.in/yaml.v3 v3.0.1 // indirect
 )
-
-replace github.com/acctadmin/acctadmin-go => ../..
-
-replace github.com/acctadmin/acctadmin-go/acctadmintest => ../../acctadmintest

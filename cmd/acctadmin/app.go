@@ -18,9 +18,6 @@ import (
 	"golang.org/x/term"
 )
 
-// version is the command's version, the SDK's.
-const version = acctadmin.Version
-
 // app is one run of the command line: its streams, its global flags and
 // the client they make.
 type app struct {

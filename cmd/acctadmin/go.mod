@@ -3,9 +3,9 @@ module github.com/acctadmin/acctadmin-go/cmd/acctadmin
 go 1.23
 
 require (
-	github.com/acctadmin/acctadmin-go v0.0.0
-	github.com/acctadmin/acctadmin-go/acctadmintest v0.0.0
-	github.com/acctadmin/acctadmin-go/mailroom v0.0.0
+	github.com/acctadmin/acctadmin-go v0.4.0
+	github.com/acctadmin/acctadmin-go/acctadmintest v0.4.0
+	github.com/acctadmin/acctadmin-go/mailroom v0.4.0
 	github.com/arran4/golang-ical v0.3.4
 	github.com/google/uuid v1.6.0
 	github.com/itchyny/gojq v0.12.17
@@ -16,7 +16,6 @@ require (
 )
 
 require (
-	github.com/acctadmin/acctadmin-go/internal/redislease v0.0.0 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/dgryski/go-rendezvous v0.0.0-20200823014737-9f7001d12a5f // indirect
 	github.com/getkin/kin-openapi v0.135.0 // indirect
@@ -45,11 +44,3 @@ require (
 	golang.org/x/tools v0.26.0 // indirect
 	gopkg.in/yaml.v3 v3.0.1 // indirect
 )
-
-replace github.com/acctadmin/acctadmin-go => ../..
-
-replace github.com/acctadmin/acctadmin-go/acctadmintest => ../../acctadmintest
-
-replace github.com/acctadmin/acctadmin-go/mailroom => ../../mailroom
-
-replace github.com/acctadmin/acctadmin-go/internal/redislease => ../../internal/redislease

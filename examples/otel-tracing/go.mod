@@ -3,14 +3,14 @@ module github.com/acctadmin/acctadmin-go/examples/otel-tracing
 go 1.23
 
 require (
-	github.com/acctadmin/acctadmin-go v0.0.0
+	github.com/acctadmin/acctadmin-go v0.4.0
 	go.opentelemetry.io/otel v1.35.0
 	go.opentelemetry.io/otel/sdk v1.35.0
 	go.opentelemetry.io/otel/trace v1.35.0
 )
 
 require (
-	github.com/acctadmin/acctadmin-go/acctadmintest v0.0.0
+	github.com/acctadmin/acctadmin-go/acctadmintest v0.4.0
 	github.com/getkin/kin-openapi v0.135.0 // indirect
 	github.com/go-logr/logr v1.4.2 // indirect
 	github.com/go-logr/stdr v1.2.2 // indirect

@@ -3,8 +3,8 @@ module github.com/acctadmin/acctadmin-go/internal/benchmarks
 go 1.23
 
 require (
-	github.com/acctadmin/acctadmin-go v0.0.0
-	github.com/acctadmin/acctadmin-go/acctadmintest v0.0.0
+	github.com/acctadmin/acctadmin-go v0.4.0
+	github.com/acctadmin/acctadmin-go/acctadmintest v0.4.0
 	github.com/golang-jwt/jwt/v5 v5.3.1
 	github.com/google/uuid v1.6.0
 	go.uber.org/goleak v1.3.0

@@ -3,11 +3,12 @@ module github.com/acctadmin/acctadmin-go/internal/integration
 go 1.23
 
 require (
-	github.com/acctadmin/acctadmin-go v0.0.0
-	github.com/acctadmin/acctadmin-go/acctadmintest v0.0.0
-	github.com/acctadmin/acctadmin-go/mailroom v0.0.0
+	github.com/acctadmin/acctadmin-go v0.4.0
+	github.com/acctadmin/acctadmin-go/acctadmintest v0.4.0
+	github.com/acctadmin/acctadmin-go/mailroom v0.4.0
 	github.com/getkin/kin-openapi v0.135.0
 	github.com/google/uuid v1.6.0
+	github.com/redis/go-redis/v9 v9.18.0
 	github.com/stretchr/testify v1.12.1
 	go.uber.org/goleak v1.3.0
 	golang.org/x/time v0.10.0
@@ -15,7 +16,6 @@ require (
 )
 
 require (
-	github.com/acctadmin/acctadmin-go/internal/redislease v0.0.0 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/dgryski/go-rendezvous v0.0.0-20200823014737-9f7001d12a5f // indirect
 	github.com/go-openapi/jsonpointer v0.21.0 // indirect
@@ -29,7 +29,6 @@ require (
 	github.com/oasdiff/yaml v0.0.9 // indirect
 	github.com/oasdiff/yaml3 v0.0.9 // indirect
 	github.com/perimeterx/marshmallow v1.1.5 // indirect
-	github.com/redis/go-redis/v9 v9.18.0 // indirect
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 // indirect
 	github.com/woodsbury/decimal128 v1.3.0 // indirect
 	go.uber.org/atomic v1.11.0 // indirect
@@ -43,5 +42,3 @@ replace github.com/acctadmin/acctadmin-go => ../..
 replace github.com/acctadmin/acctadmin-go/acctadmintest => ../../acctadmintest
 
 replace github.com/acctadmin/acctadmin-go/mailroom => ../../mailroom
-
-replace github.com/acctadmin/acctadmin-go/internal/redislease => ../redislease

@@ -200,11 +200,14 @@ func try(work string, m mutant, timeout time.Duration) (outcome, string, error) 
 // alsoTesting lists, for a package, the packages of other modules of the
 // repository whose tests also cover it: the tests that run the SDK and
 // package webhook on the fake live in internal/integration, a module of its
-// own, so that the SDK's go.mod does not need the fake's dependencies. The
-// copy holds go.work, so one go test reaches them all.
+// own, so that the SDK's go.mod does not need the fake's dependencies; the
+// mail room's tests on the fake live in internal/integration/mailroom, so
+// that the mail room's go.mod does not need the fake. The copy holds
+// go.work, so one go test reaches them all.
 var alsoTesting = map[string][]string{
-	".":         {"./internal/integration"},
-	"./webhook": {"./internal/integration/webhook"},
+	".":          {"./internal/integration"},
+	"./webhook":  {"./internal/integration/webhook"},
+	"./mailroom": {"./internal/integration/mailroom"},
 }
 
 // slowRootTests are the root package's tests, and those of

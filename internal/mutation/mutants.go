@@ -426,7 +426,7 @@ var mutants = []mutant{
 		what: `a release drops another owner's mark`,
 		from: `	if m, ok := c.busy[key]; ok && m.owner == owner {`,
 		to:   `	if _, ok := c.busy[key]; ok {`},
-	{id: `redis-type-is-new`, file: `internal/redislease/redislease.go`, pkg: `./internal/redislease`,
+	{id: `redis-type-is-new`, file: `mailroom/internal/redislease/redislease.go`, pkg: `./mailroom/internal/redislease`,
 		what: `a reply of another type taken for new`,
 		from: `		return false, "", fmt.Errorf("answer of type %T, not a string", reply)`,
 		to:   `		return true, "", nil`},
@@ -444,7 +444,7 @@ var mutants = []mutant{
 		what: `a Commit answered other than OK taken for done`,
 		from: `		if s, ok := reply.(string); !ok || s != "OK" {`,
 		to:   `		if s, ok := reply.(string); !ok && s != "OK" {`},
-	{id: `redis-ctx-ignored`, file: `internal/redislease/redislease.go`, pkg: `./internal/redislease`,
+	{id: `redis-ctx-ignored`, file: `mailroom/internal/redislease/redislease.go`, pkg: `./mailroom/internal/redislease`,
 		what: `a call made with an ended context`,
 		from: `	if err := ctx.Err(); err != nil {
 		return err`,

@@ -12,11 +12,11 @@ func init() {
 			what: `a save cut short by its context taken for a store that refuses writes`,
 			from: `if ctx.Err() == nil && !src.failed.Load() {`,
 			to:   `if !src.failed.Load() {`},
-		mutant{id: `mailroom-claim-not-renewable`, file: `internal/redislease/redislease.go`, pkg: `./internal/redislease`,
+		mutant{id: `mailroom-claim-not-renewable`, file: `mailroom/internal/redislease/redislease.go`, pkg: `./mailroom/internal/redislease`,
 			what: `a room cannot renew its own claim, so a long download loses it to another room`,
 			from: `if v == false or v == ARGV[1] then`,
 			to:   `if v == false then`},
-		mutant{id: `mailroom-release-any-claim`, file: `internal/redislease/redislease.go`, pkg: `./internal/redislease`,
+		mutant{id: `mailroom-release-any-claim`, file: `mailroom/internal/redislease/redislease.go`, pkg: `./mailroom/internal/redislease`,
 			what: `a release deletes whichever room's claim it finds`,
 			from: `if redis.call("GET", KEYS[1]) == ARGV[1] then
 	return redis.call("DEL", KEYS[1])

@@ -3,7 +3,7 @@ module github.com/acctadmin/acctadmin-go/webhook/redisreplay
 go 1.23
 
 require (
-	github.com/acctadmin/acctadmin-go v0.0.0
+	github.com/acctadmin/acctadmin-go v0.4.0
 	github.com/google/uuid v1.6.0
 	github.com/redis/go-redis/v9 v9.18.0
 	github.com/stretchr/testify v1.12.1
@@ -12,7 +12,6 @@ require (
 )
 
 require (
-	github.com/acctadmin/acctadmin-go/internal/redislease v0.0.0
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/dgryski/go-rendezvous v0.0.0-20200823014737-9f7001d12a5f // indirect
 	github.com/golang-jwt/jwt/v5 v5.3.1 // indirect
@@ -21,5 +20,3 @@ require (
 )
 
 replace github.com/acctadmin/acctadmin-go => ../..
-
-replace github.com/acctadmin/acctadmin-go/internal/redislease => ../../internal/redislease

@@ -68,8 +68,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/acctadmin/acctadmin-go/internal/redislease"
 	"github.com/acctadmin/acctadmin-go/webhook"
+	"github.com/acctadmin/acctadmin-go/webhook/redisreplay/internal/redislease"
 )
 
 const (

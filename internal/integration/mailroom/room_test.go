@@ -1,4 +1,4 @@
-package mailroom
+package mailroom_test
 
 import (
 	"bytes"
@@ -20,6 +20,7 @@ import (
 	acctadmin "github.com/acctadmin/acctadmin-go"
 	"github.com/acctadmin/acctadmin-go/acctadmintest"
 	"github.com/acctadmin/acctadmin-go/internal/redisserver"
+	"github.com/acctadmin/acctadmin-go/mailroom"
 	"github.com/acctadmin/acctadmin-go/webhook"
 	"github.com/google/uuid"
 	"github.com/redis/go-redis/v9"
@@ -31,7 +32,7 @@ func TestHandlerSavesTheDocumentBeforeAnswering(t *testing.T) {
 	dir := t.TempDir()
 	var alerted []string
 	var mu sync.Mutex
-	r := w.room(Dir(dir), WithOnSaved(func(_ context.Context, d acctadmin.Document) {
+	r := w.room(mailroom.Dir(dir), mailroom.WithOnSaved(func(_ context.Context, d acctadmin.Document) {
 		mu.Lock()
 		defer mu.Unlock()
 		alerted = append(alerted, d.Type)
@@ -61,7 +62,7 @@ func TestHandlerSavesTheDocumentBeforeAnswering(t *testing.T) {
 	if !slices.Equal(alerted, []string{"Delivered Service of Process"}) {
 		t.Fatalf("WithOnSaved saw %v", alerted)
 	}
-	if pending, _ := Dir(dir).(Journal).Pending(context.Background()); len(pending) != 0 {
+	if pending, _ := mailroom.Dir(dir).(mailroom.Journal).Pending(context.Background()); len(pending) != 0 {
 		t.Fatalf("journal left %v", pending)
 	}
 }
@@ -69,7 +70,7 @@ func TestHandlerSavesTheDocumentBeforeAnswering(t *testing.T) {
 func TestHandlerAnswersARedeliveryDuringTheSaveRetryably(t *testing.T) {
 	w := newWorld(t)
 	dir := t.TempDir()
-	r := w.room(Dir(dir))
+	r := w.room(mailroom.Dir(dir))
 	h := r.Handler()
 	doc := w.addDocument("Regular Mail")
 	// The first download is held once the API has answered it, and the
@@ -125,7 +126,7 @@ func TestHandlerAcknowledgesWhatItNeedNotSave(t *testing.T) {
 		h.ServeHTTP(rec, req)
 		return rec.Code
 	}
-	keepOut := WithKeepOut(func(d acctadmin.Document) bool { return d.Type == "Annual Report" })
+	keepOut := mailroom.WithKeepOut(func(d acctadmin.Document) bool { return d.Type == "Annual Report" })
 	for _, tc := range []struct {
 		name string
 		// send delivers the callback and returns the handler's answer.
@@ -157,7 +158,7 @@ func TestHandlerAcknowledgesWhatItNeedNotSave(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := newWorld(t)
-			r := w.room(Dir(t.TempDir()), keepOut)
+			r := w.room(mailroom.Dir(t.TempDir()), keepOut)
 			if code := tc.send(w, r.Handler()); code/100 != tc.wantClass || (tc.wantClass == 2 && code != http.StatusOK) {
 				t.Errorf("answered %d, want %dxx", code, tc.wantClass)
 			}
@@ -174,7 +175,7 @@ func TestHandlerAcknowledgesWhatItNeedNotSave(t *testing.T) {
 func TestHandlerKeepsAFailedDownloadInTheJournal(t *testing.T) {
 	w := newWorld(t)
 	dir := t.TempDir()
-	r := w.room(Dir(dir))
+	r := w.room(mailroom.Dir(dir))
 	h := r.Handler()
 	doc := w.addDocument("Regular Mail")
 	// The download is applied (marked read) and its body cut short, every
@@ -186,7 +187,7 @@ func TestHandlerKeepsAFailedDownloadInTheJournal(t *testing.T) {
 	if d, _ := w.fake.Document(doc.ID); d.Status != acctadmintest.DocumentRead {
 		t.Fatal("the fault did not mark the document read")
 	}
-	pending, err := Dir(dir).(Journal).Pending(context.Background())
+	pending, err := mailroom.Dir(dir).(mailroom.Journal).Pending(context.Background())
 	if err != nil || len(pending) != 1 || pending[0] != doc.ID {
 		t.Fatalf("journal %v, %v", pending, err)
 	}
@@ -203,7 +204,7 @@ func TestHandlerKeepsAFailedDownloadInTheJournal(t *testing.T) {
 	if !bytes.Equal(docs[doc.ID], w.pdf(doc.ID)) {
 		t.Fatal("the document was not saved whole after the failure")
 	}
-	if pending, _ := Dir(dir).(Journal).Pending(context.Background()); len(pending) != 0 {
+	if pending, _ := mailroom.Dir(dir).(mailroom.Journal).Pending(context.Background()); len(pending) != 0 {
 		t.Fatalf("journal left %v", pending)
 	}
 	if st := r.Stats(); st.Redownloads != 1 || st.Saved != 1 {
@@ -216,14 +217,14 @@ func TestHandlerKeepsAFailedDownloadInTheJournal(t *testing.T) {
 func TestACutDownloadLeavesTheCallbacksOn(t *testing.T) {
 	w := newWorld(t)
 	dir := t.TempDir()
-	r := w.room(Dir(dir))
+	r := w.room(mailroom.Dir(dir))
 	h := r.Handler()
 	broken, healthy := w.addDocument("Regular Mail"), w.addDocument("Regular Mail")
 	w.faults.cutNext(cut{announced: 100_000, sent: 9, err: io.ErrUnexpectedEOF})
 	if code := w.deliver(h, broken.ID); code != http.StatusInternalServerError {
 		t.Fatalf("a cut download answered %d, want 500", code)
 	}
-	if pending, _ := Dir(dir).(Journal).Pending(context.Background()); !slices.Equal(pending, []uuid.UUID{broken.ID}) {
+	if pending, _ := mailroom.Dir(dir).(mailroom.Journal).Pending(context.Background()); !slices.Equal(pending, []uuid.UUID{broken.ID}) {
 		t.Fatalf("journal %v, want the cut document", pending)
 	}
 	if code := w.deliver(h, healthy.ID); code != http.StatusOK {
@@ -251,7 +252,7 @@ func TestACutDownloadNeverStopsTheDownloads(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		w := newWorld(t)
 		dir := t.TempDir()
-		r := w.room(Dir(dir))
+		r := w.room(mailroom.Dir(dir))
 		h := r.Handler()
 		broken, healthy := w.addDocument("Regular Mail"), w.addDocument("Regular Mail")
 		size := len(w.pdf(broken.ID))
@@ -278,7 +279,7 @@ func TestACutDownloadNeverStopsTheDownloads(t *testing.T) {
 		if _, ok := docs[broken.ID]; ok || !bytes.Equal(docs[healthy.ID], w.pdf(healthy.ID)) {
 			rt.Fatalf("saved %d documents; want the healthy one alone", len(docs))
 		}
-		if pending, _ := Dir(dir).(Journal).Pending(context.Background()); !slices.Equal(pending, []uuid.UUID{broken.ID}) {
+		if pending, _ := mailroom.Dir(dir).(mailroom.Journal).Pending(context.Background()); !slices.Equal(pending, []uuid.UUID{broken.ID}) {
 			rt.Fatalf("journal %v, want the cut document", pending)
 		}
 		w.fake.Close()
@@ -290,7 +291,7 @@ func TestACutDownloadNeverStopsTheDownloads(t *testing.T) {
 func TestASaveCutByItsContextLeavesTheDownloadsOn(t *testing.T) {
 	w := newWorld(t)
 	dir := t.TempDir()
-	store := &cancelingStore{Store: Dir(dir), Journal: Dir(dir).(Journal)}
+	store := &cancelingStore{Store: mailroom.Dir(dir), Journal: mailroom.Dir(dir).(mailroom.Journal)}
 	r := w.room(store)
 	cut, next := w.addDocument("Regular Mail"), w.addDocument("Regular Mail")
 	w.fake.SetDocumentStatus(next.ID, acctadmintest.DocumentRead) // the pull meets the first alone
@@ -310,15 +311,15 @@ func TestASaveCutByItsContextLeavesTheDownloadsOn(t *testing.T) {
 	if len(docs) != 2 || !bytes.Equal(docs[next.ID], w.pdf(next.ID)) || !bytes.Equal(docs[cut.ID], w.pdf(cut.ID)) || len(others) != 0 {
 		t.Fatalf("saved %d documents of 2, others %v", len(docs), others)
 	}
-	if pending, _ := Dir(dir).(Journal).Pending(context.Background()); len(pending) != 0 {
+	if pending, _ := mailroom.Dir(dir).(mailroom.Journal).Pending(context.Background()); len(pending) != 0 {
 		t.Fatalf("journal left %v", pending)
 	}
 }
 
 // refusingStore fails every Save while refuse is set; Check tells.
 type refusingStore struct {
-	Store
-	Journal
+	mailroom.Store
+	mailroom.Journal
 	mu     sync.Mutex
 	refuse bool
 	checks int
@@ -356,7 +357,7 @@ func (s *refusingStore) Check(context.Context) error {
 func TestAStoreThatRefusesWritesStopsTheDownloads(t *testing.T) {
 	w := newWorld(t)
 	dir := t.TempDir()
-	store := &refusingStore{Store: Dir(dir), Journal: Dir(dir).(Journal), refuse: true}
+	store := &refusingStore{Store: mailroom.Dir(dir), Journal: mailroom.Dir(dir).(mailroom.Journal), refuse: true}
 	r := w.room(store)
 	h := r.Handler()
 	var ids []uuid.UUID
@@ -371,7 +372,7 @@ func TestAStoreThatRefusesWritesStopsTheDownloads(t *testing.T) {
 			t.Fatalf("a callback while the store refuses answered %d", code)
 		}
 	}
-	if err := r.Pull(context.Background()); !errors.Is(err, errRefusing) {
+	if err := r.Pull(context.Background()); err == nil || !strings.Contains(err.Error(), "the store refuses writes") {
 		t.Fatalf("Pull while the store refuses = %v", err)
 	}
 	if n := w.downloads(); n != 1 {
@@ -402,12 +403,12 @@ func TestRunRegistersOnceAndPulls(t *testing.T) {
 	w.fake.AddCallback("https://other.example.com/x")
 	doc := w.addDocument("Regular Mail")
 	for round := range 2 { // a restart registers nothing more
-		r := w.room(Dir(dir), WithCallbackURL(hook), WithPullInterval(time.Hour))
+		r := w.room(mailroom.Dir(dir), mailroom.WithCallbackURL(hook), mailroom.WithPullInterval(time.Hour))
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan error)
 		go func() { done <- r.Run(ctx) }()
 		for range 5000 {
-			if has, _ := Dir(dir).Has(ctx, doc.ID); has || round == 1 {
+			if has, _ := mailroom.Dir(dir).Has(ctx, doc.ID); has || round == 1 {
 				break
 			}
 			time.Sleep(2 * time.Millisecond)
@@ -426,89 +427,35 @@ func TestRunRegistersOnceAndPulls(t *testing.T) {
 			t.Fatalf("round %d: %d registrations of the hook, %d callbacks", round, n, len(w.fake.Callbacks()))
 		}
 	}
-	if has, _ := Dir(dir).Has(context.Background(), doc.ID); !has {
+	if has, _ := mailroom.Dir(dir).Has(context.Background(), doc.ID); !has {
 		t.Fatal("Run did not pull the document")
 	}
 }
 
 func TestNewRefusesBadOptions(t *testing.T) {
 	w := newWorld(t)
-	store := Dir(t.TempDir())
-	cases := map[string][]Option{
-		"interval":  {WithPullInterval(0)},
-		"ttl":       {WithClaimTTL(time.Millisecond)},
-		"workers":   {WithWorkers(0)},
-		"workers33": {WithWorkers(33)},
-		"timeout":   {WithDownloadTimeout(-time.Second)},
-		"url":       {WithCallbackURL("ftp://x")},
-		"redis":     {WithRedis(nil)},
-		"logger":    {WithLogger(nil)},
-		"events":    {WithEvents(nil)},
+	store := mailroom.Dir(t.TempDir())
+	cases := map[string][]mailroom.Option{
+		"interval":  {mailroom.WithPullInterval(0)},
+		"ttl":       {mailroom.WithClaimTTL(time.Millisecond)},
+		"workers":   {mailroom.WithWorkers(0)},
+		"workers33": {mailroom.WithWorkers(33)},
+		"timeout":   {mailroom.WithDownloadTimeout(-time.Second)},
+		"url":       {mailroom.WithCallbackURL("ftp://x")},
+		"redis":     {mailroom.WithRedis(nil)},
+		"logger":    {mailroom.WithLogger(nil)},
+		"events":    {mailroom.WithEvents(nil)},
 	}
 	for name, opts := range cases {
-		if _, err := New(w.c, w.v, store, opts...); err == nil {
+		if _, err := mailroom.New(w.c, w.v, store, opts...); err == nil {
 			t.Errorf("%s: New accepted a bad option", name)
 		}
 	}
-	if _, err := New(w.c, w.v, struct{ Store }{store}); err == nil {
+	if _, err := mailroom.New(w.c, w.v, struct{ mailroom.Store }{store}); err == nil {
 		t.Error("New accepted a store with no journal and no Redis")
 	}
-	if _, err := New(nil, w.v, store); err == nil {
+	if _, err := mailroom.New(nil, w.v, store); err == nil {
 		t.Error("New accepted a nil client")
-	}
-}
-
-// While a download runs, the room renews its claim every third of the
-// claim TTL (its rule: WithClaimTTL), well before it expires: each tick of
-// the room's clock renews the claim, to the full TTL, and the clock ticks
-// at most every TTL/3. Once the download is saved, the clock stops and
-// the claim is released.
-func TestAClaimIsRenewedEveryThirdOfItsTTL(t *testing.T) {
-	srv := redisserver.Start(t)
-	w := newWorld(t)
-	rdb := redisClient(t, srv.Addr)
-	log := &claimLog{}
-	rdb.AddHook(log)
-	ttl := 900 * time.Millisecond
-	r := w.room(Dir(t.TempDir()), WithRedis(rdb), WithClaimTTL(ttl))
-	clock := newFakeTicker()
-	r.ticker = clock.ticker
-	doc := w.addDocument("Regular Mail")
-	release := w.faults.holdDownloads()
-	answered := make(chan int, 1)
-	go func() { answered <- w.deliver(r.Handler(), doc.ID) }()
-	if !waitFor(func() bool { return w.downloads() == 1 }) {
-		release()
-		t.Fatal("the download never started")
-	}
-	periods, _ := clock.state()
-	if len(periods) != 1 || periods[0] <= 0 || periods[0] > ttl/3 {
-		release()
-		t.Fatalf("the renewals' clock ticks every %v, want one clock ticking at most every %v (TTL/3)", periods, ttl/3)
-	}
-	const renewals = 3
-	for i := 1; i <= renewals; i++ {
-		clock.tick()
-		if !waitFor(func() bool { return len(log.of(doc.ID)) == 1+i }) {
-			release()
-			t.Fatalf("tick %d: %d calls of the claim, want the take and %d renewals", i, len(log.of(doc.ID)), i)
-		}
-	}
-	release()
-	if code := <-answered; code != http.StatusOK {
-		t.Fatalf("the callback answered %d", code)
-	}
-	takes := log.of(doc.ID)
-	for i, c := range takes {
-		if !c.held || c.ttlMillis != ttl.Milliseconds() || c.owner != takes[0].owner {
-			t.Fatalf("call %d of the claim: %+v, want the room's own claim held for %v", i, c, ttl)
-		}
-	}
-	if _, stopped := clock.state(); stopped != 1 {
-		t.Fatalf("the renewals' clock was stopped %d times after the save, want once", stopped)
-	}
-	if n, err := rdb.Exists(context.Background(), claimKey(doc.ID)).Result(); err != nil || n != 0 {
-		t.Fatalf("the claim is left after the save: %d, %v", n, err)
 	}
 }
 
@@ -519,8 +466,8 @@ func TestTwoRoomsOnOneRedisDownloadOnce(t *testing.T) {
 	srv := redisserver.Start(t)
 	w := newWorld(t)
 	dir := t.TempDir()
-	a := w.room(Dir(dir), WithRedis(redisClient(t, srv.Addr)))
-	b := w.room(Dir(dir), WithRedis(redisClient(t, srv.Addr)))
+	a := w.room(mailroom.Dir(dir), mailroom.WithRedis(redisClient(t, srv.Addr)))
+	b := w.room(mailroom.Dir(dir), mailroom.WithRedis(redisClient(t, srv.Addr)))
 	doc := w.addDocument("Regular Mail")
 	release := w.faults.holdDownloads()
 	first := make(chan int)
@@ -556,16 +503,16 @@ func TestAnUnreachableRedisStopsTheDownloads(t *testing.T) {
 		// client is the room's Redis client; stop makes Redis unreachable.
 		client func(t *testing.T, srv *redisserver.Server) *redis.Client
 		stop   func(t *testing.T, srv *redisserver.Server, rdb *redis.Client)
-		opts   []Option
+		opts   []mailroom.Option
 		// back, when set, checks the room while Redis is still down, then
 		// brings Redis back and checks the room again.
-		back func(t *testing.T, w *world, r *Room, srv *redisserver.Server, dir string, doc acctadmintest.Document)
+		back func(t *testing.T, w *world, r *mailroom.Room, srv *redisserver.Server, dir string, doc acctadmintest.Document)
 	}{
 		{
 			name:   "down",
 			client: func(t *testing.T, srv *redisserver.Server) *redis.Client { return redisClient(t, srv.Addr) },
 			stop:   func(_ *testing.T, srv *redisserver.Server, _ *redis.Client) { srv.Kill() },
-			back: func(t *testing.T, w *world, r *Room, srv *redisserver.Server, dir string, doc acctadmintest.Document) {
+			back: func(t *testing.T, w *world, r *mailroom.Room, srv *redisserver.Server, dir string, doc acctadmintest.Document) {
 				if err := r.Pull(context.Background()); err == nil {
 					t.Fatal("Pull with Redis down returned nil")
 				}
@@ -606,7 +553,7 @@ func TestAnUnreachableRedisStopsTheDownloads(t *testing.T) {
 				}
 				t.Cleanup(func() { srv.Do("CLIENT", "UNPAUSE") })
 			},
-			opts: []Option{WithClaimTTL(300 * time.Millisecond)},
+			opts: []mailroom.Option{mailroom.WithClaimTTL(300 * time.Millisecond)},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -614,7 +561,7 @@ func TestAnUnreachableRedisStopsTheDownloads(t *testing.T) {
 			w := newWorld(t)
 			dir := t.TempDir()
 			rdb := tc.client(t, srv)
-			r := w.room(Dir(dir), append([]Option{WithRedis(rdb)}, tc.opts...)...)
+			r := w.room(mailroom.Dir(dir), append([]mailroom.Option{mailroom.WithRedis(rdb)}, tc.opts...)...)
 			doc := w.addDocument("Regular Mail")
 			tc.stop(t, srv, rdb)
 			answered := make(chan int, 1)
@@ -644,8 +591,8 @@ func TestAClaimIsRenewedWhileTheDownloadRuns(t *testing.T) {
 	w := newWorld(t)
 	dir := t.TempDir()
 	ttl := 600 * time.Millisecond
-	a := w.room(Dir(dir), WithRedis(redisClient(t, srv.Addr)), WithClaimTTL(ttl))
-	b := w.room(Dir(dir), WithRedis(redisClient(t, srv.Addr)), WithClaimTTL(ttl))
+	a := w.room(mailroom.Dir(dir), mailroom.WithRedis(redisClient(t, srv.Addr)), mailroom.WithClaimTTL(ttl))
+	b := w.room(mailroom.Dir(dir), mailroom.WithRedis(redisClient(t, srv.Addr)), mailroom.WithClaimTTL(ttl))
 	doc := w.addDocument("Regular Mail")
 	release := w.faults.holdDownloads()
 	first := make(chan int)
@@ -697,7 +644,7 @@ func TestHandlerHandsTheOtherEventsOn(t *testing.T) {
 		return fail
 	}
 	dir := t.TempDir()
-	r, err := New(w.c, v, Dir(dir), WithLogger(discardLogger()), WithEvents(events))
+	r, err := mailroom.New(w.c, v, mailroom.Dir(dir), mailroom.WithLogger(discardLogger()), mailroom.WithEvents(events))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -783,7 +730,7 @@ func TestAPullOnlyRoomNeedsNoVerifier(t *testing.T) {
 		defer logMu.Unlock()
 		return logged.Write(p)
 	}), nil))
-	r, err := New(w.c, nil, Dir(dir), WithLogger(logger))
+	r, err := mailroom.New(w.c, nil, mailroom.Dir(dir), mailroom.WithLogger(logger))
 	if err != nil {
 		t.Fatalf("New without a verifier: %v", err)
 	}
@@ -814,7 +761,7 @@ func TestAPullOnlyRoomNeedsNoVerifier(t *testing.T) {
 		t.Errorf("the log does not say why: %q", msg)
 	}
 
-	if _, err := New(w.c, nil, Dir(t.TempDir()), WithCallbackURL("https://mail.example.com/callbacks")); err == nil {
+	if _, err := mailroom.New(w.c, nil, mailroom.Dir(t.TempDir()), mailroom.WithCallbackURL("https://mail.example.com/callbacks")); err == nil {
 		t.Error("New took WithCallbackURL without a verifier")
 	}
 }

@@ -1,4 +1,4 @@
-package mailroom
+package mailroom_test
 
 import (
 	"bytes"
@@ -19,6 +19,7 @@ import (
 	acctadmin "github.com/acctadmin/acctadmin-go"
 	"github.com/acctadmin/acctadmin-go/acctadmintest"
 	"github.com/acctadmin/acctadmin-go/internal/redisserver"
+	"github.com/acctadmin/acctadmin-go/mailroom"
 	"github.com/acctadmin/acctadmin-go/webhook"
 	"github.com/google/uuid"
 	"github.com/redis/go-redis/v9"
@@ -63,8 +64,8 @@ type model struct {
 	redis *redisserver.Server // nil: one room, claims in memory
 	ttl   time.Duration
 
-	rooms []*Room
-	gone  []*Room                // rooms crashed and replaced
+	rooms []*mailroom.Room
+	gone  []*mailroom.Room       // rooms crashed and replaced
 	pdfs  map[uuid.UUID][]byte   // every document's file, as the API serves it
 	kept  map[uuid.UUID]bool     // documents kept out
 	acked map[uuid.UUID]bool     // documents a room answered 2xx for or saved
@@ -90,15 +91,21 @@ func (m *model) onEvent(_ context.Context, ev *webhook.Event) error {
 
 func keepOutRule(d acctadmin.Document) bool { return d.Type == "Annual Report" }
 
-func (m *model) newRoom() *Room {
-	opts := []Option{WithLogger(discardLogger()), WithKeepOut(keepOutRule), WithClaimTTL(m.ttl), WithWorkers(3), WithEvents(m.onEvent)}
+// redisClient is a new client of the model's Redis, closed at the end of
+// the run.
+func (m *model) redisClient() *redis.Client {
+	rdb := redis.NewClient(&redis.Options{Addr: m.redis.Addr, DialTimeout: 100 * time.Millisecond,
+		ReadTimeout: 100 * time.Millisecond, WriteTimeout: 100 * time.Millisecond, MaxRetries: -1})
+	m.clients = append(m.clients, rdb)
+	return rdb
+}
+
+func (m *model) newRoom() *mailroom.Room {
+	opts := []mailroom.Option{mailroom.WithLogger(discardLogger()), mailroom.WithKeepOut(keepOutRule), mailroom.WithClaimTTL(m.ttl), mailroom.WithWorkers(3), mailroom.WithEvents(m.onEvent)}
 	if m.redis != nil {
-		rdb := redis.NewClient(&redis.Options{Addr: m.redis.Addr, DialTimeout: 100 * time.Millisecond,
-			ReadTimeout: 100 * time.Millisecond, WriteTimeout: 100 * time.Millisecond, MaxRetries: -1})
-		m.clients = append(m.clients, rdb)
-		opts = append(opts, WithRedis(rdb))
+		opts = append(opts, mailroom.WithRedis(m.redisClient()))
 	}
-	r, err := New(m.w.c, m.w.v, Dir(m.dir), opts...)
+	r, err := mailroom.New(m.w.c, m.w.v, mailroom.Dir(m.dir), opts...)
 	if err != nil {
 		m.t.Fatal(err)
 	}
@@ -109,7 +116,7 @@ func (m *model) pick(t *rapid.T) uuid.UUID {
 	return m.order[rapid.IntRange(0, len(m.order)-1).Draw(t, "doc")]
 }
 
-func (m *model) room(t *rapid.T) *Room {
+func (m *model) room(t *rapid.T) *mailroom.Room {
 	return m.rooms[rapid.IntRange(0, len(m.rooms)-1).Draw(t, "room")]
 }
 
@@ -193,7 +200,7 @@ func (m *model) DeliverTwiceAtOnce(t *rapid.T) {
 	a, b := m.room(t), m.room(t)
 	var wg sync.WaitGroup
 	codes := make([]int, 2)
-	for i, r := range []*Room{a, b} {
+	for i, r := range []*mailroom.Room{a, b} {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -230,15 +237,16 @@ func (m *model) Crash(t *rapid.T) {
 	id := m.pick(t)
 	ctx := context.Background()
 	victim := m.rooms[i]
-	if has, _ := victim.store.Has(ctx, id); has || m.kept[id] {
+	if has, _ := mailroom.Dir(m.dir).Has(ctx, id); has || m.kept[id] {
 		t.Skip("nothing to download")
 	}
-	if victim.shared != nil && !m.down {
-		if held, err := victim.shared.take(ctx, id); err != nil || !held {
+	if m.redis != nil && !m.down {
+		// The victim's claim: the key under a token no live room has.
+		if held, err := holdClaim(ctx, m.redisClient(), id, "crashed-room", m.ttl); err != nil || !held {
 			t.Skip("claimed elsewhere")
 		}
 	}
-	if _, err := victim.journal.Begin(ctx, id); err != nil {
+	if _, err := mailroom.Dir(m.dir).(mailroom.Journal).Begin(ctx, id); err != nil {
 		t.Fatal(err)
 	}
 	m.w.fake.SetDocumentStatus(id, acctadmintest.DocumentRead)
@@ -301,7 +309,7 @@ func (m *model) Check(t *rapid.T) {
 		}
 	}
 	var saved int64
-	for _, r := range append(append([]*Room(nil), m.rooms...), m.gone...) {
+	for _, r := range append(append([]*mailroom.Room(nil), m.rooms...), m.gone...) {
 		saved += r.Stats().Saved
 	}
 	if saved != int64(len(docs)) {
@@ -346,7 +354,7 @@ func (m *model) drain(t *rapid.T) {
 			t.Fatalf("kept-out document %s was downloaded", id)
 		}
 	}
-	if pending, _ := m.rooms[0].journal.Pending(context.Background()); len(pending) != 0 {
+	if pending, _ := mailroom.Dir(m.dir).(mailroom.Journal).Pending(context.Background()); len(pending) != 0 {
 		t.Fatalf("journal left %v", pending)
 	}
 }

@@ -1,4 +1,4 @@
-package mailroom
+package mailroom_test
 
 import (
 	"bytes"
@@ -12,9 +12,12 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	acctadmin "github.com/acctadmin/acctadmin-go"
 	"github.com/acctadmin/acctadmin-go/acctadmintest"
+	"github.com/acctadmin/acctadmin-go/internal/redisserver"
+	"github.com/acctadmin/acctadmin-go/mailroom"
 	"github.com/acctadmin/acctadmin-go/webhook"
 	"github.com/google/uuid"
 )
@@ -68,7 +71,7 @@ func TestPullSavesTheMailPastADocumentWithAnUnusableID(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	r, err := New(c, v, Dir(dir), WithLogger(discardLogger()))
+	r, err := mailroom.New(c, v, mailroom.Dir(dir), mailroom.WithLogger(discardLogger()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +106,7 @@ func TestPullSavesTheUnreadMailAndKeepsOutWhatItIsTold(t *testing.T) {
 			want = append(want, w.addDocument("Regular Mail").ID)
 		}
 	}
-	r := w.room(Dir(dir), WithWorkers(8), WithKeepOut(func(d acctadmin.Document) bool {
+	r := w.room(mailroom.Dir(dir), mailroom.WithWorkers(8), mailroom.WithKeepOut(func(d acctadmin.Document) bool {
 		return d.Type == "Annual Report" || d.CompanyID == other.ID
 	}))
 	if err := r.Pull(context.Background()); err != nil {
@@ -144,15 +147,15 @@ func TestJournalRecordOfASavedDocumentIsFinishedWithOnSaved(t *testing.T) {
 	w := newWorld(t)
 	dir := t.TempDir()
 	var seen []uuid.UUID
-	r := w.room(Dir(dir), WithOnSaved(func(_ context.Context, d acctadmin.Document) { seen = append(seen, d.ID) }))
+	r := w.room(mailroom.Dir(dir), mailroom.WithOnSaved(func(_ context.Context, d acctadmin.Document) { seen = append(seen, d.ID) }))
 	doc := w.addDocument("High Priority")
 	ctx := context.Background()
 	// A room saved the document and died before it told WithOnSaved and
 	// ended its record.
-	if err := Dir(dir).Save(ctx, acctadmin.Document{ID: doc.ID}, bytes.NewReader(w.pdf(doc.ID))); err != nil {
+	if err := mailroom.Dir(dir).Save(ctx, acctadmin.Document{ID: doc.ID}, bytes.NewReader(w.pdf(doc.ID))); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Dir(dir).(Journal).Begin(ctx, doc.ID); err != nil {
+	if _, err := mailroom.Dir(dir).(mailroom.Journal).Begin(ctx, doc.ID); err != nil {
 		t.Fatal(err)
 	}
 	w.fake.SetDocumentStatus(doc.ID, acctadmintest.DocumentRead)
@@ -162,7 +165,7 @@ func TestJournalRecordOfASavedDocumentIsFinishedWithOnSaved(t *testing.T) {
 	if !slices.Equal(seen, []uuid.UUID{doc.ID}) {
 		t.Fatalf("WithOnSaved saw %v", seen)
 	}
-	if pending, _ := Dir(dir).(Journal).Pending(ctx); len(pending) != 0 {
+	if pending, _ := mailroom.Dir(dir).(mailroom.Journal).Pending(ctx); len(pending) != 0 {
 		t.Fatalf("journal left %v", pending)
 	}
 	if n := w.downloads(); n != 1 { // the test's own, in w.pdf
@@ -173,7 +176,7 @@ func TestJournalRecordOfASavedDocumentIsFinishedWithOnSaved(t *testing.T) {
 func TestPullGetsPastADocumentWhoseDownloadKeepsFailing(t *testing.T) {
 	w := newWorld(t)
 	dir := t.TempDir()
-	r := w.room(Dir(dir), WithWorkers(1))
+	r := w.room(mailroom.Dir(dir), mailroom.WithWorkers(1))
 	stuck := w.addDocument("Regular Mail")
 	var rest []uuid.UUID
 	for range 11 {
@@ -185,7 +188,7 @@ func TestPullGetsPastADocumentWhoseDownloadKeepsFailing(t *testing.T) {
 	if err := r.Pull(context.Background()); !errors.As(err, &pe) || !errors.Is(err, acctadmin.ErrServer) || pe.Document != stuck.ID {
 		t.Fatalf("first Pull = %v, want a PullError for %s", err, stuck.ID)
 	}
-	if pending, _ := Dir(dir).(Journal).Pending(context.Background()); !slices.Equal(pending, []uuid.UUID{stuck.ID}) {
+	if pending, _ := mailroom.Dir(dir).(mailroom.Journal).Pending(context.Background()); !slices.Equal(pending, []uuid.UUID{stuck.ID}) {
 		t.Fatalf("journal %v, want the failed document", pending)
 	}
 	// The next pull tries it again from the journal, and the listing's
@@ -209,7 +212,7 @@ func TestPullGetsPastADocumentWhoseDownloadKeepsFailing(t *testing.T) {
 	if docs, _ := savedFiles(t, dir); !bytes.Equal(docs[stuck.ID], w.pdf(stuck.ID)) {
 		t.Fatal("the document was not saved once its download worked")
 	}
-	if pending, _ := Dir(dir).(Journal).Pending(context.Background()); len(pending) != 0 {
+	if pending, _ := mailroom.Dir(dir).(mailroom.Journal).Pending(context.Background()); len(pending) != 0 {
 		t.Fatalf("journal left %v", pending)
 	}
 	// The stuck document: once by the first pull, then from the journal by
@@ -226,7 +229,7 @@ func TestPullGetsPastADocumentWhoseDownloadKeepsFailing(t *testing.T) {
 func TestPullGetsPastADocumentWhoseDownloadIsGone(t *testing.T) {
 	w := newWorld(t)
 	dir := t.TempDir()
-	r := w.room(Dir(dir), WithWorkers(2))
+	r := w.room(mailroom.Dir(dir), mailroom.WithWorkers(2))
 	var gone, rest []uuid.UUID
 	for i := range 12 {
 		d := w.addDocument("Regular Mail")
@@ -251,7 +254,7 @@ func TestPullGetsPastADocumentWhoseDownloadIsGone(t *testing.T) {
 				t.Fatalf("document %s not saved whole", id)
 			}
 		}
-		if pending, _ := Dir(dir).(Journal).Pending(context.Background()); len(pending) != 0 {
+		if pending, _ := mailroom.Dir(dir).(mailroom.Journal).Pending(context.Background()); len(pending) != 0 {
 			t.Fatalf("Pull %d left %v in the journal", pull, pending)
 		}
 		// Each pull tries each gone document once, or twice when the
@@ -285,16 +288,23 @@ func TestPullGetsPastADocumentWhoseDownloadIsGone(t *testing.T) {
 }
 
 func TestPullLeavesADocumentAnotherDeliveryIsSaving(t *testing.T) {
+	srv := redisserver.Start(t)
+	rdb := redisClient(t, srv.Addr)
 	w := newWorld(t)
 	dir := t.TempDir()
-	r := w.room(Dir(dir))
+	r := w.room(mailroom.Dir(dir), mailroom.WithRedis(rdb))
 	doc := w.addDocument("Regular Mail")
 	other := w.addDocument("Regular Mail")
-	// A delivery holds the claim on doc, and has not downloaded it yet:
-	// the listing shows it unread, and the pull's Before leaves it alone.
-	release, err := r.claim(context.Background(), doc.ID)
-	if err != nil {
-		t.Fatal(err)
+	// A delivery of another room holds the claim on doc (its key in
+	// Redis, under that room's token), and has not downloaded it yet: the
+	// listing shows it unread, and the pull's Before leaves it alone.
+	if held, err := holdClaim(context.Background(), rdb, doc.ID, "other-room", time.Minute); err != nil || !held {
+		t.Fatalf("take = %v, %v", held, err)
+	}
+	release := func() {
+		if err := rdb.Del(context.Background(), claimKey(doc.ID)).Err(); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := r.Pull(context.Background()); err != nil {
 		t.Fatalf("Pull = %v", err)
@@ -305,7 +315,7 @@ func TestPullLeavesADocumentAnotherDeliveryIsSaving(t *testing.T) {
 	if d, _ := w.fake.Document(doc.ID); d.Status != acctadmintest.DocumentUnread {
 		t.Fatal("the claimed document was downloaded")
 	}
-	if pending, _ := Dir(dir).(Journal).Pending(context.Background()); len(pending) != 0 {
+	if pending, _ := mailroom.Dir(dir).(mailroom.Journal).Pending(context.Background()); len(pending) != 0 {
 		t.Fatalf("journal %v", pending)
 	}
 	release()

@@ -23,6 +23,11 @@
 // (Wait waits for those). A call whose context has ended already sends
 // nothing. An answer of a type or value a command never gives is an
 // error: nothing is guessed.
+//
+// The package lives twice, byte for byte, as mailroom/internal/redislease
+// and webhook/redisreplay/internal/redislease, so that each of those
+// modules is whole on its own and a user of either needs no module of
+// this one; .ci/run fails when the two copies differ.
 package redislease
 
 import (

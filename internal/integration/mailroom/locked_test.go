@@ -1,4 +1,4 @@
-package mailroom
+package mailroom_test
 
 import (
 	"bytes"
@@ -14,6 +14,7 @@ import (
 	acctadmin "github.com/acctadmin/acctadmin-go"
 	"github.com/acctadmin/acctadmin-go/acctadmintest"
 	"github.com/acctadmin/acctadmin-go/internal/redisserver"
+	"github.com/acctadmin/acctadmin-go/mailroom"
 	"github.com/google/uuid"
 )
 
@@ -88,7 +89,7 @@ func TestPullLeavesPaymentLockedDocumentsAndListsEachOnce(t *testing.T) {
 	}
 	locked := []uuid.UUID{w.addLocked("25.00").ID, w.addLocked("25.00").ID, w.addLocked("25.00").ID}
 	var log lockedLog
-	r := w.room(Dir(dir), WithLogger(log.logger()), WithWorkers(2))
+	r := w.room(mailroom.Dir(dir), mailroom.WithLogger(log.logger()), mailroom.WithWorkers(2))
 	for pull := range 3 {
 		if err := r.Pull(context.Background()); err != nil {
 			t.Fatalf("pull %d: %v", pull, err)
@@ -115,7 +116,7 @@ func TestPullLeavesPaymentLockedDocumentsAndListsEachOnce(t *testing.T) {
 	if s := r.Stats(); s.Locked != 3 || s.Saved != 5 || s.Unlocked != 0 {
 		t.Fatalf("stats %+v, want 3 locked and 5 saved", s)
 	}
-	if ids, err := Dir(dir).(Journal).Pending(context.Background()); err != nil || len(ids) != 0 {
+	if ids, err := mailroom.Dir(dir).(mailroom.Journal).Pending(context.Background()); err != nil || len(ids) != 0 {
 		t.Fatalf("journal %v, %v, want empty", ids, err)
 	}
 }
@@ -155,7 +156,7 @@ func TestARefusedDownloadIsNotTriedAgainAndAgain(t *testing.T) {
 	open := w.addDocument("Regular Mail").ID
 	locked := w.addLocked("25.00").ID
 	var log lockedLog
-	r, err := New(c, w.v, Dir(dir), WithLogger(log.logger()))
+	r, err := mailroom.New(c, w.v, mailroom.Dir(dir), mailroom.WithLogger(log.logger()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +176,7 @@ func TestARefusedDownloadIsNotTriedAgainAndAgain(t *testing.T) {
 	if n := w.downloads(); n != 3 {
 		t.Fatalf("%d downloads, want 3: the locked one's once by the pulls, once by its callback", n)
 	}
-	if ids, err := Dir(dir).(Journal).Pending(context.Background()); err != nil || len(ids) != 0 {
+	if ids, err := mailroom.Dir(dir).(mailroom.Journal).Pending(context.Background()); err != nil || len(ids) != 0 {
 		t.Fatalf("journal %v, %v, want empty", ids, err)
 	}
 	if n := log.count(lockedMsg, locked); n != 1 {
@@ -197,7 +198,7 @@ func TestWithUnlockPaysWithinTheCeilingOnce(t *testing.T) {
 	card := w.card("4242424242424242")
 	invoices := len(w.fake.Invoices())
 	var log lockedLog
-	r := w.room(Dir(dir), WithLogger(log.logger()), WithUnlock(card, money(t, "30.00")))
+	r := w.room(mailroom.Dir(dir), mailroom.WithLogger(log.logger()), mailroom.WithUnlock(card, money(t, "30.00")))
 	for pull := range 2 {
 		if err := r.Pull(context.Background()); err != nil {
 			t.Fatalf("pull %d: %v", pull, err)
@@ -242,14 +243,14 @@ func TestWithUnlockPaysAtMostOnceAcrossRestartsAndRooms(t *testing.T) {
 		invoices := len(w.fake.Invoices())
 		w.fake.InjectFault(acctadmintest.Fault{Method: http.MethodPost, Path: "/documents/unlock/:id", Count: 1, Status: http.StatusServiceUnavailable})
 		var log lockedLog
-		first := w.room(Dir(dir), WithLogger(log.logger()), WithUnlock(card, money(t, "50")))
+		first := w.room(mailroom.Dir(dir), mailroom.WithLogger(log.logger()), mailroom.WithUnlock(card, money(t, "50")))
 		if err := first.Pull(context.Background()); err != nil {
 			t.Fatal(err)
 		}
 		if !strings.Contains(log.buf.String(), "outcome unknown") {
 			t.Fatalf("the unknown outcome was not logged: %s", log.buf.String())
 		}
-		again := w.room(Dir(dir), WithUnlock(card, money(t, "50")))
+		again := w.room(mailroom.Dir(dir), mailroom.WithUnlock(card, money(t, "50")))
 		for pull := range 2 {
 			if err := again.Pull(context.Background()); err != nil {
 				t.Fatalf("pull %d after the restart: %v", pull, err)
@@ -271,7 +272,7 @@ func TestWithUnlockPaysAtMostOnceAcrossRestartsAndRooms(t *testing.T) {
 		doc := w.addLocked("20.00")
 		card := w.card(acctadmintest.DeclinedCardNumber)
 		var log lockedLog
-		r := w.room(Dir(dir), WithLogger(log.logger()), WithUnlock(card, money(t, "50")))
+		r := w.room(mailroom.Dir(dir), mailroom.WithLogger(log.logger()), mailroom.WithUnlock(card, money(t, "50")))
 		for pull := range 3 {
 			if err := r.Pull(context.Background()); err != nil {
 				t.Fatalf("pull %d: %v", pull, err)
@@ -293,9 +294,9 @@ func TestWithUnlockPaysAtMostOnceAcrossRestartsAndRooms(t *testing.T) {
 		}
 		card := w.card("4242424242424242")
 		invoices := len(w.fake.Invoices())
-		rooms := []*Room{
-			w.room(Dir(dir), WithUnlock(card, money(t, "5.00")), WithWorkers(4)),
-			w.room(Dir(dir), WithUnlock(card, money(t, "5.00")), WithWorkers(4)),
+		rooms := []*mailroom.Room{
+			w.room(mailroom.Dir(dir), mailroom.WithUnlock(card, money(t, "5.00")), mailroom.WithWorkers(4)),
+			w.room(mailroom.Dir(dir), mailroom.WithUnlock(card, money(t, "5.00")), mailroom.WithWorkers(4)),
 		}
 		var wg sync.WaitGroup
 		errs := make([]error, len(rooms))
@@ -338,9 +339,9 @@ func TestWithUnlockRecordsInRedis(t *testing.T) {
 	doc := w.addLocked("20.00")
 	card := w.card("4242424242424242")
 	w.fake.InjectFault(acctadmintest.Fault{Method: http.MethodPost, Path: "/documents/unlock/:id", Count: 1, Status: http.StatusServiceUnavailable})
-	store := struct{ Store }{Dir(t.TempDir())}
+	store := struct{ mailroom.Store }{mailroom.Dir(t.TempDir())}
 	for i := range 2 {
-		r := w.room(store, WithRedis(redisClient(t, srv.Addr)), WithUnlock(card, money(t, "50")))
+		r := w.room(store, mailroom.WithRedis(redisClient(t, srv.Addr)), mailroom.WithUnlock(card, money(t, "50")))
 		if err := r.Pull(context.Background()); err != nil {
 			t.Fatalf("room %d: %v", i, err)
 		}
@@ -355,35 +356,35 @@ func TestWithUnlockRecordsInRedis(t *testing.T) {
 
 func TestWithUnlockRefusesBadArguments(t *testing.T) {
 	w := newWorld(t)
-	store := Dir(t.TempDir())
+	store := mailroom.Dir(t.TempDir())
 	card := uuid.MustParse("5f0c8a52-9d61-4c1e-8f0e-0c1d2e3f4a01")
-	for name, opt := range map[string]Option{
-		"nil card":     WithUnlock(uuid.Nil, money(t, "10")),
-		"zero ceiling": WithUnlock(card, acctadmin.Money{}),
-		"below zero":   WithUnlock(card, money(t, "-1")),
+	for name, opt := range map[string]mailroom.Option{
+		"nil card":     mailroom.WithUnlock(uuid.Nil, money(t, "10")),
+		"zero ceiling": mailroom.WithUnlock(card, acctadmin.Money{}),
+		"below zero":   mailroom.WithUnlock(card, money(t, "-1")),
 	} {
-		if _, err := New(w.c, w.v, store, opt); err == nil {
+		if _, err := mailroom.New(w.c, w.v, store, opt); err == nil {
 			t.Errorf("%s: New accepted it", name)
 		}
 	}
 	// A store with a journal of its own, neither Dir's nor Redis's, has
 	// nowhere to record the unlocks.
-	if _, err := New(w.c, w.v, journalStore{Dir(t.TempDir())}, WithUnlock(card, money(t, "10"))); err == nil {
+	if _, err := mailroom.New(w.c, w.v, journalStore{mailroom.Dir(t.TempDir())}, mailroom.WithUnlock(card, money(t, "10"))); err == nil {
 		t.Error("New accepted WithUnlock with a journal that cannot record unlocks")
 	}
 }
 
 // journalStore is a Store with a Journal of its own that is not Dir's.
-type journalStore struct{ Store }
+type journalStore struct{ mailroom.Store }
 
 func (s journalStore) Begin(ctx context.Context, id uuid.UUID) (bool, error) {
-	return s.Store.(Journal).Begin(ctx, id)
+	return s.Store.(mailroom.Journal).Begin(ctx, id)
 }
 func (s journalStore) End(ctx context.Context, id uuid.UUID) error {
-	return s.Store.(Journal).End(ctx, id)
+	return s.Store.(mailroom.Journal).End(ctx, id)
 }
 func (s journalStore) Pending(ctx context.Context) ([]uuid.UUID, error) {
-	return s.Store.(Journal).Pending(ctx)
+	return s.Store.(mailroom.Journal).Pending(ctx)
 }
 
 // pricelessTransport leaves the price out of every record, as an API that
@@ -417,7 +418,7 @@ func TestWithUnlockPaysNothingWithoutAPrice(t *testing.T) {
 	t.Cleanup(c.CloseIdleConnections)
 	doc := w.addLocked("1.00")
 	var log lockedLog
-	r, err := New(c, w.v, Dir(t.TempDir()), WithLogger(log.logger()), WithUnlock(w.card("4242424242424242"), money(t, "1000")))
+	r, err := mailroom.New(c, w.v, mailroom.Dir(t.TempDir()), mailroom.WithLogger(log.logger()), mailroom.WithUnlock(w.card("4242424242424242"), money(t, "1000")))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package mailroom
+package mailroom_test
 
 import (
 	"bytes"
@@ -14,6 +14,7 @@ import (
 	acctadmin "github.com/acctadmin/acctadmin-go"
 	"github.com/acctadmin/acctadmin-go/acctadmintest"
 	"github.com/acctadmin/acctadmin-go/internal/redisserver"
+	"github.com/acctadmin/acctadmin-go/mailroom"
 	"github.com/google/uuid"
 )
 
@@ -44,11 +45,11 @@ func BenchmarkSaveUnread(b *testing.B) {
 	b.Run("pull", func(b *testing.B) {
 		w := newWorld(b, acctadmintest.WithLatency(benchLatency))
 		seedUnread(w, b.N)
-		store := Dir(b.TempDir())
+		store := mailroom.Dir(b.TempDir())
 		ctx := context.Background()
 		b.ResetTimer()
 		start := time.Now()
-		err := w.c.Documents.Pull(ctx, &acctadmin.PullParams{Workers: DefaultWorkers},
+		err := w.c.Documents.Pull(ctx, &acctadmin.PullParams{Workers: mailroom.DefaultWorkers},
 			func(ctx context.Context, d acctadmin.Document, f *acctadmin.File) error {
 				return store.Save(ctx, d, f)
 			})
@@ -62,7 +63,7 @@ func BenchmarkSaveUnread(b *testing.B) {
 	b.Run("room1", func(b *testing.B) {
 		w := newWorld(b, acctadmintest.WithLatency(benchLatency))
 		seedUnread(w, b.N)
-		r := w.room(Dir(b.TempDir()))
+		r := w.room(mailroom.Dir(b.TempDir()))
 		b.ResetTimer()
 		start := time.Now()
 		err := r.Pull(context.Background())
@@ -81,10 +82,10 @@ func BenchmarkSaveUnread(b *testing.B) {
 		w := newWorld(b, acctadmintest.WithLatency(benchLatency))
 		seedUnread(w, b.N)
 		dir := b.TempDir()
-		rooms := []*Room{
-			w.room(Dir(dir), WithRedis(redisClient(b, srv.Addr))),
-			w.room(Dir(dir), WithRedis(redisClient(b, srv.Addr))),
-			w.room(Dir(dir), WithRedis(redisClient(b, srv.Addr))),
+		rooms := []*mailroom.Room{
+			w.room(mailroom.Dir(dir), mailroom.WithRedis(redisClient(b, srv.Addr))),
+			w.room(mailroom.Dir(dir), mailroom.WithRedis(redisClient(b, srv.Addr))),
+			w.room(mailroom.Dir(dir), mailroom.WithRedis(redisClient(b, srv.Addr))),
 		}
 		b.ResetTimer()
 		start := time.Now()
@@ -145,7 +146,7 @@ func BenchmarkCallbackToSaved(b *testing.B) {
 	b.Run("room", func(b *testing.B) {
 		w := newWorld(b, acctadmintest.WithLatency(benchLatency))
 		ids := seedUnread(w, b.N)
-		r := w.room(Dir(b.TempDir()))
+		r := w.room(mailroom.Dir(b.TempDir()))
 		srv := httptest.NewServer(r.Handler())
 		defer srv.Close()
 		bodies := make([][]byte, len(ids))
