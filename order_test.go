@@ -5,13 +5,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/google/uuid"
 	"pgregory.net/rapid"
@@ -85,6 +87,8 @@ type orderServer struct {
 	failInvoices, failCart, strangerInvoice, invoiceLag bool
 	failInvoicesBefore                                  bool // before the checkout
 	forms                                               int
+	// schema is the filing method's form schema; "" answers 404.
+	schema string
 }
 
 func newOrderServer() *orderServer {
@@ -111,6 +115,12 @@ func (s *orderServer) handle(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, 200, `{"success":true,"result":[`+orderProduct+`]}`)
 	case "GET /filing-methods":
 		result([]map[string]any{{"id": wcMethod, "name": "Standard", "type": "online", "cost": 0}})
+	case "GET /filing-methods/schemas":
+		if s.schema == "" {
+			writeJSON(w, 404, `{"message":"no such endpoint"}`)
+			return
+		}
+		writeJSON(w, 200, `{"success":true,"result":[{"filing_method_id":"`+wcMethod.String()+`","name":"form_data","schema":`+s.schema+`}]}`)
 	case "GET /payment-methods":
 		result(s.cards)
 	case "POST /payment-methods":
@@ -235,7 +245,9 @@ func TestOrderEndToEnd(t *testing.T) {
 			os.waiting = []map[string]any{{"id": old, "company_id": wcCompany, "status": "requiring-client-attention", "product": map[string]any{"id": wcProduct}}}
 			os.cart = []map[string]any{{"id": uuid.New(), "company_id": wcCompany, "product_id": wcProduct, "product_option_id": wcMethod}}
 			srv := newAPIServer(t, os.handle)
-			res, err := newTestClient(t, srv).Order(context.Background(), orderRequest())
+			r := orderRequest()
+			r.AllowDuplicate = true
+			res, err := newTestClient(t, srv).Order(context.Background(), r)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -296,11 +308,13 @@ func TestAddItemAndStoreFindWhatTheyMade(t *testing.T) {
 	}
 }
 
-// A checkout whose outcome is unknown is sent once, and Order tells
-// whether it charged: a new invoice with the item gone is charged, no
-// invoice with the item in the cart is not, anything else (and a failed
-// listing) is still unknown, and only that Is ErrOutcomeUnknown.
-func TestOrderVerdictAfterALostCheckout(t *testing.T) {
+// A failed checkout is sent once, and Order tells whether it charged. An
+// answer that proves it was not applied (a 4xx, success false) is
+// NotCharged; after a lost answer, a new invoice with the item gone is
+// Charged, and anything else is still unknown, even when nothing shows
+// the checkout yet: a server may apply it after the client gave up. Only
+// the unknown verdict Is ErrOutcomeUnknown.
+func TestOrderVerdictAfterAFailedCheckout(t *testing.T) {
 	drop := func(w http.ResponseWriter) { resetConn(w) }
 	for _, tc := range []struct {
 		name      string
@@ -308,34 +322,56 @@ func TestOrderVerdictAfterALostCheckout(t *testing.T) {
 		set       func(s *orderServer)
 		want      ChargeVerdict
 		isUnknown bool
+		late      bool // the server applies the checkout once Order returned
 	}{
-		{"applied then dropped", func(w http.ResponseWriter, r *http.Request, apply func()) { apply(); drop(w) }, nil, Charged, false},
-		{"dropped before applied", func(w http.ResponseWriter, r *http.Request, apply func()) { drop(w) }, nil, NotCharged, false},
-		{"502 after applying", func(w http.ResponseWriter, r *http.Request, apply func()) { apply(); writeJSON(w, 502, `{}`) }, nil, Charged, false},
+		{"applied then dropped", func(w http.ResponseWriter, r *http.Request, apply func()) { apply(); drop(w) }, nil, Charged, false, false},
+		{"dropped before applied", func(w http.ResponseWriter, r *http.Request, apply func()) { drop(w) }, nil, ChargeUnknown, true, false},
+		{"dropped, applied after Order returned", func(w http.ResponseWriter, r *http.Request, apply func()) { drop(w) }, nil, ChargeUnknown, true, true},
+		{"502 after applying", func(w http.ResponseWriter, r *http.Request, apply func()) { apply(); writeJSON(w, 502, `{}`) }, nil, Charged, false, false},
 		{"invoices down", func(w http.ResponseWriter, r *http.Request, apply func()) { apply(); drop(w) },
-			func(s *orderServer) { s.failInvoices = true }, ChargeUnknown, true},
+			func(s *orderServer) { s.failInvoices = true }, ChargeUnknown, true, false},
 		{"cart down", func(w http.ResponseWriter, r *http.Request, apply func()) { apply(); drop(w) },
-			func(s *orderServer) { s.failCart = true }, ChargeUnknown, true},
-		{"503 before applying", func(w http.ResponseWriter, r *http.Request, apply func()) { writeJSON(w, 503, `{}`) }, nil, NotCharged, false},
+			func(s *orderServer) { s.failCart = true }, ChargeUnknown, true, false},
+		{"503 before applying", func(w http.ResponseWriter, r *http.Request, apply func()) { writeJSON(w, 503, `{}`) }, nil, ChargeUnknown, true, false},
 		{"invoice not listed yet", func(w http.ResponseWriter, r *http.Request, apply func()) { apply(); drop(w) },
-			func(s *orderServer) { s.invoiceLag = true }, ChargeUnknown, true},
+			func(s *orderServer) { s.invoiceLag = true }, ChargeUnknown, true, false},
 		{"a stranger's invoice", func(w http.ResponseWriter, r *http.Request, apply func()) { drop(w) },
-			func(s *orderServer) { s.strangerInvoice = true }, ChargeUnknown, true},
+			func(s *orderServer) { s.strangerInvoice = true }, ChargeUnknown, true, false},
+		{"declined", func(w http.ResponseWriter, r *http.Request, apply func()) {
+			writeJSON(w, 402, `{"message":"card declined"}`)
+		}, nil, NotCharged, false, false},
+		{"success false", func(w http.ResponseWriter, r *http.Request, apply func()) {
+			writeJSON(w, 200, `{"success":false,"message":"item not in cart"}`)
+		}, nil, NotCharged, false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			os := newOrderServer()
-			os.checkout = tc.checkout
+			var later func()
+			os.checkout = func(w http.ResponseWriter, r *http.Request, apply func()) {
+				later = apply
+				tc.checkout(w, r, apply)
+			}
 			if tc.set != nil {
 				tc.set(os)
 			}
 			srv := newAPIServer(t, os.handle)
 			res, err := newTestClient(t, srv, WithMaxRetries(1)).Order(context.Background(), orderRequest())
+			if tc.late {
+				later()
+			}
 			var oe *CheckoutOutcomeError
 			if !errors.As(err, &oe) || oe.Verdict != tc.want || errors.Is(err, ErrOutcomeUnknown) != tc.isUnknown {
 				t.Fatalf("err = %v, want verdict %q (unknown %v)", err, tc.want, tc.isUnknown)
 			}
+			var ae *APIError
+			if tc.want == NotCharged && (!errors.As(err, &ae) || ae.StatusCode != oe.Err.(*APIError).StatusCode) {
+				t.Fatalf("a refusal does not unwrap to the API's answer: %v", err)
+			}
 			if os.checkouts != 1 || os.forms != 0 || res.Checkout != nil {
 				t.Fatalf("%d checkouts, %d forms, checkout %+v", os.checkouts, os.forms, res.Checkout)
+			}
+			if tc.late && !os.applied {
+				t.Fatal("the checkout was not applied late")
 			}
 			if strings.Contains(err.Error(), "secret-ssn") || strings.Contains(err.Error(), "4111") {
 				t.Fatalf("the error shows the form or the card: %v", err)
@@ -344,110 +380,223 @@ func TestOrderVerdictAfterALostCheckout(t *testing.T) {
 	}
 }
 
-// The family: checkouts applied or not and then answered, dropped, 4xx,
-// 5xx or timed out, with the listings after it failing, the invoice
-// lagging, a stranger's invoice appearing, and the invoice listing before
-// it failing (then no checkout is sent). Order never sends the checkout
-// twice, and its verdict is never wrong: Charged only when the server
-// applied it, NotCharged only when it did not, and a known verdict
-// whenever the listings could tell.
-func TestOrderNeverChargesTwiceAndTellsTheTruth(t *testing.T) {
-	if !flagGiven("rapid.checks") {
-		t.Cleanup(setFlag(t, "rapid.checks", "60"))
+// simTimeout is an attempt timeout on the clock of simOrderAPI.
+const simTimeout = 10
+
+// simOrderAPI is the order API of orderServer in process, with a clock of
+// its own: every request moves it on by a drawn step. Its checkout is
+// answered as drawn; a lost one is applied at a drawn delay after the
+// client gave up (a timeout gives up simTimeout after the request), or
+// never; its invoice, its leaving the cart and its order item each show
+// in the listings a drawn lag after it is applied. Nothing sleeps.
+type simOrderAPI struct {
+	os *orderServer
+	mu sync.Mutex
+	// drawn
+	steps                        []int
+	now                          int
+	answer                       string // ok, 4xx, refused, never sent, drop, 5xx, timeout
+	delay                        int    // after the client gave up; below 0, never applied
+	invoiceLag, cartLag, itemLag int
+	// what happened
+	applyAt                           int // the checkout's time of effect; -1 for none
+	items                             []string
+	invoiced, leftCart, madeItem      bool // the parts the listings show so far
+	arrived                           int  // checkouts that reached the server
+	sawInvoice, sawGone, listingsFail bool // what the listings after the checkout showed
+}
+
+// simTimeoutError is the error of an attempt that timed out.
+type simTimeoutError struct{}
+
+func (simTimeoutError) Error() string   { return "attempt timed out" }
+func (simTimeoutError) Timeout() bool   { return true }
+func (simTimeoutError) Temporary() bool { return true }
+
+func (s *simOrderAPI) RoundTrip(req *http.Request) (*http.Response, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.steps) > 0 {
+		s.now, s.steps = s.now+s.steps[0], s.steps[1:]
 	}
+	s.catchUp()
+	if req.Method == http.MethodPost && req.URL.Path == "/shopping-cart/checkout" {
+		return s.checkout(req)
+	}
+	rec := httptest.NewRecorder()
+	s.os.handle(rec, req)
+	if s.arrived > 0 && req.Method == http.MethodGet {
+		switch req.URL.Path {
+		case "/invoices":
+			s.sawInvoice = s.sawInvoice || rec.Code == 200 && s.invoiced
+			s.listingsFail = s.listingsFail || rec.Code != 200
+		case "/shopping-cart":
+			s.sawGone = s.sawGone || rec.Code == 200 && s.leftCart
+			s.listingsFail = s.listingsFail || rec.Code != 200
+		}
+	}
+	resp := rec.Result()
+	resp.Request = req
+	return resp, nil
+}
+
+func (s *simOrderAPI) checkout(req *http.Request) (*http.Response, error) {
+	answer := func(status int, body string) (*http.Response, error) {
+		rec := httptest.NewRecorder()
+		writeJSON(rec, status, body)
+		resp := rec.Result()
+		resp.Request = req
+		return resp, nil
+	}
+	if s.answer == "never sent" {
+		return nil, &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connection refused")}
+	}
+	s.arrived++
+	var body struct {
+		ItemIDs []string `json:"item_ids"`
+	}
+	_ = json.Unmarshal(readBody(req), &body)
+	s.items = body.ItemIDs
+	s.os.mu.Lock()
+	s.os.checkouts++
+	if s.os.strangerInvoice {
+		s.os.invoices = append(s.os.invoices, uuid.NewString())
+	}
+	s.os.mu.Unlock()
+	switch s.answer {
+	case "ok":
+		s.applyAt = s.now
+		s.catchUp()
+		return answer(200, `{"success":true,"result":[],"invoice_ids":[]}`)
+	case "4xx":
+		return answer(422, `{"message":"card declined"}`)
+	case "refused":
+		return answer(200, `{"success":false,"message":"the item is not in the cart"}`)
+	case "timeout":
+		s.now += simTimeout
+	}
+	if s.delay >= 0 {
+		s.applyAt = s.now + s.delay
+	}
+	s.catchUp()
+	switch s.answer {
+	case "drop":
+		return nil, io.ErrUnexpectedEOF
+	case "5xx":
+		return answer(503, `{"message":"down"}`)
+	}
+	return nil, simTimeoutError{}
+}
+
+// catchUp makes the listings show what the checkout did by now.
+func (s *simOrderAPI) catchUp() {
+	if s.applyAt < 0 || s.now < s.applyAt {
+		return
+	}
+	s.os.mu.Lock()
+	defer s.os.mu.Unlock()
+	s.os.applied = true
+	if !s.invoiced && s.now >= s.applyAt+s.invoiceLag {
+		s.invoiced = true
+		s.os.invoices = append(s.os.invoices, uuid.NewString())
+	}
+	if !s.leftCart && s.now >= s.applyAt+s.cartLag {
+		s.leftCart = true
+		s.os.cart = slices.DeleteFunc(s.os.cart, func(it map[string]any) bool { return slices.Contains(s.items, fmt.Sprint(it["id"])) })
+	}
+	if !s.madeItem && s.now >= s.applyAt+s.itemLag {
+		s.madeItem = true
+		s.os.waiting = append(s.os.waiting, map[string]any{"id": uuid.New(), "company_id": wcCompany, "status": "requiring-client-attention",
+			"name": "Standard Federal EIN - Tax Id filing", "product": map[string]any{"id": wcProduct}})
+	}
+}
+
+// The family of the verdict: checkouts answered, refused, never sent,
+// dropped, answered 5xx or timed out, a lost one applied at any delay
+// after the client gave up (0 to 4 attempt timeouts) or never, with
+// listings that lag, fail, or show a stranger's invoice, on an API in
+// process with a clock of its own. Order never sends the checkout twice,
+// and its verdict never contradicts what the server did by the end of the
+// case: NotCharged only when the checkout is never applied, Charged only
+// when it is; and the verdict is known whenever the answer or the
+// listings could tell.
+func TestOrderVerdictNeverContradictsTheServer(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		os := newOrderServer()
-		apply := rapid.Bool().Draw(rt, "apply")
-		// A timeout costs an attempt timeout: keep them to a few.
-		answer := rapid.SampledFrom([]string{"ok", "drop", "drop", "4xx", "5xx", "5xx", "timeout"}).Draw(rt, "answer")
-		if answer == "4xx" || answer == "ok" {
-			apply = answer == "ok"
+		s := &simOrderAPI{os: os, applyAt: -1,
+			steps:  rapid.SliceOfN(rapid.IntRange(0, simTimeout), 40, 40).Draw(rt, "steps"),
+			answer: rapid.SampledFrom([]string{"ok", "4xx", "refused", "never sent", "drop", "5xx", "timeout"}).Draw(rt, "answer"),
+			delay:  rapid.IntRange(-1, 4*simTimeout).Draw(rt, "delay"),
 		}
-		status := rapid.SampledFrom([]int{500, 502, 503, 504}).Draw(rt, "status")
+		s.invoiceLag = rapid.IntRange(0, 3*simTimeout).Draw(rt, "invoiceLag")
+		s.cartLag = rapid.IntRange(0, 3*simTimeout).Draw(rt, "cartLag")
+		s.itemLag = rapid.IntRange(0, 3*simTimeout).Draw(rt, "itemLag")
 		os.failInvoices = rapid.IntRange(0, 4).Draw(rt, "failInvoices") == 0
 		os.failCart = rapid.IntRange(0, 4).Draw(rt, "failCart") == 0
-		os.invoiceLag = rapid.IntRange(0, 4).Draw(rt, "invoiceLag") == 0
 		os.strangerInvoice = rapid.IntRange(0, 4).Draw(rt, "strangerInvoice") == 0
-		os.addAnswer = rapid.SampledFrom([]string{"item", "cart", "none"}).Draw(rt, "addAnswer")
 		os.failInvoicesBefore = rapid.IntRange(0, 9).Draw(rt, "failInvoicesBefore") == 0
-		os.checkout = func(w http.ResponseWriter, r *http.Request, doApply func()) {
-			if apply {
-				doApply()
-			}
-			switch answer {
-			case "ok":
-				writeJSON(w, 200, `{"success":true,"result":[]}`)
-			case "drop":
-				resetConn(w)
-			case "4xx":
-				writeJSON(w, 422, `{"message":"card declined"}`)
-			case "5xx":
-				writeJSON(w, status, `{"message":"down"}`)
-			case "timeout":
-				<-r.Context().Done()
-			}
+		os.addAnswer = rapid.SampledFrom([]string{"item", "cart", "none"}).Draw(rt, "addAnswer")
+		r := orderRequest()
+		if rapid.Bool().Draw(rt, "noForm") {
+			r.FormData = nil
 		}
-		srv := newAPIServer(t, os.handle)
-		defer srv.Close()
-		timeout := 30 * time.Second // no listing may time out on a loaded machine
-		if answer == "timeout" {
-			timeout = 500 * time.Millisecond
+		c, err := NewClient(testAccessKey, testSecretKey, WithBaseURL("http://order.test"), WithHTTPClient(&http.Client{Transport: s}),
+			WithMaxRetries(1), WithRetryWait(0, 0))
+		if err != nil {
+			rt.Fatal(err)
 		}
-		c := newTestClient(t, srv, WithMaxRetries(1), WithTimeout(timeout))
-		defer c.CloseIdleConnections()
-		res, err := c.Order(context.Background(), orderRequest())
-		os.mu.Lock()
-		defer os.mu.Unlock()
+		res, err := c.Order(context.Background(), r)
+
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		willApply := s.applyAt >= 0 // by the end of the case
+		if s.arrived > 1 {
+			rt.Fatalf("%d checkouts reached the server", s.arrived)
+		}
 		if os.failInvoicesBefore {
-			if os.checkouts != 0 || errors.Is(err, ErrOutcomeUnknown) || res.Checkout != nil {
-				rt.Fatalf("could not look before the checkout: %d checkouts, err %v", os.checkouts, err)
+			if s.arrived != 0 || errors.Is(err, ErrOutcomeUnknown) || errors.As(err, new(*CheckoutOutcomeError)) || res.Checkout != nil {
+				rt.Fatalf("could not look before the checkout: %d checkouts, err %v", s.arrived, err)
 			}
 			return
 		}
-		if os.checkouts != 1 {
-			rt.Fatalf("%d checkouts sent, want 1", os.checkouts)
+		if res.Checkout != nil || err == nil {
+			if s.answer != "ok" || !willApply || res.Checkout == nil {
+				rt.Fatalf("said charged (checkout %+v, err %v), the server answered %q and applied %v", res.Checkout, err, s.answer, willApply)
+			}
+			return
 		}
 		var oe *CheckoutOutcomeError
-		isOE := errors.As(err, &oe)
-		switch answer {
-		case "ok":
-			if err != nil || res.Checkout == nil || os.forms != 1 {
-				rt.Fatalf("a good checkout: err %v, checkout %+v, %d forms", err, res.Checkout, os.forms)
-			}
-			return
-		case "4xx":
-			if isOE || errors.Is(err, ErrOutcomeUnknown) || res.Checkout != nil || os.forms != 0 {
-				rt.Fatalf("a refused checkout: err %v", err)
-			}
-			return
-		}
-		if !isOE {
+		if !errors.As(err, &oe) {
 			rt.Fatalf("err = %v, want a *CheckoutOutcomeError", err)
 		}
-		if os.forms != 0 || res.Checkout != nil {
-			rt.Fatalf("went on after a lost checkout: %d forms", os.forms)
+		if os.forms != 0 {
+			rt.Fatalf("went on to the form after a failed checkout")
 		}
 		switch oe.Verdict {
-		case Charged:
-			if !os.applied {
-				rt.Fatalf("verdict charged, but the server did not apply the checkout: %v", err)
-			}
 		case NotCharged:
-			if os.applied {
-				rt.Fatalf("verdict not charged, but the server applied the checkout: %v", err)
+			if willApply {
+				rt.Fatalf("verdict not charged, but the server applied the checkout (answer %q): %v", s.answer, err)
+			}
+		case Charged:
+			if !willApply {
+				rt.Fatalf("verdict charged, but the server never applied the checkout: %v", err)
 			}
 		case ChargeUnknown:
 			if !errors.Is(err, ErrOutcomeUnknown) {
 				rt.Fatalf("still unknown, but not ErrOutcomeUnknown: %v", err)
-			}
-			if !os.failInvoices && !os.failCart && !os.invoiceLag && !os.strangerInvoice {
-				rt.Fatalf("the listings could tell, the verdict did not: %v", err)
 			}
 		default:
 			rt.Fatalf("verdict %q", oe.Verdict)
 		}
 		if oe.Verdict != ChargeUnknown && errors.Is(err, ErrOutcomeUnknown) {
 			rt.Fatalf("a known verdict Is ErrOutcomeUnknown: %v", err)
+		}
+		proof := s.answer == "4xx" || s.answer == "refused" || s.answer == "never sent"
+		if proof != (oe.Verdict == NotCharged) {
+			rt.Fatalf("the answer %q, the verdict %q", s.answer, oe.Verdict)
+		}
+		if !proof && s.sawInvoice && s.sawGone && !s.listingsFail && oe.Verdict != Charged {
+			rt.Fatalf("the listings showed the charge, the verdict is %q", oe.Verdict)
 		}
 	})
 }
