@@ -89,6 +89,8 @@ type orderServer struct {
 	forms                                               int
 	// schema is the filing method's form schema; "" answers 404.
 	schema string
+	// listAll lists every order item, not only those waiting.
+	listAll bool
 }
 
 func newOrderServer() *orderServer {
@@ -195,7 +197,9 @@ func (s *orderServer) handle(w http.ResponseWriter, r *http.Request) {
 		}
 		result(list)
 	case "GET /order-items/requiring-attention":
-		result(slices.DeleteFunc(slices.Clone(s.waiting), func(it map[string]any) bool { return it["status"] != "requiring-client-attention" }))
+		result(slices.DeleteFunc(slices.Clone(s.waiting), func(it map[string]any) bool {
+			return it["status"] != "requiring-client-attention" && !s.listAll
+		}))
 	case "POST /order-items/requiring-attention":
 		s.forms++
 		var body map[string]any
@@ -662,5 +666,154 @@ func TestOrderCallsRefuseBeforeListing(t *testing.T) {
 	}
 	if n := srv.count(); n != 0 {
 		t.Fatalf("%d requests sent", n)
+	}
+}
+
+// routesSent lists the "METHOD /path" of every request srv received.
+func routesSent(srv *apiServer) []string {
+	var out []string
+	for _, r := range srv.requests() {
+		out = append(out, r.Method+" "+r.Path)
+	}
+	return out
+}
+
+// A repeated order is refused before anything moves money while the
+// company has an order item of the product that is not finished (waiting
+// for its form, or new): ErrDuplicateOrder, naming the item, and nothing
+// sent past the listing of order items. A finished item, another
+// product's or another company's does not stop it; AllowDuplicate orders
+// anyway.
+func TestOrderRefusesADuplicate(t *testing.T) {
+	item := func(id uuid.UUID, company uuid.UUID, product uuid.UUID, status string) map[string]any {
+		return map[string]any{"id": id, "company_id": company, "status": status, "product": map[string]any{"id": product}}
+	}
+	wantSent := []string{"GET /filing-products/offerings", "GET /filing-methods", "GET /filing-methods/schemas", "GET /order-items/requiring-attention"}
+	for _, status := range []string{"requiring-client-attention", "new"} {
+		os := newOrderServer()
+		waiting := uuid.New()
+		os.waiting = []map[string]any{item(uuid.New(), wcCompany, uuid.New(), status), item(waiting, wcCompany, wcProduct, status)}
+		os.listAll = true
+		srv := newAPIServer(t, os.handle)
+		res, err := newTestClient(t, srv).Order(context.Background(), orderRequest())
+		var de *DuplicateOrderError
+		if !errors.Is(err, ErrDuplicateOrder) || !errors.As(err, &de) || de.Item.ID != waiting || !strings.Contains(err.Error(), waiting.String()) {
+			t.Fatalf("%s: err = %v, want a *DuplicateOrderError naming %s", status, err, waiting)
+		}
+		if got := routesSent(srv); !slices.Equal(got, wantSent) || res.CartItem != nil || res.Card != nil {
+			t.Fatalf("%s: sent %q, want %q", status, got, wantSent)
+		}
+	}
+	for name, waiting := range map[string]map[string]any{
+		"finished":        item(uuid.New(), wcCompany, wcProduct, "completed"),
+		"another product": item(uuid.New(), wcCompany, uuid.New(), "requiring-client-attention"),
+		"another company": item(uuid.New(), uuid.New(), wcProduct, "requiring-client-attention"),
+		"allowed":         item(uuid.New(), wcCompany, wcProduct, "requiring-client-attention"),
+	} {
+		os := newOrderServer()
+		os.waiting = []map[string]any{waiting}
+		os.listAll = true
+		srv := newAPIServer(t, os.handle)
+		r := orderRequest()
+		r.AllowDuplicate = name == "allowed"
+		res, err := newTestClient(t, srv).Order(context.Background(), r)
+		if err != nil || res.Checkout == nil || os.checkouts != 1 || res.OrderItem == nil || res.OrderItem.ID == waiting["id"] {
+			t.Fatalf("%s: err %v, %d checkouts, order item %+v", name, err, os.checkouts, res.OrderItem)
+		}
+	}
+}
+
+// einLikeSchema is a part of the fake's EIN schema: required fields, a
+// pattern, an enumeration, a nested object and a $ref.
+const einLikeSchema = `{"type":"object","required":["ssn","entity_type","responsible_party"],
+	"properties":{"ssn":{"type":"string","pattern":"^[0-9]{3}-[0-9]{2}-[0-9]{4}$"},
+		"entity_type":{"type":"string","enum":["llc","corporation"]},
+		"responsible_party":{"$ref":"#/$defs/person"}},
+	"$defs":{"person":{"type":"object","required":["first_name"],"properties":{"first_name":{"type":"string","minLength":1}}}}}`
+
+// einLikeForm is a form einLikeSchema takes.
+func einLikeForm() map[string]any {
+	return map[string]any{"ssn": "123-45-6789", "entity_type": "llc", "responsible_party": map[string]any{"first_name": "Ada"}}
+}
+
+// The form is checked against the filing method's schema before the
+// cart: a form it refuses is a *ValidationError naming the field and not
+// its value, and nothing is sent past the schema read. A form it takes is
+// ordered, SchemaChecked; when no schema can be read, the order goes on
+// and the result says the form was not checked.
+func TestOrderChecksTheFormBeforeTheCart(t *testing.T) {
+	for _, tc := range []struct {
+		field, secret string
+		change        func(f map[string]any)
+	}{
+		{"form_data.ssn", "123456789", func(f map[string]any) { f["ssn"] = "123456789" }},
+		{"form_data.entity_type", "partnership", func(f map[string]any) { f["entity_type"] = "partnership" }},
+		{"form_data.entity_type", "", func(f map[string]any) { delete(f, "entity_type") }},
+		{"form_data.responsible_party.first_name", "", func(f map[string]any) { f["responsible_party"] = map[string]any{"last_name": "Lovelace"} }},
+		{"form_data.responsible_party", "", func(f map[string]any) { f["responsible_party"] = "Ada Lovelace" }},
+	} {
+		os := newOrderServer()
+		os.schema = einLikeSchema
+		srv := newAPIServer(t, os.handle)
+		r := orderRequest()
+		form := einLikeForm()
+		tc.change(form)
+		r.FormData = form
+		res, err := newTestClient(t, srv).Order(context.Background(), r)
+		var ve *ValidationError
+		if !errors.As(err, &ve) || ve.Field != tc.field || !errors.Is(err, ErrInvalidParams) || res.SchemaChecked {
+			t.Fatalf("%s: err = %v, want a *ValidationError for it", tc.field, err)
+		}
+		if tc.secret != "" && strings.Contains(err.Error(), tc.secret) {
+			t.Fatalf("%s: the error shows the value: %v", tc.field, err)
+		}
+		want := []string{"GET /filing-products/offerings", "GET /filing-methods", "GET /filing-methods/schemas"}
+		if got := routesSent(srv); !slices.Equal(got, want) {
+			t.Fatalf("%s: sent %q, want %q", tc.field, got, want)
+		}
+	}
+	for _, schema := range []string{einLikeSchema, "", "[]"} {
+		os := newOrderServer()
+		os.schema = schema
+		srv := newAPIServer(t, os.handle)
+		if schema == "[]" {
+			srv = newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path == "/filing-methods/schemas" {
+					writeJSON(w, 200, `{"success":true,"result":[]}`)
+					return
+				}
+				os.handle(w, r)
+			})
+		}
+		r := orderRequest()
+		r.FormData = einLikeForm()
+		res, err := newTestClient(t, srv).Order(context.Background(), r)
+		checked := schema == einLikeSchema
+		if err != nil || os.checkouts != 1 || os.forms != 1 || res.SchemaChecked != checked || (res.SchemaNote == "") == !checked {
+			t.Fatalf("schema %.20q: err %v, %d checkouts, %d forms, checked %v (%s)", schema, err, os.checkouts, os.forms, res.SchemaChecked, res.SchemaNote)
+		}
+	}
+}
+
+// The form is sent to the one new waiting item, and only when given:
+// with FormData and no new waiting item, Order says so (ErrNoMatch, the
+// checkout done); without FormData it returns the new item still waiting
+// and sends no form.
+func TestOrderFormAndTheWaitingItem(t *testing.T) {
+	os := newOrderServer()
+	os.checkout = func(w http.ResponseWriter, r *http.Request, apply func()) {
+		writeJSON(w, 200, `{"success":true,"result":[],"invoice_ids":[]}`) // charged, no order item made
+	}
+	res, err := newTestClient(t, newAPIServer(t, os.handle)).Order(context.Background(), orderRequest())
+	if !errors.Is(err, ErrNoMatch) || res.Checkout == nil || os.forms != 0 {
+		t.Fatalf("no waiting item, a form: err %v, checkout %+v, %d forms", err, res.Checkout, os.forms)
+	}
+
+	os = newOrderServer()
+	r := orderRequest()
+	r.FormData = nil
+	res, err = newTestClient(t, newAPIServer(t, os.handle)).Order(context.Background(), r)
+	if err != nil || res.OrderItem == nil || res.OrderItem.Status != OrderItemRequiringAttention || os.forms != 0 || res.SchemaChecked {
+		t.Fatalf("a waiting item, no form: err %v, order item %+v, %d forms", err, res.OrderItem, os.forms)
 	}
 }
