@@ -1,11 +1,13 @@
 package acctadmin
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -816,4 +818,124 @@ func TestOrderFormAndTheWaitingItem(t *testing.T) {
 	if err != nil || res.OrderItem == nil || res.OrderItem.Status != OrderItemRequiringAttention || os.forms != 0 || res.SchemaChecked {
 		t.Fatalf("a waiting item, no form: err %v, order item %+v, %d forms", err, res.OrderItem, os.forms)
 	}
+}
+
+// orderSecrets are the values of secretOrder no text of the SDK may
+// show, as an answer echoes them.
+var orderSecrets = []string{"4111 1111 1111 1111", "cvc 9173", "123-45-6789", "1984-02-29", "Zelda Qwix"}
+
+// secretOrder is an order whose card and form carry secrets.
+func secretOrder() *OrderRequest {
+	r := orderRequest()
+	r.Card.CVC = "9173"
+	r.FormData = map[string]any{"ssn": "123-45-6789", "dob": "1984-02-29", "name": "Zelda Qwix"}
+	return r
+}
+
+// shownOf is every text an Order's failure shows: the error under each
+// verb and as JSON, the *APIError's message and body, the result's note.
+func shownOf(err error, res *OrderResult) string {
+	j, _ := json.Marshal(err)
+	texts := []string{err.Error(), fmt.Sprintf("%+v", err), fmt.Sprintf("%#v", err), string(j)}
+	var ae *APIError
+	if errors.As(err, &ae) {
+		aj, _ := json.Marshal(ae)
+		texts = append(texts, ae.Message, string(ae.Body), fmt.Sprintf("%+v", ae), string(aj))
+	}
+	if res != nil {
+		texts = append(texts, res.SchemaNote)
+	}
+	return strings.Join(texts, "\n")
+}
+
+// A card number and CVC that the checkout's 500 echoes are redacted,
+// though the checkout's request carried only the stored card's id: the
+// card was sent in an earlier call of the order.
+func TestOrderRedactsTheCardTheCheckoutEchoes(t *testing.T) {
+	os := newOrderServer()
+	os.checkout = func(w http.ResponseWriter, r *http.Request, apply func()) {
+		writeJSON(w, 500, `{"message":"card 4111 1111 1111 1111 cvc 9173 failed"}`)
+	}
+	res, err := newTestClient(t, newAPIServer(t, os.handle), WithMaxRetries(0)).Order(context.Background(), secretOrder())
+	var oe *CheckoutOutcomeError
+	if !errors.As(err, &oe) || oe.Verdict != ChargeUnknown {
+		t.Fatalf("err = %v, want a lost checkout", err)
+	}
+	s := shownOf(err, res)
+	for _, v := range orderSecrets {
+		if strings.Contains(s, v) {
+			t.Fatalf("%q shown:\n%s", v, s)
+		}
+	}
+	if !strings.Contains(err.Error(), "card [redacted] cvc [redacted] failed") {
+		t.Fatalf("err = %v, want the message with the card redacted", err)
+	}
+}
+
+// The generated family of the order's secrets: an answer of any step of
+// an order (the first or second request of its route), a refusal, a 5xx
+// or success false, echoes the card, the CVC and the form's values,
+// grouped as a server may write them, in its message and its field
+// errors. No error of Order, under any verb or as JSON, no note of its
+// result, no hook and no log line shows any of them.
+func TestOrderSecretsNeverShowGenerated(t *testing.T) {
+	routes := []string{"GET /filing-products/offerings", "GET /filing-methods", "GET /filing-methods/schemas",
+		"GET /order-items/requiring-attention", "GET /payment-methods", "POST /payment-methods", "GET /shopping-cart",
+		"POST /shopping-cart", "GET /invoices", "POST /shopping-cart/checkout", "POST /order-items/requiring-attention"}
+	rapid.Check(t, func(rt *rapid.T) {
+		route := rapid.SampledFrom(routes).Draw(rt, "route")
+		nth := rapid.IntRange(1, 2).Draw(rt, "nth")
+		status := rapid.SampledFrom([]int{400, 402, 422, 500, 502, 200}).Draw(rt, "status")
+		sep := rapid.SampledFrom([]string{"", " ", "-", "."}).Draw(rt, "sep")
+		card := strings.Join([]string{"4111", "1111", "1111", "1111"}, sep)
+		ssn := rapid.SampledFrom([]string{"123-45-6789", "123456789", "123 45 6789"}).Draw(rt, "ssn")
+		echo := fmt.Sprintf("card %s cvc 9173 ssn %s born 1984-02-29 name Zelda Qwix", card, ssn)
+		os := newOrderServer()
+		os.schema = `{"type":"object"}`
+		var mu sync.Mutex
+		seen := 0
+		srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			if r.Method+" "+r.URL.Path == route {
+				seen++
+			}
+			hit := seen == nth && r.Method+" "+r.URL.Path == route
+			mu.Unlock()
+			if !hit {
+				os.handle(w, r)
+				return
+			}
+			b, _ := json.Marshal(map[string]any{"success": false, "message": echo, "errors": map[string]string{"form_data.ssn": echo}})
+			writeJSON(w, status, string(b))
+		})
+		defer srv.Close()
+		var logs bytes.Buffer
+		var hooks []string
+		c := newTestClient(t, srv, WithMaxRetries(0), WithLogger(slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug,
+			ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
+				if a.Key == slog.TimeKey {
+					return slog.Attr{}
+				}
+				return a
+			}}))),
+			WithHooks(Hooks{
+				CallEnd:    func(ctx context.Context, c CallInfo) { hooks = append(hooks, fmt.Sprint(c.Err)) },
+				AttemptEnd: func(ctx context.Context, a AttemptInfo) { hooks = append(hooks, fmt.Sprint(a.Err)) },
+			}))
+		defer c.CloseIdleConnections()
+		res, err := c.Order(context.Background(), secretOrder())
+		if err == nil && res.SchemaNote == "" {
+			rt.Skip("the drawn step was not reached") // a second request of a route made once
+		}
+		var s string
+		if err != nil {
+			s = shownOf(err, res)
+		}
+		s += "\n" + res.SchemaNote + "\n" + strings.Join(hooks, "\n") + "\n" + logs.String()
+		for _, v := range []string{card, "cvc 9173", ssn, "1984-02-29", "Zelda Qwix"} {
+			if strings.Contains(s, v) {
+				rt.Fatalf("%q shown:\n%s", v, s)
+			}
+		}
+	})
 }
