@@ -939,3 +939,25 @@ func TestOrderSecretsNeverShowGenerated(t *testing.T) {
 		}
 	})
 }
+
+// The cost of an order on a well-behaved server that answers a card
+// write with {status_code, success} and an add with the item: each
+// request, in order, and no other.
+func TestOrderCost(t *testing.T) {
+	os := newOrderServer()
+	os.schema = einLikeSchema
+	srv := newAPIServer(t, os.handle)
+	r := orderRequest()
+	r.FormData = einLikeForm()
+	res, err := newTestClient(t, srv).Order(context.Background(), r)
+	if err != nil || !res.SchemaChecked || res.OrderItem == nil {
+		t.Fatalf("err %v, result %+v", err, res)
+	}
+	want := []string{"GET /filing-products/offerings", "GET /filing-methods", "GET /filing-methods/schemas",
+		"GET /order-items/requiring-attention", "GET /payment-methods", "POST /payment-methods", "GET /payment-methods",
+		"GET /shopping-cart", "POST /shopping-cart", "GET /invoices", "GET /shopping-cart", "POST /shopping-cart/checkout",
+		"GET /order-items/requiring-attention", "POST /order-items/requiring-attention"}
+	if got := routesSent(srv); !slices.Equal(got, want) {
+		t.Fatalf("sent %d requests:\n%q\nwant %d:\n%q", len(got), got, len(want), want)
+	}
+}

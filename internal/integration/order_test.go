@@ -212,3 +212,32 @@ func TestStoreFindsTheCardByListingOnTheFake(t *testing.T) {
 		t.Fatalf("%d requests, want 3", n)
 	}
 }
+
+// On the fake, for the demo company whose EIN order item still waits for
+// its form: a second EIN order is refused before anything moves money,
+// naming the waiting item; a form with an SSN of the wrong shape is
+// refused by the schema before the cart. Neither sends a write.
+func TestOrderRefusedBeforeMoneyOnTheFake(t *testing.T) {
+	srv, c := fakeClient(t)
+	acme := acctadmintest.DemoID("company", 1)
+	card := &acctadmin.Card{Number: "4242424242424242", ExpMonth: 5, ExpYear: 2029, CVC: "123"}
+	_, err := c.Order(context.Background(), &acctadmin.OrderRequest{CompanyID: acme, Jurisdiction: "UT", Filing: "EIN", Method: "Standard",
+		Card: card, FormData: einForm()})
+	var de *acctadmin.DuplicateOrderError
+	if !errors.Is(err, acctadmin.ErrDuplicateOrder) || !errors.As(err, &de) || de.Item.ID != acctadmintest.DemoID("order-item", 1) {
+		t.Fatalf("a repeated order: err = %v, want a *DuplicateOrderError naming the waiting item", err)
+	}
+	form := einForm()
+	form["ssn"] = "123 45 6789"
+	res, err := c.Order(context.Background(), &acctadmin.OrderRequest{CompanyID: acme, Jurisdiction: "UT", Filing: "EIN", Method: "Standard",
+		Card: card, FormData: form, AllowDuplicate: true})
+	var ve *acctadmin.ValidationError
+	if !errors.As(err, &ve) || ve.Field != "form_data.ssn" || strings.Contains(err.Error(), "123 45 6789") || res.SchemaChecked {
+		t.Fatalf("an SSN of the wrong shape: err = %v, want a *ValidationError for form_data.ssn", err)
+	}
+	for route, n := range srv.RequestCounts() {
+		if !strings.HasPrefix(route, "GET ") {
+			t.Errorf("%d requests %s", n, route)
+		}
+	}
+}
