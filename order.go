@@ -408,7 +408,7 @@ func (c *Client) Order(ctx context.Context, r *OrderRequest) (*OrderResult, erro
 	if err = c.checkOrderForm(ctx, r, res); err != nil {
 		return res, err
 	}
-	waiting, err := c.OrderItems.ListRequiringAttention(ctx, &OrderItemListParams{CompanyID: r.CompanyID})
+	waiting, err := c.OrderItems.ListRequiringAttention(ctx, &OrderItemListParams{CompanyIDs: []uuid.UUID{r.CompanyID}})
 	if err != nil {
 		return res, err
 	}
@@ -554,7 +554,7 @@ func (c *Client) orderCheckout(ctx context.Context, r *OrderRequest, res *OrderR
 		return c.checkoutFailed(ctx, r, res, invBefore, err)
 	}
 	res.Checkout = out
-	after, err := c.OrderItems.ListRequiringAttention(ctx, &OrderItemListParams{CompanyID: r.CompanyID})
+	after, err := c.OrderItems.ListRequiringAttention(ctx, &OrderItemListParams{CompanyIDs: []uuid.UUID{r.CompanyID}})
 	if err != nil {
 		return fmt.Errorf("acctadmin: checked out; listing the order items it made: %w", err)
 	}
