@@ -3,6 +3,7 @@ package acctadmin
 import (
 	"context"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 )
@@ -31,6 +32,7 @@ type callOptions struct {
 	timeout       time.Duration
 	retryAfterMax time.Duration
 	header        http.Header // canonical names; nil for none
+	redact        []string    // the values of CallRedact, outer first
 	err           error       // the first option that could not be used
 }
 
@@ -173,6 +175,24 @@ func CallHeader(key, value string) CallOption {
 			o.header = make(http.Header)
 		}
 		o.header[name] = []string{value}
+	})
+}
+
+// CallRedact makes the calls made with the context take values out of
+// every error, log line and hook they show, beside the secrets the SDK
+// knows: a card number stored by an earlier call, the answers of a form,
+// a customer's name, that a later call's answer may echo. A value is
+// taken out wherever it occurs when it is 6 bytes long or more, and only
+// where it stands alone when it is shorter (a 3-digit CVC; shorter
+// values are not looked for); a value written as a number ("4111 1111
+// 1111 1111", "123-45-6789") is taken out however its digits are
+// grouped. An inner WithCallOptions adds its values to the outer ones.
+// Client.Order puts the card's number and CVC and the form's values here
+// for all its calls.
+func CallRedact(values ...string) CallOption {
+	values = slices.Clone(values)
+	return callOptionFunc(func(o *callOptions) {
+		o.redact = append(slices.Clip(o.redact), values...)
 	})
 }
 

@@ -1,8 +1,12 @@
 package acctadmin
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"strings"
@@ -316,4 +320,57 @@ func TestCallOptionsOnMoneyRoutesOnGeneratedServers(t *testing.T) {
 			rt.Fatalf("%s, %s: err = %v, want ErrOutcomeUnknown exactly when the request may have been applied", rc.rt.operation, fault, err)
 		}
 	})
+}
+
+// CallRedact takes its values out of every error, hook and log line of
+// the calls made with the context, however an answer groups a number;
+// an inner WithCallOptions adds its values and leaves the outer
+// context's as they were.
+func TestCallRedact(t *testing.T) {
+	echo := "name Ada Lovelace ssn 123 45 6789 card 4111-1111-1111-1111 cvc 987 other Byron-Lovelace zip 84101"
+	srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
+		b, _ := json.Marshal(map[string]any{"message": echo, "errors": map[string]string{"form_data.name": echo}})
+		writeJSON(w, http.StatusBadRequest, string(b))
+	})
+	var seen []string
+	var logs bytes.Buffer
+	c := newTestClient(t, srv, WithLogger(slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))),
+		WithHooks(Hooks{
+			CallEnd:    func(ctx context.Context, c CallInfo) { seen = append(seen, fmt.Sprint(c.Err)) },
+			AttemptEnd: func(ctx context.Context, a AttemptInfo) { seen = append(seen, fmt.Sprint(a.Err)) },
+		}))
+	shown := func(ctx context.Context) string {
+		seen, logs = nil, bytes.Buffer{}
+		_, err := c.ShoppingCart.List(ctx, &CartListParams{CompanyIDs: []uuid.UUID{wcCompany}})
+		var ae *APIError
+		if !errors.As(err, &ae) || ae.StatusCode != http.StatusBadRequest {
+			t.Fatalf("err = %v, want the 400", err)
+		}
+		j, _ := json.Marshal(err)
+		return strings.Join(append(seen, err.Error(), fmt.Sprintf("%+v", err), fmt.Sprintf("%#v", ae), string(j), ae.Message, string(ae.Body), logs.String()), "\n")
+	}
+	if s := shown(context.Background()); !strings.Contains(s, "Ada Lovelace") {
+		t.Fatalf("without CallRedact the echo is not shown, the test shows nothing: %s", s)
+	}
+	outer := WithCallOptions(context.Background(), CallRedact("Ada Lovelace", "123-45-6789", "4111111111111111", "987", "84101"))
+	inner := WithCallOptions(outer, CallRedact("Byron-Lovelace"))
+	for name, tc := range map[string]struct {
+		ctx        context.Context
+		hid, shows []string
+	}{
+		"outer": {outer, []string{"Ada Lovelace", "6789", "1111", "987", "84101"}, []string{"Byron-Lovelace"}},
+		"inner": {inner, []string{"Ada Lovelace", "6789", "1111", "987", "84101", "Byron-Lovelace"}, nil},
+	} {
+		s := shown(tc.ctx)
+		for _, v := range tc.hid {
+			if strings.Contains(s, v) {
+				t.Errorf("%s: %q shown:\n%s", name, v, s)
+			}
+		}
+		for _, v := range tc.shows {
+			if !strings.Contains(s, v) {
+				t.Errorf("%s: %q redacted, though only an inner context names it:\n%s", name, v, s)
+			}
+		}
+	}
 }

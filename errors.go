@@ -678,12 +678,16 @@ var ErrNoMatch = errors.New("acctadmin: no record fits")
 // fits: the SDK does not pick one.
 var ErrAmbiguous = errors.New("acctadmin: more than one record fits")
 
-// CheckoutOutcomeError is the error of Client.Order when the checkout's
-// outcome was unknown (its error Is ErrOutcomeUnknown): Order listed the
-// company's invoices and cart again and compared them with what they
-// were before the checkout. It Is ErrOutcomeUnknown, and unwraps to the
-// checkout's error and the listings', only while the Verdict is
-// ChargeUnknown; Err always holds the checkout's error.
+// CheckoutOutcomeError is the error of Client.Order when its checkout
+// failed: its Verdict says whether the card was charged. NotCharged when
+// the answer proves the checkout was not applied (the API refused it, or
+// the request never left); after a lost answer (its error Is
+// ErrOutcomeUnknown) Order listed the company's invoices and cart again
+// and compared them with what they were before the checkout: Charged
+// when they show it took effect, else ChargeUnknown. It unwraps to the
+// checkout's error and the listings' unless the Verdict is Charged, so
+// only ChargeUnknown Is ErrOutcomeUnknown; Err always holds the
+// checkout's error.
 type CheckoutOutcomeError struct {
 	Verdict ChargeVerdict
 	// InvoiceIDs are the invoices of the company made since the
@@ -697,23 +701,24 @@ type CheckoutOutcomeError struct {
 
 // Error says the verdict and what it rests on.
 func (e *CheckoutOutcomeError) Error() string {
+	if e.Verdict == NotCharged {
+		return "acctadmin: checkout failed (" + e.Err.Error() + "); not charged: the API refused it, or it was never sent"
+	}
 	msg := "acctadmin: checkout's answer lost (" + e.Err.Error() + "); "
-	switch e.Verdict {
-	case Charged:
+	if e.Verdict == Charged {
 		return msg + fmt.Sprintf("charged: %d new invoice(s) listed and the item left the cart; do not order again", len(e.InvoiceIDs))
-	case NotCharged:
-		return msg + "not charged: no new invoice, and the item is still in the cart"
 	}
+	const look = "; it may still take effect: Invoices.List and ShoppingCart.List show whether it happened"
 	if e.CheckErr != nil {
-		return msg + "still unknown: the listings failed (" + e.CheckErr.Error() + "); Invoices.List and ShoppingCart.List show whether it happened"
+		return msg + "still unknown: the listings failed (" + e.CheckErr.Error() + ")" + look
 	}
-	return msg + fmt.Sprintf("still unknown: %d new invoice(s), the item in the cart or not, do not agree; Invoices.List and ShoppingCart.List show whether it happened", len(e.InvoiceIDs))
+	return msg + fmt.Sprintf("still unknown: %d new invoice(s), the item in the cart or not, do not show it", len(e.InvoiceIDs)) + look
 }
 
-// Unwrap returns the checkout's error and the listings' while the
-// verdict is ChargeUnknown, and nothing once it is known.
+// Unwrap returns the checkout's error and the listings', unless the
+// verdict is Charged: the lost answer is then found out.
 func (e *CheckoutOutcomeError) Unwrap() []error {
-	if e.Verdict != ChargeUnknown {
+	if e.Verdict == Charged {
 		return nil
 	}
 	if e.CheckErr == nil {
@@ -721,3 +726,29 @@ func (e *CheckoutOutcomeError) Unwrap() []error {
 	}
 	return []error{e.Err, e.CheckErr}
 }
+
+// ErrDuplicateOrder reports an order that Client.Order refused because
+// the company is still waiting on an order item of the same product: see
+// DuplicateOrderError.
+var ErrDuplicateOrder = errors.New("acctadmin: duplicate order")
+
+// DuplicateOrderError is the refusal of Client.Order to order a product
+// the company has an order item of that is not finished (waiting for its
+// form, or new). Nothing that moves money was sent.
+// OrderRequest.AllowDuplicate orders anyway. errors.Is(err,
+// ErrDuplicateOrder) is true.
+type DuplicateOrderError struct {
+	// Item is the order item that is not finished.
+	Item OrderItem
+	// Product is the product's name.
+	Product string
+}
+
+// Error names the waiting order item.
+func (e *DuplicateOrderError) Error() string {
+	return fmt.Sprintf("acctadmin: duplicate order: order item %s of %q for company %s is %q; OrderRequest.AllowDuplicate orders anyway",
+		e.Item.ID, e.Product, e.Item.CompanyID, e.Item.Status)
+}
+
+// Is makes errors.Is(err, ErrDuplicateOrder) true.
+func (e *DuplicateOrderError) Is(target error) bool { return target == ErrDuplicateOrder }

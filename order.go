@@ -241,18 +241,27 @@ func (s *ShoppingCartClient) CheckoutOrder(ctx context.Context, p *CheckoutParam
 	if err != nil {
 		return out, fmt.Errorf("acctadmin: checked out; listing the order items it made: %w", err)
 	}
+	out.OrderItems = newOrderItems(before, after)
+	return out, nil
+}
+
+// newOrderItems returns the order items of after that are not in
+// before: those a checkout made.
+func newOrderItems(before, after []OrderItem) []OrderItem {
 	known := ids(before, orderItemID)
+	var made []OrderItem
 	for _, it := range after {
 		if it.ID != uuid.Nil && !slices.Contains(known, it.ID) {
-			out.OrderItems = append(out.OrderItems, it)
+			made = append(made, it)
 		}
 	}
-	return out, nil
+	return made
 }
 
 // OrderRequest is a filing to order with Client.Order. CompanyID,
 // Jurisdiction, one of Filing and ProductID, and one of PaymentMethodID
-// and Card are required.
+// and Card are required. It prints, logs and marshals with the card's
+// number and CVC and every value of FormData redacted.
 type OrderRequest struct {
 	CompanyID uuid.UUID
 	// Jurisdiction is where the company files ("WY" or "Wyoming"): the
@@ -272,23 +281,35 @@ type OrderRequest struct {
 	PaymentMethodID uuid.UUID
 	Card            *Card
 	// FormData answers the form the order item waits for (see
-	// FilingMethods.Schemas); nil leaves the item waiting. It may hold
-	// personal data: Order sends it in that one request and shows it
-	// nowhere else.
+	// FilingMethods.Schemas); nil leaves the item waiting. Order checks it
+	// against the filing method's schema before anything is put in the
+	// cart. It may hold personal data: Order sends it in that one request
+	// and redacts its values from every error, log line and hook.
 	FormData any
+	// AllowDuplicate orders even when the company has an order item of
+	// the product that is not finished; without it, Order refuses such an
+	// order with a *DuplicateOrderError before anything moves money.
+	AllowDuplicate bool
 }
 
 // OrderResult is what Client.Order did, step by step; the fields of the
 // steps it did not reach are zero.
 type OrderResult struct {
-	Product  *FilingProduct
-	Method   *FilingMethod
-	Card     *PaymentMethod // the card charged
-	CartItem *CartItem      // the item put in the cart
-	// Checkout is the checkout's answer, with the order items it made
-	// (ShoppingCart.CheckoutOrder). Non-nil, the card was charged: do not
-	// order again, whatever error comes with it. Nil beside a
-	// *CheckoutOutcomeError, the error's Verdict says.
+	Product *FilingProduct
+	Method  *FilingMethod
+	// SchemaChecked is true when FormData passed the filing method's
+	// schema before anything was put in the cart. When it is false,
+	// SchemaNote says why (no FormData, no schema listed, the schema could
+	// not be read or is not one Order can use), and only the API checks
+	// the form, once the card is charged.
+	SchemaChecked bool
+	SchemaNote    string
+	Card          *PaymentMethod // the card charged
+	CartItem      *CartItem      // the item put in the cart
+	// Checkout is the checkout's answer, with the order items it made.
+	// Non-nil, the card was charged: do not order again, whatever error
+	// comes with it. Nil beside a *CheckoutOutcomeError, the error's
+	// Verdict says.
 	Checkout *Checkout
 	// OrderItem is the order item of the filing: as SubmitFormData
 	// answered it when FormData was given, else as it waits for its form;
@@ -296,54 +317,119 @@ type OrderResult struct {
 	OrderItem *OrderItem
 }
 
-// ChargeVerdict is what Client.Order found out about a checkout whose
-// outcome was unknown.
+// ChargeVerdict is what Client.Order found out about a checkout that
+// failed: whether the card was charged.
 type ChargeVerdict string
 
 // The verdicts.
 const (
-	// Charged: new invoices of the company are listed and the item left
-	// the cart. Do not order again.
+	// Charged: the checkout's answer was lost, and the listings show it
+	// took effect: new invoices of the company, and the item left the
+	// cart. Do not order again.
 	Charged ChargeVerdict = "charged"
-	// NotCharged: no new invoice, and the item is still in the cart: the
-	// checkout did not happen, and ordering again is safe.
+	// NotCharged: the answer proves the checkout was not applied (the API
+	// refused it, with a 4xx or success false, or the request never
+	// left): ordering again is safe.
 	NotCharged ChargeVerdict = "not charged"
-	// ChargeUnknown: the listings failed or disagree (an invoice but the
-	// item still in the cart, or the item gone without an invoice).
+	// ChargeUnknown: the checkout's answer was lost and the listings do
+	// not show it took effect. It may still take effect: do not order
+	// again before Invoices.List and ShoppingCart.List show it did not.
 	ChargeUnknown ChargeVerdict = "still unknown"
 )
 
-// verdict compares what the listings show after a checkout whose outcome
-// is unknown with what they showed before: the invoices made since, and
-// whether the item is still in the cart.
+// verdict is what the listings show after a checkout whose answer was
+// lost, compared with what they showed before: the invoices made since,
+// and whether the item is still in the cart. Charged when both show it,
+// and never "not charged": a lost checkout may take effect later.
 func verdict(newInvoices int, inCart bool) ChargeVerdict {
-	switch {
-	case newInvoices > 0 && !inCart:
+	if newInvoices > 0 && !inCart {
 		return Charged
-	case newInvoices == 0 && inCart:
-		return NotCharged
 	}
 	return ChargeUnknown
 }
 
-// Order orders a filing for a company, end to end: the product (found by
-// what it files, FilingProducts.Find, or r.ProductID), its filing method,
-// the card (stored first when r.Card is given, PaymentMethods.Store), the
-// cart item (ShoppingCart.AddItem), the checkout of that item alone
-// (ShoppingCart.CheckoutOrder), and the form the new order item waits
-// for (OrderItems.SubmitFormData, when r.FormData is given).
+// unfinished are the order item statuses of a filing not yet done, as
+// the API names them: waiting for its form, or new (being worked on).
+var unfinished = []OrderItemStatus{OrderItemRequiringAttention, OrderItemNew}
+
+// Order orders a filing for a company, end to end, with the client's
+// public methods, in this order:
 //
-// The checkout is sent once and never again. Before it, Order lists the
-// company's invoices, its cart, and the order items that wait. When the
-// checkout's outcome is unknown (ErrOutcomeUnknown), Order lists the
-// invoices and the cart again and returns a *CheckoutOutcomeError whose
-// Verdict says whether the card was charged (see ChargeVerdict); it does
-// not go on to the form then. A failure before the checkout has charged
-// nothing; after it, the result's Checkout is set: the card was charged.
-// The order item is the one new waiting item of the company and product:
+//  1. the product: found by what it files (FilingProducts.Find), or
+//     r.ProductID among the offerings;
+//  2. its filing method (FilingMethods.List);
+//  3. the form, when r.FormData is given: the method's schema
+//     (FilingMethods.Schemas) is read and the form checked against it
+//     (required fields, types, patterns, enumerations, lengths); a form
+//     it refuses is a *ValidationError that names the field, never its
+//     value, and nothing more is sent. When no schema can be read, the
+//     result's SchemaNote says so and the order goes on;
+//  4. the company's waiting order items (OrderItems.ListRequiringAttention):
+//     one of the same product (by id) that is not finished, its status
+//     requiring-client-attention or new, refuses the order with a
+//     *DuplicateOrderError (ErrDuplicateOrder), and nothing more is sent,
+//     unless r.AllowDuplicate;
+//  5. the card: r.PaymentMethodID among the stored cards, or r.Card
+//     stored (PaymentMethods.Store);
+//  6. the cart item (ShoppingCart.AddItem);
+//  7. the checkout of that item alone (ShoppingCart.Checkout), after
+//     listing the company's invoices and cart;
+//  8. the form of the one new order item of the company and product
+//     (OrderItems.SubmitFormData), when r.FormData is given.
+//
+// Every call carries the card's number and CVC and the form's values in
+// CallRedact: no error, log line or hook shows them, whatever an answer
+// echoes.
+//
+// The checkout is sent once and never again. A failure before it has
+// charged nothing. A failed checkout is a *CheckoutOutcomeError whose
+// Verdict says whether the card was charged: NotCharged only when the
+// answer proves the checkout was not applied; after a lost answer (a
+// timeout, a broken connection, a 5xx), Order lists the invoices and the
+// cart again, and says Charged when they show the checkout took effect,
+// else ChargeUnknown. Order does not go on to the form then. After the
+// checkout, the result's Checkout is set: the card was charged. The
+// order item is the one new waiting item of the company and product:
 // none while FormData is given, or two, is ErrNoMatch or ErrAmbiguous.
 func (c *Client) Order(ctx context.Context, r *OrderRequest) (*OrderResult, error) {
 	r = orZero(r)
+	if err := r.check(ctx); err != nil {
+		return nil, err
+	}
+	ctx = WithCallOptions(ctx, CallRedact(r.secrets()...))
+	res := &OrderResult{}
+	var err error
+	if res.Product, err = c.orderProduct(ctx, r); err != nil {
+		return res, err
+	}
+	if res.Method, err = c.orderMethod(ctx, r, res.Product); err != nil {
+		return res, err
+	}
+	if err = c.checkOrderForm(ctx, r, res); err != nil {
+		return res, err
+	}
+	waiting, err := c.OrderItems.ListRequiringAttention(ctx, &OrderItemListParams{CompanyIDs: []uuid.UUID{r.CompanyID}})
+	if err != nil {
+		return res, err
+	}
+	if err = refuseDuplicate(r, res.Product, waiting); err != nil {
+		return res, err
+	}
+	if res.Card, err = c.orderCard(ctx, r); err != nil {
+		return res, err
+	}
+	if res.CartItem, err = c.ShoppingCart.AddItem(ctx, &CartAddParams{CompanyID: r.CompanyID, ProductID: res.Product.ID,
+		ProductOptionID: res.Method.ID, Quantity: 1}); err != nil {
+		return res, err
+	}
+	return res, c.orderCheckout(ctx, r, res, waiting)
+}
+
+// check is what Order checks before sending anything.
+func (r *OrderRequest) check(ctx context.Context) error {
+	if ctx == nil {
+		return nilContext()
+	}
 	err := firstErr(checkID("company_id", r.CompanyID), checkRequired("jurisdiction", r.Jurisdiction),
 		checkOne("filing", r.Filing != "", "product_id", r.ProductID != uuid.Nil),
 		checkOne("payment_token", r.PaymentMethodID != uuid.Nil, "card", r.Card != nil),
@@ -352,99 +438,177 @@ func (c *Client) Order(ctx context.Context, r *OrderRequest) (*OrderResult, erro
 	if err == nil && r.Card != nil {
 		err = r.Card.validate()
 	}
-	if ctx == nil {
-		err = nilContext()
+	return err
+}
+
+// secrets are the values every call of the order redacts: the card's
+// number and CVC, and the form's values.
+func (r *OrderRequest) secrets() []string {
+	values := formValues(r.FormData)
+	if r.Card != nil {
+		values = append(values, r.Card.Number.Reveal(), r.Card.CVC.Reveal())
 	}
+	return values
+}
+
+// orderProduct finds the product of the order.
+func (c *Client) orderProduct(ctx context.Context, r *OrderRequest) (*FilingProduct, error) {
+	offer := &OfferingParams{CompanyID: r.CompanyID, Jurisdiction: r.Jurisdiction}
+	if r.Filing != "" {
+		return c.FilingProducts.Find(ctx, offer, r.Filing)
+	}
+	products, err := c.FilingProducts.Offerings(ctx, offer)
 	if err != nil {
 		return nil, err
 	}
-	res := &OrderResult{}
-	offer := &OfferingParams{CompanyID: r.CompanyID, Jurisdiction: r.Jurisdiction}
-	if r.Filing != "" {
-		res.Product, err = c.FilingProducts.Find(ctx, offer, r.Filing)
-	} else {
-		var products []FilingProduct
-		if products, err = c.FilingProducts.Offerings(ctx, offer); err == nil {
-			res.Product, err = only(products, func(p FilingProduct) bool { return p.ID == r.ProductID }, "offered product "+r.ProductID.String())
-		}
-	}
-	if err != nil {
-		return res, err
-	}
-	methods, err := c.FilingMethods.List(ctx, &FilingMethodListParams{CompanyID: r.CompanyID, Jurisdiction: r.Jurisdiction, FilingProductID: res.Product.ID})
-	if err != nil {
-		return res, err
-	}
-	if res.Method, err = only(methods, func(m FilingMethod) bool {
-		return r.FilingMethodID != uuid.Nil && r.FilingMethodID == m.ID || r.Method != "" && normalWords(r.Method) == normalWords(m.Name) ||
-			r.FilingMethodID == uuid.Nil && r.Method == ""
-	}, "filing method of "+res.Product.Name); err != nil {
-		return res, err
-	}
-	if r.Card != nil {
-		res.Card, err = c.PaymentMethods.Store(ctx, r.Card)
-	} else {
-		var cards []PaymentMethod
-		if cards, err = c.PaymentMethods.List(ctx); err == nil {
-			res.Card, err = only(cards, func(m PaymentMethod) bool { return m.ID == r.PaymentMethodID }, "stored card "+r.PaymentMethodID.String())
-		}
-	}
-	if err != nil {
-		return res, err
-	}
-	if res.CartItem, err = c.ShoppingCart.AddItem(ctx, &CartAddParams{CompanyID: r.CompanyID, ProductID: res.Product.ID,
-		ProductOptionID: res.Method.ID, Quantity: 1}); err != nil {
-		return res, err
-	}
-	return res, c.checkout(ctx, r, res)
+	return only(products, func(p FilingProduct) bool { return p.ID == r.ProductID }, "offered product "+r.ProductID.String())
 }
 
-// checkout runs the order's checkout, once, and the form after it.
-func (c *Client) checkout(ctx context.Context, r *OrderRequest, res *OrderResult) error {
-	companies := []uuid.UUID{r.CompanyID}
-	invoices := func() ([]Invoice, error) {
-		var list []Invoice
-		for inv, err := range c.Invoices.All(ctx, &InvoiceListParams{CompanyIDs: companies}) {
-			if err != nil {
-				return nil, err
-			}
-			list = append(list, inv)
+// orderMethod finds the filing method of the order: by id, by name, or
+// the product's only one.
+func (c *Client) orderMethod(ctx context.Context, r *OrderRequest, product *FilingProduct) (*FilingMethod, error) {
+	methods, err := c.FilingMethods.List(ctx, &FilingMethodListParams{CompanyID: r.CompanyID, Jurisdiction: r.Jurisdiction, FilingProductID: product.ID})
+	if err != nil {
+		return nil, err
+	}
+	return only(methods, func(m FilingMethod) bool {
+		return r.FilingMethodID != uuid.Nil && r.FilingMethodID == m.ID || r.Method != "" && normalWords(r.Method) == normalWords(m.Name) ||
+			r.FilingMethodID == uuid.Nil && r.Method == ""
+	}, "filing method of "+product.Name)
+}
+
+// checkOrderForm checks r.FormData against the schema of the order's
+// filing method. A schema that cannot be read or used is noted in res,
+// and the order goes on.
+func (c *Client) checkOrderForm(ctx context.Context, r *OrderRequest, res *OrderResult) error {
+	if r.FormData == nil {
+		res.SchemaNote = "no form data given"
+		return nil
+	}
+	schemas, err := c.FilingMethods.Schemas(ctx, &FormSchemaParams{CompanyID: r.CompanyID, FilingMethodID: res.Method.ID})
+	if err != nil {
+		res.SchemaNote = "the form was not checked: reading its schema failed: " + err.Error()
+		return nil
+	}
+	i := slices.IndexFunc(schemas, func(s FormSchema) bool { return s.Name == "" || s.Name == "form_data" })
+	if i < 0 {
+		res.SchemaNote = "the form was not checked: the filing method lists no schema for it"
+		return nil
+	}
+	schema, err := parseFormSchema(schemas[i].Schema)
+	if err != nil {
+		res.SchemaNote = "the form was not checked: " + err.Error()
+		return nil
+	}
+	if err := schema.check("form_data", r.FormData); err != nil {
+		return err
+	}
+	res.SchemaChecked = true
+	return nil
+}
+
+// refuseDuplicate refuses the order when items, the company's waiting
+// order items, hold one of the product that is not finished, unless
+// r.AllowDuplicate.
+func refuseDuplicate(r *OrderRequest, product *FilingProduct, items []OrderItem) error {
+	if r.AllowDuplicate {
+		return nil
+	}
+	for _, it := range items {
+		if it.CompanyID == r.CompanyID && it.Product.ID == product.ID && slices.Contains(unfinished, it.Status) {
+			return &DuplicateOrderError{Item: it, Product: product.Name}
 		}
-		return list, nil
 	}
-	invBefore, err := invoices()
+	return nil
+}
+
+// orderCard finds the stored card of the order, or stores its card.
+func (c *Client) orderCard(ctx context.Context, r *OrderRequest) (*PaymentMethod, error) {
+	if r.Card != nil {
+		return c.PaymentMethods.Store(ctx, r.Card)
+	}
+	cards, err := c.PaymentMethods.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return only(cards, func(m PaymentMethod) bool { return m.ID == r.PaymentMethodID }, "stored card "+r.PaymentMethodID.String())
+}
+
+// orderCheckout checks out the order's cart item, once, and answers the
+// form of the order item it made. before are the company's waiting order
+// items before the checkout.
+func (c *Client) orderCheckout(ctx context.Context, r *OrderRequest, res *OrderResult, before []OrderItem) error {
+	invBefore, err := c.companyInvoices(ctx, r.CompanyID)
 	if err != nil {
 		return err
 	}
-	cart, err := c.ShoppingCart.List(ctx, &CartListParams{CompanyIDs: companies})
+	inCart, err := c.inCart(ctx, r.CompanyID, res.CartItem.ID)
 	if err != nil {
 		return err
 	}
-	if !slices.Contains(ids(cart, cartItemID), res.CartItem.ID) {
+	if !inCart {
 		return fmt.Errorf("%w: the cart item %s is not in the cart before the checkout", ErrNoMatch, res.CartItem.ID)
 	}
-	out, err := c.ShoppingCart.CheckoutOrder(ctx, &CheckoutParams{ItemIDs: []uuid.UUID{res.CartItem.ID}, PaymentMethodID: res.Card.ID})
-	if errors.Is(err, ErrOutcomeUnknown) && out == nil {
-		e := &CheckoutOutcomeError{Verdict: ChargeUnknown, Err: err}
-		invAfter, ierr := invoices()
-		cart, cerr := c.ShoppingCart.List(ctx, &CartListParams{CompanyIDs: companies})
-		if e.CheckErr = errors.Join(ierr, cerr); e.CheckErr == nil {
-			known := ids(invBefore, invoiceID)
-			for _, inv := range invAfter {
-				if !slices.Contains(known, inv.ID) {
-					e.InvoiceIDs = append(e.InvoiceIDs, inv.ID)
-				}
-			}
-			e.Verdict = verdict(len(e.InvoiceIDs), slices.Contains(ids(cart, cartItemID), res.CartItem.ID))
-		}
-		return e
+	out, err := c.ShoppingCart.Checkout(ctx, &CheckoutParams{ItemIDs: []uuid.UUID{res.CartItem.ID}, PaymentMethodID: res.Card.ID})
+	if err != nil {
+		return c.checkoutFailed(ctx, r, res, invBefore, err)
 	}
 	res.Checkout = out
+	after, err := c.OrderItems.ListRequiringAttention(ctx, &OrderItemListParams{CompanyIDs: []uuid.UUID{r.CompanyID}})
 	if err != nil {
-		return err
+		return fmt.Errorf("acctadmin: checked out; listing the order items it made: %w", err)
 	}
+	out.OrderItems = newOrderItems(before, after)
+	return c.submitOrderForm(ctx, r, res)
+}
+
+// checkoutFailed is the *CheckoutOutcomeError of a checkout that failed
+// with err. An answer that proves the checkout was not applied is
+// NotCharged; after a lost answer the invoices and the cart are listed
+// again, and compared with invBefore and the cart item.
+func (c *Client) checkoutFailed(ctx context.Context, r *OrderRequest, res *OrderResult, invBefore []Invoice, err error) error {
+	e := &CheckoutOutcomeError{Verdict: NotCharged, Err: err}
+	if !errors.Is(err, ErrOutcomeUnknown) {
+		return e
+	}
+	e.Verdict = ChargeUnknown
+	invAfter, ierr := c.companyInvoices(ctx, r.CompanyID)
+	inCart, cerr := c.inCart(ctx, r.CompanyID, res.CartItem.ID)
+	if e.CheckErr = errors.Join(ierr, cerr); e.CheckErr == nil {
+		known := ids(invBefore, invoiceID)
+		for _, inv := range invAfter {
+			if !slices.Contains(known, inv.ID) {
+				e.InvoiceIDs = append(e.InvoiceIDs, inv.ID)
+			}
+		}
+		e.Verdict = verdict(len(e.InvoiceIDs), inCart)
+	}
+	return e
+}
+
+// companyInvoices lists every invoice of the company.
+func (c *Client) companyInvoices(ctx context.Context, company uuid.UUID) ([]Invoice, error) {
+	var list []Invoice
+	for inv, err := range c.Invoices.All(ctx, &InvoiceListParams{CompanyIDs: []uuid.UUID{company}}) {
+		if err != nil {
+			return nil, err
+		}
+		list = append(list, inv)
+	}
+	return list, nil
+}
+
+// inCart reports whether the company's cart holds the item.
+func (c *Client) inCart(ctx context.Context, company, item uuid.UUID) (bool, error) {
+	cart, err := c.ShoppingCart.List(ctx, &CartListParams{CompanyIDs: []uuid.UUID{company}})
+	return slices.Contains(ids(cart, cartItemID), item), err
+}
+
+// submitOrderForm answers, with r.FormData, the form of the one new
+// order item of the company and product that waits for it.
+func (c *Client) submitOrderForm(ctx context.Context, r *OrderRequest, res *OrderResult) error {
 	var waiting []OrderItem
-	for _, it := range out.OrderItems {
+	for _, it := range res.Checkout.OrderItems {
 		if it.CompanyID == r.CompanyID && (it.Product.ID == uuid.Nil || it.Product.ID == res.Product.ID) {
 			waiting = append(waiting, it)
 		}
@@ -452,6 +616,7 @@ func (c *Client) checkout(ctx context.Context, r *OrderRequest, res *OrderResult
 	if len(waiting) == 0 && r.FormData == nil {
 		return nil
 	}
+	var err error
 	if res.OrderItem, err = only(waiting, func(OrderItem) bool { return true }, "new order item of "+res.Product.Name+" waiting for its form"); err != nil || r.FormData == nil {
 		return err
 	}

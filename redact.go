@@ -191,6 +191,14 @@ func (r *redactor) addPersonal(v string) {
 	}
 }
 
+// addCallValue makes the redactor look for a value of CallRedact: as a
+// secret a request body carried (see addSensitive) and, when it is
+// written as a number, however its digits are grouped (see addPersonal).
+func (r *redactor) addCallValue(v string) {
+	r.addPersonal(v)
+	r.addSensitive(v)
+}
+
 // addBodyValues makes the redactor look for each of values with add,
 // both as given and as a JSON body carried it, for a server that echoes
 // JSON.
@@ -505,3 +513,22 @@ func (b *cardBody) secretValues() []string {
 // Format prints the card as fmt prints a struct, with Number and CVC
 // redacted, under every verb; so do a []*Card and a map of them.
 func (p Card) Format(f fmt.State, verb rune) { formatFields(f, verb, p, "acctadmin.Card") }
+
+// Format prints the request as fmt prints a struct, with every string
+// and number of FormData read "[redacted]", under every verb (the card
+// prints as an address, or as Card prints itself); so do a
+// []*OrderRequest and a map of them. slog's text handler prints it so.
+func (r OrderRequest) Format(f fmt.State, verb rune) {
+	r.FormData = redactedForm(r.FormData)
+	formatFields(f, verb, r, "acctadmin.OrderRequest")
+}
+
+// MarshalJSON writes the request as encoding/json would, with FormData
+// redacted as Format prints it and the card's number and CVC as
+// "[redacted]": a request that a program marshals, or logs with slog's
+// JSON handler, shows no personal data.
+func (r OrderRequest) MarshalJSON() ([]byte, error) {
+	type plain OrderRequest
+	r.FormData = redactedForm(r.FormData)
+	return json.Marshal(plain(r))
+}

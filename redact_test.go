@@ -1328,3 +1328,41 @@ func logsOf(v any) string {
 	slog.New(slog.NewJSONHandler(&b, nil)).Info("params", "p", v)
 	return b.String()
 }
+
+// An OrderRequest prints, marshals and logs its form's values and its
+// card redacted, under every verb, in slices and maps and behind
+// pointers, as the params that carry a form do.
+func TestOrderRequestFormatsRedacted(t *testing.T) {
+	r := &OrderRequest{CompanyID: wcCompany, Jurisdiction: "WY", Filing: "EIN", Method: "Standard",
+		Card:     &Card{Number: "4111 1111 1111 1111", ExpMonth: 5, ExpYear: 2029, CVC: "123"},
+		FormData: map[string]any{"ssn": "123-45-6789", "owner": map[string]any{"name": "Zelda Qwix", "dob": "1984-02-29"}, "ein_trucking": false}}
+	needles := []string{"123-45-6789", "Zelda Qwix", "1984-02-29", "4111 1111"}
+	for _, v := range []any{r, *r, []*OrderRequest{r}, map[string]OrderRequest{"o": *r}} {
+		var texts []string
+		for _, verb := range []string{"%v", "%+v", "%#v", "%s", "%q", "%x", "%d"} {
+			texts = append(texts, fmt.Sprintf(verb, v))
+		}
+		var logs bytes.Buffer
+		for _, h := range []slog.Handler{slog.NewTextHandler(&logs, nil), slog.NewJSONHandler(&logs, nil)} {
+			slog.New(h).Info("order", "r", v)
+		}
+		b, err := json.Marshal(v)
+		texts = append(texts, logs.String(), string(b))
+		for _, text := range texts {
+			for _, n := range needles {
+				if strings.Contains(text, n) {
+					t.Errorf("%T shows %q: %s", v, n, text)
+				}
+			}
+		}
+		if s := fmt.Sprintf("%+v", v); !strings.Contains(s, "ssn:[redacted]") || !strings.Contains(s, "Jurisdiction:WY") {
+			t.Errorf("%%+v of %T = %s, want the form's keys with its values redacted", v, s)
+		}
+		if err != nil || !strings.Contains(string(b), `"ssn":"[redacted]"`) || !strings.Contains(string(b), `"Number":"[redacted]"`) {
+			t.Errorf("json of %T = %s, %v: want the form's keys and the card with their values redacted", v, b, err)
+		}
+	}
+	if s := fmt.Sprintf("%#v", *r); !strings.HasPrefix(s, "acctadmin.OrderRequest{") {
+		t.Errorf("%%#v = %s", s)
+	}
+}

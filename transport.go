@@ -91,6 +91,9 @@ type callState struct {
 	// red is the call's redaction, made when a text from the server is
 	// first shown (see secrets); nil until then.
 	red *redactor
+	// redactValues are the values of CallRedact, which the call's redaction
+	// takes out too.
+	redactValues []string
 }
 
 // call makes one JSON call and decodes the result of its envelope into a
@@ -198,6 +201,9 @@ func (c *Client) do(ctx context.Context, ep endpoint, q *query, in any, file boo
 	st := &callState{c: c, route: rt, method: rt.method, path: c.baseURL.Path + ep.path, stream: file}
 	if q != nil {
 		st.query = q.encode()
+	}
+	if co != nil {
+		st.redactValues = co.redact
 	}
 	var raw any // the body, for retryablehttp: none is nil, not an empty []byte
 	if in != nil {
@@ -640,6 +646,7 @@ func (st *callState) secrets() *redactor {
 			marks:   append(make([]string, 0, len(k.marks)+6), k.marks...),
 		}
 		st.red.addQuery(st.query)
+		st.red.addBodyValues(st.redactValues, (*redactor).addCallValue)
 	}
 	return st.red
 }

@@ -76,7 +76,7 @@ func run(ctx context.Context, out io.Writer, c *acctadmin.Client, co uuid.UUID) 
 	})
 	var lost *acctadmin.CheckoutOutcomeError
 	if errors.As(err, &lost) {
-		return fmt.Errorf("the checkout's answer was lost; the card was %s: %w", lost.Verdict, err)
+		return fmt.Errorf("the checkout failed; the card was %s: %w", lost.Verdict, err)
 	}
 	var apiErr *acctadmin.APIError
 	if errors.As(err, &apiErr) && len(apiErr.Fields) > 0 {

@@ -45,7 +45,7 @@ func ExampleClient_Order() {
 	})
 	var lost *acctadmin.CheckoutOutcomeError
 	if errors.As(err, &lost) {
-		log.Fatalf("the checkout's answer was lost; the card was %s", lost.Verdict)
+		log.Fatalf("the checkout failed; the card was %s", lost.Verdict)
 	}
 	if err != nil {
 		log.Fatal(err)

@@ -47,7 +47,8 @@ func TestFindOnTheDemoCatalogue(t *testing.T) {
 }
 
 // Client.Order on the fake, for the demo company that already has an
-// EIN order item waiting: the new item gets the form, the older one is
+// EIN order item waiting, ordered anyway (AllowDuplicate): the form is
+// checked against the fake's schema first, the new item gets the form, the older one is
 // left waiting, the card is found by listing the cards before and after
 // storing it (the fake's answer does not hold it, as the real server's
 // does not), and the checkout is sent once.
@@ -56,7 +57,7 @@ func TestOrderOnTheFake(t *testing.T) {
 	ctx := context.Background()
 	acme := acctadmintest.DemoID("company", 1)
 	res, err := c.Order(ctx, &acctadmin.OrderRequest{CompanyID: acme, Jurisdiction: "UT", Filing: "EIN", Method: "Standard",
-		Card: &acctadmin.Card{Number: "4242424242424242", ExpMonth: 5, ExpYear: 2029, CVC: "123"}, FormData: einForm()})
+		Card: &acctadmin.Card{Number: "4242424242424242", ExpMonth: 5, ExpYear: 2029, CVC: "123"}, FormData: einForm(), AllowDuplicate: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,6 +66,9 @@ func TestOrderOnTheFake(t *testing.T) {
 	}
 	old := acctadmintest.DemoID("order-item", 1)
 	// The fake writes order items' times as epoch seconds, as the real API.
+	if !res.SchemaChecked {
+		t.Fatalf("the form was not checked: %s", res.SchemaNote)
+	}
 	if res.OrderItem == nil || res.OrderItem.ID == old || res.OrderItem.Status != acctadmin.OrderItemNew || len(res.Checkout.InvoiceIDs) != 1 ||
 		res.OrderItem.CreatedAt.IsZero() || res.OrderItem.CreatedAt.Location() != time.UTC {
 		t.Fatalf("order item %+v, checkout %+v", res.OrderItem, res.Checkout)
@@ -82,9 +86,10 @@ func TestOrderOnTheFake(t *testing.T) {
 }
 
 // Faults on the fake's checkout: applied and then dropped or answered
-// 503, or dropped or refused 503 before applying. The checkout is sent
-// once, and Order tells charged from not charged by the invoices and the
-// cart, as the fake's own records confirm.
+// 503, or dropped or answered 503 before applying. The checkout is sent
+// once; Order says charged when the invoices and the cart show it, and
+// still unknown otherwise (a lost checkout may yet take effect), as the
+// fake's own records confirm.
 func TestOrderVerdictOnTheFake(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -93,8 +98,8 @@ func TestOrderVerdictOnTheFake(t *testing.T) {
 	}{
 		{"applied, dropped", acctadmintest.Fault{DropConnection: true, AfterApply: true}, acctadmin.Charged},
 		{"applied, 503", acctadmintest.Fault{Status: 503, AfterApply: true}, acctadmin.Charged},
-		{"dropped", acctadmintest.Fault{DropConnection: true}, acctadmin.NotCharged},
-		{"503", acctadmintest.Fault{Status: 503}, acctadmin.NotCharged},
+		{"dropped", acctadmintest.Fault{DropConnection: true}, acctadmin.ChargeUnknown},
+		{"503", acctadmintest.Fault{Status: 503}, acctadmin.ChargeUnknown},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv, c := fakeClient(t)
@@ -105,7 +110,7 @@ func TestOrderVerdictOnTheFake(t *testing.T) {
 			res, err := c.Order(context.Background(), &acctadmin.OrderRequest{CompanyID: co, Jurisdiction: "WY", Filing: "EIN", Method: "Standard",
 				PaymentMethodID: acctadmintest.DemoID("payment-method", 1), FormData: einForm()})
 			var lost *acctadmin.CheckoutOutcomeError
-			if !errors.As(err, &lost) || lost.Verdict != tc.want || errors.Is(err, acctadmin.ErrOutcomeUnknown) {
+			if !errors.As(err, &lost) || lost.Verdict != tc.want || errors.Is(err, acctadmin.ErrOutcomeUnknown) != (tc.want == acctadmin.ChargeUnknown) {
 				t.Fatalf("err = %v, want the verdict %q", err, tc.want)
 			}
 			if n := srv.RequestCount("POST", "/shopping-cart/checkout"); n != 1 {
@@ -122,7 +127,7 @@ func TestOrderVerdictOnTheFake(t *testing.T) {
 			for _, it := range cart {
 				inCart = inCart || it.ID == res.CartItem.ID
 			}
-			if inCart != (tc.want == acctadmin.NotCharged) || (len(lost.InvoiceIDs) == 1) != (tc.want == acctadmin.Charged) {
+			if inCart != (tc.want == acctadmin.ChargeUnknown) || (len(lost.InvoiceIDs) == 1) != (tc.want == acctadmin.Charged) {
 				t.Fatalf("in the cart %v, invoices %v, verdict %s", inCart, lost.InvoiceIDs, lost.Verdict)
 			}
 		})
@@ -205,5 +210,34 @@ func TestStoreFindsTheCardByListingOnTheFake(t *testing.T) {
 	}
 	if n := len(srv.Requests()); n != 3 {
 		t.Fatalf("%d requests, want 3", n)
+	}
+}
+
+// On the fake, for the demo company whose EIN order item still waits for
+// its form: a second EIN order is refused before anything moves money,
+// naming the waiting item; a form with an SSN of the wrong shape is
+// refused by the schema before the cart. Neither sends a write.
+func TestOrderRefusedBeforeMoneyOnTheFake(t *testing.T) {
+	srv, c := fakeClient(t)
+	acme := acctadmintest.DemoID("company", 1)
+	card := &acctadmin.Card{Number: "4242424242424242", ExpMonth: 5, ExpYear: 2029, CVC: "123"}
+	_, err := c.Order(context.Background(), &acctadmin.OrderRequest{CompanyID: acme, Jurisdiction: "UT", Filing: "EIN", Method: "Standard",
+		Card: card, FormData: einForm()})
+	var de *acctadmin.DuplicateOrderError
+	if !errors.Is(err, acctadmin.ErrDuplicateOrder) || !errors.As(err, &de) || de.Item.ID != acctadmintest.DemoID("order-item", 1) {
+		t.Fatalf("a repeated order: err = %v, want a *DuplicateOrderError naming the waiting item", err)
+	}
+	form := einForm()
+	form["ssn"] = "123 45 6789"
+	res, err := c.Order(context.Background(), &acctadmin.OrderRequest{CompanyID: acme, Jurisdiction: "UT", Filing: "EIN", Method: "Standard",
+		Card: card, FormData: form, AllowDuplicate: true})
+	var ve *acctadmin.ValidationError
+	if !errors.As(err, &ve) || ve.Field != "form_data.ssn" || strings.Contains(err.Error(), "123 45 6789") || res.SchemaChecked {
+		t.Fatalf("an SSN of the wrong shape: err = %v, want a *ValidationError for form_data.ssn", err)
+	}
+	for route, n := range srv.RequestCounts() {
+		if !strings.HasPrefix(route, "GET ") {
+			t.Errorf("%d requests %s", n, route)
+		}
 	}
 }

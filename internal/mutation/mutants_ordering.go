@@ -8,38 +8,47 @@ func init() {
 	mutants = append(mutants,
 		mutant{id: `ordering-charged-on-invoice-alone`, file: `order.go`, pkg: `.`, run: run,
 			what: `a new invoice alone, a stranger's, taken for the checkout's charge`,
-			from: `case newInvoices > 0 && !inCart:`,
-			to:   `case newInvoices > 0:`},
+			from: `if newInvoices > 0 && !inCart {`,
+			to:   `if newInvoices > 0 {`},
 		mutant{id: `ordering-charged-on-empty-cart-alone`, file: `order.go`, pkg: `.`, run: run,
 			what: `the item gone from the cart, without an invoice, taken for a charge`,
-			from: `case newInvoices > 0 && !inCart:`,
-			to:   `case !inCart:`},
+			from: `if newInvoices > 0 && !inCart {`,
+			to:   `if !inCart {`},
 		mutant{id: `ordering-not-charged-on-cart-alone`, file: `order.go`, pkg: `.`, run: run,
-			what: `the item still in the cart taken for no charge despite a new invoice`,
-			from: `case newInvoices == 0 && inCart:`,
-			to:   `case inCart:`},
+			what: `the item still in the cart taken for no charge after a lost answer`,
+			from: `	return ChargeUnknown
+}`,
+			to: `	if inCart {
+		return NotCharged
+	}
+	return ChargeUnknown
+}`},
 		mutant{id: `ordering-failed-listing-judged`, file: `order.go`, pkg: `.`, run: run,
 			what: `a verdict drawn from listings that failed`,
 			from: `if e.CheckErr = errors.Join(ierr, cerr); e.CheckErr == nil {`,
 			to:   `if e.CheckErr = errors.Join(ierr, cerr); true {`},
 		mutant{id: `ordering-checkout-again`, file: `order.go`, pkg: `.`, run: run,
 			what: `the checkout sent again once the verdict says not charged`,
-			from: `			e.Verdict = verdict(len(e.InvoiceIDs), slices.Contains(ids(cart, cartItemID), res.CartItem.ID))`,
-			to: `			e.Verdict = verdict(len(e.InvoiceIDs), slices.Contains(ids(cart, cartItemID), res.CartItem.ID))
-			if e.Verdict == NotCharged {
-				_, _ = c.ShoppingCart.Checkout(ctx, &CheckoutParams{ItemIDs: []uuid.UUID{res.CartItem.ID}, PaymentMethodID: res.Card.ID})
-			}`},
+			from: `	if !errors.Is(err, ErrOutcomeUnknown) {
+		return e
+	}`,
+			to: `	if !errors.Is(err, ErrOutcomeUnknown) {
+		_, _ = c.ShoppingCart.Checkout(ctx, &CheckoutParams{ItemIDs: []uuid.UUID{res.CartItem.ID}, PaymentMethodID: res.Card.ID})
+		return e
+	}`},
 		mutant{id: `ordering-checkout-retried-on-unknown`, file: `order.go`, pkg: `.`, run: run,
 			what: `a checkout of unknown outcome sent again before looking`,
-			from: `		e := &CheckoutOutcomeError{Verdict: ChargeUnknown, Err: err}`,
-			to: `		if again, aerr := c.ShoppingCart.Checkout(ctx, &CheckoutParams{ItemIDs: []uuid.UUID{res.CartItem.ID}, PaymentMethodID: res.Card.ID}); aerr == nil {
-			res.Checkout = again
-			return nil
-		}
-		e := &CheckoutOutcomeError{Verdict: ChargeUnknown, Err: err}`},
+			from: `	e.Verdict = ChargeUnknown
+`,
+			to: `	if again, aerr := c.ShoppingCart.Checkout(ctx, &CheckoutParams{ItemIDs: []uuid.UUID{res.CartItem.ID}, PaymentMethodID: res.Card.ID}); aerr == nil {
+		res.Checkout = again
+		return nil
+	}
+	e.Verdict = ChargeUnknown
+`},
 		mutant{id: `ordering-known-verdict-unknown`, file: `errors.go`, pkg: `.`, run: run,
 			what: `a known verdict still Is ErrOutcomeUnknown`,
-			from: `	if e.Verdict != ChargeUnknown {
+			from: `	if e.Verdict == Charged {
 		return nil
 	}`,
 			to: ``},
