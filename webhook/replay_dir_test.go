@@ -2,9 +2,12 @@ package webhook_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -193,4 +196,58 @@ func FuzzDirReplayCacheKeys(f *testing.F) {
 			require.True(t, ok, "unexpected entry %q for key %q", name, key)
 		}
 	})
+}
+
+// dirReplayHelperEnv names the folder for TestDirReplayCacheHelperProcess
+// when the test binary runs as one of the processes of
+// TestDirReplayCacheAcrossProcesses.
+const dirReplayHelperEnv = "ACCTADMIN_DIR_REPLAY_HELPER"
+
+// Three processes claim the same 40 events on one folder at once, each
+// committing what it got: each event is claimed new by one process.
+func TestDirReplayCacheAcrossProcesses(t *testing.T) {
+	dir := t.TempDir()
+	var cmds []*exec.Cmd
+	var outs []*strings.Builder
+	for range 3 {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestDirReplayCacheHelperProcess$", "-test.count=1")
+		cmd.Env = append(os.Environ(), dirReplayHelperEnv+"="+dir)
+		out := new(strings.Builder)
+		cmd.Stdout, cmd.Stderr = out, out
+		require.NoError(t, cmd.Start())
+		cmds, outs = append(cmds, cmd), append(outs, out)
+	}
+	got := map[string]int{}
+	for i, cmd := range cmds {
+		require.NoError(t, cmd.Wait(), outs[i].String())
+		for _, line := range strings.Split(outs[i].String(), "\n") {
+			if key, ok := strings.CutPrefix(line, "new "); ok {
+				got[key]++
+			}
+		}
+	}
+	require.Len(t, got, 40)
+	for key, n := range got {
+		require.Equal(t, 1, n, "event %s claimed new by %d processes", key, n)
+	}
+}
+
+// TestDirReplayCacheHelperProcess is one process of
+// TestDirReplayCacheAcrossProcesses; run alone it does nothing.
+func TestDirReplayCacheHelperProcess(t *testing.T) {
+	dir := os.Getenv(dirReplayHelperEnv)
+	if dir == "" {
+		return
+	}
+	c := newDirCache(t, dir)
+	owner := strconv.Itoa(os.Getpid())
+	for i := range 40 {
+		key := "event-" + strconv.Itoa(i)
+		st, err := c.Claim(context.Background(), key, owner, time.Minute)
+		require.NoError(t, err)
+		if st == webhook.ClaimNew {
+			fmt.Println("new " + key)
+			require.NoError(t, c.Commit(context.Background(), key))
+		}
+	}
 }
