@@ -35,8 +35,8 @@ import (
 // At most once: before it pays, the room records the attempt durably,
 // in every place it shares with other rooms: with WithRedis, in Redis (a
 // member of the set acctadmin:mailroom:journal:unlocks, which never
-// expires), and in the store when the store is Dir (an empty file under
-// path/.mailroom/unlocks). A document with such a record in any of them
+// expires), and in the store when the store is an UnlockRecorder (Dir
+// is: an empty file under path/.mailroom/unlocks). A document with such a record in any of them
 // is never paid for again, whatever the answer was: a declined card, an
 // answer that never came (acctadmin.ErrOutcomeUnknown: the document may
 // be unlocked, and if it is the next pull finds it so and saves it), or a
@@ -47,7 +47,8 @@ import (
 // that share neither cannot see each other's records, and each may pay.
 // A Redis that restarts empty loses its records: keep it persistent, or
 // keep the rooms on one folder. New refuses WithUnlock for a room that
-// has nowhere to record them: no Redis, and a store that is not Dir.
+// has nowhere to record them: no Redis, and a store that is not an
+// UnlockRecorder.
 func WithUnlock(paymentMethodID uuid.UUID, ceiling acctadmin.Money) Option {
 	return optionFunc(func(c *config) {
 		switch {
@@ -77,13 +78,16 @@ func WithUnlockBudget(total acctadmin.Money) Option {
 	})
 }
 
-// unlockRecorder records, durably, that an unlock of a document is about
-// to be paid for.
-type unlockRecorder interface {
-	// beginUnlock records the unlock of id and reports whether it is the
-	// first record of it: false means an unlock was tried before, by this
-	// room or another, and must not be paid for again.
-	beginUnlock(ctx context.Context, id uuid.UUID) (first bool, err error)
+// UnlockRecorder is a store that records, durably, the unlocks that
+// WithUnlock pays for, for every room saving into it. Dir is one, and so
+// is a store that wraps Dir and passes BeginUnlock on to it (as it passes
+// on Dir's Journal), so that a wrapper keeps the record in the folder.
+type UnlockRecorder interface {
+	// BeginUnlock records the unlock of id, durably, before it is paid
+	// for, and reports whether it is the first record of it: false means
+	// an unlock was tried before, by this room or another, and must not be
+	// paid for again. An error means that nothing is paid.
+	BeginUnlock(ctx context.Context, id uuid.UUID) (first bool, err error)
 }
 
 // unlockRecords are every place a room records its unlocks in: Redis
@@ -91,12 +95,12 @@ type unlockRecorder interface {
 // when it is the first in each; each is written even when one before it
 // had a record, so that a record found in one place is copied to the
 // others.
-type unlockRecords []unlockRecorder
+type unlockRecords []UnlockRecorder
 
-func (rs unlockRecords) beginUnlock(ctx context.Context, id uuid.UUID) (bool, error) {
+func (rs unlockRecords) BeginUnlock(ctx context.Context, id uuid.UUID) (bool, error) {
 	first := true
 	for _, rec := range rs {
-		f, err := rec.beginUnlock(ctx, id)
+		f, err := rec.BeginUnlock(ctx, id)
 		if err != nil {
 			return false, err
 		}
@@ -105,9 +109,9 @@ func (rs unlockRecords) beginUnlock(ctx context.Context, id uuid.UUID) (bool, er
 	return first, nil
 }
 
-// beginUnlock implements unlockRecorder: an empty file
+// BeginUnlock implements UnlockRecorder: an empty file
 // path/.mailroom/unlocks/<id>, made with O_EXCL and synced.
-func (s *dirStore) beginUnlock(_ context.Context, id uuid.UUID) (bool, error) {
+func (s *dirStore) BeginUnlock(_ context.Context, id uuid.UUID) (bool, error) {
 	dir := filepath.Join(s.path, ".mailroom", "unlocks")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return false, fmt.Errorf("mailroom: unlocks: %w", err)
@@ -133,8 +137,8 @@ type redisUnlocks struct {
 	key   string
 }
 
-// beginUnlock implements unlockRecorder.
-func (u *redisUnlocks) beginUnlock(ctx context.Context, id uuid.UUID) (bool, error) {
+// BeginUnlock implements UnlockRecorder.
+func (u *redisUnlocks) BeginUnlock(ctx context.Context, id uuid.UUID) (bool, error) {
 	var added int64
 	err := u.calls.Do(ctx, func(ctx context.Context) (err error) {
 		added, err = u.rdb.SAdd(ctx, u.key, id.String()).Result()
@@ -280,7 +284,7 @@ func (r *Room) unlock(ctx context.Context, d acctadmin.Document, rep *pullReport
 		rep.leave(d, why)
 		return acctadmin.ErrSkipDocument
 	}
-	first, err := r.unlocks.beginUnlock(ctx, d.ID)
+	first, err := r.unlocks.BeginUnlock(ctx, d.ID)
 	if err != nil || !first {
 		rep.giveBack(d.UnlockPrice)
 	}

@@ -67,7 +67,7 @@ type Room struct {
 	// attempts.
 	lockedDocs            lockedDocs
 	lockedCount, unlocked atomic.Int64
-	unlocks               unlockRecorder
+	unlocks               UnlockRecorder
 
 	// last is the PullStats of the last pull that returned.
 	lastMu sync.Mutex
@@ -283,11 +283,11 @@ func New(c *acctadmin.Client, v *webhook.Verifier, store Store, opts ...Option) 
 		if r.shared != nil {
 			recs = append(recs, &redisUnlocks{rdb: cfg.rdb, calls: r.shared.leases, key: keyPrefix + "journal:unlocks"})
 		}
-		if d, ok := store.(*dirStore); ok {
-			recs = append(recs, d)
+		if u, ok := store.(UnlockRecorder); ok {
+			recs = append(recs, u)
 		}
 		if len(recs) == 0 {
-			return nil, errors.New("mailroom: WithUnlock: the unlocks are recorded in Redis or in Dir's folder: use WithRedis, or Dir")
+			return nil, errors.New("mailroom: WithUnlock: the unlocks are recorded in Redis or in the store (an UnlockRecorder, as Dir is): use WithRedis, or Dir")
 		}
 		r.unlocks = recs
 	}

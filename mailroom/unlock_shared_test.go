@@ -526,3 +526,52 @@ func (f *lockFamily) checkPull(t *testing.T, i, budget int, paidBy map[uuid.UUID
 		paidBy[u.Document.ID] = i
 	}
 }
+
+// wrappedDir is a store that wraps Dir, as a program that watches the
+// saves would, passing on its journal and its unlock records.
+type wrappedDir struct {
+	Store
+	saves int
+}
+
+func (w *wrappedDir) Save(ctx context.Context, d acctadmin.Document, r io.Reader) error {
+	w.saves++
+	return w.Store.Save(ctx, d, r)
+}
+func (w *wrappedDir) Begin(ctx context.Context, id uuid.UUID) (bool, error) {
+	return w.Store.(Journal).Begin(ctx, id)
+}
+func (w *wrappedDir) End(ctx context.Context, id uuid.UUID) error {
+	return w.Store.(Journal).End(ctx, id)
+}
+func (w *wrappedDir) Pending(ctx context.Context) ([]uuid.UUID, error) {
+	return w.Store.(Journal).Pending(ctx)
+}
+func (w *wrappedDir) BeginUnlock(ctx context.Context, id uuid.UUID) (bool, error) {
+	return w.Store.(UnlockRecorder).BeginUnlock(ctx, id)
+}
+
+// A store that wraps Dir and passes BeginUnlock on keeps the unlock
+// records in the folder: a room on it and a room on Dir itself, on one
+// folder without Redis, pay once for a document whose first unlock
+// answered 502.
+func TestUnlockRecordedThroughAWrappedDir(t *testing.T) {
+	api := newLockAPI(t)
+	doc := api.add("20.00")
+	api.script(doc, unlockBadGateway)
+	dir := t.TempDir()
+	unlock := WithUnlock(lockCard, lockMoney(t, "30"))
+	wrapped, err := New(api.lockClient(0), nil, &wrappedDir{Store: Dir(dir)}, WithLogger(discardLogger()), unlock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := api.lockRoom(1, dir, nil, unlock)
+	for i, r := range []*Room{wrapped, plain, wrapped} {
+		if err := r.Pull(context.Background()); err != nil {
+			t.Fatalf("pull %d: %v", i, err)
+		}
+	}
+	if got := api.unlocksOf(doc); len(got) != 1 || got[0] != 0 {
+		t.Fatalf("unlock requests by room %v, want one, by room 0", got)
+	}
+}
