@@ -15,6 +15,10 @@ func init() {
 			recs = append(recs, &redisUnlocks{`,
 			to: `		if r.shared != nil && r.journal == nil {
 			recs = append(recs, &redisUnlocks{`},
+		mutant{id: `mailroom5-unlock-recorder-dir-only`, file: `mailroom/room.go`, pkg: `./mailroom`, run: `TestUnlock`,
+			what: `a store that wraps Dir and passes BeginUnlock on is refused WithUnlock`,
+			from: `if u, ok := store.(UnlockRecorder); ok {`,
+			to:   `if u, ok := store.(*dirStore); ok {`},
 		mutant{id: `mailroom5-negative-price-paid`, file: `mailroom/locked.go`, pkg: `./mailroom`, run: `TestUnlockRefusesAPriceThatIsNotPositive`,
 			what: `a price below zero under the ceiling is paid`,
 			from: `	case d.UnlockPrice.Cmp(acctadmin.Money{}) < 0:
