@@ -425,14 +425,23 @@ func (f *lockFamily) shares(i, j int) bool {
 // unlocked with an answer is saved by the room that paid.
 func TestUnlockAtMostOnceGenerated(t *testing.T) {
 	srv := redisserver.Start(t)
+	var tally lockTally
 	withChecks(t, 25, func() {
 		rapid.Check(t, func(rt *rapid.T) {
-			unlockAtMostOnce(t, rt, srv)
+			unlockAtMostOnce(t, rt, srv, &tally)
 		})
 	})
+	t.Logf("%d cases (%d with 2 or 3 rooms on one Redis and folders of their own), %d pulls, %d restarts, %d unlock requests: %v",
+		tally.cases, tally.redisOwnFolders, tally.pulls, tally.restarts, tally.requests, tally.answers)
 }
 
-func unlockAtMostOnce(t *testing.T, rt *rapid.T, srv *redisserver.Server) {
+// lockTally is what the generated cases covered.
+type lockTally struct {
+	cases, redisOwnFolders, pulls, restarts, requests int
+	answers                                           map[string]int // the unlock answers scripted for the requests sent
+}
+
+func unlockAtMostOnce(t *testing.T, rt *rapid.T, srv *redisserver.Server, tally *lockTally) {
 	ctx := context.Background()
 	flush := redis.NewClient(&redis.Options{Addr: srv.Addr})
 	defer flush.Close()
@@ -441,10 +450,24 @@ func unlockAtMostOnce(t *testing.T, rt *rapid.T, srv *redisserver.Server) {
 	}
 	n := rapid.IntRange(1, 3).Draw(rt, "rooms")
 	f := &lockFamily{api: newLockAPI(t), srv: srv}
+	redisMode := rapid.SampledFrom([]string{"all", "none", "mixed"}).Draw(rt, "Redis")
+	folderMode := rapid.SampledFrom([]string{"one", "own", "mixed"}).Draw(rt, "folders")
 	for i := range n {
 		f.dirs = append(f.dirs, t.TempDir())
-		f.useRdb = append(f.useRdb, rapid.Bool().Draw(rt, fmt.Sprintf("room %d on the Redis", i)))
-		f.folder = append(f.folder, rapid.IntRange(0, i).Draw(rt, fmt.Sprintf("room %d's folder", i)))
+		switch redisMode {
+		case "all", "none":
+			f.useRdb = append(f.useRdb, redisMode == "all")
+		default:
+			f.useRdb = append(f.useRdb, rapid.Bool().Draw(rt, fmt.Sprintf("room %d on the Redis", i)))
+		}
+		switch folderMode {
+		case "one":
+			f.folder = append(f.folder, 0)
+		case "own":
+			f.folder = append(f.folder, i)
+		default:
+			f.folder = append(f.folder, rapid.IntRange(0, i).Draw(rt, fmt.Sprintf("room %d's folder", i)))
+		}
 	}
 	budget := rapid.IntRange(1, 4).Draw(rt, "budget (documents)")
 	f.opts = []Option{WithUnlock(lockCard, lockMoney(t, "30")), WithUnlockBudget(lockMoney(t, strconv.Itoa(10*budget)))}
@@ -460,17 +483,41 @@ func unlockAtMostOnce(t *testing.T, rt *rapid.T, srv *redisserver.Server) {
 	for i := range n {
 		f.rooms = append(f.rooms, f.newRoom(t, i))
 	}
+	scripts := map[uuid.UUID][]unlockAnswer{}
+	for _, id := range docs {
+		f.api.mu.Lock()
+		scripts[id] = slices.Clone(f.api.answers[id])
+		f.api.mu.Unlock()
+	}
+	tally.cases++
+	if n > 1 && !slices.Contains(f.useRdb, false) && len(slices.Compact(slices.Sorted(slices.Values(f.folder)))) == n {
+		tally.redisOwnFolders++
+	}
+	defer func() {
+		if tally.answers == nil {
+			tally.answers = map[string]int{}
+		}
+		for _, id := range docs {
+			k := len(f.api.unlocksOf(id))
+			tally.requests += k
+			for _, a := range scripts[id][:min(k, len(scripts[id]))] {
+				tally.answers[a.String()]++
+			}
+		}
+	}()
 	// paidBy is the room that got an ok answer for each document.
 	paidBy := map[uuid.UUID]int{}
 	for step := range rapid.IntRange(1, 6).Draw(rt, "steps") {
 		switch rapid.IntRange(0, 2).Draw(rt, fmt.Sprintf("step %d", step)) {
 		case 0: // one room pulls
+			tally.pulls++
 			i := rapid.IntRange(0, n-1).Draw(rt, "room")
 			if err := f.rooms[i].Pull(ctx); err != nil {
 				t.Fatalf("room %d: %v", i, err)
 			}
 			f.checkPull(t, i, budget, paidBy)
 		case 1: // every room pulls at once
+			tally.pulls += n
 			var wg sync.WaitGroup
 			errs := make([]error, n)
 			for i, r := range f.rooms {
@@ -488,6 +535,7 @@ func unlockAtMostOnce(t *testing.T, rt *rapid.T, srv *redisserver.Server) {
 				f.checkPull(t, i, budget, paidBy)
 			}
 		case 2: // a room is started again
+			tally.restarts++
 			i := rapid.IntRange(0, n-1).Draw(rt, "room")
 			f.rooms[i] = f.newRoom(t, i)
 		}
