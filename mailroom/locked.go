@@ -11,7 +11,6 @@ import (
 	"time"
 
 	acctadmin "github.com/acctadmin/acctadmin-go"
-	"github.com/acctadmin/acctadmin-go/internal/redislease"
 	"github.com/google/uuid"
 	"github.com/redis/go-redis/v9"
 )
@@ -130,17 +129,18 @@ func (s *dirStore) BeginUnlock(_ context.Context, id uuid.UUID) (bool, error) {
 }
 
 // redisUnlocks records the unlocks of the rooms sharing a Redis: members
-// of a set that never expires, each call bounded as the claims' are.
+// of a set that never expires, each call bounded as the claims' are (do
+// is the claims' redislease.Client.Do).
 type redisUnlocks struct {
-	rdb   redis.UniversalClient
-	calls *redislease.Client
-	key   string
+	rdb redis.UniversalClient
+	do  func(ctx context.Context, call func(context.Context) error) error
+	key string
 }
 
 // BeginUnlock implements UnlockRecorder.
 func (u *redisUnlocks) BeginUnlock(ctx context.Context, id uuid.UUID) (bool, error) {
 	var added int64
-	err := u.calls.Do(ctx, func(ctx context.Context) (err error) {
+	err := u.do(ctx, func(ctx context.Context) (err error) {
 		added, err = u.rdb.SAdd(ctx, u.key, id.String()).Result()
 		return err
 	})

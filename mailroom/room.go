@@ -281,7 +281,7 @@ func New(c *acctadmin.Client, v *webhook.Verifier, store Store, opts ...Option) 
 	if cfg.unlockCard != uuid.Nil {
 		var recs unlockRecords
 		if r.shared != nil {
-			recs = append(recs, &redisUnlocks{rdb: cfg.rdb, calls: r.shared.leases, key: keyPrefix + "journal:unlocks"})
+			recs = append(recs, &redisUnlocks{rdb: cfg.rdb, do: r.shared.leases.Do, key: keyPrefix + "journal:unlocks"})
 		}
 		if u, ok := store.(UnlockRecorder); ok {
 			recs = append(recs, u)

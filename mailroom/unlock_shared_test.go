@@ -2,8 +2,10 @@ package mailroom
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -239,7 +241,7 @@ func lockMoney(t testing.TB, s string) acctadmin.Money {
 // is not nil, and the unlock options given.
 func (a *lockAPI) lockRoom(n int, dir string, rdb redis.UniversalClient, opts ...Option) *Room {
 	a.t.Helper()
-	opts = append([]Option{WithLogger(discardLogger()), WithWorkers(2)}, opts...)
+	opts = append([]Option{WithLogger(lockLogger()), WithWorkers(2)}, opts...)
 	if rdb != nil {
 		opts = append(opts, WithRedis(rdb))
 	}
@@ -426,14 +428,22 @@ func (f *lockFamily) shares(i, j int) bool {
 func TestUnlockAtMostOnceGenerated(t *testing.T) {
 	srv := redisserver.Start(t)
 	var tally lockTally
-	withChecks(t, 25, func() {
-		rapid.Check(t, func(rt *rapid.T) {
-			unlockAtMostOnce(t, rt, srv, &tally)
-		})
+	if f := flag.Lookup("rapid.checks"); f.Value.String() == f.DefValue {
+		// 25 checks unless -rapid.checks says otherwise.
+		if err := flag.Set("rapid.checks", "25"); err != nil {
+			t.Fatal(err)
+		}
+		defer flag.Set("rapid.checks", f.DefValue)
+	}
+	rapid.Check(t, func(rt *rapid.T) {
+		unlockAtMostOnce(t, rt, srv, &tally)
 	})
 	t.Logf("%d cases (%d with 2 or 3 rooms on one Redis and folders of their own), %d pulls, %d restarts, %d unlock requests: %v",
 		tally.cases, tally.redisOwnFolders, tally.pulls, tally.restarts, tally.requests, tally.answers)
 }
+
+// lockLogger drops the rooms' log lines; the tests assert on LastPull.
+func lockLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
 // lockTally is what the generated cases covered.
 type lockTally struct {
@@ -609,7 +619,7 @@ func TestUnlockRecordedThroughAWrappedDir(t *testing.T) {
 	api.script(doc, unlockBadGateway)
 	dir := t.TempDir()
 	unlock := WithUnlock(lockCard, lockMoney(t, "30"))
-	wrapped, err := New(api.lockClient(0), nil, &wrappedDir{Store: Dir(dir)}, WithLogger(discardLogger()), unlock)
+	wrapped, err := New(api.lockClient(0), nil, &wrappedDir{Store: Dir(dir)}, WithLogger(lockLogger()), unlock)
 	if err != nil {
 		t.Fatal(err)
 	}
