@@ -126,7 +126,10 @@
 // Stats.Locked and logged once in the room's lifetime (the room remembers
 // up to 10,000 of them), never at every pull; its callback is
 // acknowledged. WithUnlock lets the room pay for them, at most once each
-// and never above a ceiling per document, and save them. WithOnSaved is called at least once per saved
+// (recorded in Redis and in Dir's folder before paying, so that rooms
+// sharing either pay once between them), never above a ceiling per
+// document nor, with WithUnlockBudget, above a total per pull, and save
+// them; Room.LastPull lists what a pull paid for and what it left locked. WithOnSaved is called at least once per saved
 // document. A callback's download goes on after its sender hangs up
 // (within WithDownloadTimeout), so that the redelivery finds it saved
 // rather than downloading it again.

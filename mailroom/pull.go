@@ -18,7 +18,7 @@ import (
 //
 // It returns nil when every document it met is saved, kept out, gone or
 // payment-locked (left unread, and listed once in Stats and the log; see
-// WithUnlock), or was being saved elsewhere. A document the unread listing shows but
+// WithUnlock; LastPull lists them), or was being saved elsewhere. A document the unread listing shows but
 // whose download answers 404 is gone: the pull starts again without it
 // (at most 8 times), so that it does not stop the pull of the rest.
 // It is tried again by the next Pull, as the listing may show a document
@@ -34,12 +34,19 @@ func (r *Room) Pull(ctx context.Context) error {
 	if ctx == nil {
 		return errors.New("mailroom: nil context")
 	}
+	rep := r.newPullReport()
+	defer func() {
+		st := rep.result()
+		r.lastMu.Lock()
+		r.last = st
+		r.lastMu.Unlock()
+	}()
 	if r.refusing.Load() && !r.storeWritable(ctx) {
 		return errRefusing
 	}
 	gone := make(map[uuid.UUID]bool)
 	for {
-		err := r.pullOnce(ctx, gone)
+		err := r.pullOnce(ctx, gone, rep)
 		var pe *acctadmin.PullError
 		if len(gone) == maxGone || !errors.As(err, &pe) || !errors.Is(pe.Err, acctadmin.ErrNotFound) ||
 			pe.Document == uuid.Nil || gone[pe.Document] {
@@ -73,7 +80,7 @@ const maxGone = 8
 
 // pullOnce is one Pull: the journal's documents, then the unread ones
 // but those in gone.
-func (r *Room) pullOnce(ctx context.Context, gone map[uuid.UUID]bool) error {
+func (r *Room) pullOnce(ctx context.Context, gone map[uuid.UUID]bool, rep *pullReport) error {
 	ids, err := r.journal.Pending(ctx)
 	if err != nil {
 		return err
@@ -88,7 +95,7 @@ func (r *Room) pullOnce(ctx context.Context, gone map[uuid.UUID]bool) error {
 	if p.stop {
 		return p.err
 	}
-	if err := r.unread(ctx, gone); p.err == nil {
+	if err := r.unread(ctx, gone, rep); p.err == nil {
 		p.err = err
 	}
 	return p.err
@@ -146,18 +153,18 @@ func (p *pass) record(id uuid.UUID, err error) {
 //
 // The claims that Before took are released by fn, or, for a document
 // whose download failed or that fn never got, once Pull returns.
-func (r *Room) unread(ctx context.Context, gone map[uuid.UUID]bool) error {
+func (r *Room) unread(ctx context.Context, gone map[uuid.UUID]bool, rep *pullReport) error {
 	h := &holds{m: map[uuid.UUID]func(){}}
 	defer h.releaseAll()
 	return r.c.Documents.Pull(ctx, &acctadmin.PullParams{
 		Workers: r.cfg.workers,
-		Skip:    func(d acctadmin.Document) bool { return gone[d.ID] || r.keepOut(d) || r.leaveLocked(ctx, d) },
+		Skip:    func(d acctadmin.Document) bool { return gone[d.ID] || r.keepOut(d) || r.leaveLocked(ctx, d, rep) },
 		Before: func(ctx context.Context, d acctadmin.Document) error {
-			return r.before(ctx, d, h)
+			return r.before(ctx, d, h, rep)
 		},
 		OnProgress: func(p acctadmin.PullProgress) {
 			if errors.Is(p.Err, acctadmin.ErrPaymentRequired) {
-				r.refused(ctx, p.Document)
+				r.refused(ctx, p.Document, rep)
 			}
 		},
 	}, func(ctx context.Context, d acctadmin.Document, f *acctadmin.File) error {
@@ -173,7 +180,7 @@ func (r *Room) unread(ctx context.Context, gone map[uuid.UUID]bool) error {
 // id; leaving it here keeps a document whose download keeps failing from
 // stopping every pull). Any other error stops the pull, with nothing
 // downloaded.
-func (r *Room) before(ctx context.Context, d acctadmin.Document, h *holds) error {
+func (r *Room) before(ctx context.Context, d acctadmin.Document, h *holds, rep *pullReport) error {
 	release, err := r.claim(ctx, d.ID)
 	if errors.Is(err, errBusy) {
 		return acctadmin.ErrSkipDocument
@@ -194,7 +201,7 @@ func (r *Room) before(ctx context.Context, d acctadmin.Document, h *holds) error
 	}
 	if d.PaymentLocked {
 		// Skip let it through: WithUnlock may pay for it.
-		if err := r.unlock(ctx, d); err != nil {
+		if err := r.unlock(ctx, d, rep); err != nil {
 			return leave(err)
 		}
 	}

@@ -67,7 +67,11 @@ type Room struct {
 	// attempts.
 	lockedDocs            lockedDocs
 	lockedCount, unlocked atomic.Int64
-	unlocks               unlockRecorder
+	unlocks               UnlockRecorder
+
+	// last is the PullStats of the last pull that returned.
+	lastMu sync.Mutex
+	last   PullStats
 }
 
 type config struct {
@@ -83,6 +87,8 @@ type config struct {
 	logger          *slog.Logger
 	unlockCard      uuid.UUID // WithUnlock's card, or uuid.Nil
 	ceiling         acctadmin.Money
+	budget          acctadmin.Money // WithUnlockBudget's, when hasBudget
+	hasBudget       bool
 	err             error
 }
 
@@ -269,12 +275,21 @@ func New(c *acctadmin.Client, v *webhook.Verifier, store Store, opts ...Option) 
 	if r.journal == nil {
 		return nil, errors.New("mailroom: the store keeps no journal: use Dir, a store that implements Journal, or WithRedis")
 	}
+	if cfg.hasBudget && cfg.unlockCard == uuid.Nil {
+		return nil, errors.New("mailroom: WithUnlockBudget needs WithUnlock")
+	}
 	if cfg.unlockCard != uuid.Nil {
-		u, ok := r.journal.(unlockRecorder)
-		if !ok {
-			return nil, errors.New("mailroom: WithUnlock: the unlocks are recorded in Dir's journal or in Redis: use Dir, or WithRedis with a store that keeps no journal")
+		var recs unlockRecords
+		if r.shared != nil {
+			recs = append(recs, &redisUnlocks{rdb: cfg.rdb, do: r.shared.leases.Do, key: keyPrefix + "journal:unlocks"})
 		}
-		r.unlocks = u
+		if u, ok := store.(UnlockRecorder); ok {
+			recs = append(recs, u)
+		}
+		if len(recs) == 0 {
+			return nil, errors.New("mailroom: WithUnlock: the unlocks are recorded in Redis or in the store (an UnlockRecorder, as Dir is): use WithRedis, or Dir")
+		}
+		r.unlocks = recs
 	}
 	return r, nil
 }
@@ -304,6 +319,16 @@ type Stats struct {
 func (r *Room) Stats() Stats {
 	return Stats{Saved: r.saved.Load(), Downloads: r.downloads.Load(), Redownloads: r.redownloads.Load(), KeptOut: r.keptOut.Load(),
 		Locked: r.lockedCount.Load(), Unlocked: r.unlocked.Load()}
+}
+
+// LastPull returns what the last pull that returned (Pull, or one of
+// Run's) did with the payment-locked documents: those it paid for, with
+// what each was charged, and those it left locked, with their price and
+// why. Before the first pull returns it is empty.
+func (r *Room) LastPull() PullStats {
+	r.lastMu.Lock()
+	defer r.lastMu.Unlock()
+	return r.last
 }
 
 // errBusy reports a document another delivery or room is working on: the

@@ -60,15 +60,15 @@ func init() {
 		r.cfg.logger.WarnContext`},
 		mutant{id: `locked-room-refused-retried`, file: `mailroom/locked.go`, pkg: `./mailroom`, run: `Unlock|Locked|Refused`,
 			what: `a document whose download was refused is tried again at every pull`,
-			from: `return known && e.refused && e.updated.Equal(d.UpdatedAt)`,
-			to:   `return false`},
+			from: `if known && e.refused && e.updated.Equal(d.UpdatedAt) {`,
+			to:   `if false {`},
 		mutant{id: `locked-room-logged-every-pull`, file: `mailroom/locked.go`, pkg: `./mailroom`, run: `Unlock|Locked|Refused`,
 			what: `a locked document logged and counted at every pull`,
 			from: `	if r.lockedDocs.note(d.ID, change) {`,
 			to:   `	if r.lockedDocs.note(d.ID, change) || true {`},
 		mutant{id: `locked-room-downloads-flagged`, file: `mailroom/pull.go`, pkg: `./mailroom`, run: `Unlock|Locked|Refused`,
 			what: `the pull asks for the download of documents their record says are locked`,
-			from: ` || r.leaveLocked(ctx, d) }`,
+			from: ` || r.leaveLocked(ctx, d, rep) }`,
 			to:   ` }`},
 	)
 }

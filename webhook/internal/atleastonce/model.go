@@ -103,8 +103,7 @@ func (c *Counts) String() string {
 // ends. It returns the numbers in force.
 func SetBudget(t testing.TB, checks, steps int) (int, int) {
 	t.Helper()
-	set := map[string]bool{}
-	flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	set := commandLineFlags()
 	for name, n := range map[string]int{"rapid.checks": checks, "rapid.steps": steps} {
 		f := flag.Lookup(name)
 		if f == nil {
@@ -123,6 +122,15 @@ func SetBudget(t testing.TB, checks, steps int) (int, int) {
 	s, _ := strconv.Atoi(flag.Lookup("rapid.steps").Value.String())
 	return c, s
 }
+
+// commandLineFlags are the flags given on the command line, read at the
+// first SetBudget: a budget set by an earlier test of the package counts
+// as set for flag.Visit, and must not be taken for the command line's.
+var commandLineFlags = sync.OnceValue(func() map[string]bool {
+	set := map[string]bool{}
+	flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	return set
+})
 
 // The sender's and the function's shape. Times are short so that a check
 // takes a fraction of a second; what matters is how they compare: sender
