@@ -44,15 +44,28 @@
 // three by default, so that a customer's own client in any language runs
 // on it:
 //
-//   - A: the path claim is the path without its query, the content claim
-//     the hex SHA-256 of the body (the provider's current examples, the SDK);
-//   - B: the path without its query, and the SHA-256 of the raw query
-//     string followed by the body (older examples, a Spring client);
+//   - A (SignBodyOnly): the path claim is the path without its query, the
+//     content claim the hex SHA-256 of the body (the provider's current
+//     examples);
+//   - B (SignQueryAndBody): the path without its query, and the SHA-256 of
+//     the raw query string exactly as received (without "?"), followed by
+//     the body: the form the provider's documentation gives, and the one
+//     recorded working on GETs with a query (spec/recorded-behaviour.md,
+//     S1 to S3). Any spelling of the query passes (+ or %20, unencoded
+//     URLs, repeated keys with or without [], comma-joined lists) as long
+//     as the hash covers the bytes sent; a request without a query signs
+//     the same bytes in A and B;
 //   - C: the path with its query ("/documents?status=read"), and the
 //     SHA-256 of the body (the C# example, a TypeScript client).
 //
-// WithStrictSigning accepts form A alone (and C with
-// WithQueryInPathClaim); the SDK's own tests use it.
+// The token's header may carry "typ": "JWT" or not (S4). A token that
+// matches no accepted form is a 401 (S5).
+//
+// WithStrictSigning accepts one form alone: WithStrictSigning(SignQueryAndBody)
+// or WithStrictSigning(SignBodyOnly), and DefaultStrictSigning, the form
+// the SDK signs, when none is given (C too with WithQueryInPathClaim).
+// The SDK's own tests use it (NewClient does), so that the SDK keeps
+// signing the one way it is configured to.
 //
 // # The contract
 //

@@ -169,6 +169,8 @@ func TestBadArguments(t *testing.T) {
 	require.ErrorContains(t, err, "must be positive")
 	err = run(context.Background(), []string{"-addr", "127.0.0.1:0", "-rate-limit", "-1"}, &out)
 	require.ErrorContains(t, err, "-rate-limit must not be negative")
+	err = run(context.Background(), []string{"-addr", "127.0.0.1:0", "-strict-signing=path"}, &out)
+	require.ErrorContains(t, err, `"path" for -strict-signing: must be query or body`)
 }
 
 func TestControlSurfaceOnByDefault(t *testing.T) {
