@@ -106,14 +106,16 @@
 //
 // Success is {"success": true, "timestamp": "...", "result": ...}, the
 // result an array for listings and an object otherwise. Every error is
-// {"success": false, "timestamp": "...", "message": "...", "errors":
-// [{"field": ..., "message": ...}]}, the errors array present when
+// {"success": false, "timestamp": "...", "message": "...", "result":
+// {"request": "..."}, "errors": [{"field": ..., "message": ...}]}: the
+// detail is in result as well as in message, since the real server
+// answers it inside result and its clients read result.request first
+// (spec/recorded-behaviour.md, E1); the errors array is present when
 // parameters are at fault: 400 for invalid parameters, 401 for
 // authentication, 404 for unknown ids and paths, 405 (with Allow) for a
 // known path with another method, 413 for a body over 1 MiB, and whatever
-// an injected Fault says. The one error with a result is the 400 of
-// POST /services/:id/cancel-request, whose result lists the unpaid
-// invoices.
+// an injected Fault says. The 400 of POST /services/:id/cancel-request
+// has the unpaid invoices as its result instead.
 //
 // Times are written as "2006-01-02 15:04:05 -0700" in DefaultLocation, a
 // fixed -07:00 offset, unless WithLocation says otherwise; dates
