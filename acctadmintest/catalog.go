@@ -232,8 +232,8 @@ func listSimpleProducts(c *call) error {
 	f := c.f
 	out, err := locked(f, func() ([]simpleProductWire, error) {
 		w, err := f.websiteParam(c)
-		if err != nil {
-			return nil, err
+		if err != nil || w == nil {
+			return []simpleProductWire{}, err
 		}
 		list := f.st.simple.filter(func(p *SimpleProduct) bool { return p.WebsiteURL == w.URL })
 		return mapRows(list, func(p *SimpleProduct) simpleProductWire {

@@ -172,8 +172,18 @@
 // or company_id that names no company is a 404, also in listing filters;
 // an unknown jurisdiction is a 400 (the description asks for valid ones).
 // An id in a path that is not a UUID names nothing and is a 404; a UUID
-// parameter that is not one is a 400. Website URLs match ignoring the case
-// of scheme and host and a trailing slash.
+// parameter that is not one is a 400.
+//
+// Websites: a website's URL is the text it was registered with, seeded
+// scheme-less ("www.example-agent.com") as the real server registers an
+// account's website, and the url of GET /websites, /filing-products,
+// /registered-agent-products and /simple-products matches it exactly.
+// This follows what the real server was recorded doing
+// (spec/recorded-behaviour.md, W1: https://www.x.com/ finds nothing for
+// a website registered as www.x.com); the fake used to match loosely,
+// ignoring the case of scheme and host and a trailing slash. A URL no
+// website is registered as is success, not 404: GET /websites answers
+// {"website": null} (W1), and the product listings [].
 //
 // Services: POST /services creates a service of type "registered-agent"
 // in each jurisdiction where the company has none that is still open (not
@@ -204,8 +214,8 @@
 // Resources: name matches a part of the name, agency and entity_type match
 // whole values, jurisdiction must be valid; all ignore case and combine.
 //
-// Filing products: url is required (400) and must name a known website
-// (404). With a valid jurisdiction every product carries filing_methods,
+// Filing products: url is required (400); a URL no website is registered
+// as lists nothing. With a valid jurisdiction every product carries filing_methods,
 // the methods of that jurisdiction, possibly []; without one the field is
 // absent.
 //
