@@ -187,12 +187,19 @@
 //
 // Services: POST /services creates a service of type "registered-agent"
 // in each jurisdiction where the company has none that is still open (not
-// cancelled) and answers only those it created, [] when there were none.
-// New services are active when the company has a home_state and
-// awaiting-client-input when it has none. A cancel-request is refused
-// while the service's company has any unpaid invoice (invoices belong to
-// companies, not services); otherwise the service, in any state, becomes
-// cancel-requested.
+// cancelled) and answers only those it created, [] when there were none,
+// each with its registered_agent, {name, address: {line1, line2, city,
+// state_province_region, zip_postal_code}} (spec/recorded-behaviour.md,
+// V1; in Florida the recorded address, elsewhere one of the same shape).
+// New services are active at once, before any invoice is paid, unless
+// information is needed first: in Wyoming (V4, as the provider's
+// documentation says) and for a company without a home_state they are
+// awaiting-client-input until POST /services/:id/info. Each new service
+// gets an unpaid invoice of ServicePrice, the wholesale price (V2), found
+// with GET /invoices?company_id=<id>, and new-invoice is sent. A
+// cancel-request is refused while the service's company has any unpaid
+// invoice (invoices belong to companies, not services); otherwise the
+// service, in any state, becomes cancel-requested.
 //
 // Documents: status defaults to unread and must be read or unread; start
 // and stop bound created_at inclusively and take the API's time form or
@@ -293,7 +300,8 @@
 //
 // Services: POST /services/:id/info stores the JSON object (keys such as
 // "official.director" included) and makes a service awaiting client input
-// active; GET answers it, {} before.
+// active; GET answers it under service_info, {"service_info": {}} before,
+// as the real server does (V3).
 //
 // Callbacks: url must be an absolute http or https URL; registering a URL
 // twice makes two callbacks. DELETE answers {"id": "<id>"}.

@@ -36,12 +36,12 @@ type Website struct {
 // WebsiteInput describes a website for AddWebsite. Zero fields get
 // defaults: a new ID, the current time.
 type WebsiteInput struct {
-	ID           uuid.UUID
-	Name         string
+	ID   uuid.UUID
+	Name string
 	// URL is required: the website as registered, such as
 	// www.example.com (the real server registers it without scheme or
 	// slash), matched as this exact text.
-	URL string
+	URL          string
 	BillingName  string
 	LoginURL     string
 	CreatedAt    time.Time
