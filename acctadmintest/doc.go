@@ -233,7 +233,13 @@
 // Companies: POST /companies adds the companies whose names are new and
 // answers only those; PATCH /companies names each company by company or
 // company_id (exactly one) and may set name, entity_type and home_state.
-// Both check the whole batch before changing anything. home_state is null
+// Both check the whole batch before changing anything. As the real server
+// was recorded doing (spec/recorded-behaviour.md, C1 to C3), an explicit
+// null for any key of either is a 400 naming the key (leave it out
+// instead), and so are an unknown entity_type and an unknown
+// jurisdiction; entity types are taken by full name ("Limited Liability
+// Company", "Corporation") or short form ("LLC", "PLLC"), regardless of
+// case, and kept as sent. home_state is null
 // for a company without one. Records of a company follow its renames.
 //
 // Account and auth: GET /account is the account the keys belong to, with

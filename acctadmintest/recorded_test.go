@@ -6,6 +6,7 @@ package acctadmintest_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"testing"
@@ -227,4 +228,116 @@ func TestRecordedW3AccountIsWholesale(t *testing.T) {
 	}
 	r.Result(t, &res)
 	require.Equal(t, "wholesale-registered-agent", res.Account["type"])
+}
+
+// TestRecordedC1NullRefused: POST /companies with an explicit null for
+// jurisdictions, home_state or duplicate_name_allowed is a 400 naming the
+// key, and adds nothing; the same body with the key absent is a 200. Any
+// key of a company write is held so, on PATCH too.
+func TestRecordedC1NullRefused(t *testing.T) {
+	srv := newDemo(t)
+	before := len(srv.Companies())
+	for _, tc := range []struct{ body, field string }{
+		{`{"companies":[{"name":"TEST Null A LLC","entity_type":"LLC","jurisdictions":null}]}`, "companies[0].jurisdictions"},
+		{`{"companies":[{"name":"TEST Null B LLC","entity_type":"LLC","home_state":null}]}`, "companies[0].home_state"},
+		{`{"companies":[{"name":"TEST Null C LLC","entity_type":"LLC"}],"duplicate_name_allowed":null}`, "duplicate_name_allowed"},
+		{`{"companies":[{"name":"TEST Null D LLC","entity_type":null}]}`, "companies[0].entity_type"},
+		{`{"companies":[{"name":null}]}`, "companies[0].name"},
+		{`{"companies":null}`, "companies"},
+	} {
+		r := do(t, srv, http.MethodPost, "/companies", tc.body)
+		require.Equal(t, http.StatusBadRequest, r.Status, "%s: %s", tc.body, r.Body)
+		require.Equal(t, []string{tc.field}, errorFields(t, r), tc.body)
+		require.Equal(t, tc.field+" must not be null: leave the key out instead", r.JSON(t)["message"])
+	}
+	require.Len(t, srv.Companies(), before, "nothing was added")
+	require.Empty(t, srv.Writes())
+
+	// The same bodies without the keys are accepted.
+	r := do(t, srv, http.MethodPost, "/companies", `{"companies":[{"name":"TEST Absent LLC","entity_type":"LLC"}]}`)
+	requireOK(t, r, "true")
+	require.Len(t, r.Items(t), 1)
+
+	// PATCH refuses null as well, and changes nothing.
+	co := acctadmintest.DemoID("company", 1).String()
+	for _, key := range []string{"name", "entity_type", "home_state", "jurisdictions"} {
+		r := do(t, srv, http.MethodPatch, "/companies", `{"companies":[{"company_id":"`+co+`","`+key+`":null}]}`)
+		require.Equal(t, http.StatusBadRequest, r.Status, "%s: %s", key, r.Body)
+		require.Equal(t, []string{"companies[0]." + key}, errorFields(t, r))
+	}
+	r = do(t, srv, http.MethodPatch, "/companies", `{"companies":[{"company_id":"`+co+`"}],"duplicate_name_allowed":null}`)
+	require.Equal(t, []string{"duplicate_name_allowed"}, errorFields(t, r))
+	got, _ := srv.Company(acctadmintest.DemoID("company", 1))
+	require.Equal(t, "Acme Widgets LLC", got.Name)
+	require.Equal(t, "Utah", got.HomeState)
+}
+
+// TestRecordedC2InvalidValuesRefused: entity_type "Corporation1" with
+// home_state "Oregon1" is a 400, and so is each alone.
+func TestRecordedC2InvalidValuesRefused(t *testing.T) {
+	srv := newServer(t)
+	for _, tc := range []struct{ body, field string }{
+		{`{"companies":[{"name":"TEST C2 Inc","entity_type":"Corporation1","home_state":"Oregon1"}]}`, ""},
+		{`{"companies":[{"name":"TEST C2 Inc","entity_type":"Corporation1","home_state":"Oregon"}]}`, "companies[0].entity_type"},
+		{`{"companies":[{"name":"TEST C2 Inc","entity_type":"Corporation","home_state":"Oregon1"}]}`, "companies[0].home_state"},
+		{`{"companies":[{"name":"TEST C2 Inc","entity_type":"Corporation","jurisdictions":["Oregon1"]}]}`, "companies[0].jurisdictions"},
+	} {
+		r := do(t, srv, http.MethodPost, "/companies", tc.body)
+		require.Equal(t, http.StatusBadRequest, r.Status, "%s: %s", tc.body, r.Body)
+		if tc.field != "" {
+			require.Equal(t, []string{tc.field}, errorFields(t, r), tc.body)
+		}
+	}
+	require.Empty(t, srv.Companies())
+	r := do(t, srv, http.MethodPost, "/companies", `{"companies":[{"name":"TEST C2 Inc","entity_type":"LLC"}]}`)
+	requireOK(t, r, "true")
+	id := r.Items(t)[0]["id"].(string)
+	r = do(t, srv, http.MethodPatch, "/companies", `{"companies":[{"company_id":"`+id+`","entity_type":"Corporation1"}]}`)
+	require.Equal(t, []string{"companies[0].entity_type"}, errorFields(t, r))
+}
+
+// TestRecordedC3FullNamesAccepted: entity_type "Limited Liability
+// Company" and "Corporation", and states by full name in home_state and
+// jurisdictions, are accepted (and the short forms besides).
+func TestRecordedC3FullNamesAccepted(t *testing.T) {
+	srv := newServer(t)
+	for i, tc := range []struct{ entity, home string }{
+		{"Limited Liability Company", "Oregon"}, {"Corporation", "Florida"}, {"LLC", "Texas"}, {"corporation", "TX"}, {"PLLC", "Washington"},
+	} {
+		body := map[string]any{"companies": []map[string]any{{"name": "TEST C3 " + itoa(i), "entity_type": tc.entity, "home_state": tc.home, "jurisdictions": []string{"Oregon", "Florida", "Texas"}}}}
+		r := do(t, srv, http.MethodPost, "/companies", body)
+		requireOK(t, r, "true")
+		got := r.Items(t)[0]
+		require.Equal(t, tc.entity, got["entity_type"])
+		require.Equal(t, []any{"Oregon", "Florida", "Texas"}, got["jurisdictions"])
+	}
+}
+
+// TestRecordedC4CreateAnswersAnArray: POST /companies answers result as
+// an array; the new company's id is result[0].id.
+func TestRecordedC4CreateAnswersAnArray(t *testing.T) {
+	srv := newServer(t)
+	r := do(t, srv, http.MethodPost, "/companies", `{"companies":[{"name":"TEST C4 LLC","home_state":"Oregon","entity_type":"Limited Liability Company"}]}`)
+	requireOK(t, r, "true")
+	var res []map[string]any
+	require.NoError(t, json.Unmarshal(mustRaw(t, r), &res))
+	require.Len(t, res, 1)
+	co := srv.Companies()
+	require.Len(t, co, 1)
+	require.Equal(t, co[0].ID.String(), res[0]["id"])
+}
+
+// TestRecordedC5RenameRules: renaming a company name that does not exist
+// is a 404; onto a name the account has, with duplicate_name_allowed
+// false (beside companies) a 400, with true a 200.
+func TestRecordedC5RenameRules(t *testing.T) {
+	srv := newDemo(t)
+	r := do(t, srv, http.MethodPatch, "/companies", `{"companies":[{"company":"TEST No Such Co","name":"TEST Other"}]}`)
+	requireError(t, r, http.StatusNotFound, "company")
+	onto := `{"companies":[{"company":"Acme Widgets LLC","name":"Delta Freight Co"}],"duplicate_name_allowed":%s}`
+	r = do(t, srv, http.MethodPatch, "/companies", fmt.Sprintf(onto, "false"))
+	requireError(t, r, http.StatusBadRequest, "already the name")
+	r = do(t, srv, http.MethodPatch, "/companies", fmt.Sprintf(onto, "true"))
+	requireOK(t, r, "true")
+	require.Equal(t, "Delta Freight Co", r.Items(t)[0]["name"])
 }
