@@ -198,8 +198,11 @@
 // gets an unpaid invoice of ServicePrice, the wholesale price (V2), found
 // with GET /invoices?company_id=<id>, and new-invoice is sent. A
 // cancel-request is refused while the service's company has any unpaid
-// invoice (invoices belong to companies, not services); otherwise the
-// service, in any state, becomes cancel-requested.
+// invoice other than the service's own (invoices belong to companies,
+// and the fake's choice is that a service's own first invoice is what a
+// cancel drops: nothing recorded says otherwise); otherwise the service,
+// in any state, becomes cancel-requested and its own unpaid invoice
+// cancelled.
 //
 // Documents: status defaults to unread and must be read or unread; start
 // and stop bound created_at inclusively and take the API's time form or

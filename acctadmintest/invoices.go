@@ -33,6 +33,8 @@ type Invoice struct {
 	UpdatedAt time.Time
 	DueDate   time.Time // only the calendar date counts
 	Items     []InvoiceItem
+
+	serviceID uuid.UUID // the service POST /services made it for, if any
 }
 
 // InvoiceInput describes an invoice for AddInvoice. Zero fields get

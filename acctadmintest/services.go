@@ -280,6 +280,7 @@ func createServices(c *call) error {
 			inv := f.insertInvoice(InvoiceInput{CompanyID: co.ID, CreatedAt: now}, []InvoiceItem{
 				{Price: ServicePrice, Description: "Registered Agent Service - " + j.Name, Quantity: 1},
 			})
+			f.st.invoices.get(inv.ID).serviceID = s.ID
 			events = append(events, invoiceEvent(inv))
 			created = append(created, s.ID)
 			out = append(out, f.serviceWire(wf, s))
@@ -305,8 +306,10 @@ func (f *Fake) openService(companyID, jurisdictionID uuid.UUID, typ string) bool
 }
 
 // POST /services/:id/cancel-request: refused with 400 and the unpaid
-// invoices while the service's company has any; otherwise the service
-// becomes cancel-requested. Both answers use the ISO time form (a quirk).
+// invoices while the service's company has any, other than the service's
+// own invoice of POST /services; otherwise the service becomes
+// cancel-requested and its own unpaid invoice cancelled. Both answers use
+// the ISO time form (a quirk).
 func requestServiceCancellation(c *call) error {
 	id, err := c.pathID("service")
 	if err != nil {
@@ -319,13 +322,19 @@ func requestServiceCancellation(c *call) error {
 		if s == nil {
 			return serviceWire{}, notFound("service")
 		}
-		list := f.st.invoices.filter(func(inv *Invoice) bool { return inv.CompanyID == s.CompanyID && inv.Status == InvoiceUnpaid })
+		list := f.st.invoices.filter(func(inv *Invoice) bool {
+			return inv.CompanyID == s.CompanyID && inv.Status == InvoiceUnpaid && inv.serviceID != s.ID
+		})
 		unpaid := mapRows(list, func(inv *Invoice) invoiceWire { return f.invoiceWire(wf, inv) })
 		if len(unpaid) > 0 {
 			return serviceWire{}, &apiError{status: http.StatusBadRequest, msg: "service has unpaid invoices", result: unpaid, iso: true}
 		}
+		now := f.now()
+		for _, inv := range f.st.invoices.filter(func(inv *Invoice) bool { return inv.serviceID == s.ID && inv.Status == InvoiceUnpaid }) {
+			inv.Status, inv.UpdatedAt = InvoiceCancelled, now
+		}
 		s.Status = ServiceCancelRequested
-		s.UpdatedAt = f.now()
+		s.UpdatedAt = now
 		f.recordWrite(c, nil)
 		return f.serviceWire(wf, s), nil
 	})

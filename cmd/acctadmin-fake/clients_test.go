@@ -631,7 +631,7 @@ func TestProviderClientsOnEveryRoute(t *testing.T) {
 				"official.director": []any{map[string]any{"role": "Director", "first_name": "Ada"}}}
 			result(call("POST /services/:id/info", apiCall{method: http.MethodPost, path: "/services/" + svc + "/info", body: info}), &item)
 			result(call("GET /services/:id/info", apiCall{method: http.MethodGet, path: "/services/" + svc + "/info"}), &item)
-			require.Equal(t, "Ada", item["info"].(map[string]any)["contact_person"].(map[string]any)["first_name"])
+			require.Equal(t, "Ada", item["service_info"].(map[string]any)["contact_person"].(map[string]any)["first_name"])
 
 			// URLs of files, fetched without a token as a browser would.
 			result(call("GET /documents/:id/page/:page_number/url", apiCall{method: http.MethodGet, path: "/documents/" + doc + "/page/0/url"}), &item)
