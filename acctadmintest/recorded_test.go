@@ -5,10 +5,16 @@ package acctadmintest_test
 // answers.
 
 import (
+	"archive/zip"
+	"bytes"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -340,4 +346,204 @@ func TestRecordedC5RenameRules(t *testing.T) {
 	r = do(t, srv, http.MethodPatch, "/companies", fmt.Sprintf(onto, "true"))
 	requireOK(t, r, "true")
 	require.Equal(t, "Delta Freight Co", r.Items(t)[0]["name"])
+}
+
+// formBToken signs a request in the documented form (S1): the bare path,
+// and the SHA-256 of the raw query exactly as sent followed by the body;
+// with typ in the header when typ is true.
+func formBToken(t *testing.T, srv *acctadmintest.Server, path, rawQuery string, body []byte, typ bool) string {
+	h := map[string]any{"alg": "HS256", "access_key": srv.AccessKey}
+	if typ {
+		h["typ"] = "JWT"
+	}
+	return handJWT(t, h, map[string]any{"path": path, "content": sha256Hex(append([]byte(rawQuery), body...))}, srv.SecretKey)
+}
+
+// TestRecordedS1DocumentedFormAccepted: the documented form (the hash of
+// the query followed by the body) and the examples' form (the body
+// alone) are both accepted by default; strict signing takes one of them,
+// the SDK's (DefaultStrictSigning) when none is named.
+func TestRecordedS1DocumentedFormAccepted(t *testing.T) {
+	require.Equal(t, acctadmintest.SignBodyOnly, acctadmintest.DefaultStrictSigning)
+	const q = "status=unread&limit=2"
+	for _, tc := range []struct {
+		name         string
+		opts         []acctadmintest.Option
+		query, bodyA int
+	}{
+		{"default", nil, http.StatusOK, http.StatusOK},
+		{"strict query", []acctadmintest.Option{acctadmintest.WithStrictSigning(acctadmintest.SignQueryAndBody)}, http.StatusOK, http.StatusUnauthorized},
+		{"strict body", []acctadmintest.Option{acctadmintest.WithStrictSigning(acctadmintest.SignBodyOnly)}, http.StatusUnauthorized, http.StatusOK},
+		{"strict default", []acctadmintest.Option{acctadmintest.WithStrictSigning()}, http.StatusUnauthorized, http.StatusOK},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := newDemo(t, tc.opts...)
+			r := doToken(t, srv, http.MethodGet, "/documents?"+q, nil, formBToken(t, srv, "/documents", q, nil, true))
+			require.Equal(t, tc.query, r.Status, "%s", r.Body)
+			r = doToken(t, srv, http.MethodGet, "/documents?"+q, nil, signJWT(t, srv.AccessKey, srv.SecretKey, "/documents", nil))
+			require.Equal(t, tc.bodyA, r.Status, "%s", r.Body)
+		})
+	}
+}
+
+// TestRecordedS2DocumentedFormOnRecordedQueries: the GETs with a query
+// the documented form was recorded working on answer 200 signed so, by
+// default and in strict query mode, with the answer each asked for.
+func TestRecordedS2DocumentedFormOnRecordedQueries(t *testing.T) {
+	acme := acctadmintest.DemoID("company", 1).String()
+	site := url.QueryEscape(acctadmintest.DemoWebsiteURL)
+	for _, mode := range [][]acctadmintest.Option{nil, {acctadmintest.WithStrictSigning(acctadmintest.SignQueryAndBody)}} {
+		srv := newDemo(t, mode...)
+		for _, tc := range []struct{ path, query string }{
+			{"/websites", "url=" + site},
+			{"/registered-agent-products", "url=" + site},
+			{"/invoices", "company_id=" + acme},
+			{"/companies", "limit=10&offset=0"},
+			{"/filing-products", "url=" + acctadmintest.DemoWebsiteURL},
+		} {
+			r := doToken(t, srv, http.MethodGet, tc.path+"?"+tc.query, nil, formBToken(t, srv, tc.path, tc.query, nil, false))
+			requireOK(t, r, "true")
+			switch tc.path {
+			case "/websites":
+				var w map[string]any
+				r.Result(t, &w)
+				require.Equal(t, acctadmintest.DemoWebsiteURL, w["url"])
+			case "/invoices":
+				for _, inv := range r.Items(t) {
+					require.Equal(t, acme, inv["company_id"])
+				}
+			default:
+				require.NotEmpty(t, r.Items(t), tc.path)
+			}
+		}
+	}
+}
+
+// TestRecordedS3HashCoversQueryAsSent: each spelling clients send (+ for
+// a space, an unencoded URL, repeated keys without [], comma-joined
+// lists) passes when the hash covers exactly the bytes sent, and is
+// refused (401) when it covers another spelling of the same values.
+func TestRecordedS3HashCoversQueryAsSent(t *testing.T) {
+	srv := newDemo(t, acctadmintest.WithStrictSigning(acctadmintest.SignQueryAndBody))
+	a, b := acctadmintest.DemoID("company", 1).String(), acctadmintest.DemoID("company", 2).String()
+	for _, tc := range []struct{ path, sent, other string }{
+		{"/companies", "names=Acme+Widgets+LLC", "names=Acme%20Widgets%20LLC"},
+		{"/websites", "url=https://www.example-agent.com/", "url=https%3A%2F%2Fwww.example-agent.com%2F"},
+		{"/invoices", "company_ids=" + a + "&company_ids=" + b, "company_ids%5B%5D=" + a + "&company_ids%5B%5D=" + b},
+		{"/companies", "names=Acme Widgets LLC,Delta Freight Co", "names=Acme+Widgets+LLC%2CDelta+Freight+Co"},
+	} {
+		target := tc.path + "?" + strings.ReplaceAll(tc.sent, " ", "%20")
+		sent := strings.ReplaceAll(tc.sent, " ", "%20")
+		r := doToken(t, srv, http.MethodGet, target, nil, formBToken(t, srv, tc.path, sent, nil, true))
+		require.Equal(t, http.StatusOK, r.Status, "%s: %s", sent, r.Body)
+		r = doToken(t, srv, http.MethodGet, target, nil, formBToken(t, srv, tc.path, tc.other, nil, true))
+		requireError(t, r, http.StatusUnauthorized, "content claim")
+	}
+}
+
+// TestRecordedS4HeaderVariants: the token's header with or without typ,
+// its keys in any order, passes; a claim besides path and content (exp,
+// iat) is refused.
+func TestRecordedS4HeaderVariants(t *testing.T) {
+	srv := newDemo(t, acctadmintest.WithStrictSigning(acctadmintest.SignQueryAndBody))
+	const q = "status=unread"
+	content := sha256Hex([]byte(q))
+	for _, hdr := range []string{
+		`{"alg":"HS256","typ":"JWT","access_key":"%s"}`,
+		`{"access_key":"%s","alg":"HS256"}`,
+		`{"typ":"JWT","access_key":"%s","alg":"HS256"}`,
+	} {
+		h := b64url(fmt.Sprintf(hdr, srv.AccessKey))
+		c := b64url(`{"content":"` + content + `","path":"/documents"}`)
+		tok := h + "." + c + "." + hmacB64(srv.SecretKey, h+"."+c)
+		r := doToken(t, srv, http.MethodGet, "/documents?"+q, nil, tok)
+		require.Equal(t, http.StatusOK, r.Status, "%s: %s", hdr, r.Body)
+	}
+	for _, extra := range []string{"exp", "iat"} {
+		tok := handJWT(t, map[string]any{"alg": "HS256", "access_key": srv.AccessKey},
+			map[string]any{"path": "/documents", "content": content, extra: 4102444800}, srv.SecretKey)
+		r := doToken(t, srv, http.MethodGet, "/documents?"+q, nil, tok)
+		requireError(t, r, http.StatusUnauthorized, `unexpected claim "`+extra+`"`)
+	}
+}
+
+// TestRecordedS5BadSignature401: a token signed with another secret, or
+// whose content claim hashes something else, is answered 401, its
+// detail in result too.
+func TestRecordedS5BadSignature401(t *testing.T) {
+	srv := newDemo(t)
+	const q = "status=unread"
+	tok := handJWT(t, map[string]any{"alg": "HS256", "access_key": srv.AccessKey}, map[string]any{"path": "/documents", "content": sha256Hex([]byte(q))}, "another secret")
+	r := doToken(t, srv, http.MethodGet, "/documents?"+q, nil, tok)
+	m := requireError(t, r, http.StatusUnauthorized, "token signature is invalid")
+	require.Equal(t, map[string]any{"request": "unauthorized: token signature is invalid"}, m["result"])
+	r = doToken(t, srv, http.MethodGet, "/documents?"+q, nil, formBToken(t, srv, "/documents", q+"&x=1", nil, true))
+	requireError(t, r, http.StatusUnauthorized, "content claim matches neither")
+	require.Empty(t, srv.Writes())
+}
+
+// hmacB64 is the base64url HMAC-SHA256 of input under secret: a JWT's
+// signature, for tokens whose header is written by hand.
+func hmacB64(secret, input string) string {
+	mac := hmac.New(sha256.New, []byte(secret))
+	mac.Write([]byte(input))
+	return base64.RawURLEncoding.EncodeToString(mac.Sum(nil))
+}
+
+// TestRecordedW4TestCompaniesCreateAndInvoice: test mode is a second key
+// pair on the same base URL, whose companies are named "TEST ..."; such a
+// company is created and invoiced like any other (the fake has one key
+// pair: a client's test keys are its keys).
+func TestRecordedW4TestCompaniesCreateAndInvoice(t *testing.T) {
+	srv := newServer(t)
+	r := do(t, srv, http.MethodPost, "/companies", `{"companies":[{"name":"TEST Sandbox LLC","home_state":"Florida","entity_type":"Limited Liability Company"}]}`)
+	requireOK(t, r, "true")
+	id := r.Items(t)[0]["id"].(string)
+	r = do(t, srv, http.MethodPost, "/services", map[string]any{"company_id": id, "jurisdictions": []string{"Florida"}})
+	requireOK(t, r, "true")
+	r = do(t, srv, http.MethodGet, "/invoices?company_id="+id, nil)
+	requireOK(t, r, "true")
+	invoices := r.Items(t)
+	require.Len(t, invoices, 1)
+	require.Equal(t, "TEST Sandbox LLC", invoices[0]["company"])
+}
+
+// TestRecordedPageURLTakesDPI: dpi on GET /documents/{id}/page/{n}/url
+// (seen once in a client) gives the page image at that resolution.
+func TestRecordedPageURLTakesDPI(t *testing.T) {
+	srv := newDemo(t)
+	doc := acctadmintest.DemoID("document", 1).String()
+	for _, dpi := range []int{72, 300} {
+		var link struct {
+			URL string `json:"url"`
+		}
+		do(t, srv, http.MethodGet, "/documents/"+doc+"/page/0/url?dpi="+itoa(dpi), nil).Result(t, &link)
+		resp, err := srv.Client().Get(link.URL)
+		require.NoError(t, err)
+		w, h := acctadmintest.PagePixels(dpi)
+		requirePNG(t, readResponse(t, resp), w, h)
+		resp.Body.Close()
+	}
+	requireFieldError(t, do(t, srv, http.MethodGet, "/documents/"+doc+"/page/0/url?dpi=96", nil), "dpi")
+}
+
+// TestRecordedBulkDownloadBareIDs: the bulk download takes ids= without
+// brackets, repeated or comma-joined, as it takes ids[]=.
+func TestRecordedBulkDownloadBareIDs(t *testing.T) {
+	srv := newDemo(t)
+	a, b := acctadmintest.DemoID("document", 1).String(), acctadmintest.DemoID("document", 2).String()
+	for _, q := range []string{"ids=" + a + "&ids=" + b, "ids=" + a + "," + b, "ids[]=" + a + "&ids[]=" + b} {
+		var link struct {
+			URL string `json:"url"`
+		}
+		do(t, srv, http.MethodGet, "/documents/bulk-download?"+q, nil).Result(t, &link)
+		resp, err := srv.Client().Get(link.URL)
+		require.NoError(t, err)
+		zr := readResponse(t, resp)
+		resp.Body.Close()
+		require.Equal(t, http.StatusOK, zr.Status, q)
+		z, err := zip.NewReader(bytes.NewReader(zr.Body), int64(len(zr.Body)))
+		require.NoError(t, err)
+		require.Len(t, z.File, 2, q)
+	}
 }
