@@ -231,8 +231,8 @@ type simpleProductWire struct {
 func listSimpleProducts(c *call) error {
 	f := c.f
 	out, err := locked(f, func() ([]simpleProductWire, error) {
-		w, err := f.websiteParam(c)
-		if err != nil || w == nil {
+		w, err := f.productsWebsite(c)
+		if err != nil {
 			return []simpleProductWire{}, err
 		}
 		list := f.st.simple.filter(func(p *SimpleProduct) bool { return p.WebsiteURL == w.URL })

@@ -182,8 +182,10 @@
 // (spec/recorded-behaviour.md, W1: https://www.x.com/ finds nothing for
 // a website registered as www.x.com); the fake used to match loosely,
 // ignoring the case of scheme and host and a trailing slash. A URL no
-// website is registered as is success, not 404: GET /websites answers
-// {"website": null} (W1), and the product listings [].
+// website is registered as is success, not 404, on GET /websites:
+// {"website": null} (W1); the product listings answer it 404 with a
+// message that says how URLs are matched (nothing is recorded there, and
+// an empty list would hide the mistake).
 //
 // Services: POST /services creates a service of type "registered-agent"
 // in each jurisdiction where the company has none that is still open (not
@@ -225,7 +227,7 @@
 // whole values, jurisdiction must be valid; all ignore case and combine.
 //
 // Filing products: url is required (400); a URL no website is registered
-// as lists nothing. With a valid jurisdiction every product carries filing_methods,
+// as is a 404. With a valid jurisdiction every product carries filing_methods,
 // the methods of that jurisdiction, possibly []; without one the field is
 // absent.
 //

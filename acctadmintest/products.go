@@ -159,7 +159,7 @@ func (wf wireFormat) filingMethod(m FilingMethod) filingMethodWire {
 
 // GET /filing-products?url=&jurisdiction=: the products of a website (url
 // required: 400; a URL no website is registered as, matched exactly as
-// GET /websites does: []). With a jurisdiction (which must be
+// GET /websites does: 404). With a jurisdiction (which must be
 // valid: 400), every product carries filing_methods, the methods of that
 // jurisdiction (possibly []); without one the field is absent. With an
 // entity_type, only the products for that type (or for every type).
@@ -176,8 +176,8 @@ func listFilingProducts(c *call) error {
 	f := c.f
 	wf := f.wire(false)
 	out, err := locked(f, func() ([]filingProductWire, error) {
-		w, err := f.websiteParam(c)
-		if err != nil || w == nil {
+		w, err := f.productsWebsite(c)
+		if err != nil {
 			return []filingProductWire{}, err
 		}
 		list := f.st.products.filter(func(p *FilingProduct) bool {
@@ -271,12 +271,12 @@ type registeredAgentProductWire struct {
 
 // GET /registered-agent-products?url=: the registered-agent products of a
 // website (url required: 400; a URL no website is registered as, matched
-// exactly as GET /websites does: []), with their duration in months (W2).
+// exactly as GET /websites does: 404), with their duration in months (W2).
 func listRegisteredAgentProducts(c *call) error {
 	f := c.f
 	out, err := locked(f, func() ([]registeredAgentProductWire, error) {
-		w, err := f.websiteParam(c)
-		if err != nil || w == nil {
+		w, err := f.productsWebsite(c)
+		if err != nil {
 			return []registeredAgentProductWire{}, err
 		}
 		list := f.st.raProducts.filter(func(p *RegisteredAgentProduct) bool { return p.WebsiteURL == w.URL })

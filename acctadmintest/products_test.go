@@ -60,11 +60,10 @@ func TestFilingProductsValidation(t *testing.T) {
 	requireFieldError(t, do(t, srv, http.MethodGet, "/filing-products?jurisdiction=Utah", nil), "url")
 	requireFieldError(t, do(t, srv, http.MethodGet, "/filing-products?url="+demoURL+"&jurisdiction=Gondor", nil), "jurisdiction")
 	// The URL is matched as the exact text registered (W1): another
-	// spelling of the same site names no website and lists nothing.
+	// spelling of the same site names no website, a 404 that says so.
 	for _, other := range []string{"https://unknown.example", "https://www.example-agent.com/", "https://www.example-agent.com", "WWW.Example-Agent.com", "www.example-agent.com/"} {
 		r := do(t, srv, http.MethodGet, "/filing-products?url="+url.QueryEscape(other), nil)
-		requireOK(t, r, "true")
-		require.Equal(t, "[]", string(mustRaw(t, r)), other)
+		requireError(t, r, http.StatusNotFound, `website "`+other+`" (a website's URL is matched as registered, such as www.example.com) not found`)
 	}
 	r := do(t, srv, http.MethodGet, "/filing-products?url="+url.QueryEscape("www.example-agent.com"), nil)
 	requireOK(t, r, "true")
@@ -86,8 +85,7 @@ func TestRegisteredAgentProducts(t *testing.T) {
 	requireFieldError(t, do(t, srv, http.MethodGet, "/registered-agent-products", nil), "url")
 	for _, other := range []string{"https://x.example", "https://" + acctadmintest.DemoWebsiteURL} {
 		r := do(t, srv, http.MethodGet, "/registered-agent-products?url="+url.QueryEscape(other), nil)
-		requireOK(t, r, "true")
-		require.Equal(t, "[]", string(mustRaw(t, r)), other)
+		requireError(t, r, http.StatusNotFound, `website "`+other+`"`)
 	}
 }
 

@@ -58,8 +58,8 @@ func TestRecordedE1ErrorDetailInResult(t *testing.T) {
 // TestRecordedW1WebsiteNullWhenUnmatched: the account's website is
 // registered scheme-less and matched as that text; the URL with a scheme
 // and a slash is success with website null, not 404; the same
-// scheme-less value works on the product listings, and another
-// spelling lists nothing there.
+// scheme-less value works on the product listings, where another
+// spelling is the fake's 404 (nothing is recorded there).
 func TestRecordedW1WebsiteNullWhenUnmatched(t *testing.T) {
 	srv := newDemo(t)
 	require.Equal(t, "www.example-agent.com", acctadmintest.DemoWebsiteURL)
@@ -83,8 +83,7 @@ func TestRecordedW1WebsiteNullWhenUnmatched(t *testing.T) {
 		requireOK(t, r, "true")
 		require.NotEmpty(t, r.Items(t), route)
 		r = do(t, srv, http.MethodGet, route+"?url="+url.QueryEscape("https://www.example-agent.com/"), nil)
-		requireOK(t, r, "true")
-		require.Empty(t, r.Items(t), route)
+		requireError(t, r, http.StatusNotFound, "matched as registered")
 	}
 }
 

@@ -1,6 +1,7 @@
 package acctadmintest
 
 import (
+	"strconv"
 	"strings"
 	"time"
 
@@ -95,14 +96,27 @@ func (f *Fake) websiteByURL(u string) *Website {
 
 // websiteParam resolves the required url parameter of the website
 // endpoints: missing is 400; a URL no website is registered as is nil,
-// which the endpoints answer as success with nothing (W1). f.mu must be
-// held.
+// which GET /websites answers as success with website null (W1). f.mu
+// must be held.
 func (f *Fake) websiteParam(c *call) (*Website, error) {
 	u := c.str("url")
 	if u == "" {
 		return nil, invalid("url", "is required")
 	}
 	return f.websiteByURL(u), nil
+}
+
+// productsWebsite resolves the url of the product listings, matched as
+// websiteParam matches it; a URL no website is registered as is a 404
+// that says how websites are matched (nothing is recorded of what the
+// real server answers there, and an empty list would hide the mistake).
+// f.mu must be held.
+func (f *Fake) productsWebsite(c *call) (*Website, error) {
+	w, err := f.websiteParam(c)
+	if err == nil && w == nil {
+		err = notFound("website " + strconv.Quote(c.str("url")) + " (a website's URL is matched as registered, such as www.example.com)")
+	}
+	return w, err
 }
 
 type addressWire struct {
