@@ -29,8 +29,9 @@
 // be HS256 (alg none, other HMAC sizes and asymmetric algorithms are
 // refused), signed with SecretKey, carry AccessKey in its header field
 // access_key, and have exactly two claims: path, the request path without
-// the query string, and content, the lowercase hex SHA-256 of the exact
-// request body (of the empty string when there is none). A request of any
+// the query string, and content, the lowercase hex SHA-256 of the raw
+// query string followed by the exact request body, or of the body alone
+// (of the empty string when there is none; see "Signing forms"). A request of any
 // method whose body is {} may sign the empty content, as the provider's
 // JavaScript clients do (they send {} with every request that has no body,
 // and the axios variant with GET too); any other body must match its
