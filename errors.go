@@ -129,7 +129,9 @@ type APIError struct {
 	Header http.Header
 
 	// Fields are the API's complaints about single fields of the request
-	// ("errors": [{"field", "message"}]), in the order it gave them, so
+	// ("errors": [{"field", "message"}]; then "company_errors" and
+	// "jurisdiction_errors", where an item that names no field is kept
+	// under the list's name), in the order it gave them, so
 	// that a refused form says which field: Field as the API names it,
 	// the JSON name sent (as ValidationError.Field names a parameter),
 	// and Message what is wrong with it. Both pass through the redaction

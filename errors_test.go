@@ -454,16 +454,16 @@ func TestAPIErrorDetailInResult(t *testing.T) {
 		t.Fatalf("err = %v, want a 400 *APIError saying Company name already exists", err)
 	}
 	for body, want := range map[string]string{
-		`{"success":false,"result":"Company name already exists"}`:                        "Company name already exists",
-		`{"success":false,"result":{"message":"SERVICE_EXISTS: already exists"}}`:         "SERVICE_EXISTS: already exists",
-		`{"success":false,"result":{"error":"DUPLICATE_COMPANY"}}`:                        "DUPLICATE_COMPANY",
-		`{"success":false,"message":"first","result":{"request":"second"}}`:               "first",
-		`{"success":false,"result":{"request":"the request","message":"the message"}}`:    "the request",
-		`{"success":false,"result":[{"id":"1f2e3d4c-3333-4000-8000-0000000000cc"}]}`:      "bad request",
-		`{"success":false,"result":{"id":"1f2e3d4c-3333-4000-8000-0000000000cc"}}`:        "bad request",
-		`{"success":false,"result":{"request":"` + strings.Repeat("b", 700) + `"}}`:       strings.Repeat("b", 500) + "…",
-		`{"success":false,"result":{"request":"bad key ` + testSecretKey + `"}}`:          "bad key [redacted]",
-		`{"success":false,"result":{"error":{"request":"nested ` + testAccessKey + `"}}}`: "nested [redacted]",
+		`{"success":false,"result":"Company name already exists"}`:                                                 "Company name already exists",
+		`{"success":false,"result":{"message":"SERVICE_EXISTS: already exists"}}`:                                  "SERVICE_EXISTS: already exists",
+		`{"success":false,"result":{"error":"DUPLICATE_COMPANY"}}`:                                                 "DUPLICATE_COMPANY",
+		`{"success":false,"message":"first","result":{"request":"second"}}`:                                        "first",
+		`{"success":false,"result":{"request":"the request","message":"the message"}}`:                             "the request",
+		`{"success":false,"result":[{"id":"1f2e3d4c-3333-4000-8000-0000000000cc","message":"Annual report due"}]}`: "bad request",
+		`{"success":false,"result":{"id":"1f2e3d4c-3333-4000-8000-0000000000cc"}}`:                                 "bad request",
+		`{"success":false,"result":{"request":"` + strings.Repeat("b", 700) + `"}}`:                                strings.Repeat("b", 500) + "…",
+		`{"success":false,"result":{"request":"bad key ` + testSecretKey + `"}}`:                                   "bad key [redacted]",
+		`{"success":false,"result":{"error":{"request":"nested ` + testAccessKey + `"}}}`:                          "nested [redacted]",
 	} {
 		srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) { writeJSON(w, http.StatusBadRequest, body) })
 		_, err := newTestClient(t, srv).Companies.Create(context.Background(), CompanyCreateParams{Name: "Acme LLC"})
