@@ -165,7 +165,8 @@
 //   - POST /services answers the registered agent and its address at once:
 //     [Service.RegisteredAgent]; service info comes under service_info.
 //   - A key sent null is refused where it is taken absent (POST
-//     /companies): no write sends null; zero values are left out.
+//     /companies): no write sends null of its own; zero values are left
+//     out (form data goes as the caller's value encodes).
 //
 // # Paging
 //
