@@ -149,6 +149,25 @@
 //   - [InvoiceStatus] has constants for the states the API is known to
 //     send; any other state is kept as it comes.
 //
+// # What the real API was recorded doing
+//
+// Some choices follow what the real API was recorded answering, and
+// changed when it was:
+//
+//   - Website matching: a URL is matched as registered text, so
+//     [WebsitesClient.Get] sends it as given, and an unregistered one
+//     (recorded answered success with {"website": null}) is [ErrNotFound],
+//     no longer a zero Website.
+//   - Error detail: the API puts it inside result ({"success": false,
+//     "result": {"request": "Company name already exists"}}), so
+//     [APIError.Message] reads result after message, no longer saying only
+//     "bad request"; company_errors and jurisdiction_errors go to Fields.
+//   - POST /services answers the registered agent and its address at once:
+//     [Service.RegisteredAgent]; service info comes under service_info.
+//   - A key sent null is refused where it is taken absent (POST
+//     /companies): no write sends null of its own; zero values are left
+//     out (form data goes as the caller's value encodes).
+//
 // # Paging
 //
 // The API pages by limit and offset and gives no totals. Servers cap pages

@@ -88,6 +88,8 @@ var recordSamples = map[string]recordSample{
 		sdkRead[Website], newOf[Website]()},
 	"Address": {`{"line_1":"1 Main","line_2":"","city":"Provo","state":"UT","zip_code":"84601","country":"US"}`,
 		plainRead[Address], newOf[Address]()},
+	"RegisteredAgent": {`{"name":"Registered Agents Inc","address":{"line1":"7901 4th St N","line2":"STE 300","city":"St. Petersburg","state_province_region":"FL","zip_postal_code":"33702"}}`,
+		plainRead[RegisteredAgent], newOf[RegisteredAgent]()},
 	"Turnaround": {`[{"days":"1","hours":"2"}]`, plainRead[Turnaround], newOf[Turnaround]()},
 	"Account": {`{"id":` + sampleID + `,"name":"Jane","email":"jane@acme.example","created_at":` + sampleTime + `}`,
 		sdkRead[Account], newOf[Account]()},

@@ -129,7 +129,9 @@ type APIError struct {
 	Header http.Header
 
 	// Fields are the API's complaints about single fields of the request
-	// ("errors": [{"field", "message"}]), in the order it gave them, so
+	// ("errors": [{"field", "message"}]; then "company_errors" and
+	// "jurisdiction_errors", where an item that names no field is kept
+	// under the list's name), in the order it gave them, so
 	// that a refused form says which field: Field as the API names it,
 	// the JSON name sent (as ValidationError.Field names a parameter),
 	// and Message what is wrong with it. Both pass through the redaction
@@ -165,18 +167,22 @@ const (
 
 // fieldErrors reads the per-field errors of an error body: "errors" as a
 // list of {"field", "message"} objects (also "attribute"/"param" and
-// "error"/"detail"), or as an object of field to message or messages.
+// "error"/"detail"), or as an object of field to message or messages;
+// then "company_errors" and "jurisdiction_errors", beside result or
+// inside it, which POST /companies answers may carry: their items are
+// read the same way, and one that names no field is kept under the
+// list's name, its message the item's text or, failing that, its JSON.
 func fieldErrors(body []byte, red *redactor) []FieldError {
 	body = bytes.TrimSpace(body)
 	if len(body) == 0 || body[0] != '{' {
 		return nil
 	}
-	var m struct {
-		Errors json.RawMessage `json:"errors"`
-	}
-	if json.Unmarshal(body, &m) != nil || len(m.Errors) == 0 {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(body, &m) != nil {
 		return nil
 	}
+	var inResult map[string]json.RawMessage
+	_ = json.Unmarshal(m["result"], &inResult) // nil unless result is an object
 	var out []FieldError
 	keep := func(field, msg string) bool {
 		if field == "" || len(out) == maxFieldErrors {
@@ -185,22 +191,59 @@ func fieldErrors(body []byte, red *redactor) []FieldError {
 		out = append(out, FieldError{Field: red.clean(field, maxFieldText), Message: red.clean(msg, maxFieldText)})
 		return true
 	}
-	switch m.Errors[0] {
-	case '[':
-		var items []map[string]json.RawMessage
-		if json.Unmarshal(m.Errors, &items) != nil {
-			return nil
+	for _, list := range []string{"errors", "company_errors", "jurisdiction_errors"} {
+		raw := bytes.TrimSpace(m[list])
+		if len(raw) == 0 {
+			raw = bytes.TrimSpace(inResult[list])
 		}
-		for _, it := range items {
+		unnamed := list // the field of an item that names none
+		if list == "errors" {
+			unnamed = "" // such an item of "errors" is not kept
+		}
+		if !readFieldErrors(raw, unnamed, keep) {
+			break
+		}
+	}
+	return out
+}
+
+// readFieldErrors hands keep each complaint of one list of field errors,
+// until keep says no more (then it returns false).
+func readFieldErrors(raw json.RawMessage, unnamed string, keep func(field, msg string) bool) bool {
+	if len(raw) == 0 {
+		return true
+	}
+	text := func(item json.RawMessage) string {
+		if s := messageText(item, 0); s != "" || unnamed == "" {
+			return s
+		}
+		return string(bytes.TrimSpace(item)) // a code or a shape of no known key: kept as written
+	}
+	switch raw[0] {
+	case '[':
+		var items []json.RawMessage
+		if json.Unmarshal(raw, &items) != nil {
+			return true
+		}
+		for _, item := range items {
+			var it map[string]json.RawMessage
+			_ = json.Unmarshal(item, &it)
 			field := firstText(it, "field", "attribute", "param", "path")
-			if !keep(field, firstText(it, "message", "error", "detail")) {
-				break
+			if field == "" {
+				field = unnamed
+			}
+			msg := firstText(it, "message", "error", "detail")
+			if it == nil || msg == "" && unnamed != "" {
+				msg = text(item)
+			}
+			if !keep(field, msg) {
+				return false
 			}
 		}
 	case '{':
 		var obj map[string]json.RawMessage
-		if json.Unmarshal(m.Errors, &obj) != nil {
-			return nil
+		if json.Unmarshal(raw, &obj) != nil {
+			return true
 		}
 		keys := make([]string, 0, len(obj))
 		for k := range obj {
@@ -208,12 +251,18 @@ func fieldErrors(body []byte, red *redactor) []FieldError {
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			if !keep(k, messageText(obj[k], 0)) {
-				break
+			field := k
+			if unnamed != "" {
+				field = unnamed + "." + k
+			}
+			if !keep(field, text(obj[k])) {
+				return false
 			}
 		}
+	case '"':
+		return keep(unnamed, text(raw))
 	}
-	return out
+	return true
 }
 
 // firstText returns the first of the keys of m that holds a string.
@@ -337,8 +386,11 @@ func newAPIError(status int, method, path string, body []byte, red *redactor) *A
 }
 
 // errorMessage finds a human message in the shapes an error body takes:
-// {"message": …}, {"error": …}, {"error": {"message": …}}, {"errors": […]}.
-// The shape is not documented, so every one of them is tried.
+// {"message": …}, {"result": …}, {"result": {"request": …}}, {"error": …},
+// {"error": {"message": …}}, {"errors": […]}. The real API keeps the
+// detail inside result ({"success": false, "result": {"request": "Company
+// name already exists"}}), so result is read after message; the shape is
+// not documented, so every one of them is tried.
 func errorMessage(body []byte) string {
 	body = bytes.TrimSpace(body)
 	if len(body) == 0 || body[0] != '{' {
@@ -348,7 +400,10 @@ func errorMessage(body []byte) string {
 	if json.Unmarshal(body, &m) != nil {
 		return ""
 	}
-	for _, k := range []string{"message", "error", "errors", "error_message", "detail"} {
+	for _, k := range []string{"message", "result", "error", "errors", "error_message", "detail"} {
+		if k == "result" && !bytes.HasPrefix(m[k], []byte{'"'}) && !bytes.HasPrefix(m[k], []byte{'{'}) {
+			continue // a list (the unpaid invoices of a refused cancellation) says nothing
+		}
 		if s := messageText(m[k], 0); s != "" {
 			return s
 		}
@@ -369,7 +424,7 @@ func messageText(raw json.RawMessage, depth int) string {
 	case '{':
 		var m map[string]json.RawMessage
 		if json.Unmarshal(raw, &m) == nil {
-			for _, k := range []string{"message", "error", "detail"} {
+			for _, k := range []string{"request", "message", "error", "detail"} {
 				if s := messageText(m[k], depth+1); s != "" {
 					return s
 				}

@@ -438,6 +438,65 @@ func TestFieldErrorShapes(t *testing.T) {
 	}
 }
 
+// The real API keeps an error's detail inside result
+// (spec/recorded-behaviour.md, E1): the message is read from message,
+// then from result as text or as an object with request, message or
+// error; a list under result (a refused cancellation's invoices) is no
+// message.
+func TestAPIErrorDetailInResult(t *testing.T) {
+	srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusBadRequest, `{"success":false,"result":{"request":"Company name already exists"}}`)
+	})
+	c := newTestClient(t, srv)
+	_, err := c.Companies.Create(context.Background(), CompanyCreateParams{Name: "Acme LLC", HomeState: "Florida"})
+	var ae *APIError
+	if !errors.As(err, &ae) || ae.StatusCode != http.StatusBadRequest || ae.Message != "Company name already exists" || srv.count() != 1 {
+		t.Fatalf("err = %v, want a 400 *APIError saying Company name already exists", err)
+	}
+	for body, want := range map[string]string{
+		`{"success":false,"result":"Company name already exists"}`:                                                 "Company name already exists",
+		`{"success":false,"result":{"message":"SERVICE_EXISTS: already exists"}}`:                                  "SERVICE_EXISTS: already exists",
+		`{"success":false,"result":{"error":"DUPLICATE_COMPANY"}}`:                                                 "DUPLICATE_COMPANY",
+		`{"success":false,"message":"first","result":{"request":"second"}}`:                                        "first",
+		`{"success":false,"result":{"request":"the request","message":"the message"}}`:                             "the request",
+		`{"success":false,"result":[{"id":"1f2e3d4c-3333-4000-8000-0000000000cc","message":"Annual report due"}]}`: "bad request",
+		`{"success":false,"result":{"id":"1f2e3d4c-3333-4000-8000-0000000000cc"}}`:                                 "bad request",
+		`{"success":false,"result":{"request":"` + strings.Repeat("b", 700) + `"}}`:                                strings.Repeat("b", 500) + "…",
+		`{"success":false,"result":{"request":"bad key ` + testSecretKey + `"}}`:                                   "bad key [redacted]",
+		`{"success":false,"result":{"error":{"request":"nested ` + testAccessKey + `"}}}`:                          "nested [redacted]",
+	} {
+		srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) { writeJSON(w, http.StatusBadRequest, body) })
+		_, err := newTestClient(t, srv).Companies.Create(context.Background(), CompanyCreateParams{Name: "Acme LLC"})
+		if !errors.As(err, &ae) || ae.Message != want || strings.Contains(err.Error(), testSecretKey) {
+			t.Errorf("%.70s: err %v, want the message %q", body, err, want)
+		}
+	}
+}
+
+// company_errors and jurisdiction_errors, which POST /companies answers
+// may carry (spec/recorded-behaviour.md, E2), are kept in Fields, beside
+// result or inside it, whatever their shape.
+func TestFieldErrorsOfCompanyWrites(t *testing.T) {
+	for _, tc := range []struct {
+		body string
+		want []FieldError
+	}{
+		{`{"success":false,"result":{"request":"refused","company_errors":["DUPLICATE_COMPANY: Acme LLC already exists"]}}`,
+			[]FieldError{{"company_errors", "DUPLICATE_COMPANY: Acme LLC already exists"}}},
+		{`{"success":false,"company_errors":[{"name":"Acme LLC","code":"DUPLICATE_COMPANY"}],"jurisdiction_errors":{"Oregon1":"unknown jurisdiction"}}`,
+			[]FieldError{{"company_errors", `{"name":"Acme LLC","code":"DUPLICATE_COMPANY"}`}, {"jurisdiction_errors.Oregon1", "unknown jurisdiction"}}},
+		{`{"success":false,"result":{"jurisdiction_errors":[{"field":"jurisdictions[0]","message":"SERVICE_EXISTS"}]}}`,
+			[]FieldError{{"jurisdictions[0]", "SERVICE_EXISTS"}}},
+		{`{"errors":[{"field":"name","message":"is required"}],"company_errors":"DUPLICATE_COMPANY"}`,
+			[]FieldError{{"name", "is required"}, {"company_errors", "DUPLICATE_COMPANY"}}},
+		{`{"success":false,"result":[{"company_errors":["x"]}]}`, nil},
+	} {
+		if got := newAPIError(400, "POST", "/companies", []byte(tc.body), nil).Fields; !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%.70s: Fields = %+v, want %+v", tc.body, got, tc.want)
+		}
+	}
+}
+
 // Whatever the API sends under "errors", Fields stays bounded, holds only
 // what was sent, and never shows a secret the request carried.
 func TestFieldErrorsBoundedAndRedacted(t *testing.T) {

@@ -50,6 +50,16 @@ type Service struct {
 	JurisdictionID uuid.UUID     `json:"jurisdiction_id"`
 	Company        string        `json:"company"`
 	CompanyID      uuid.UUID     `json:"company_id"`
+	// RegisteredAgent is the agent the service names, and its address in
+	// the jurisdiction (the one to put on formation papers); nil when the
+	// answer does not say. The API answers it at once to POST /services.
+	RegisteredAgent *RegisteredAgent `json:"registered_agent"`
+}
+
+// RegisteredAgent is the registered agent of a service, and its address.
+type RegisteredAgent struct {
+	Name    string  `json:"name"`
+	Address Address `json:"address"`
 }
 
 // UnmarshalJSON reads a service in every shape the API writes it.
@@ -129,8 +139,10 @@ func (s *ServicesClient) RequestCancellation(ctx context.Context, id uuid.UUID) 
 
 // ServiceInfo is what a service holds: its contact person and the officers
 // a corporation's service needs, in the shape of the provider's data file
-// for POST /services/:id/info. An answer is read from the record or its
-// "info" object, and kept whole in Raw. Zero values are not sent.
+// for POST /services/:id/info. An answer is read from its "service_info"
+// object (as the API answers it: {"service_info": {}} before any was
+// added), its "info" object, or the record itself, and kept whole in Raw.
+// Zero values are not sent.
 type ServiceInfo struct {
 	ContactPerson *ServiceContact `json:"contact_person,omitempty"`
 	// The officers, each with the matching Role.
@@ -170,20 +182,25 @@ type ServiceAddress struct {
 	StateProvinceRegion string `json:"state_province_region,omitempty"`
 }
 
-// UnmarshalJSON reads the information from the record or from its "info"
-// object, and keeps the whole record in Raw.
+// UnmarshalJSON reads the information from the record's "service_info"
+// or "info" object, or from the record itself, and keeps the whole record
+// in Raw.
 func (si *ServiceInfo) UnmarshalJSON(data []byte) error {
 	type plain ServiceInfo
 	var w struct {
 		plain
-		Status ServiceStatus   `json:"status"`
-		Info   json.RawMessage `json:"info"`
+		Status      ServiceStatus   `json:"status"`
+		Info        json.RawMessage `json:"info"`
+		ServiceInfo json.RawMessage `json:"service_info"`
 	}
 	*si = ServiceInfo{}
 	if string(data) == "null" {
 		return nil
 	}
 	err := json.Unmarshal(data, &w)
+	if len(w.ServiceInfo) > 0 && string(w.ServiceInfo) != "null" {
+		w.Info = w.ServiceInfo
+	}
 	if err == nil && len(w.Info) > 0 && string(w.Info) != "null" {
 		w.plain = plain{}
 		err = json.Unmarshal(w.Info, &w.plain)

@@ -254,3 +254,68 @@ func TestServicesRefuseBadParams(t *testing.T) {
 		}},
 	})
 }
+
+// v1Service is the item of the real API's answer to POST /services for
+// Florida, as it was recorded (spec/recorded-behaviour.md, V1).
+const v1Service = `{"id":"3e4f5a6b-2222-4000-8000-0000000000bb","status":"active",
+	"registered_agent":{"name":"Registered Agents Inc","address":{"line1":"7901 4th St N","line2":"STE 300","city":"St. Petersburg","state_province_region":"FL","zip_postal_code":"33702"}}}`
+
+// v1Agent is what the SDK must read of it.
+var v1Agent = RegisteredAgent{Name: "Registered Agents Inc",
+	Address: Address{Line1: "7901 4th St N", Line2: "STE 300", City: "St. Petersburg", State: "FL", ZipCode: "33702"}}
+
+// The registered agent and its address come back at once in the answer
+// to POST /services, and with each service GET /services lists.
+func TestServicesRegisteredAgentAsRecorded(t *testing.T) {
+	srv := newAPIServer(t, ok(`[`+v1Service+`]`))
+	c := newTestClient(t, srv)
+	created, err := c.Services.Create(context.Background(), &ServiceCreateParams{CompanyID: companyID, Jurisdictions: []string{"Florida"}})
+	if err != nil || len(created) != 1 || created[0].ID != serviceID || created[0].Status != ServiceActive ||
+		created[0].RegisteredAgent == nil || *created[0].RegisteredAgent != v1Agent {
+		t.Fatalf("Create = %+v, %v; want the registered agent %+v", created, err, v1Agent)
+	}
+	listed, err := c.Services.List(context.Background(), nil)
+	if err != nil || len(listed) != 1 || listed[0].RegisteredAgent == nil || *listed[0].RegisteredAgent != v1Agent {
+		t.Fatalf("List = %+v, %v; want the registered agent %+v", listed, err, v1Agent)
+	}
+	if r := srv.requests(); len(r) != 2 || r[0].Method != http.MethodPost || r[1].Method != http.MethodGet || r[1].Path != "/services" {
+		t.Fatalf("requests %+v", r)
+	}
+	// A service the answer gives no agent for has none.
+	var bare Service
+	if err := json.Unmarshal([]byte(`{"id":"3e4f5a6b-2222-4000-8000-0000000000bb","registered_agent":null}`), &bare); err != nil || bare.RegisteredAgent != nil {
+		t.Fatalf("no agent: %+v, %v", bare, err)
+	}
+}
+
+// Service info is read from service_info, as the real API answers it
+// (spec/recorded-behaviour.md, V3: {"service_info": {}} before any was
+// added), and from info and the record as before.
+func TestServicesInfoUnderServiceInfo(t *testing.T) {
+	for _, tc := range []struct {
+		name, result string
+		want         string // the contact's first name; "" for no contact
+	}{
+		{"recorded empty", `{"service_info":{}}`, ""},
+		{"recorded, filled", `{"service_info":{"contact_person":{"first_name":"Ada","address":{"city":"Provo"}}},"status":"active"}`, "Ada"},
+		{"info", `{"info":{"contact_person":{"first_name":"Grace"}}}`, "Grace"},
+		{"flat", `{"contact_person":{"first_name":"Edsger"}}`, "Edsger"},
+		{"service_info null", `{"service_info":null,"contact_person":{"first_name":"Barbara"}}`, "Barbara"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := newAPIServer(t, ok(tc.result))
+			c := newTestClient(t, srv)
+			got, err := c.Services.Info(context.Background(), serviceID)
+			if err != nil || got == nil || string(got.Raw) != tc.result {
+				t.Fatalf("Info = %+v, %v", got, err)
+			}
+			switch {
+			case tc.want == "" && (got.ContactPerson != nil || got.Directors != nil):
+				t.Fatalf("Info = %+v, want it empty", got)
+			case tc.want != "" && (got.ContactPerson == nil || got.ContactPerson.FirstName != tc.want):
+				t.Fatalf("Info = %+v, want the contact %s", got, tc.want)
+			}
+			requireSent(t, srv, http.MethodGet, "/services/"+serviceID.String()+"/info", "")
+		})
+	}
+}

@@ -2,6 +2,7 @@ package acctadmin
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"time"
 
@@ -30,22 +31,75 @@ type Website struct {
 	Addresses    []Address `json:"addresses"`
 }
 
-// UnmarshalJSON reads a website in every shape the API writes it.
-func (w *Website) UnmarshalJSON(data []byte) error { return decodeRecord(data, w) }
+// UnmarshalJSON reads a website in every shape the API writes it, flat
+// or nested under "website".
+func (w *Website) UnmarshalJSON(data []byte) error {
+	return decodeRecord(unwrapped(data, "website"), w)
+}
 
-// Address is a postal address of a website. GET /websites.
+// Address is a postal address: a website's (GET /websites), or a
+// registered agent's (Service.RegisteredAgent). It is read in either
+// shape: line_1, line_2, city, state, zip_code, country; or line1,
+// line2, city, state_province_region (an abbreviation, "FL"),
+// zip_postal_code.
 type Address struct {
-	Line1   string `json:"line_1"`
-	Line2   string `json:"line_2"`
+	Line1   string `json:"line_1" wire:"or=line1"`
+	Line2   string `json:"line_2" wire:"or=line2"`
 	City    string `json:"city"`
-	State   string `json:"state"`
-	ZipCode string `json:"zip_code"`
+	State   string `json:"state" wire:"or=state_province_region"`
+	ZipCode string `json:"zip_code" wire:"or=zip_postal_code"`
 	Country string `json:"country"`
 }
 
-// Get returns the website whose full URL is websiteURL (required).
-// GET /websites.
+// UnmarshalJSON reads an address in either of its shapes.
+func (a *Address) UnmarshalJSON(data []byte) error { return decodeRecord(data, a) }
+
+// Get returns the website registered as websiteURL (required). The API
+// matches the URL as registered text, scheme and all: a website registered
+// as "www.example.com" is found by "www.example.com", not by
+// "https://www.example.com/" (the real API was recorded answering that
+// one success with {"website": null}). Such an answer, or a null result,
+// is an *APIError whose errors.Is(err, ErrNotFound) is true: its
+// StatusCode is 404, though the API answered 200 (Body holds that answer),
+// and its Message says the URL is not registered. GET /websites.
 func (s *WebsitesClient) Get(ctx context.Context, websiteURL string) (*Website, error) {
-	q := new(query).str("url", websiteURL)
-	return sendOne[Website](ctx, s.c, checkRequired("url", websiteURL), routeWebsitesGet.at(), q, nil)
+	if err := checkRequired("url", websiteURL); err != nil {
+		return nil, err
+	}
+	var w Website
+	err := s.c.do(ctx, routeWebsitesGet.at(), new(query).str("url", websiteURL), nil, false,
+		func(st *callState, resp *http.Response, body []byte) error {
+			ok, null, err := decodeEnvelopeInto(st.method+" "+st.path, body, &w)
+			switch {
+			case err != nil:
+				return st.cleanDecode(err)
+			case !ok:
+				return st.failure(resp, body)
+			case null || noWebsite(body):
+				e := st.failure(resp, body)
+				e.StatusCode, e.Message = http.StatusNotFound, websiteNotRegistered
+				return e
+			}
+			return nil
+		})
+	if err != nil {
+		return nil, err
+	}
+	return &w, nil
+}
+
+// websiteNotRegistered is the message of Get's ErrNotFound.
+const websiteNotRegistered = "no website is registered as this url: it must match the registered text exactly, scheme and all"
+
+// noWebsite reports whether the result of a GET /websites answer is
+// {"website": null}: no website is registered as the URL.
+func noWebsite(body []byte) bool {
+	var env struct {
+		Result map[string]json.RawMessage `json:"result"`
+	}
+	if json.Unmarshal(body, &env) != nil || env.Result["id"] != nil {
+		return false
+	}
+	w, ok := env.Result["website"]
+	return ok && string(w) == "null"
 }

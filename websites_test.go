@@ -2,9 +2,11 @@ package acctadmin
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -100,5 +102,72 @@ func TestWebsitesGetNotFound(t *testing.T) {
 	var apiErr *APIError
 	if got != nil || !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusNotFound || apiErr.Path != "/websites" || apiErr.Message != "website not found" {
 		t.Fatalf("Get = %v, %v; want a 404 *APIError", got, err)
+	}
+}
+
+// The real API answers a URL no website is registered as with success
+// and {"website": null} (spec/recorded-behaviour.md, W1): Get makes that
+// ErrNotFound, an *APIError that says the URL is not registered.
+func TestWebsitesGetUnregisteredURLIsNotFound(t *testing.T) {
+	for name, body := range map[string]string{
+		"recorded":    `{"success":true,"timestamp":"2024-05-01 10:00:00 -0600","result":{"website":null}}`,
+		"null result": `{"success":true,"result":null}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) { writeJSON(w, http.StatusOK, body) })
+			c := newTestClient(t, srv)
+			got, err := c.Websites.Get(context.Background(), "https://www.registeredagentsinc.com/")
+			var apiErr *APIError
+			if got != nil || !errors.Is(err, ErrNotFound) || !errors.As(err, &apiErr) {
+				t.Fatalf("Get = %+v, %v; want ErrNotFound as an *APIError", got, err)
+			}
+			if apiErr.StatusCode != http.StatusNotFound || apiErr.Method != http.MethodGet || apiErr.Path != "/websites" ||
+				!strings.Contains(apiErr.Message, "no website is registered as this url") || string(apiErr.Body) != body {
+				t.Fatalf("error %+v", apiErr)
+			}
+			if strings.Contains(err.Error(), "registeredagentsinc") {
+				t.Fatalf("the error shows the query: %v", err)
+			}
+			requireSent(t, srv, http.MethodGet, "/websites", "url=https%3A%2F%2Fwww.registeredagentsinc.com%2F")
+			if srv.count() != 1 {
+				t.Fatalf("%d requests, want 1", srv.count())
+			}
+		})
+	}
+}
+
+// The URL goes as given, scheme-less as the website was registered, and
+// the record is read flat or nested under "website".
+func TestWebsitesGetFlatOrNested(t *testing.T) {
+	for name, result := range map[string]string{"flat": websiteJSON, "nested": `{"website":` + websiteJSON + `}`} {
+		t.Run(name, func(t *testing.T) {
+			srv := newAPIServer(t, ok(result))
+			c := newTestClient(t, srv)
+			got, err := c.Websites.Get(context.Background(), "www.acme-agents.example")
+			if err != nil || got.ID != uuid.MustParse("2a4c6e80-1b3d-4f5a-9c7e-0d2f4a6c8e01") || got.URL != "https://www.acme-agents.example" ||
+				len(got.Addresses) != 2 || got.Addresses[1].City != "Boise" || len(got.Emails) != 2 {
+				t.Fatalf("Get = %+v, %v", got, err)
+			}
+			requireSent(t, srv, http.MethodGet, "/websites", "url=www.acme-agents.example")
+		})
+	}
+}
+
+// A website's address is read in the registered agent's shape too.
+func TestAddressShapes(t *testing.T) {
+	want := Address{Line1: "7901 4th St N", Line2: "STE 300", City: "St. Petersburg", State: "FL", ZipCode: "33702"}
+	for _, data := range []string{
+		`{"line1":"7901 4th St N","line2":"STE 300","city":"St. Petersburg","state_province_region":"FL","zip_postal_code":"33702"}`,
+		`{"line_1":"7901 4th St N","line_2":"STE 300","city":"St. Petersburg","state":"FL","zip_code":"33702"}`,
+	} {
+		var got Address
+		if err := json.Unmarshal([]byte(data), &got); err != nil || got != want {
+			t.Errorf("%s: %+v, %v; want %+v", data, got, err, want)
+		}
+	}
+	// The website's own names win over the agent's when both are given.
+	var both Address
+	if err := json.Unmarshal([]byte(`{"state":"Utah","state_province_region":"UT"}`), &both); err != nil || both.State != "Utah" {
+		t.Errorf("both names: %+v, %v", both, err)
 	}
 }

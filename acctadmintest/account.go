@@ -59,16 +59,22 @@ type accountWire struct {
 	CreatedAt string       `json:"created_at"`
 }
 
+// AccountType is the type of the fake's account in GET /account: a
+// wholesale account, as the one the real server was recorded answering
+// (spec/recorded-behaviour.md, W3), which is invoiced at wholesale prices
+// (ServicePrice).
+const AccountType = "wholesale-registered-agent"
+
 // GET /account: {"account": {...}}, nested as the real API answers it
 // (customers' clients read it so), with the fields they read (website_id:
-// the account's first website, if any; one person, the user) and the
-// fake's own name, email and created_at.
+// the account's first website, if any; type, AccountType; one person,
+// the user) and the fake's own name, email and created_at.
 func getAccount(c *call) error {
 	f := c.f
 	wf := f.wire(false)
 	out, _ := locked(f, func() (map[string]accountWire, error) {
 		a := &f.st.account
-		w := accountWire{ID: a.ID, Type: "business", Name: a.Name, Email: a.Email, CreatedAt: wf.time(a.CreatedAt),
+		w := accountWire{ID: a.ID, Type: AccountType, Name: a.Name, Email: a.Email, CreatedAt: wf.time(a.CreatedAt),
 			People: []personWire{{ID: DemoID("person", 1), FirstName: "Demo", LastName: "User",
 				PersonEmails:    []personEmailWire{{ID: DemoID("person-email", 1), EmailAddress: a.Email, Label: "primary", Kind: "primary"}},
 				PersonPhones:    []struct{}{},
@@ -266,26 +272,30 @@ type serviceInfo struct {
 	updatedAt time.Time
 }
 
+// serviceInfoWire is the answer of /services/:id/info: the information
+// under service_info, as the real server answers it
+// (spec/recorded-behaviour.md, V3: {"service_info": {}} before any was
+// added), beside the fake's own service_id, status and updated_at.
 type serviceInfoWire struct {
-	ServiceID uuid.UUID       `json:"service_id"`
-	Status    string          `json:"status"`
-	Info      json.RawMessage `json:"info"`
-	UpdatedAt *string         `json:"updated_at"`
+	ServiceInfo json.RawMessage `json:"service_info"`
+	ServiceID   uuid.UUID       `json:"service_id"`
+	Status      string          `json:"status"`
+	UpdatedAt   *string         `json:"updated_at"`
 }
 
 // serviceInfoWire writes a service's information; f.mu must be held.
 func (f *Fake) serviceInfoWire(wf wireFormat, s *Service) serviceInfoWire {
-	out := serviceInfoWire{ServiceID: s.ID, Status: s.Status, Info: json.RawMessage("{}")}
+	out := serviceInfoWire{ServiceID: s.ID, Status: s.Status, ServiceInfo: json.RawMessage("{}")}
 	if in, ok := f.st.info[s.ID]; ok {
-		out.Info = in.data
+		out.ServiceInfo = in.data
 		t := wf.time(in.updatedAt)
 		out.UpdatedAt = &t
 	}
 	return out
 }
 
-// GET /services/:id/info: what the client gave for the service ({} when
-// nothing yet).
+// GET /services/:id/info: what the client gave for the service, under
+// service_info ({} when nothing yet).
 func getServiceInfo(c *call) error {
 	return answerByID(c, "service", func(s *state) *table[Service] { return &s.services }, c.f.serviceInfoWire, answer{})
 }

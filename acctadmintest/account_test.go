@@ -23,7 +23,7 @@ func TestAccountNestedUnderAccount(t *testing.T) {
 	require.Equal(t, acctadmintest.DemoUserEmail, a["email"])
 	require.Nil(t, a["website_id"], "no website yet")
 	require.Nil(t, a["affiliate"])
-	require.Equal(t, "business", a["type"])
+	require.Equal(t, "wholesale-registered-agent", a["type"])
 	people := a["people"].([]any)
 	require.Len(t, people, 1)
 	emails := people[0].(map[string]any)["person_emails"].([]any)

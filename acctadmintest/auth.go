@@ -115,9 +115,11 @@ func (f *Fake) authenticate(r *http.Request, body []byte) string {
 // checkForm checks the path and content claims against the request, in
 // the forms clients of the real API sign them (the package doc, "Signing
 // forms"): A, the bare path and the hash of the body; B, the bare path and
-// the hash of the raw query followed by the body; C, the path with its
-// query and the hash of the body. WithStrictSigning accepts A alone (and C
-// with WithQueryInPathClaim).
+// the hash of the raw query, exactly as received, followed by the body; C,
+// the path with its query and the hash of the body. By default all three
+// pass; WithStrictSigning accepts its one form (and C with
+// WithQueryInPathClaim). For a request without a query, A and B are the
+// same bytes.
 func (f *Fake) checkForm(path, content string, r *http.Request, body []byte) string {
 	bare := path == r.URL.EscapedPath() || path == r.URL.Path
 	if !bare {
@@ -125,25 +127,45 @@ func (f *Fake) checkForm(path, content string, r *http.Request, body []byte) str
 			return msg
 		}
 	}
-	if content == hexSHA256(body) {
-		return ""
-	}
+	query := r.URL.RawQuery
 	// The provider's JavaScript clients send {} with requests that have no
 	// body while signing the empty content, on every method, and the API
 	// accepts it.
-	if content == emptySHA256 && string(bytes.TrimSpace(body)) == "{}" {
-		return ""
-	}
-	if bare && r.URL.RawQuery != "" && content == hexSHA256(append([]byte(r.URL.RawQuery), body...)) {
-		if f.cfg.strictSigning {
-			return "content claim hashes the query and the body: sign the body alone (the query-and-body form is refused with WithStrictSigning)"
+	bodyOnly := content == hexSHA256(body) || (content == emptySHA256 && string(bytes.TrimSpace(body)) == "{}")
+	queryAndBody := bare && query != "" && content == hexSHA256(append([]byte(query), body...))
+	const notBody = "content claim does not match the SHA-256 of the request body"
+	switch strict := f.cfg.strictSigning; {
+	case strict == 0:
+		if bodyOnly || queryAndBody {
+			return ""
 		}
-		return ""
+		if query != "" && bare {
+			return "content claim matches neither the SHA-256 of the request body nor that of the query followed by the body"
+		}
+		return notBody
+	case !bare || query == "":
+		// Form C (let through by checkPathClaim), or no query: the body alone.
+		if bodyOnly {
+			return ""
+		}
+		return notBody
+	case strict == SignBodyOnly:
+		if bodyOnly {
+			return ""
+		}
+		if queryAndBody {
+			return "content claim hashes the query and the body: sign the body alone (WithStrictSigning(SignBodyOnly) refuses the query-and-body form)"
+		}
+		return notBody
+	default: // SignQueryAndBody
+		if queryAndBody {
+			return ""
+		}
+		if bodyOnly {
+			return "content claim hashes the body alone: sign the raw query followed by the body (WithStrictSigning(SignQueryAndBody) refuses the body-only form)"
+		}
+		return "content claim does not match the SHA-256 of the raw query followed by the request body"
 	}
-	if r.URL.RawQuery != "" && !f.cfg.strictSigning {
-		return "content claim matches neither the SHA-256 of the request body nor that of the query followed by the body"
-	}
-	return "content claim does not match the SHA-256 of the request body"
 }
 
 // hexSHA256 is the lowercase hex SHA-256 of b.
@@ -160,7 +182,7 @@ func (f *Fake) checkPathClaim(claim string, r *http.Request) string {
 	if !hasQuery || (p != r.URL.EscapedPath() && p != r.URL.Path) {
 		return fmt.Sprintf("path claim %q does not match the request path %q", claim, r.URL.Path)
 	}
-	if f.cfg.strictSigning && !f.cfg.queryInPath {
+	if f.cfg.strictSigning != 0 && !f.cfg.queryInPath {
 		return "path claim carries a query string: sign the path without it (the query-in-path form is refused with WithStrictSigning)"
 	}
 	want, err1 := url.ParseQuery(r.URL.RawQuery)

@@ -3,11 +3,13 @@ package acctadmintest_test
 import (
 	"encoding/base64"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
 
 	"github.com/acctadmin/acctadmin-go/acctadmintest"
 )
@@ -29,7 +31,8 @@ func TestAuthAcceptsHandRolledToken(t *testing.T) {
 		srv.SecretKey)
 	r := doToken(t, srv, http.MethodGet, "/websites?url=https://nowhere.example", nil, tok)
 	// Authenticated: the answer is about the website, not the token.
-	requireError(t, r, http.StatusNotFound, "website")
+	requireOK(t, r, "true")
+	require.JSONEq(t, `{"website":null}`, string(mustRaw(t, r)))
 }
 
 func TestAuthAcceptsPOSTBodyHash(t *testing.T) {
@@ -210,14 +213,17 @@ func TestFixedKeys(t *testing.T) {
 // TestSigningForms: the three forms clients of the real API sign in
 // (A: bare path, hash of the body; B: bare path, hash of the raw query and
 // the body; C: path with its query, hash of the body) are accepted by
-// default; WithStrictSigning accepts A alone, and C with
-// WithQueryInPathClaim; a claim that matches no form is refused in every
-// mode, with a message that says what did not match.
+// default; WithStrictSigning accepts its one form (A when none is given),
+// and C with WithQueryInPathClaim; a claim that matches no form is
+// refused in every mode, with a message that says what did not match.
 func TestSigningForms(t *testing.T) {
 	query := "company_id=" + acctadmintest.DemoID("company", 1).String() + "&start_date=2025-01-01&end_date=2026-01-01"
 	target := "/compliance-events?" + query
 	strict := []acctadmintest.Option{acctadmintest.WithStrictSigning()}
 	strictC := []acctadmintest.Option{acctadmintest.WithStrictSigning(), acctadmintest.WithQueryInPathClaim()}
+	strictA := []acctadmintest.Option{acctadmintest.WithStrictSigning(acctadmintest.SignBodyOnly)}
+	strictB := []acctadmintest.Option{acctadmintest.WithStrictSigning(acctadmintest.SignQueryAndBody)}
+	strictBC := []acctadmintest.Option{acctadmintest.WithStrictSigning(acctadmintest.SignQueryAndBody), acctadmintest.WithQueryInPathClaim()}
 	formA := claimsFor("/compliance-events", nil)
 	formB := map[string]any{"path": "/compliance-events", "content": sha256Hex([]byte(query))}
 	formC := claimsFor(target, nil)
@@ -237,6 +243,16 @@ func TestSigningForms(t *testing.T) {
 		{"A strict with C", strictC, formA, http.StatusOK, ""},
 		{"B strict with C", strictC, formB, http.StatusUnauthorized, "content claim hashes the query and the body"},
 		{"C strict with C", strictC, formC, http.StatusOK, ""},
+		{"A strict body", strictA, formA, http.StatusOK, ""},
+		{"B strict body", strictA, formB, http.StatusUnauthorized, "content claim hashes the query and the body"},
+		{"C strict body", strictA, formC, http.StatusUnauthorized, "path claim carries a query string"},
+		{"A strict query", strictB, formA, http.StatusUnauthorized, "content claim hashes the body alone"},
+		{"B strict query", strictB, formB, http.StatusOK, ""},
+		{"C strict query", strictB, formC, http.StatusUnauthorized, "path claim carries a query string"},
+		{"A strict query with C", strictBC, formA, http.StatusUnauthorized, "content claim hashes the body alone"},
+		{"B strict query with C", strictBC, formB, http.StatusOK, ""},
+		{"C strict query with C", strictBC, formC, http.StatusOK, ""},
+		{"B strict query, hash of something else", strictB, map[string]any{"path": "/compliance-events", "content": sha256Hex([]byte(query + "x"))}, http.StatusUnauthorized, "does not match the SHA-256 of the raw query followed by the request body"},
 		{"B with the query reordered", nil, map[string]any{"path": "/compliance-events", "content": sha256Hex([]byte("start_date=2025-01-01&" + query))}, http.StatusUnauthorized, "matches neither"},
 		{"C with another query", nil, claimsFor("/compliance-events?start_date=2025-01-01&end_date=2026-01-01", nil), http.StatusUnauthorized, "query in the path claim does not match"},
 		{"C on another path", nil, claimsFor("/documents?"+query, nil), http.StatusUnauthorized, `path claim "/documents?`},
@@ -324,4 +340,63 @@ func TestAuthRejectsOtherBodiesSignedAsEmpty(t *testing.T) {
 	requireError(t, r, http.StatusUnauthorized, "content claim does not match")
 	require.Empty(t, srv.Callbacks())
 	require.Empty(t, srv.Writes())
+}
+
+// TestStrictSigningAcceptsExactlyItsForm: on a generated family of
+// queries, spelled as clients of the real API spell them (+ or %20 for a
+// space, an unencoded URL, repeated keys with or without [], comma-joined
+// lists), and of bodies, the default fake accepts the body-only and the
+// query-and-body forms, each hashed exactly as sent; WithStrictSigning of
+// one form accepts that form and answers the other 401; with no query the
+// two forms are the same bytes and both pass; a token hashing the query
+// spelled another way is refused in every mode.
+func TestStrictSigningAcceptsExactlyItsForm(t *testing.T) {
+	servers := map[acctadmintest.SigningForm]*acctadmintest.Server{
+		0:                              newServer(t),
+		acctadmintest.SignBodyOnly:     newServer(t, acctadmintest.WithStrictSigning(acctadmintest.SignBodyOnly)),
+		acctadmintest.SignQueryAndBody: newServer(t, acctadmintest.WithStrictSigning(acctadmintest.SignQueryAndBody)),
+	}
+	pieces := []string{"url=www.example-agent.com", "url=https://www.example-agent.com/", "url=https%3A%2F%2Fwww.example-agent.com%2F",
+		"names=a+b", "names=a%20b", "names=a,b", "ids[]=1&ids[]=2", "ids=1&ids=2", "limit=10&offset=0", "status=unread"}
+	rapid.Check(t, func(rt *rapid.T) {
+		parts := rapid.SliceOfN(rapid.SampledFrom(pieces), 0, 4).Draw(rt, "query")
+		query := strings.Join(parts, "&")
+		body := []byte(rapid.SampledFrom([]string{"", `{"a":1}`, `{"url":"www.example-agent.com"}`}).Draw(rt, "body"))
+		typ := rapid.Bool().Draw(rt, "typ")
+		target := "/callbacks"
+		if query != "" {
+			target += "?" + query
+		}
+		token := func(srv *acctadmintest.Server, content string) string {
+			h := map[string]any{"alg": "HS256", "access_key": srv.AccessKey}
+			if typ {
+				h["typ"] = "JWT"
+			}
+			return handJWT(t, h, map[string]any{"path": "/callbacks", "content": content}, srv.SecretKey)
+		}
+		forms := map[acctadmintest.SigningForm]string{
+			acctadmintest.SignBodyOnly:     sha256Hex(body),
+			acctadmintest.SignQueryAndBody: sha256Hex(append([]byte(query), body...)),
+		}
+		for mode, srv := range servers {
+			for form, content := range forms {
+				r := doToken(t, srv, http.MethodGet, target, body, token(srv, content))
+				accepted := mode == 0 || mode == form || query == ""
+				if accepted {
+					require.Equal(rt, http.StatusOK, r.Status, "mode %v form %v %s: %s", mode, form, target, r.Body)
+				} else {
+					require.Equal(rt, http.StatusUnauthorized, r.Status, "mode %v form %v %s: %s", mode, form, target, r.Body)
+				}
+			}
+			if query != "" && strings.ContainsAny(query, "+%,") {
+				// The same query, decoded and encoded again, is not what was sent.
+				v, err := url.ParseQuery(query)
+				require.NoError(rt, err)
+				if other := v.Encode(); other != query {
+					r := doToken(t, srv, http.MethodGet, target, body, token(srv, sha256Hex(append([]byte(other), body...))))
+					require.Equal(rt, http.StatusUnauthorized, r.Status, "mode %v, query signed as %q: %s", mode, other, r.Body)
+				}
+			}
+		}
+	})
 }

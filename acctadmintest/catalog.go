@@ -231,9 +231,9 @@ type simpleProductWire struct {
 func listSimpleProducts(c *call) error {
 	f := c.f
 	out, err := locked(f, func() ([]simpleProductWire, error) {
-		w, err := f.websiteParam(c)
+		w, err := f.productsWebsite(c)
 		if err != nil {
-			return nil, err
+			return []simpleProductWire{}, err
 		}
 		list := f.st.simple.filter(func(p *SimpleProduct) bool { return p.WebsiteURL == w.URL })
 		return mapRows(list, func(p *SimpleProduct) simpleProductWire {

@@ -170,6 +170,35 @@ func companyJurisdictions(field string, items []string) ([]string, error) {
 	return out, nil
 }
 
+// entityTypes are the entity types a company write accepts, matched
+// regardless of case: the full names the real server was recorded
+// accepting ("Limited Liability Company", "Corporation":
+// spec/recorded-behaviour.md, C3), the short forms the fake has always
+// taken, and the other common kinds. Another value is refused (C2).
+var entityTypes = []string{
+	"Limited Liability Company", "LLC",
+	"Corporation", "Corp", "Inc",
+	"Professional Limited Liability Company", "PLLC",
+	"Professional Corporation", "PC",
+	"Nonprofit Corporation", "Nonprofit",
+	"Limited Partnership", "LP",
+	"Limited Liability Partnership", "LLP",
+	"S Corporation", "Benefit Corporation",
+}
+
+// entityTypeParam checks the entity_type of a company write: "" means not
+// given, a known type is kept as sent, another is a 400 on field.
+func entityTypeParam(field string, s *string) (*string, error) {
+	if s == nil || strings.TrimSpace(*s) == "" {
+		return nil, nil
+	}
+	v := strings.TrimSpace(*s)
+	if !slices.ContainsFunc(entityTypes, func(t string) bool { return strings.EqualFold(t, v) }) {
+		return nil, invalid(field, "must be an entity type such as Limited Liability Company, LLC or Corporation, not "+strconv.Quote(v))
+	}
+	return &v, nil
+}
+
 type companyCreateBody struct {
 	Companies []struct {
 		Name          *string  `json:"name"`
@@ -210,10 +239,13 @@ func createCompanies(c *call) error {
 			}
 			it.home = j.Name
 		}
-		if in.EntityType != nil {
-			it.entity = *in.EntityType
+		entity, err := entityTypeParam(field+"entity_type", in.EntityType)
+		if err != nil {
+			return err
 		}
-		var err error
+		if entity != nil {
+			it.entity = *entity
+		}
 		if it.places, err = companyJurisdictions(field+"jurisdictions", in.Jurisdictions); err != nil {
 			return err
 		}
@@ -305,7 +337,11 @@ func (f *Fake) applyCompanyUpdates(c *call, wf wireFormat, body *companyUpdateBo
 			}
 			return nil, err
 		}
-		ch := change{co: co, entity: in.EntityType}
+		entity, err := entityTypeParam(field+"entity_type", in.EntityType)
+		if err != nil {
+			return nil, err
+		}
+		ch := change{co: co, entity: entity}
 		if in.Name != nil && strings.TrimSpace(*in.Name) != "" {
 			n := strings.TrimSpace(*in.Name)
 			if other := f.companyByName(n); !dup && other != nil && other != co {

@@ -12,11 +12,14 @@ import (
 // Names in the demo account of SeedDemo.
 const (
 	// DemoWebsiteURL is the demo website, with filing products and
-	// registered-agent products.
-	DemoWebsiteURL = "https://www.example-agent.com"
+	// registered-agent products, registered as the real server registers
+	// an account's website: without scheme or slash
+	// (spec/recorded-behaviour.md, W1). The url of GET /websites and the
+	// product listings must be this text exactly.
+	DemoWebsiteURL = "www.example-agent.com"
 	// DemoBareWebsiteURL is a second demo website without emails, phone
-	// numbers, addresses or products.
-	DemoBareWebsiteURL = "https://www.example-filings.com"
+	// numbers, addresses or products, registered the same way.
+	DemoBareWebsiteURL = "www.example-filings.com"
 	// DemoUnpaidCompany is the demo company with unpaid invoices: a
 	// cancel-request on its services is refused.
 	DemoUnpaidCompany = "Bluebird Bakery Inc"
@@ -203,7 +206,7 @@ func (f *Fake) SeedDemo() Demo {
 		Name:         "Example Agent Services",
 		URL:          DemoWebsiteURL,
 		BillingName:  "Example Agent Services LLC",
-		LoginURL:     DemoWebsiteURL + "/login",
+		LoginURL:     "https://" + DemoWebsiteURL + "/login",
 		CreatedAt:    now.Add(-900 * day),
 		Emails:       []string{"support@example-agent.com", "billing@example-agent.com"},
 		PhoneNumbers: []string{"+1 208-555-0100"},
@@ -216,7 +219,7 @@ func (f *Fake) SeedDemo() Demo {
 		ID:        DemoID("website", 2),
 		Name:      "Example Filings",
 		URL:       DemoBareWebsiteURL,
-		LoginURL:  DemoBareWebsiteURL + "/login",
+		LoginURL:  "https://" + DemoBareWebsiteURL + "/login",
 		CreatedAt: now.Add(-600 * day),
 	})
 
@@ -259,7 +262,7 @@ func (f *Fake) SeedDemo() Demo {
 		p.WebsiteURL = DemoWebsiteURL
 		f.AddFilingProduct(p)
 	}
-	for i, j := range []string{"Utah", "Idaho", "Wyoming", "Texas", "Washington", "Nevada", "Delaware"} {
+	for i, j := range []string{"Utah", "Idaho", "Wyoming", "Texas", "Washington", "Nevada", "Delaware", "Florida"} {
 		price := "119.00"
 		if j == "Delaware" {
 			price = "50.00"
@@ -271,7 +274,8 @@ func (f *Fake) SeedDemo() Demo {
 			Name:         "Registered Agent Service - " + j,
 			Jurisdiction: j,
 			Price:        price,
-			URL:          DemoWebsiteURL + "/registered-agent/" + strings.ToLower(abbr.Abbreviation),
+			Duration:     12,
+			URL:          "https://" + DemoWebsiteURL + "/registered-agent/" + strings.ToLower(abbr.Abbreviation),
 		})
 	}
 

@@ -29,8 +29,9 @@
 // be HS256 (alg none, other HMAC sizes and asymmetric algorithms are
 // refused), signed with SecretKey, carry AccessKey in its header field
 // access_key, and have exactly two claims: path, the request path without
-// the query string, and content, the lowercase hex SHA-256 of the exact
-// request body (of the empty string when there is none). A request of any
+// the query string, and content, the lowercase hex SHA-256 of the raw
+// query string followed by the exact request body, or of the body alone
+// (of the empty string when there is none; see "Signing forms"). A request of any
 // method whose body is {} may sign the empty content, as the provider's
 // JavaScript clients do (they send {} with every request that has no body,
 // and the axios variant with GET too); any other body must match its
@@ -44,15 +45,28 @@
 // three by default, so that a customer's own client in any language runs
 // on it:
 //
-//   - A: the path claim is the path without its query, the content claim
-//     the hex SHA-256 of the body (the provider's current examples, the SDK);
-//   - B: the path without its query, and the SHA-256 of the raw query
-//     string followed by the body (older examples, a Spring client);
+//   - A (SignBodyOnly): the path claim is the path without its query, the
+//     content claim the hex SHA-256 of the body (the provider's current
+//     examples);
+//   - B (SignQueryAndBody): the path without its query, and the SHA-256 of
+//     the raw query string exactly as received (without "?"), followed by
+//     the body: the form the provider's documentation gives, and the one
+//     recorded working on GETs with a query (spec/recorded-behaviour.md,
+//     S1 to S3). Any spelling of the query passes (+ or %20, unencoded
+//     URLs, repeated keys with or without [], comma-joined lists) as long
+//     as the hash covers the bytes sent; a request without a query signs
+//     the same bytes in A and B;
 //   - C: the path with its query ("/documents?status=read"), and the
 //     SHA-256 of the body (the C# example, a TypeScript client).
 //
-// WithStrictSigning accepts form A alone (and C with
-// WithQueryInPathClaim); the SDK's own tests use it.
+// The token's header may carry "typ": "JWT" or not (S4). A token that
+// matches no accepted form is a 401 (S5).
+//
+// WithStrictSigning accepts one form alone: WithStrictSigning(SignQueryAndBody)
+// or WithStrictSigning(SignBodyOnly), and DefaultStrictSigning, the form
+// the SDK signs, when none is given (C too with WithQueryInPathClaim).
+// The SDK's own tests use it (NewClient does), so that the SDK keeps
+// signing the one way it is configured to.
 //
 // # The contract
 //
@@ -93,14 +107,16 @@
 //
 // Success is {"success": true, "timestamp": "...", "result": ...}, the
 // result an array for listings and an object otherwise. Every error is
-// {"success": false, "timestamp": "...", "message": "...", "errors":
-// [{"field": ..., "message": ...}]}, the errors array present when
+// {"success": false, "timestamp": "...", "message": "...", "result":
+// {"request": "..."}, "errors": [{"field": ..., "message": ...}]}: the
+// detail is in result as well as in message, since the real server
+// answers it inside result and its clients read result.request first
+// (spec/recorded-behaviour.md, E1); the errors array is present when
 // parameters are at fault: 400 for invalid parameters, 401 for
 // authentication, 404 for unknown ids and paths, 405 (with Allow) for a
 // known path with another method, 413 for a body over 1 MiB, and whatever
-// an injected Fault says. The one error with a result is the 400 of
-// POST /services/:id/cancel-request, whose result lists the unpaid
-// invoices.
+// an injected Fault says. The 400 of POST /services/:id/cancel-request
+// has the unpaid invoices as its result instead.
 //
 // Times are written as "2006-01-02 15:04:05 -0700" in DefaultLocation, a
 // fixed -07:00 offset, unless WithLocation says otherwise; dates
@@ -157,17 +173,39 @@
 // or company_id that names no company is a 404, also in listing filters;
 // an unknown jurisdiction is a 400 (the description asks for valid ones).
 // An id in a path that is not a UUID names nothing and is a 404; a UUID
-// parameter that is not one is a 400. Website URLs match ignoring the case
-// of scheme and host and a trailing slash.
+// parameter that is not one is a 400.
+//
+// Websites: a website's URL is the text it was registered with, seeded
+// scheme-less ("www.example-agent.com") as the real server registers an
+// account's website, and the url of GET /websites, /filing-products,
+// /registered-agent-products and /simple-products matches it exactly.
+// This follows what the real server was recorded doing
+// (spec/recorded-behaviour.md, W1: https://www.x.com/ finds nothing for
+// a website registered as www.x.com); the fake used to match loosely,
+// ignoring the case of scheme and host and a trailing slash. A URL no
+// website is registered as is success, not 404, on GET /websites:
+// {"website": null} (W1); the product listings answer it 404 with a
+// message that says how URLs are matched (nothing is recorded there, and
+// an empty list would hide the mistake).
 //
 // Services: POST /services creates a service of type "registered-agent"
 // in each jurisdiction where the company has none that is still open (not
-// cancelled) and answers only those it created, [] when there were none.
-// New services are active when the company has a home_state and
-// awaiting-client-input when it has none. A cancel-request is refused
-// while the service's company has any unpaid invoice (invoices belong to
-// companies, not services); otherwise the service, in any state, becomes
-// cancel-requested.
+// cancelled) and answers only those it created, [] when there were none,
+// each with its registered_agent, {name, address: {line1, line2, city,
+// state_province_region, zip_postal_code}} (spec/recorded-behaviour.md,
+// V1; in Florida the recorded address, elsewhere one of the same shape).
+// New services are active at once, before any invoice is paid, unless
+// information is needed first: in Wyoming (V4, as the provider's
+// documentation says) and for a company without a home_state they are
+// awaiting-client-input until POST /services/:id/info. Each new service
+// gets an unpaid invoice of ServicePrice, the wholesale price (V2), found
+// with GET /invoices?company_id=<id>, and new-invoice is sent. A
+// cancel-request is refused while the service's company has any unpaid
+// invoice other than the service's own (invoices belong to companies,
+// and the fake's choice is that a service's own first invoice is what a
+// cancel drops: nothing recorded says otherwise); otherwise the service,
+// in any state, becomes cancel-requested and its own unpaid invoice
+// cancelled.
 //
 // Documents: status defaults to unread and must be read or unread; start
 // and stop bound created_at inclusively and take the API's time form or
@@ -189,8 +227,8 @@
 // Resources: name matches a part of the name, agency and entity_type match
 // whole values, jurisdiction must be valid; all ignore case and combine.
 //
-// Filing products: url is required (400) and must name a known website
-// (404). With a valid jurisdiction every product carries filing_methods,
+// Filing products: url is required (400); a URL no website is registered
+// as is a 404. With a valid jurisdiction every product carries filing_methods,
 // the methods of that jurisdiction, possibly []; without one the field is
 // absent.
 //
@@ -201,7 +239,13 @@
 // Companies: POST /companies adds the companies whose names are new and
 // answers only those; PATCH /companies names each company by company or
 // company_id (exactly one) and may set name, entity_type and home_state.
-// Both check the whole batch before changing anything. home_state is null
+// Both check the whole batch before changing anything. As the real server
+// was recorded doing (spec/recorded-behaviour.md, C1 to C3), an explicit
+// null for any key of either is a 400 naming the key (leave it out
+// instead), and so are an unknown entity_type and an unknown
+// jurisdiction; entity types are taken by full name ("Limited Liability
+// Company", "Corporation") or short form ("LLC", "PLLC"), regardless of
+// case, and kept as sent. home_state is null
 // for a company without one. Records of a company follow its renames.
 //
 // Account and auth: GET /account is the account the keys belong to, with
@@ -268,7 +312,8 @@
 //
 // Services: POST /services/:id/info stores the JSON object (keys such as
 // "official.director" included) and makes a service awaiting client input
-// active; GET answers it, {} before.
+// active; GET answers it under service_info, {"service_info": {}} before,
+// as the real server does (V3).
 //
 // Callbacks: url must be an absolute http or https URL; registering a URL
 // twice makes two callbacks. DELETE answers {"id": "<id>"}.

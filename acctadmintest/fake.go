@@ -5,6 +5,7 @@ import (
 	crand "crypto/rand"
 	"encoding/binary"
 	"encoding/hex"
+	"fmt"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -88,7 +89,7 @@ type config struct {
 	logLimit             int
 	contractReport       func(error)
 	queryInPath          bool
-	strictSigning        bool
+	strictSigning        SigningForm // 0: every form
 	rateLimit            int
 	answers              []*cannedAnswer
 	clientOpts           []acctadmin.Option // for NewClient
@@ -142,15 +143,59 @@ func WithoutQuirks() Option {
 	return optionFunc(func(c *config) { c.quirks = false })
 }
 
-// WithStrictSigning makes the fake accept request tokens in the SDK's
-// form alone: the path without its query in the path claim and the hash
-// of the body in the content claim (form A of the package doc's "Signing
-// forms"). By default the fake also accepts the two other forms that
+// SigningForm is one way of filling a request token's content claim (see
+// the package doc, "Signing forms").
+type SigningForm int
+
+const (
+	// SignBodyOnly is form A: the content claim is the hex SHA-256 of the
+	// body alone, whatever the query (the provider's current examples).
+	SignBodyOnly SigningForm = iota + 1
+	// SignQueryAndBody is form B: the hex SHA-256 of the raw query string
+	// exactly as sent, without "?", followed by the body (the provider's
+	// documentation). For a request without a query it is SignBodyOnly.
+	SignQueryAndBody
+)
+
+// DefaultStrictSigning is the one form WithStrictSigning accepts when it is
+// given none: the form the SDK in the parent module signs by default, so
+// that the SDK's own tests, which run on the strict fake, hold it to that
+// form.
+const DefaultStrictSigning = SignBodyOnly
+
+// String names the form as the -strict-signing flag of
+// cmd/acctadmin-fake does: "body" or "query".
+func (s SigningForm) String() string {
+	switch s {
+	case SignBodyOnly:
+		return "body"
+	case SignQueryAndBody:
+		return "query"
+	}
+	return fmt.Sprintf("SigningForm(%d)", int(s))
+}
+
+// WithStrictSigning makes the fake accept request tokens in one form
+// alone: the path without its query in the path claim, and the content
+// claim of form, SignBodyOnly or SignQueryAndBody (DefaultStrictSigning
+// when none is given). By default the fake accepts every form that
 // clients of the real API use, so that a customer's own client runs on
-// it; the SDK's own tests use this option, so that the SDK keeps signing
-// one way.
-func WithStrictSigning() Option {
-	return optionFunc(func(c *config) { c.strictSigning = true })
+// it; a client's own tests use this option, so that the client keeps
+// signing the one way it is configured to. It panics when given more
+// than one form or one that is not a SigningForm: those are mistakes in
+// the calling test.
+func WithStrictSigning(form ...SigningForm) Option {
+	f := DefaultStrictSigning
+	switch {
+	case len(form) > 1:
+		panic("acctadmintest: WithStrictSigning takes at most one form")
+	case len(form) == 1:
+		f = form[0]
+	}
+	if f != SignBodyOnly && f != SignQueryAndBody {
+		panic("acctadmintest: WithStrictSigning: unknown form " + f.String())
+	}
+	return optionFunc(func(c *config) { c.strictSigning = f })
 }
 
 // WithQueryInPathClaim, with WithStrictSigning, also accepts tokens whose

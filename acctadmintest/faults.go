@@ -116,7 +116,7 @@ func (f *Fake) withFaults(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if wait, ok := f.limit.take(time.Now()); !ok {
 			w.Header().Set("Retry-After", strconv.FormatInt(int64((wait+time.Second-1)/time.Second), 10))
-			writeJSON(w, http.StatusTooManyRequests, errorEnvelope{Timestamp: f.envelopeTime(false), Message: "rate limit exceeded"})
+			writeJSON(w, http.StatusTooManyRequests, errorAnswer(f.envelopeTime(false), "rate limit exceeded"))
 			return
 		}
 		ex := exchangeOf(r)
@@ -190,7 +190,7 @@ func writeFaultStatus(w http.ResponseWriter, ft Fault, timestamp string) {
 			msg = "status " + strconv.Itoa(ft.Status)
 		}
 	}
-	writeJSON(w, ft.Status, errorEnvelope{Timestamp: timestamp, Message: msg})
+	writeJSON(w, ft.Status, errorAnswer(timestamp, msg))
 }
 
 // dropConnection closes the request's connection without a (further)

@@ -104,7 +104,7 @@ func bulkDownloadDocuments(c *call) error {
 // serveLink serves a URL of FilesPrefix.
 func (f *Fake) serveLink(w http.ResponseWriter, r *http.Request) {
 	fail := func(status int, msg string) {
-		writeJSON(w, status, errorEnvelope{Timestamp: f.envelopeTime(false), Message: msg})
+		writeJSON(w, status, errorAnswer(f.envelopeTime(false), msg))
 	}
 	if r.Method != http.MethodGet {
 		w.Header().Set("Allow", http.MethodGet)

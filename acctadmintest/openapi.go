@@ -267,6 +267,9 @@ func schemaFieldError(field string, param bool, se *openapi3.SchemaError) fieldE
 	switch {
 	case msg == "":
 		msg = "is not valid"
+	case se.SchemaField == "nullable":
+		// The real server refuses an explicit null (spec/recorded-behaviour.md, C1).
+		msg = "must not be null: leave the key out instead"
 	case se.SchemaField == "enum" && se.Schema != nil:
 		vals := make([]string, len(se.Schema.Enum))
 		for i, v := range se.Schema.Enum {

@@ -87,7 +87,7 @@ func TestQueryValuesStayValues(t *testing.T) {
 		{"/compliance-events?start_date=2025-01-01&end_date=2025-12-31&jurisdictions[]=Utah%00", 400, "unknown jurisdiction"},
 		{"/compliance-events?start_date=2025-01-01&end_date=2025-12-31&jurisdictions[]=UT&jurisdiction_ids[]=x", 400, "must not both be given"},
 		{"/invoices?companies[]=%27%20OR%201%3D1", 404, "not found"},
-		{"/filing-products?url=javascript:alert(1)", 404, "website javascript:alert(1) not found"},
+		{"/services?company=javascript:alert(1)", 404, "company not found"},
 		{"/services?limit=%zz", 400, "malformed query"},
 	}
 	for _, tc := range cases {

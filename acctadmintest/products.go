@@ -158,7 +158,8 @@ func (wf wireFormat) filingMethod(m FilingMethod) filingMethodWire {
 }
 
 // GET /filing-products?url=&jurisdiction=: the products of a website (url
-// required: 400; unknown website: 404). With a jurisdiction (which must be
+// required: 400; a URL no website is registered as, matched exactly as
+// GET /websites does: 404). With a jurisdiction (which must be
 // valid: 400), every product carries filing_methods, the methods of that
 // jurisdiction (possibly []); without one the field is absent. With an
 // entity_type, only the products for that type (or for every type).
@@ -175,9 +176,9 @@ func listFilingProducts(c *call) error {
 	f := c.f
 	wf := f.wire(false)
 	out, err := locked(f, func() ([]filingProductWire, error) {
-		w, err := f.websiteParam(c)
+		w, err := f.productsWebsite(c)
 		if err != nil {
-			return nil, err
+			return []filingProductWire{}, err
 		}
 		list := f.st.products.filter(func(p *FilingProduct) bool {
 			return p.WebsiteURL == w.URL && (entity == "" || len(p.EntityTypes) == 0 ||
@@ -213,7 +214,9 @@ type RegisteredAgentProduct struct {
 	// Price is decimal text such as "99.00", written on the wire as that
 	// exact JSON number.
 	Price string
-	URL   string
+	// Duration is how long the service runs, in months.
+	Duration int
+	URL      string
 }
 
 // RegisteredAgentProductInput describes a product for
@@ -225,6 +228,7 @@ type RegisteredAgentProductInput struct {
 	Name         string
 	Jurisdiction string // a jurisdiction name
 	Price        string
+	Duration     int // months; 12 when zero
 	URL          string
 }
 
@@ -246,7 +250,11 @@ func (f *Fake) AddRegisteredAgentProduct(in RegisteredAgentProductInput) Registe
 		Name:         in.Name,
 		Jurisdiction: j.Name,
 		Price:        price,
+		Duration:     in.Duration,
 		URL:          in.URL,
+	}
+	if p.Duration == 0 {
+		p.Duration = 12
 	}
 	f.st.raProducts.insert(p)
 	return *p
@@ -257,21 +265,23 @@ type registeredAgentProductWire struct {
 	Name         string      `json:"name"`
 	Jurisdiction string      `json:"jurisdiction"`
 	Price        json.Number `json:"price"`
+	Duration     int         `json:"duration"` // months
 	URL          string      `json:"url"`
 }
 
 // GET /registered-agent-products?url=: the registered-agent products of a
-// website (url required: 400; unknown website: 404).
+// website (url required: 400; a URL no website is registered as, matched
+// exactly as GET /websites does: 404), with their duration in months (W2).
 func listRegisteredAgentProducts(c *call) error {
 	f := c.f
 	out, err := locked(f, func() ([]registeredAgentProductWire, error) {
-		w, err := f.websiteParam(c)
+		w, err := f.productsWebsite(c)
 		if err != nil {
-			return nil, err
+			return []registeredAgentProductWire{}, err
 		}
 		list := f.st.raProducts.filter(func(p *RegisteredAgentProduct) bool { return p.WebsiteURL == w.URL })
 		return mapRows(list, func(p *RegisteredAgentProduct) registeredAgentProductWire {
-			return registeredAgentProductWire{ID: p.ID, Name: p.Name, Jurisdiction: p.Jurisdiction, Price: json.Number(p.Price), URL: p.URL}
+			return registeredAgentProductWire{ID: p.ID, Name: p.Name, Jurisdiction: p.Jurisdiction, Price: json.Number(p.Price), Duration: p.Duration, URL: p.URL}
 		}), nil
 	})
 	if err != nil {

@@ -59,10 +59,13 @@ func TestFilingProductsValidation(t *testing.T) {
 	requireFieldError(t, do(t, srv, http.MethodGet, "/filing-products", nil), "url")
 	requireFieldError(t, do(t, srv, http.MethodGet, "/filing-products?jurisdiction=Utah", nil), "url")
 	requireFieldError(t, do(t, srv, http.MethodGet, "/filing-products?url="+demoURL+"&jurisdiction=Gondor", nil), "jurisdiction")
-	requireError(t, do(t, srv, http.MethodGet, "/filing-products?url=https://unknown.example", nil), http.StatusNotFound, "website")
-	// The URL is matched without regard to the case of the host or a
-	// trailing slash.
-	r := do(t, srv, http.MethodGet, "/filing-products?url="+url.QueryEscape("https://WWW.Example-Agent.com/"), nil)
+	// The URL is matched as the exact text registered (W1): another
+	// spelling of the same site names no website, a 404 that says so.
+	for _, other := range []string{"https://unknown.example", "https://www.example-agent.com/", "https://www.example-agent.com", "WWW.Example-Agent.com", "www.example-agent.com/"} {
+		r := do(t, srv, http.MethodGet, "/filing-products?url="+url.QueryEscape(other), nil)
+		requireError(t, r, http.StatusNotFound, `website "`+other+`" (a website's URL is matched as registered, such as www.example.com) not found`)
+	}
+	r := do(t, srv, http.MethodGet, "/filing-products?url="+url.QueryEscape("www.example-agent.com"), nil)
 	requireOK(t, r, "true")
 	require.Len(t, r.Items(t), 4)
 	// The other website sells nothing.
@@ -76,11 +79,14 @@ func TestRegisteredAgentProducts(t *testing.T) {
 	r := do(t, srv, http.MethodGet, "/registered-agent-products?url="+demoURL, nil)
 	requireOK(t, r, "true")
 	items := r.Items(t)
-	require.Len(t, items, 7)
-	require.ElementsMatch(t, []string{"id", "name", "jurisdiction", "price", "url"}, keys(items[0]))
-	require.Contains(t, string(r.Body), `"name":"Registered Agent Service - Utah","jurisdiction":"Utah","price":119.00,"url":"https://www.example-agent.com/registered-agent/ut"}`)
+	require.Len(t, items, 8)
+	require.ElementsMatch(t, []string{"id", "name", "jurisdiction", "price", "duration", "url"}, keys(items[0]))
+	require.Contains(t, string(r.Body), `"name":"Registered Agent Service - Utah","jurisdiction":"Utah","price":119.00,"duration":12,"url":"https://www.example-agent.com/registered-agent/ut"}`)
 	requireFieldError(t, do(t, srv, http.MethodGet, "/registered-agent-products", nil), "url")
-	requireError(t, do(t, srv, http.MethodGet, "/registered-agent-products?url=https://x.example", nil), http.StatusNotFound, "website")
+	for _, other := range []string{"https://x.example", "https://" + acctadmintest.DemoWebsiteURL} {
+		r := do(t, srv, http.MethodGet, "/registered-agent-products?url="+url.QueryEscape(other), nil)
+		requireError(t, r, http.StatusNotFound, `website "`+other+`"`)
+	}
 }
 
 func TestFilingProductsByEntityType(t *testing.T) {

@@ -383,7 +383,7 @@ func (f *Fake) delayed(next http.Handler) http.Handler {
 // the fake is closing, which it tells with a 503.
 func (f *Fake) abandon(w http.ResponseWriter) {
 	if f.ctx.Err() != nil {
-		writeJSON(w, http.StatusServiceUnavailable, errorEnvelope{Timestamp: f.envelopeTime(false), Message: "server is shutting down"})
+		writeJSON(w, http.StatusServiceUnavailable, errorAnswer(f.envelopeTime(false), "server is shutting down"))
 	}
 }
 

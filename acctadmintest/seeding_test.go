@@ -30,7 +30,7 @@ func TestSeedingHelpersPanicOnMistakes(t *testing.T) {
 		},
 		"event no due date": func() { srv.AddComplianceEvent(acctadmintest.ComplianceEventInput{CompanyID: co.ID}) },
 		"relative callback": func() { srv.AddCallback("/hook") },
-		"duplicate website": func() { srv.AddWebsite(acctadmintest.WebsiteInput{URL: "https://SHOP.example/"}) },
+		"duplicate website": func() { srv.AddWebsite(acctadmintest.WebsiteInput{URL: "https://shop.example"}) },
 		"agent product place": func() {
 			srv.AddRegisteredAgentProduct(acctadmintest.RegisteredAgentProductInput{WebsiteURL: "https://shop.example", Jurisdiction: "Xanadu"})
 		},

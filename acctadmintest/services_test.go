@@ -220,3 +220,44 @@ func TestCancelRequestUnknownService(t *testing.T) {
 	requireError(t, do(t, srv, http.MethodPost, "/services/not-a-uuid/cancel-request", nil), http.StatusNotFound, "service not found")
 	requireError(t, do(t, srv, http.MethodGet, "/services/"+uuid.NewString()+"/cancel-request", nil), http.StatusMethodNotAllowed, "not allowed")
 }
+
+// TestCancelRequestOfANewService: the invoice POST /services makes for a
+// service does not hold back that service's cancel-request, which cancels
+// it; another unpaid invoice of the company does (another service's, or
+// any other), and the refusal lists those alone.
+func TestCancelRequestOfANewService(t *testing.T) {
+	srv := newDemo(t)
+	co := srv.AddCompany(acctadmintest.CompanyInput{Name: "TEST Cancel LLC", HomeState: "Utah", EntityType: "LLC"})
+	create := func(j string) string {
+		r := do(t, srv, http.MethodPost, "/services", map[string]any{"company_id": co.ID.String(), "jurisdictions": []string{j}})
+		requireOK(t, r, "true")
+		return r.Items(t)[0]["id"].(string)
+	}
+	invoiceStatus := func() map[string]string {
+		out := map[string]string{}
+		for _, inv := range do(t, srv, http.MethodGet, "/invoices?company_id="+co.ID.String(), nil).Items(t) {
+			items := inv["items"].([]any)
+			out[items[0].(map[string]any)["description"].(string)] = inv["status"].(string)
+		}
+		return out
+	}
+	ut := create("Utah")
+	require.Equal(t, map[string]string{"Registered Agent Service - Utah": "unpaid"}, invoiceStatus())
+	r := do(t, srv, http.MethodPost, "/services/"+ut+"/cancel-request", nil)
+	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+	require.Contains(t, string(r.Body), `"status":"cancel-requested"`)
+	require.Equal(t, map[string]string{"Registered Agent Service - Utah": "cancelled"}, invoiceStatus())
+
+	// Another service's unpaid invoice holds a service back.
+	id := create("Idaho")
+	create("Texas")
+	r = do(t, srv, http.MethodPost, "/services/"+id+"/cancel-request", nil)
+	requireError(t, r, http.StatusBadRequest, "unpaid invoices")
+	var listed []map[string]any
+	r.Result(t, &listed)
+	require.Len(t, listed, 1)
+	require.Contains(t, string(r.Body), "Registered Agent Service - Texas")
+	require.NotContains(t, string(r.Body), "Registered Agent Service - Idaho")
+	require.Equal(t, map[string]string{"Registered Agent Service - Utah": "cancelled", "Registered Agent Service - Idaho": "unpaid",
+		"Registered Agent Service - Texas": "unpaid"}, invoiceStatus())
+}

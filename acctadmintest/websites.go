@@ -1,7 +1,7 @@
 package acctadmintest
 
 import (
-	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -37,9 +37,12 @@ type Website struct {
 // WebsiteInput describes a website for AddWebsite. Zero fields get
 // defaults: a new ID, the current time.
 type WebsiteInput struct {
-	ID           uuid.UUID
-	Name         string
-	URL          string // required: the full URL, such as https://www.example.com
+	ID   uuid.UUID
+	Name string
+	// URL is required: the website as registered, such as
+	// www.example.com (the real server registers it without scheme or
+	// slash), matched as this exact text.
+	URL          string
 	BillingName  string
 	LoginURL     string
 	CreatedAt    time.Time
@@ -83,39 +86,37 @@ func (f *Fake) Websites() []Website {
 	return f.st.websites.copies()
 }
 
-// websiteByURL finds a website by URL; f.mu must be held.
+// websiteByURL finds a website by its URL, the exact text it was
+// registered with (spec/recorded-behaviour.md, W1: the real server
+// answers https://www.x.com/ nothing for a website registered as
+// www.x.com); f.mu must be held.
 func (f *Fake) websiteByURL(u string) *Website {
-	key := normalizeURL(u)
-	return f.st.websites.find(func(w *Website) bool { return normalizeURL(w.URL) == key })
-}
-
-// normalizeURL makes the form in which website URLs are compared: scheme
-// and host ignore case, and a trailing slash does not count.
-func normalizeURL(s string) string {
-	s = strings.TrimSpace(s)
-	u, err := url.Parse(s)
-	if err != nil || u.Host == "" {
-		return strings.TrimRight(strings.ToLower(s), "/")
-	}
-	out := strings.ToLower(u.Scheme) + "://" + strings.ToLower(u.Host) + strings.TrimRight(u.EscapedPath(), "/")
-	if u.RawQuery != "" {
-		out += "?" + u.RawQuery
-	}
-	return out
+	return f.st.websites.find(func(w *Website) bool { return w.URL == u })
 }
 
 // websiteParam resolves the required url parameter of the website
-// endpoints: missing is 400, unknown is 404. f.mu must be held.
+// endpoints: missing is 400; a URL no website is registered as is nil,
+// which GET /websites answers as success with website null (W1). f.mu
+// must be held.
 func (f *Fake) websiteParam(c *call) (*Website, error) {
 	u := c.str("url")
 	if u == "" {
 		return nil, invalid("url", "is required")
 	}
-	w := f.websiteByURL(u)
-	if w == nil {
-		return nil, notFound("website " + u)
+	return f.websiteByURL(u), nil
+}
+
+// productsWebsite resolves the url of the product listings, matched as
+// websiteParam matches it; a URL no website is registered as is a 404
+// that says how websites are matched (nothing is recorded of what the
+// real server answers there, and an empty list would hide the mistake).
+// f.mu must be held.
+func (f *Fake) productsWebsite(c *call) (*Website, error) {
+	w, err := f.websiteParam(c)
+	if err == nil && w == nil {
+		err = notFound("website " + strconv.Quote(c.str("url")) + " (a website's URL is matched as registered, such as www.example.com)")
 	}
-	return w, nil
+	return w, err
 }
 
 type addressWire struct {
@@ -159,14 +160,19 @@ func (wf wireFormat) website(w *Website) websiteWire {
 	}
 }
 
-// GET /websites?url=: one website, as an object.
+// GET /websites?url=: one website, as an object; a URL no website is
+// registered as is answered success with {"website": null}, as the real
+// server answers it (W1), not 404.
 func getWebsite(c *call) error {
 	f := c.f
 	wf := f.wire(false)
-	out, err := locked(f, func() (websiteWire, error) {
+	out, err := locked(f, func() (any, error) {
 		w, err := f.websiteParam(c)
 		if err != nil {
-			return websiteWire{}, err
+			return nil, err
+		}
+		if w == nil {
+			return map[string]any{"website": nil}, nil
 		}
 		return wf.website(w), nil
 	})

@@ -19,7 +19,7 @@ func TestWebsites(t *testing.T) {
 	require.Equal(t, "Example Agent Services", w["name"])
 	require.Equal(t, acctadmintest.DemoWebsiteURL, w["url"])
 	require.Equal(t, "Example Agent Services LLC", w["billing_name"])
-	require.Equal(t, acctadmintest.DemoWebsiteURL+"/login", w["login_url"])
+	require.Equal(t, "https://"+acctadmintest.DemoWebsiteURL+"/login", w["login_url"])
 	require.Regexp(t, timestampRE, w["created_at"])
 	require.Regexp(t, timestampRE, w["updated_at"])
 	require.Equal(t, []any{"support@example-agent.com", "billing@example-agent.com"}, w["emails"])
@@ -31,5 +31,8 @@ func TestWebsites(t *testing.T) {
 	require.Contains(t, string(r.Body), `"emails":null,"phone_numbers":null,"addresses":null}`)
 
 	requireFieldError(t, do(t, srv, http.MethodGet, "/websites", nil), "url")
-	requireError(t, do(t, srv, http.MethodGet, "/websites?url=https://nope.example", nil), http.StatusNotFound, "website https://nope.example not found")
+	// A URL no website is registered as is success with website null (W1).
+	r = do(t, srv, http.MethodGet, "/websites?url=https://nope.example", nil)
+	requireOK(t, r, "true")
+	require.JSONEq(t, `{"website":null}`, string(mustRaw(t, r)))
 }

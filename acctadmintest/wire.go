@@ -90,7 +90,19 @@ type errorEnvelope struct {
 	Timestamp string       `json:"timestamp"`
 	Message   string       `json:"message"`
 	Errors    []fieldError `json:"errors,omitempty"`
-	Result    any          `json:"result,omitempty"`
+	Result    any          `json:"result"`
+}
+
+// errorDetail is the result of an error answer: its message under
+// "request", where clients of the real API read it
+// (spec/recorded-behaviour.md, E1).
+type errorDetail struct {
+	Request string `json:"request"`
+}
+
+// errorAnswer is the error answer of msg, its detail in result too.
+func errorAnswer(timestamp, msg string) errorEnvelope {
+	return errorEnvelope{Timestamp: timestamp, Message: msg, Result: errorDetail{Request: msg}}
 }
 
 // answer says how a result is written.
@@ -125,12 +137,12 @@ func (c *call) writeError(err error) {
 	if !errors.As(err, &e) {
 		e = &apiError{status: http.StatusInternalServerError, msg: err.Error()}
 	}
-	writeJSON(c.w, e.status, errorEnvelope{
-		Timestamp: c.f.envelopeTime(e.iso),
-		Message:   e.msg,
-		Errors:    e.fields,
-		Result:    e.result,
-	})
+	out := errorAnswer(c.f.envelopeTime(e.iso), e.msg)
+	out.Errors = e.fields
+	if e.result != nil {
+		out.Result = e.result
+	}
+	writeJSON(c.w, e.status, out)
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

@@ -631,7 +631,7 @@ func TestProviderClientsOnEveryRoute(t *testing.T) {
 				"official.director": []any{map[string]any{"role": "Director", "first_name": "Ada"}}}
 			result(call("POST /services/:id/info", apiCall{method: http.MethodPost, path: "/services/" + svc + "/info", body: info}), &item)
 			result(call("GET /services/:id/info", apiCall{method: http.MethodGet, path: "/services/" + svc + "/info"}), &item)
-			require.Equal(t, "Ada", item["info"].(map[string]any)["contact_person"].(map[string]any)["first_name"])
+			require.Equal(t, "Ada", item["service_info"].(map[string]any)["contact_person"].(map[string]any)["first_name"])
 
 			// URLs of files, fetched without a token as a browser would.
 			result(call("GET /documents/:id/page/:page_number/url", apiCall{method: http.MethodGet, path: "/documents/" + doc + "/page/0/url"}), &item)
@@ -888,7 +888,9 @@ for method, path, query, body in [
 // TestSigningFormsFromPython: a client that is not Go, signing in each of
 // the three forms in use against the real API, gets 2xx on every request
 // from the standalone fake by default; with -strict-signing only the SDK's
-// form does, and the others get 401 on every request that has a query.
+// form does (-strict-signing=body the body-only form, =query the
+// documented query-and-body form), and the others get 401 on every
+// request that has a query.
 func TestSigningFormsFromPython(t *testing.T) {
 	python, err := exec.LookPath("python3")
 	if err != nil {
@@ -903,6 +905,9 @@ func TestSigningFormsFromPython(t *testing.T) {
 	}{
 		{nil, map[string]string{"A": "200 200 200 200 200", "B": "200 200 200 200 200", "C": "200 200 200 200 200"}},
 		{[]string{"-strict-signing"}, map[string]string{"A": "200 200 200 200 200", "B": "401 401 401 200 200", "C": "401 401 401 200 200"}},
+		{[]string{"-strict-signing=body"}, map[string]string{"A": "200 200 200 200 200", "B": "401 401 401 200 200", "C": "401 401 401 200 200"}},
+		{[]string{"-strict-signing=query"}, map[string]string{"A": "401 401 401 200 200", "B": "200 200 200 200 200", "C": "401 401 401 200 200"}},
+		{[]string{"-strict-signing=query", "-query-in-path-claim"}, map[string]string{"A": "401 401 401 200 200", "B": "200 200 200 200 200", "C": "200 200 200 200 200"}},
 	} {
 		vars, stop := start(t, append([]string{"-addr", "127.0.0.1:0", "-seed"}, tc.args...)...)
 		for _, form := range []string{"A", "B", "C"} {

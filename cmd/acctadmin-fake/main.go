@@ -6,7 +6,7 @@
 //
 //	acctadmin-fake [-addr 127.0.0.1:8089] [-access-key KEY] [-secret-key KEY] [-seed] [-no-quirks]
 //	               [-latency 0s] [-no-control] [-read-timeout 30s] [-write-timeout 2m] [-idle-timeout 2m]
-//	               [-log-limit 10000] [-survive-parent] [-strict-signing] [-query-in-path-claim] [-clock 2025-01-31T09:00:00Z]
+//	               [-log-limit 10000] [-survive-parent] [-strict-signing[=body|query]] [-query-in-path-claim] [-clock 2025-01-31T09:00:00Z]
 //	               [-check-answers] [-rate-limit N] [-env] [-parent-pid PID]
 //
 // On startup it prints the base URL and the keys as environment
@@ -48,8 +48,11 @@
 // (jurisdictions as names or two-letter abbreviations, {} bodies signed
 // as empty content). Request tokens are accepted in the three forms
 // clients of the real API sign them (acctadmintest's "Signing forms");
-// -strict-signing accepts the SDK's form alone (and, with
-// -query-in-path-claim, the C# client's). Unless -no-control is given it also serves the
+// -strict-signing=query accepts the documented form alone (the hash of the
+// raw query followed by the body), -strict-signing=body the body-only
+// form, and a bare -strict-signing the form the SDK signs
+// (acctadmintest.DefaultStrictSigning); with -query-in-path-claim the C#
+// client's form is accepted too. Unless -no-control is given it also serves the
 // control surface of acctadmintest.WithControl under /_fake/ on the same
 // address, for loopback clients only and without a token: seed records
 // (POST /_fake/companies, /_fake/services, /_fake/documents,
@@ -99,6 +102,36 @@ func main() {
 	}
 }
 
+// signingFlag is the value of -strict-signing: "query", "body", or, given
+// bare ("true"), the SDK's form; "false" or unset accepts every form.
+type signingFlag struct{ form acctadmintest.SigningForm }
+
+func (s *signingFlag) String() string {
+	if s == nil || s.form == 0 {
+		return ""
+	}
+	return s.form.String()
+}
+
+func (s *signingFlag) Set(v string) error {
+	switch v {
+	case "query":
+		s.form = acctadmintest.SignQueryAndBody
+	case "body":
+		s.form = acctadmintest.SignBodyOnly
+	case "true":
+		s.form = acctadmintest.DefaultStrictSigning
+	case "false":
+		s.form = 0
+	default:
+		return errors.New("must be query or body")
+	}
+	return nil
+}
+
+// IsBoolFlag lets -strict-signing be given bare.
+func (s *signingFlag) IsBoolFlag() bool { return true }
+
 // shutdownGrace bounds how long requests in progress may take to finish
 // once the server is told to stop.
 const shutdownGrace = 5 * time.Second
@@ -121,7 +154,8 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	logLimit := fs.Int("log-limit", 10000, "entries each of the request, write and delivery logs keeps (0: all)")
 	checkAnswers := fs.Bool("check-answers", false, "check every answer against the OpenAPI document and print each mismatch")
 	clock := fs.String("clock", "", "start the fake's clock at this RFC 3339 time (it runs on from there)")
-	strictSigning := fs.Bool("strict-signing", false, "accept request tokens in the SDK's form alone: the bare path and the hash of the body")
+	var strictSigning signingFlag
+	fs.Var(&strictSigning, "strict-signing", "accept request tokens in one form alone: query (the hash of the raw query and the body), body (the hash of the body), or, bare, the SDK's form")
 	queryInPath := fs.Bool("query-in-path-claim", false, "with -strict-signing, also accept tokens whose path claim carries the query, as the C# example client signs")
 	rateLimit := fs.Int("rate-limit", 0, "requests a second the API's routes allow, answering 429 past them (0: no limit)")
 	surviveParent := fs.Bool("survive-parent", false, "keep serving when the process that started the server exits")
@@ -171,8 +205,8 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	if !*noControl {
 		opts = append(opts, acctadmintest.WithControl())
 	}
-	if *strictSigning {
-		opts = append(opts, acctadmintest.WithStrictSigning())
+	if strictSigning.form != 0 {
+		opts = append(opts, acctadmintest.WithStrictSigning(strictSigning.form))
 	}
 	if *queryInPath {
 		opts = append(opts, acctadmintest.WithQueryInPathClaim())

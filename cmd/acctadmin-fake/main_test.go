@@ -111,7 +111,7 @@ func TestServesSignedRequests(t *testing.T) {
 	defer tr.CloseIdleConnections()
 	client := &http.Client{Transport: tr, Timeout: 10 * time.Second}
 
-	status, body := get(t, client, base, "ak-test", "sk-test", "/websites?url=https%3A%2F%2Fwww.example-agent.com")
+	status, body := get(t, client, base, "ak-test", "sk-test", "/websites?url=www.example-agent.com")
 	require.Equal(t, http.StatusOK, status, "%s", body)
 	var env struct {
 		Success   bool   `json:"success"`
@@ -125,7 +125,7 @@ func TestServesSignedRequests(t *testing.T) {
 	require.True(t, env.Success)
 	require.Regexp(t, `^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} [+-]\d{4}$`, env.Timestamp)
 	require.Equal(t, "Example Agent Services", env.Result.Name)
-	require.Equal(t, "https://www.example-agent.com", env.Result.URL)
+	require.Equal(t, "www.example-agent.com", env.Result.URL)
 
 	status, body = get(t, client, base, "ak-test", "sk-test", "/documents?limit=3")
 	require.Equal(t, http.StatusOK, status)
@@ -169,6 +169,8 @@ func TestBadArguments(t *testing.T) {
 	require.ErrorContains(t, err, "must be positive")
 	err = run(context.Background(), []string{"-addr", "127.0.0.1:0", "-rate-limit", "-1"}, &out)
 	require.ErrorContains(t, err, "-rate-limit must not be negative")
+	err = run(context.Background(), []string{"-addr", "127.0.0.1:0", "-strict-signing=path"}, &out)
+	require.ErrorContains(t, err, `"path" for -strict-signing: must be query or body`)
 }
 
 func TestControlSurfaceOnByDefault(t *testing.T) {

@@ -97,7 +97,7 @@ def configure(fake, examples):
         "JURISDICTION": "UT", "JURISDICTIONS": "Utah,Idaho", "JURISDICTION_ID": str(uuid.uuid5(JURISDICTION_NS, "Utah")),
         "PAGE_NUMBER": "0", "PAYMENT_METHOD_ID": demo("payment-method", 1), "ORDER_ITEM_ID": demo("order-item", 1),
         "RESET_PASSWORD_TOKEN": token, "SERVICE_ID": demo("service", 1), "SHOPPING_CART_ITEM_ID": demo("cart-item", 1),
-        "STATUS": "unread", "WEBSITE_URL": "https://www.example-agent.com", "WEBSITE_ID": demo("website", 1),
+        "STATUS": "unread", "WEBSITE_URL": "www.example-agent.com", "WEBSITE_ID": demo("website", 1),
         "ENTITY_TYPE": "LLC", "START_DATE": today.isoformat(),
         "END_DATE": today.replace(year=today.year + 1).isoformat(), "INVOICE_ID": demo("invoice", 4),
     }

@@ -1028,7 +1028,7 @@ func TestIntegrationAccountNested(t *testing.T) {
 	srv, c := emptyFake(t)
 	site := srv.AddWebsite(acctadmintest.WebsiteInput{URL: "https://shop.example.com", Name: "Shop"})
 	acct, err := c.Account.Get(context.Background())
-	if err != nil || acct.Email != acctadmintest.DemoUserEmail || acct.WebsiteID != site.ID || acct.Type != "business" ||
+	if err != nil || acct.Email != acctadmintest.DemoUserEmail || acct.WebsiteID != site.ID || acct.Type != "wholesale-registered-agent" ||
 		!strings.Contains(string(acct.Raw), `"people"`) || strings.Contains(string(acct.Raw), `"account"`) {
 		t.Fatalf("Account.Get = %+v (%s), %v", acct, acct.Raw, err)
 	}
