@@ -19,7 +19,7 @@ func (a *app) callbacksCommand() *cobra.Command {
 	list.RunE = func(cmd *cobra.Command, _ []string) error {
 		all := func(c *acctadmin.Client) iter.Seq2[acctadmin.Callback, error] { return each(c.Callbacks.List(a.ctx)) }
 		return printAll(a, 0, []string{"ID", "URL", "CREATED"}, all, func(cb acctadmin.Callback) (any, []string) {
-			return cb, []string{idString(cb.ID), cb.URL, cb.CreatedAt.Format(time.DateTime)}
+			return cb, []string{idString(cb.ID), redactURL(cb.URL), cb.CreatedAt.Format(time.DateTime)}
 		}, "")
 	}
 
@@ -100,7 +100,7 @@ func (a *app) callbacksCommand() *cobra.Command {
 func callbackFields(cb *acctadmin.Callback) [][2]string {
 	return [][2]string{
 		{"ID", idString(cb.ID)},
-		{"URL", cb.URL},
+		{"URL", redactURL(cb.URL)},
 		{"Created", cb.CreatedAt.Format(time.DateTime)},
 	}
 }

@@ -1,0 +1,25 @@
+package main
+
+// The mutants of the command line's safety: secrets and passwords kept out
+// of what it prints, ids deduplicated, spreadsheet cells escaped, its own
+// hints after an unknown outcome, and --paginate bounded.
+func init() {
+	mutants = append(mutants,
+		mutant{id: `cli-base-url-password-shown`, file: `client.go`, pkg: `.`, run: `TestNewClientHidesBaseURLPassword`,
+			what: `a base URL that is not http shows its password in the error`,
+			from: `	shown, _ := redactURLText(s)`,
+			to:   `	shown := s`},
+		mutant{id: `cli-base-url-unparsable-password-shown`, file: `client.go`, pkg: `.`, run: `TestNewClientHidesBaseURLPassword`,
+			what: `a base URL that does not parse shows its password in the error`,
+			from: `		shown, changed := redactURLText(s)`,
+			to:   `		shown, changed := s, false`},
+		mutant{id: `cli-forward-to-password-shown`, file: `cmd/acctadmin/listen.go`, pkg: `./cmd/acctadmin`, run: `TestScripts/listen`,
+			what: `listen prints the handler's URL with its password`,
+			from: `forwarding to %s (Ctrl-C stops)\n", interval, redactURL(l.url))`,
+			to:   `forwarding to %s (Ctrl-C stops)\n", interval, l.url)`},
+		mutant{id: `cli-redact-url-unparsable`, file: `cmd/acctadmin/redact.go`, pkg: `./cmd/acctadmin`, run: `TestScripts/listen`,
+			what: `a URL that does not parse prints with its password`,
+			from: `	return prefix + user + ":xxxxx" + rest[at:]`,
+			to:   `	return prefix + user + rest[len(user):]`},
+	)
+}
