@@ -21,5 +21,17 @@ func init() {
 			what: `a URL that does not parse prints with its password`,
 			from: `	return prefix + user + ":xxxxx" + rest[at:]`,
 			to:   `	return prefix + user + rest[len(user):]`},
+		mutant{id: `cli-paginate-repeats-unnoticed`, file: `cmd/acctadmin/api.go`, pkg: `./cmd/acctadmin`, run: `TestPaginate`,
+			what: `--paginate goes on past a page whose records were all read before`,
+			from: `		if len(items) > 0 && fresh == 0 && !shorter {`,
+			to:   `		if len(items) > 0 && fresh == 0 && !shorter && string(result) == "" {`},
+		mutant{id: `cli-paginate-duplicates-printed`, file: `cmd/acctadmin/api.go`, pkg: `./cmd/acctadmin`, run: `TestPaginate`,
+			what: `--paginate prints a record again when a page overlaps the one before`,
+			from: `			if seen[id] {
+				continue
+			}`,
+			to: `			if seen[id] {
+				fresh--
+			}`},
 	)
 }
