@@ -206,7 +206,7 @@ func minArgs(n int) cobra.PositionalArgs {
 
 // addDryRun gives a write command its --dry-run flag.
 func (a *app) addDryRun(c *cobra.Command) *cobra.Command {
-	c.Flags().BoolVar(&a.dryRun, "dry-run", false, "print the request that would be sent (token redacted) and send nothing")
+	c.Flags().BoolVar(&a.dryRun, "dry-run", false, "print the request that would be sent (token, card numbers, passwords and other secrets redacted) and send nothing")
 	return c
 }
 
@@ -272,8 +272,9 @@ func (a *app) client() (*acctadmin.Client, error) {
 // errDryRun stops a request that --dry-run printed.
 var errDryRun = errors.New("dry run: nothing sent")
 
-// dryRunTransport prints each write request, with its token redacted,
-// instead of sending it; reads go through.
+// dryRunTransport prints each write request, with its token and the
+// values of its secret fields (card numbers, CVCs, passwords, secret
+// keys, tokens) redacted, instead of sending it; reads go through.
 type dryRunTransport struct {
 	out  io.Writer
 	next http.RoundTripper
@@ -290,13 +291,13 @@ func (t *dryRunTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		req.Body.Close()
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s\n", req.Method, req.URL.String())
+	fmt.Fprintf(&b, "%s %s\n", req.Method, redactQuery(req.URL).String())
 	fmt.Fprintf(&b, "Authorization: Bearer [redacted]\n")
 	if ct := req.Header.Get("Content-Type"); ct != "" {
 		fmt.Fprintf(&b, "Content-Type: %s\n", ct)
 	}
 	if len(bytes.TrimSpace(body)) > 0 {
-		fmt.Fprintf(&b, "\n%s\n", bytes.TrimSpace(body))
+		fmt.Fprintf(&b, "\n%s\n", redactBody(bytes.TrimSpace(body)))
 	}
 	fmt.Fprint(t.out, b.String())
 	return nil, errDryRun

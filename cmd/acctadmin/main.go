@@ -40,7 +40,8 @@
 // # Writes
 //
 // Every write takes --dry-run, which prints the request the SDK would send,
-// its token redacted, and sends nothing (reads that a write needs first,
+// its token and secret fields (card numbers, CVCs, passwords, secret keys,
+// tokens) redacted, and sends nothing (reads that a write needs first,
 // such as the listing of callbacks ensure, are sent). invoices pay moves
 // money and refuses to run without --yes; it then prints what it would pay.
 //

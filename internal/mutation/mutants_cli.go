@@ -33,5 +33,21 @@ func init() {
 			to: `			if seen[id] {
 				fresh--
 			}`},
+		mutant{id: `cli-dry-run-body-shown`, file: `cmd/acctadmin/app.go`, pkg: `./cmd/acctadmin`, run: `TestScripts/writes|TestRedact|TestDryRun`,
+			what: `--dry-run prints the body with its card number, CVC and password`,
+			from: `redactBody(bytes.TrimSpace(body))`,
+			to:   `bytes.TrimSpace(body)`},
+		mutant{id: `cli-dry-run-nested-secret-shown`, file: `cmd/acctadmin/redact.go`, pkg: `./cmd/acctadmin`, run: `TestScripts/writes|TestRedact`,
+			what: `a secret field holding an object or array shows what it holds`,
+			from: `				inner = secret || isSecretField(name)`,
+			to:   `				inner = isSecretField(name)`},
+		mutant{id: `cli-dry-run-query-shown`, file: `cmd/acctadmin/app.go`, pkg: `./cmd/acctadmin`, run: `TestScripts/writes|TestRedact|TestDryRun`,
+			what: `--dry-run prints a token in the query string`,
+			from: `redactQuery(req.URL).String()`,
+			to:   `req.URL.String()`},
+		mutant{id: `cli-dry-run-card-in-any-field`, file: `cmd/acctadmin/redact.go`, pkg: `./cmd/acctadmin`, run: `TestScripts/writes|TestRedact`,
+			what: `a card number in a field of another name shows`,
+			from: `		if secret || isCardNumber(t) {`,
+			to:   `		if secret {`},
 	)
 }
