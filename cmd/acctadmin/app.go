@@ -336,6 +336,9 @@ func (e exitError) Error() string { return e.msg }
 type hintError struct {
 	err  error
 	hint string
+	// check, for a write whose outcome is unknown, names the acctadmin
+	// command that shows whether it took effect.
+	check string
 }
 
 func (e hintError) Error() string { return e.err.Error() }
@@ -346,7 +349,34 @@ func withHint(err error, hint string) error {
 	if err == nil {
 		return nil
 	}
-	return hintError{err, hint}
+	return hintError{err: err, hint: hint}
+}
+
+// withCheck adds to err, for when the outcome of a write is unknown, what
+// shows whether it took effect: an acctadmin command (nil stays nil).
+func withCheck(err error, check string) error {
+	if err == nil {
+		return nil
+	}
+	return hintError{err: err, check: check}
+}
+
+// sdkOutcome starts the end of an SDK error whose outcome is unknown: the
+// SDK then names the Go method that shows what happened, which the
+// command line replaces with its own command.
+const sdkOutcome = "; outcome unknown, the request may have taken effect"
+
+// outcomeUnknown is the message of a write whose outcome is unknown: the
+// SDK's error without its Go advice, then check, the acctadmin command
+// that shows whether it took effect.
+func outcomeUnknown(msg, check string) string {
+	if i := strings.LastIndex(msg, sdkOutcome); i >= 0 {
+		msg = msg[:i]
+	}
+	if check == "" {
+		check = "look at what it would have changed (the get or list command of it)"
+	}
+	return msg + "; the outcome is unknown, the request may have taken effect: " + check + " before you try again"
 }
 
 // describe maps an error to its exit code and its one-line message.
@@ -355,10 +385,10 @@ func describe(err error) (int, string) {
 	if errors.As(err, &ee) {
 		return ee.code, ee.msg
 	}
-	hint := ""
+	hint, check := "", ""
 	var he hintError
 	if errors.As(err, &he) {
-		hint = he.hint
+		hint, check = he.hint, he.check
 	}
 	msg := err.Error()
 	var ue usageError
@@ -377,7 +407,7 @@ func describe(err error) (int, string) {
 	case errors.Is(err, acctadmin.ErrUnauthorized), errors.Is(err, acctadmin.ErrForbidden):
 		return 4, msg + "; check " + acctadmin.EnvAccessKey + ", " + acctadmin.EnvSecretKey + " and " + acctadmin.EnvBaseURL
 	case errors.Is(err, acctadmin.ErrOutcomeUnknown):
-		return 1, msg
+		return 1, outcomeUnknown(msg, check)
 	case errors.Is(err, acctadmin.ErrServer) && hint == "":
 		return 1, msg + "; the API is failing: try again later"
 	case errors.Is(err, acctadmin.ErrRateLimited):

@@ -39,7 +39,7 @@ func (a *app) callbacksCommand() *cobra.Command {
 		}
 		cb, err := c.Callbacks.Create(a.ctx, args[0])
 		if err != nil {
-			return err
+			return withCheck(err, "see whether it was registered with `acctadmin callbacks list`")
 		}
 		return a.printRecord(cb, callbackFields(cb)...)
 	}

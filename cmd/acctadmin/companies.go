@@ -60,7 +60,7 @@ func (a *app) companiesCommand() *cobra.Command {
 		}
 		created, err := c.Companies.Create(a.ctx, acctadmin.CompanyCreateParams{Name: name, HomeState: homeState, EntityType: entityType})
 		if err != nil {
-			return err
+			return withCheck(err, "see whether the company was made with `acctadmin companies list`")
 		}
 		if len(created) == 0 {
 			return exitError{1, fmt.Sprintf("companies create: the API added no company: the account may have one named %q already; see `acctadmin companies list`", name)}
@@ -95,7 +95,8 @@ func (a *app) companiesCommand() *cobra.Command {
 		}
 		changed, err := c.Companies.Update(a.ctx, acctadmin.CompanyUpdateParams{CompanyID: id, Name: newName, HomeState: newHomeState, EntityType: newEntityType})
 		if err != nil {
-			return withHint(err, "list the companies with `acctadmin companies list`")
+			return hintError{err: err, hint: "list the companies with `acctadmin companies list`",
+				check: "see the company with `acctadmin companies get " + id.String() + "`"}
 		}
 		for _, co := range changed {
 			if co.ID == id {

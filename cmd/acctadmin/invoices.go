@@ -76,13 +76,19 @@ acctadmin invoices get before paying again, or the card may be charged twice.`,
 	pay.Flags().StringVar(&card, "card", "", "the payment method's `id` to charge (required)")
 	pay.Flags().BoolVar(&yes, "yes", false, "really pay")
 	pay.RunE = func(cmd *cobra.Command, args []string) error {
-		ids := make([]uuid.UUID, len(args))
-		for i, s := range args {
+		var ids []uuid.UUID
+		given := map[uuid.UUID]bool{}
+		for _, s := range args {
 			id, err := parseID("invoice", s)
 			if err != nil {
 				return err
 			}
-			ids[i] = id
+			if given[id] {
+				// The same invoice twice is paid once.
+				continue
+			}
+			given[id] = true
+			ids = append(ids, id)
 		}
 		if card == "" {
 			return usageErrorf("invoices pay needs --card PAYMENT_METHOD_ID, the stored card to charge")
@@ -115,7 +121,7 @@ acctadmin invoices get before paying again, or the card may be charged twice.`,
 		}
 		paid, err := c.Invoices.Pay(a.ctx, &acctadmin.InvoicePayParams{InvoiceIDs: ids, PaymentMethodID: cardID})
 		if err != nil {
-			return withHint(err, "see each invoice with `acctadmin invoices get ID` before trying again")
+			return withCheck(err, "see whether each invoice is paid with "+invoiceGets(ids))
 		}
 		l := &listing{headers: []string{"ID", "COMPANY", "STATUS", "TOTAL"}}
 		for _, inv := range paid {
@@ -130,4 +136,13 @@ acctadmin invoices get before paying again, or the card may be charged twice.`,
 		return a.printList(l)
 	}
 	return group("invoices", "List, show and pay invoices", "  acctadmin invoices list --unpaid", list, get, a.addDryRun(pay))
+}
+
+// invoiceGets names the acctadmin invoices get command of each id.
+func invoiceGets(ids []uuid.UUID) string {
+	cmds := make([]string, len(ids))
+	for i, id := range ids {
+		cmds[i] = "`acctadmin invoices get " + id.String() + "`"
+	}
+	return strings.Join(cmds, ", ")
 }

@@ -283,6 +283,23 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 		ts.Check(err)
 		ts.Value("harness").(*harness).fake.InjectFault(acctadmintest.Fault{Method: http.MethodGet, Path: args[0], TruncateBody: true, Count: count})
 	},
+	// fake-fail-write METHOD ROUTE STATUS|drop: the next request of ROUTE
+	// is applied, and then answered STATUS, or its connection dropped, so
+	// that its outcome is unknown to the client.
+	"fake-fail-write": func(ts *testscript.TestScript, neg bool, args []string) {
+		if len(args) != 3 {
+			ts.Fatalf("usage: fake-fail-write METHOD ROUTE STATUS|drop")
+		}
+		f := acctadmintest.Fault{Method: args[0], Path: args[1], Count: 1, AfterApply: true}
+		if args[2] == "drop" {
+			f.DropConnection = true
+		} else {
+			status, err := strconv.Atoi(args[2])
+			ts.Check(err)
+			f.Status = status
+		}
+		ts.Value("harness").(*harness).fake.InjectFault(f)
+	},
 	// fake-reset-requests: empties the fake's request log and counts.
 	"fake-reset-requests": func(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Value("harness").(*harness).fake.ResetRequests()

@@ -68,7 +68,8 @@ func (a *app) servicesCommand() *cobra.Command {
 		}
 		created, err := c.Services.Create(a.ctx, p)
 		if err != nil {
-			return withHint(err, "list the companies with `acctadmin companies list`")
+			return hintError{err: err, hint: "list the companies with `acctadmin companies list`",
+				check: "see whether the service was made with `acctadmin services list`"}
 		}
 		l := &listing{headers: []string{"ID", "COMPANY", "JURISDICTION", "TYPE", "STATUS"}}
 		for _, s := range created {
@@ -112,7 +113,8 @@ func (a *app) servicesCommand() *cobra.Command {
 				len(ids), strings.Join(ids, ", "), strings.Join(ids, " "))}
 		}
 		if err != nil {
-			return withHint(err, "list the services with `acctadmin services list`")
+			return hintError{err: err, hint: "list the services with `acctadmin services list`",
+				check: "see the service's status with `acctadmin services list`"}
 		}
 		return a.printRecord(s, serviceFields(s)...)
 	}

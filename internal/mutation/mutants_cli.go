@@ -49,5 +49,33 @@ func init() {
 			what: `a card number in a field of another name shows`,
 			from: `		if secret || isCardNumber(t) {`,
 			to:   `		if secret {`},
+		mutant{id: `cli-pay-ids-not-deduplicated`, file: `cmd/acctadmin/invoices.go`, pkg: `./cmd/acctadmin`, run: `TestScripts/writes`,
+			what: `invoices pay ID ID previews and pays the invoice twice`,
+			from: `			if given[id] {`,
+			to:   `			if given[id] && false {`},
+		mutant{id: `cli-csv-formula-live`, file: `cmd/acctadmin/due.go`, pkg: `./cmd/acctadmin`, run: `TestDueCSV|TestScripts/due`,
+			what: `a CSV cell that starts with = is written as a live formula`,
+			from: `strings.ContainsRune("=+-@\t\r", rune(s[0]))`,
+			to:   `strings.ContainsRune("+-@\t\r", rune(s[0]))`},
+		mutant{id: `cli-csv-tab-live`, file: `cmd/acctadmin/due.go`, pkg: `./cmd/acctadmin`, run: `TestDueCSV|TestScripts/due`,
+			what: `a CSV cell that starts with a tab or a carriage return is not escaped`,
+			from: `strings.ContainsRune("=+-@\t\r", rune(s[0]))`,
+			to:   `strings.ContainsRune("=+-@", rune(s[0]))`},
+		mutant{id: `cli-outcome-go-method-kept`, file: `cmd/acctadmin/app.go`, pkg: `./cmd/acctadmin`, run: `TestScripts/outcome`,
+			what: `an unknown outcome ends with the SDK's Go method, not the acctadmin command`,
+			from: `	if i := strings.LastIndex(msg, sdkOutcome); i >= 0 {`,
+			to:   `	if i := strings.LastIndex(msg, sdkOutcome); i < 0 {`},
+		mutant{id: `cli-outcome-case-dropped`, file: `cmd/acctadmin/app.go`, pkg: `./cmd/acctadmin`, run: `TestScripts/outcome`,
+			what: `a write whose outcome is unknown after a 5xx says "try again later": the user pays again`,
+			from: `	case errors.Is(err, acctadmin.ErrOutcomeUnknown):
+		return 1, outcomeUnknown(msg, check)
+`,
+			to: `	case errors.Is(err, acctadmin.ErrOutcomeUnknown) && check == "-":
+		return 1, outcomeUnknown(msg, check)
+`},
+		mutant{id: `cli-outcome-pay-check-dropped`, file: `cmd/acctadmin/invoices.go`, pkg: `./cmd/acctadmin`, run: `TestScripts/outcome`,
+			what: `invoices pay drops its own hint after an unknown outcome`,
+			from: `			return withCheck(err, "see whether each invoice is paid with "+invoiceGets(ids))`,
+			to:   `			return err`},
 	)
 }
