@@ -42,6 +42,9 @@ type app struct {
 
 	// dryRun is set by the --dry-run flag of a write command.
 	dryRun bool
+	// helpErr is set when --help was asked of a command that does not
+	// exist, such as companies add.
+	helpErr error
 }
 
 // run runs the command line args and returns the exit code.
@@ -53,6 +56,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	err := root.ExecuteContext(ctx)
+	if err == nil {
+		err = a.helpErr
+	}
 	if err == nil || errors.Is(err, errDryRun) {
 		return 0
 	}
@@ -106,6 +112,28 @@ passed due date, 130 interrupted.`,
 	pf.DurationVar(&a.timeout, "timeout", 30*time.Second, "bound on each request attempt")
 	pf.IntVar(&a.retries, "retries", 3, "times a failed read is tried again (0 to 100)")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	// --help of a subcommand that does not exist (companies add --help) is
+	// the unknown command's error, not the help of its parent.
+	help := root.HelpFunc()
+	root.SetHelpFunc(func(c *cobra.Command, args []string) {
+		if c.HasSubCommands() && c.Flags().Parsed() && c.Flags().NArg() > 0 {
+			a.helpErr = noArgs(c, c.Flags().Args())
+			return
+		}
+		help(c, args)
+	})
+	root.SetHelpCommand(&cobra.Command{
+		Use:     "help [COMMAND]...",
+		Short:   "Show the help of a command",
+		Example: "  acctadmin help invoices pay",
+		RunE: func(_ *cobra.Command, args []string) error {
+			c, rest, err := root.Find(args)
+			if err != nil || len(rest) > 0 {
+				return usageErrorf("no command %q; see acctadmin --help", "acctadmin "+strings.Join(args, " "))
+			}
+			return c.Help()
+		},
+	})
 
 	root.AddCommand(
 		a.servicesCommand(),
@@ -339,6 +367,10 @@ type hintError struct {
 	// check, for a write whose outcome is unknown, names the acctadmin
 	// command that shows whether it took effect.
 	check string
+	// always, when set, is said of any error but an unknown outcome, in
+	// place of the hint of its kind: what the command knows to do (run
+	// mail pull again).
+	always string
 }
 
 func (e hintError) Error() string { return e.err.Error() }
@@ -361,6 +393,14 @@ func withCheck(err error, check string) error {
 	return hintError{err: err, check: check}
 }
 
+// withAdvice adds to err what to do whatever the error (nil stays nil).
+func withAdvice(err error, advice string) error {
+	if err == nil {
+		return nil
+	}
+	return hintError{err: err, always: advice}
+}
+
 // sdkOutcome starts the end of an SDK error whose outcome is unknown: the
 // SDK then names the Go method that shows what happened, which the
 // command line replaces with its own command.
@@ -379,19 +419,25 @@ func outcomeUnknown(msg, check string) string {
 	return msg + "; the outcome is unknown, the request may have taken effect: " + check + " before you try again"
 }
 
-// describe maps an error to its exit code and its one-line message.
+// describe maps an error to its exit code and its one-line message. A
+// command's hint is for what it may say: a record not found, or an answer
+// that is not what the route gives; a connection error, refused keys or a
+// failing API get their own, whatever the command.
 func describe(err error) (int, string) {
 	var ee exitError
 	if errors.As(err, &ee) {
 		return ee.code, ee.msg
 	}
-	hint, check := "", ""
+	hint, check, always := "", "", ""
 	var he hintError
 	if errors.As(err, &he) {
-		hint, check = he.hint, he.check
+		hint, check, always = he.hint, he.check, he.always
 	}
 	msg := err.Error()
 	var ue usageError
+	var te *acctadmin.TransportError
+	var de *acctadmin.DecodeError
+	var ae *acctadmin.APIError
 	switch {
 	case errors.As(err, &ue):
 		return 2, msg
@@ -399,33 +445,40 @@ func describe(err error) (int, string) {
 		return 2, msg + "; nothing was sent"
 	case errors.Is(err, context.Canceled):
 		return 130, "interrupted"
+	case errors.Is(err, acctadmin.ErrOutcomeUnknown):
+		return 1, outcomeUnknown(msg, check)
 	case errors.Is(err, acctadmin.ErrNotFound):
 		if hint == "" {
 			hint = "check the id or the path"
 		}
 		return 3, msg + "; " + hint
+	case errors.Is(err, acctadmin.ErrPaymentDeclined):
+		return 1, msg + "; the card was declined: nothing was paid; pay with another card"
+	case errors.As(err, &ae) && ae.Path == "/auth/login" && (ae.StatusCode == 401 || ae.StatusCode == 403):
+		return 4, msg + "; the e-mail or the password was refused: check the login"
 	case errors.Is(err, acctadmin.ErrUnauthorized), errors.Is(err, acctadmin.ErrForbidden):
-		return 4, msg + "; check " + acctadmin.EnvAccessKey + ", " + acctadmin.EnvSecretKey + " and " + acctadmin.EnvBaseURL
-	case errors.Is(err, acctadmin.ErrOutcomeUnknown):
-		return 1, outcomeUnknown(msg, check)
-	case errors.Is(err, acctadmin.ErrServer) && hint == "":
+		return 4, msg + "; " + keysHint
+	case always != "":
+		return 1, msg + "; " + always
+	case errors.Is(err, acctadmin.ErrServer):
 		return 1, msg + "; the API is failing: try again later"
 	case errors.Is(err, acctadmin.ErrRateLimited):
 		return 1, msg + "; wait a minute and try again"
-	}
-	var te *acctadmin.TransportError
-	if errors.As(err, &te) && hint == "" {
-		hint = "check " + acctadmin.EnvBaseURL + " and the network"
-	}
-	var de *acctadmin.DecodeError
-	if errors.As(err, &de) && hint == "" {
-		hint = "the answer is not what this route should give; see it with --debug or acctadmin api"
+	case errors.As(err, &te):
+		return 1, msg + "; check the API's address (--base-url or " + acctadmin.EnvBaseURL + ") and the network"
+	case errors.As(err, &de):
+		if hint == "" {
+			hint = "the answer is not what this route should give; see it with --debug or `acctadmin api`"
+		}
 	}
 	if hint != "" {
 		msg += "; " + hint
 	}
 	return 1, msg
 }
+
+// keysHint says what to check when the API refuses the keys.
+const keysHint = "check the keys: " + acctadmin.EnvAccessKey + " and " + acctadmin.EnvSecretKey + " (or --access-key and --secret-key), and the API's address (--base-url or " + acctadmin.EnvBaseURL + ")"
 
 // oneLine folds a message onto one line.
 func oneLine(s string) string {

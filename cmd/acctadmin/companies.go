@@ -40,7 +40,7 @@ func (a *app) companiesCommand() *cobra.Command {
 	var name, homeState, entityType string
 	create := &cobra.Command{
 		Use:     "create --name NAME [--home-state S] [--entity-type T]",
-		Short:   "Add a company to the account",
+		Short:   "Create a company in the account",
 		Example: "  acctadmin companies create --name 'Acme Widgets LLC' --home-state UT --entity-type LLC",
 		Args:    noArgs,
 	}
@@ -110,7 +110,7 @@ func (a *app) companiesCommand() *cobra.Command {
 		}
 		return a.printRecord(co.Raw, companyFields(co)...)
 	}
-	return group("companies", "List, show, add and change companies", "  acctadmin companies list", list, get, a.addDryRun(create), a.addDryRun(update))
+	return group("companies", "List, show, create and update companies", "  acctadmin companies list", list, get, a.addDryRun(create), a.addDryRun(update))
 }
 
 // companyFields are the fields of a company, for printRecord.

@@ -134,9 +134,9 @@ func (a *app) mailPull(dir string, workers int) error {
 		fmt.Fprintln(a.stdout, "stopped: "+summary)
 		var pe *acctadmin.PullError
 		if errors.As(err, &pe) && len(pe.Unfinished) > 0 {
-			return withHint(err, fmt.Sprintf("the journal in %s keeps the %d unfinished document(s); run the same command again to fetch them", dir, len(pe.Unfinished)))
+			return withAdvice(err, fmt.Sprintf("the journal in %s keeps the %d unfinished document(s); run the same command again to fetch them", dir, len(pe.Unfinished)))
 		}
-		return withHint(err, "run the same command again: documents saved are not downloaded again")
+		return withAdvice(err, "run the same command again: documents saved are not downloaded again")
 	}
 	fmt.Fprintln(a.stdout, summary)
 	return nil

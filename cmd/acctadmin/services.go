@@ -34,7 +34,7 @@ func (a *app) servicesCommand() *cobra.Command {
 	var jurisdictions []string
 	create := &cobra.Command{
 		Use:   "create --company NAME --jurisdiction J [--jurisdiction J]...",
-		Short: "Order a registered-agent service for a company in one or more jurisdictions",
+		Short: "Create a registered-agent service for a company in one or more jurisdictions",
 		Example: "  acctadmin services create --company 'Acme Widgets LLC' --jurisdiction UT --jurisdiction Idaho\n" +
 			"  acctadmin services create --company-id 0b9c... --jurisdiction Utah --dry-run",
 		Args: noArgs,
@@ -118,7 +118,7 @@ func (a *app) servicesCommand() *cobra.Command {
 		}
 		return a.printRecord(s, serviceFields(s)...)
 	}
-	return group("services", "List, order and cancel services", "  acctadmin services list", list, a.addDryRun(create), a.addDryRun(cancel))
+	return group("services", "List services, create them and request their cancellation", "  acctadmin services list", list, a.addDryRun(create), a.addDryRun(cancel))
 }
 
 // serviceFields are the fields of a service, for printRecord.

@@ -77,5 +77,17 @@ func init() {
 			what: `invoices pay drops its own hint after an unknown outcome`,
 			from: `			return withCheck(err, "see whether each invoice is paid with "+invoiceGets(ids))`,
 			to:   `			return err`},
+		mutant{id: `cli-hint-on-connection-error`, file: `cmd/acctadmin/app.go`, pkg: `./cmd/acctadmin`, run: `TestScripts/hints|TestDescribe`,
+			what: `a connection error gets the command's hint (list the companies) instead of the address and the network`,
+			from: `	case errors.As(err, &te):`,
+			to:   `	case errors.As(err, &te) && hint == "":`},
+		mutant{id: `cli-help-of-unknown-subcommand`, file: `cmd/acctadmin/app.go`, pkg: `./cmd/acctadmin`, run: `TestScripts/hints`,
+			what: `companies add --help prints the parent's help and exits 0`,
+			from: `		if c.HasSubCommands() && c.Flags().Parsed() && c.Flags().NArg() > 0 {`,
+			to:   `		if c.HasSubCommands() && c.Flags().Parsed() && c.Flags().NArg() > 1 {`},
+		mutant{id: `cli-login-refusal-blames-keys`, file: `cmd/acctadmin/app.go`, pkg: `./cmd/acctadmin`, run: `TestScripts/hints|TestDescribe`,
+			what: `a refused login password is said to be the API keys`,
+			from: `ae.Path == "/auth/login"`,
+			to:   `ae.Path == "/auth/login/"`},
 	)
 }
