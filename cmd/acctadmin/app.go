@@ -142,6 +142,7 @@ passed due date, 130 interrupted.`,
 		a.dueCommand(),
 		a.companiesCommand(),
 		a.invoicesCommand(),
+		a.cardsCommand(),
 		a.callbacksCommand(),
 		a.resourcesCommand(),
 		a.accountCommand(),
@@ -453,7 +454,7 @@ func describe(err error) (int, string) {
 		}
 		return 3, msg + "; " + hint
 	case errors.Is(err, acctadmin.ErrPaymentDeclined):
-		return 1, msg + "; the card was declined: nothing was paid; pay with another card"
+		return 1, msg + "; the card was declined: nothing was paid; pay with another card (the stored cards: `acctadmin cards list`)"
 	case errors.As(err, &ae) && ae.Path == "/auth/login" && (ae.StatusCode == 401 || ae.StatusCode == 403):
 		return 4, msg + "; the e-mail or the password was refused: check the login"
 	case errors.Is(err, acctadmin.ErrUnauthorized), errors.Is(err, acctadmin.ErrForbidden):

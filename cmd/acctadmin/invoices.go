@@ -61,7 +61,7 @@ func (a *app) invoicesCommand() *cobra.Command {
 	var card string
 	var yes bool
 	pay := &cobra.Command{
-		Use:   "pay ID... --card PAYMENT_METHOD_ID --yes",
+		Use:   "pay ID... --card CARD_ID --yes",
 		Short: "Pay invoices with a stored card (moves money: needs --yes)",
 		Long: `Pay one or more invoices with a stored card, the id of a payment method.
 
@@ -73,7 +73,7 @@ acctadmin invoices get before paying again, or the card may be charged twice.`,
 			"  acctadmin invoices pay 7a2d... 9e4f... --card 1c0b... --yes  # pays",
 		Args: minArgs(1),
 	}
-	pay.Flags().StringVar(&card, "card", "", "the payment method's `id` to charge (required)")
+	pay.Flags().StringVar(&card, "card", "", "the stored card's `id` to charge, from acctadmin cards list (required)")
 	pay.Flags().BoolVar(&yes, "yes", false, "really pay")
 	pay.RunE = func(cmd *cobra.Command, args []string) error {
 		var ids []uuid.UUID
@@ -91,7 +91,7 @@ acctadmin invoices get before paying again, or the card may be charged twice.`,
 			ids = append(ids, id)
 		}
 		if card == "" {
-			return usageErrorf("invoices pay needs --card PAYMENT_METHOD_ID, the stored card to charge")
+			return usageErrorf("invoices pay needs --card CARD_ID, the stored card to charge (see `acctadmin cards list`)")
 		}
 		cardID, err := parseID("payment method", card)
 		if err != nil {
@@ -121,7 +121,8 @@ acctadmin invoices get before paying again, or the card may be charged twice.`,
 		}
 		paid, err := c.Invoices.Pay(a.ctx, &acctadmin.InvoicePayParams{InvoiceIDs: ids, PaymentMethodID: cardID})
 		if err != nil {
-			return withCheck(err, "see whether each invoice is paid with "+invoiceGets(ids))
+			return hintError{err: err, check: "see whether each invoice is paid with " + invoiceGets(ids),
+				hint: "check the invoices with `acctadmin invoices list --unpaid` and the card with `acctadmin cards list`"}
 		}
 		l := &listing{headers: []string{"ID", "COMPANY", "STATUS", "TOTAL"}}
 		for _, inv := range paid {

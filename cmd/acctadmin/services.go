@@ -109,7 +109,7 @@ func (a *app) servicesCommand() *cobra.Command {
 			for i, inv := range ue.Invoices {
 				ids[i] = inv.ID.String()
 			}
-			return exitError{1, fmt.Sprintf("services cancel-request: the API refused: the company has %d unpaid invoice(s) (%s); pay them with `acctadmin invoices pay %s --card PAYMENT_METHOD_ID --yes` first",
+			return exitError{1, fmt.Sprintf("services cancel-request: the API refused: the company has %d unpaid invoice(s) (%s); pay them with `acctadmin invoices pay %s --card CARD_ID --yes` first (the cards: `acctadmin cards list`)",
 				len(ids), strings.Join(ids, ", "), strings.Join(ids, " "))}
 		}
 		if err != nil {

@@ -89,5 +89,13 @@ func init() {
 			what: `a refused login password is said to be the API keys`,
 			from: `ae.Path == "/auth/login"`,
 			to:   `ae.Path == "/auth/login/"`},
+		mutant{id: `cli-cards-no-alias`, file: `cmd/acctadmin/cards.go`, pkg: `./cmd/acctadmin`, run: `TestScripts/cards`,
+			what: `payment-methods list, the API's name for the cards, is no command`,
+			from: `	c.Aliases = []string{"payment-methods"}`,
+			to:   `	c.Aliases = nil`},
+		mutant{id: `cli-cards-expiry-month`, file: `cmd/acctadmin/cards.go`, pkg: `./cmd/acctadmin`, run: `TestScripts/cards`,
+			what: `the expiry prints 5/2031, not 05/2031 as on the card`,
+			from: `fmt.Sprintf("%02d/%d", pm.ExpMonth, pm.ExpYear)`,
+			to:   `fmt.Sprintf("%d/%d", pm.ExpMonth, pm.ExpYear)`},
 	)
 }
