@@ -66,6 +66,8 @@ func (a *app) invoicesCommand() *cobra.Command {
 		Long: `Pay one or more invoices with a stored card, the id of a payment method.
 
 This moves money: without --yes it only prints what it would pay and exits 2.
+Each invoice is read first: one already paid or cancelled is refused before
+anything is sent (exit 2), and an id given twice is one invoice.
 The payment is sent once and never repeated: when its outcome is unknown (the
 connection broke after the request was sent), check each invoice with
 acctadmin invoices get before paying again, or the card may be charged twice.`,
@@ -104,18 +106,25 @@ acctadmin invoices get before paying again, or the card may be charged twice.`,
 		if err != nil {
 			return err
 		}
-		if !yes && !a.dryRun {
-			// Read what would be paid, to say it.
-			total := acctadmin.Money{}
-			var lines []string
-			for _, id := range ids {
-				inv, err := c.Invoices.Get(a.ctx, id)
-				if err != nil {
-					return withHint(err, "list the invoices with `acctadmin invoices list --unpaid`")
-				}
-				total = total.Add(inv.Total())
-				lines = append(lines, fmt.Sprintf("  %s  %s  %s  %s", inv.ID, inv.Company, inv.Status, money(inv.Total())))
+		// Read what would be paid, to say it, and to refuse an invoice
+		// that is paid or cancelled before anything is sent.
+		total := acctadmin.Money{}
+		var lines, refused []string
+		for _, id := range ids {
+			inv, err := c.Invoices.Get(a.ctx, id)
+			if err != nil {
+				return withHint(err, "list the invoices with `acctadmin invoices list --unpaid`")
 			}
+			if inv.Status == acctadmin.InvoicePaid || inv.Status == acctadmin.InvoiceCancelled {
+				refused = append(refused, fmt.Sprintf("%s is %s", id, inv.Status))
+			}
+			total = total.Add(inv.Total())
+			lines = append(lines, fmt.Sprintf("  %s  %s  %s  %s", inv.ID, inv.Company, inv.Status, money(inv.Total())))
+		}
+		if len(refused) > 0 {
+			return usageErrorf("invoices pay: invoice %s: nothing was paid; pay only the unpaid ones (`acctadmin invoices list --unpaid`)", strings.Join(refused, ", invoice "))
+		}
+		if !yes && !a.dryRun {
 			fmt.Fprintf(a.stdout, "would pay %d invoice(s), %s in all, with the card %s:\n%s\n", len(ids), money(total), cardID, strings.Join(lines, "\n"))
 			return exitError{2, "invoices pay moves money: nothing was paid; run it again with --yes to pay"}
 		}

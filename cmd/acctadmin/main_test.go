@@ -123,8 +123,14 @@ func setupScript(env *testscript.Env) error {
 		}
 	}
 	for _, inv := range fake.Invoices() {
-		if inv.Status == acctadmintest.InvoiceUnpaid {
+		switch inv.Status {
+		case acctadmintest.InvoiceUnpaid:
+			if id := env.Getenv("UNPAID_INVOICE_ID"); id != "" {
+				env.Setenv("OTHER_UNPAID_INVOICE_ID", id)
+			}
 			env.Setenv("UNPAID_INVOICE_ID", inv.ID.String())
+		case acctadmintest.InvoiceCancelled:
+			env.Setenv("CANCELLED_INVOICE_ID", inv.ID.String())
 		}
 	}
 	for _, s := range fake.Services() {

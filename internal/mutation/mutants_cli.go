@@ -97,5 +97,13 @@ func init() {
 			what: `the expiry prints 5/2031, not 05/2031 as on the card`,
 			from: `fmt.Sprintf("%02d/%d", pm.ExpMonth, pm.ExpYear)`,
 			to:   `fmt.Sprintf("%d/%d", pm.ExpMonth, pm.ExpYear)`},
+		mutant{id: `cli-pay-paid-invoice-sent`, file: `cmd/acctadmin/invoices.go`, pkg: `./cmd/acctadmin`, run: `TestScripts/writes`,
+			what: `invoices pay sends the payment of an invoice already paid`,
+			from: `			if inv.Status == acctadmin.InvoicePaid || inv.Status == acctadmin.InvoiceCancelled {`,
+			to:   `			if inv.Status == acctadmin.InvoiceCancelled {`},
+		mutant{id: `cli-pay-cancelled-invoice-sent`, file: `cmd/acctadmin/invoices.go`, pkg: `./cmd/acctadmin`, run: `TestScripts/writes`,
+			what: `invoices pay sends the payment of a cancelled invoice`,
+			from: `			if inv.Status == acctadmin.InvoicePaid || inv.Status == acctadmin.InvoiceCancelled {`,
+			to:   `			if inv.Status == acctadmin.InvoicePaid {`},
 	)
 }
