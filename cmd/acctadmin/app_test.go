@@ -53,7 +53,7 @@ func TestEveryWriteHasDryRun(t *testing.T) {
 	root := a.rootCommand()
 	writes := []string{
 		"services create", "services cancel-request", "companies create", "companies update",
-		"invoices pay", "callbacks create", "callbacks delete", "callbacks ensure", "api", "trigger",
+		"invoices pay", "documents unlock", "callbacks create", "callbacks delete", "callbacks ensure", "api", "trigger",
 	}
 	for _, w := range writes {
 		c, _, err := root.Find(strings.Fields(w))

@@ -159,11 +159,13 @@ func lockedList(kept map[uuid.UUID]acctadmin.Document, dir string) string {
 		return docs[i].ID.String() < docs[j].ID.String()
 	})
 	var b strings.Builder
+	total := acctadmin.Money{}
 	fmt.Fprintf(&b, "%d document(s) are payment-locked and were left unread:\n", len(docs))
 	for _, d := range docs {
-		fmt.Fprintf(&b, "  %s  %s  %s  %s\n", day(d.CreatedAt), d.CompanyName, d.Type, d.ID)
+		fmt.Fprintf(&b, "  %s  %s  %s  %s  %s\n", day(d.CreatedAt), d.CompanyName, d.Type, d.ID, money(d.UnlockPrice))
+		total = total.Add(d.UnlockPrice)
 	}
-	fmt.Fprintf(&b, "unlock them in the account, then run `acctadmin mail pull %s` again\n", dir)
+	fmt.Fprintf(&b, "unlocking them costs %s: `acctadmin documents unlock ID... --card CARD_ID` (the cards: `acctadmin cards list`), then run `acctadmin mail pull %s` again\n", money(total), dir)
 	return b.String()
 }
 

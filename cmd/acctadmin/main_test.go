@@ -111,10 +111,17 @@ func setupScript(env *testscript.Env) error {
 	env.Setenv("UNREAD_COUNT", strconv.Itoa(len(h.unread)))
 	env.Setenv("UNREAD_LOCKED_COUNT", strconv.Itoa(len(h.locked)))
 	env.Setenv("UNREAD_UNLOCKED_COUNT", strconv.Itoa(len(h.unread)-len(h.locked)))
+	locked := 0
 	for _, d := range fake.Documents() {
-		if h.locked[d.ID] {
+		switch {
+		case h.locked[d.ID] && locked == 0:
 			env.Setenv("LOCKED_ID", d.ID.String())
-			break
+			locked++
+		case h.locked[d.ID] && locked == 1:
+			env.Setenv("LOCKED_ID_2", d.ID.String())
+			locked++
+		case !d.PaymentLocked:
+			env.Setenv("FREE_DOCUMENT_ID", d.ID.String())
 		}
 	}
 	for i, d := range fake.Documents() {
@@ -422,7 +429,7 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 		h := ts.Value("harness").(*harness)
 		want, err := strconv.Atoi(args[0])
 		ts.Check(err)
-		line := regexp.MustCompile(`^  \d{4}-\d\d-\d\d  (.+)  (.+)  ([0-9a-f-]{36})$`)
+		line := regexp.MustCompile(`^  \d{4}-\d\d-\d\d  (.+)  (.+)  ([0-9a-f-]{36})  \d+\.\d\d$`)
 		listed := map[uuid.UUID]int{}
 		for _, l := range strings.Split(ts.ReadFile("stdout"), "\n") {
 			m := line.FindStringSubmatch(l)

@@ -105,5 +105,25 @@ func init() {
 			what: `invoices pay sends the payment of a cancelled invoice`,
 			from: `			if inv.Status == acctadmin.InvoicePaid || inv.Status == acctadmin.InvoiceCancelled {`,
 			to:   `			if inv.Status == acctadmin.InvoicePaid {`},
+		mutant{id: `cli-unlock-over-max-sent`, file: `cmd/acctadmin/unlock.go`, pkg: `./cmd/acctadmin`, run: `TestScripts/unlock`,
+			what: `documents unlock pays a price over --max`,
+			from: `			case ceiling != nil && d.UnlockPrice.Cmp(*ceiling) > 0:`,
+			to:   `			case ceiling != nil && d.UnlockPrice.Cmp(*ceiling) > 1:`},
+		mutant{id: `cli-unlock-without-yes`, file: `cmd/acctadmin/unlock.go`, pkg: `./cmd/acctadmin`, run: `TestScripts/unlock`,
+			what: `documents unlock pays without --yes`,
+			from: `		if !yes && !a.dryRun {`,
+			to:   `		if false {`},
+		mutant{id: `cli-unlock-not-locked-sent`, file: `cmd/acctadmin/unlock.go`, pkg: `./cmd/acctadmin`, run: `TestScripts/unlock`,
+			what: `documents unlock sends the payment of a document that is not locked`,
+			from: `			case !d.PaymentLocked:`,
+			to:   `			case false:`},
+		mutant{id: `cli-unlock-dry-run-stops-at-first`, file: `cmd/acctadmin/unlock.go`, pkg: `./cmd/acctadmin`, run: `TestScripts/unlock`,
+			what: `documents unlock --dry-run prints the first request only`,
+			from: `			if errors.Is(err, errDryRun) {
+				continue
+			}`,
+			to: `			if errors.Is(err, errDryRun) {
+				return err
+			}`},
 	)
 }
