@@ -129,4 +129,3 @@ locked) before trying again, or the card may be charged twice.`,
 	}
 	return a.addDryRun(cmd)
 }
-
