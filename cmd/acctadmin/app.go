@@ -42,6 +42,12 @@ type app struct {
 
 	// dryRun is set by the --dry-run flag of a write command.
 	dryRun bool
+	// profile is the --profile flag; prof the profile read, once
+	// (profileRead), nil when there is none.
+	profile     string
+	prof        *profile
+	profileRead bool
+
 	// helpErr is set when --help was asked of a command that does not
 	// exist, such as companies add.
 	helpErr error
@@ -85,8 +91,11 @@ func (a *app) rootCommand() *cobra.Command {
 services, mail and documents, compliance due dates, companies, invoices,
 callbacks and resources, and sends any other route signed (acctadmin api).
 
-The keys come from ACCTADMIN_ACCESS_KEY and ACCTADMIN_SECRET_KEY, the API's
-address from ACCTADMIN_BASE_URL; the flags override them.
+The keys come from a profile stored by acctadmin auth login (--profile NAME,
+else ACCTADMIN_PROFILE, else default), from ACCTADMIN_ACCESS_KEY and
+ACCTADMIN_SECRET_KEY, or from --access-key and --secret-key; the API's address
+likewise from the profile, ACCTADMIN_BASE_URL or --base-url. Flags beat the
+environment, and the environment beats the profile.
 
 Exit codes: 0 success, 1 an API or connection error, 2 invalid input or usage
 (nothing sent), 3 not found, 4 keys refused, 5 due --fail-if-overdue found a
@@ -103,6 +112,7 @@ passed due date, 130 interrupted.`,
 	}
 	root.CompletionOptions.DisableDefaultCmd = true
 	pf := root.PersistentFlags()
+	pf.StringVar(&a.profile, "profile", "", "the stored profile of keys to use (default $"+envProfile+", else default; see acctadmin auth)")
 	pf.StringVar(&a.accessKey, "access-key", "", "access key (default $ACCTADMIN_ACCESS_KEY)")
 	pf.StringVar(&a.secretKey, "secret-key", "", "secret key (default $ACCTADMIN_SECRET_KEY; prefer the variable, flags show in ps)")
 	pf.StringVar(&a.baseURL, "base-url", "", "base URL of the API (default $ACCTADMIN_BASE_URL, else "+acctadmin.DefaultBaseURL+")")
@@ -146,6 +156,7 @@ passed due date, 130 interrupted.`,
 		a.callbacksCommand(),
 		a.resourcesCommand(),
 		a.accountCommand(),
+		a.authCommand(),
 		a.filingProductsCommand(),
 		a.websitesCommand(),
 		a.apiCommand(),
@@ -239,7 +250,8 @@ func (a *app) addDryRun(c *cobra.Command) *cobra.Command {
 	return c
 }
 
-// keys returns the keys from the flags, else the environment.
+// keys returns each key from its flag, else the environment, else the
+// profile (--profile, ACCTADMIN_PROFILE, else default).
 func (a *app) keys() (access, secret string, err error) {
 	access, secret = a.accessKey, a.secretKey
 	if access == "" {
@@ -248,20 +260,36 @@ func (a *app) keys() (access, secret string, err error) {
 	if secret == "" {
 		secret = os.Getenv(acctadmin.EnvSecretKey)
 	}
+	_, named := a.profileName()
+	if access == "" || secret == "" || named {
+		p, err := a.currentProfile()
+		if err != nil {
+			return "", "", err
+		}
+		if p != nil && access == "" {
+			access = p.AccessKey
+		}
+		if p != nil && secret == "" {
+			secret = p.SecretKey
+		}
+	}
 	if access == "" || secret == "" {
-		return "", "", usageErrorf("no keys: set %s and %s (or give --access-key and --secret-key)", acctadmin.EnvAccessKey, acctadmin.EnvSecretKey)
+		return "", "", usageErrorf("no keys: store them with `acctadmin auth login --access-key AK --secret-key-stdin`, or set %s and %s (or give --access-key and --secret-key)", acctadmin.EnvAccessKey, acctadmin.EnvSecretKey)
 	}
 	return access, secret, nil
 }
 
-// base returns the base URL from the flag, else the environment, else
-// the production API.
+// base returns the base URL from the flag, else the environment, else the
+// profile, else the production API.
 func (a *app) base() string {
 	if a.baseURL != "" {
 		return a.baseURL
 	}
 	if u := os.Getenv(acctadmin.EnvBaseURL); u != "" {
 		return u
+	}
+	if p, err := a.currentProfile(); err == nil && p != nil && p.BaseURL != "" {
+		return p.BaseURL
 	}
 	return acctadmin.DefaultBaseURL
 }
@@ -479,7 +507,7 @@ func describe(err error) (int, string) {
 }
 
 // keysHint says what to check when the API refuses the keys.
-const keysHint = "check the keys: " + acctadmin.EnvAccessKey + " and " + acctadmin.EnvSecretKey + " (or --access-key and --secret-key), and the API's address (--base-url or " + acctadmin.EnvBaseURL + ")"
+const keysHint = "check the keys: " + acctadmin.EnvAccessKey + " and " + acctadmin.EnvSecretKey + " (or --access-key and --secret-key), and the API's address (--base-url or " + acctadmin.EnvBaseURL + "); `acctadmin auth status` checks the stored profiles"
 
 // oneLine folds a message onto one line.
 func oneLine(s string) string {

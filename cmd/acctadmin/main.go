@@ -8,9 +8,12 @@
 //
 //	cd cmd/acctadmin && go install .
 //
-// It reads the keys from ACCTADMIN_ACCESS_KEY and ACCTADMIN_SECRET_KEY,
-// and the API's address from ACCTADMIN_BASE_URL (the production API when
-// unset); --access-key, --secret-key and --base-url override them.
+// It reads the keys from a profile that acctadmin auth login stored in the
+// user's config folder (--profile NAME, else ACCTADMIN_PROFILE, else
+// default), from ACCTADMIN_ACCESS_KEY and ACCTADMIN_SECRET_KEY, or from
+// --access-key and --secret-key, and the API's address likewise from the
+// profile, ACCTADMIN_BASE_URL or --base-url (the production API when none
+// says). Flags beat the environment, which beats the profile.
 //
 // # Output
 //

@@ -313,6 +313,26 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 		}
 		ts.Value("harness").(*harness).fake.InjectFault(f)
 	},
+	// echo-env VAR: prints the value of VAR, for stdin stdout.
+	"echo-env": func(ts *testscript.TestScript, neg bool, args []string) {
+		if len(args) != 1 {
+			ts.Fatalf("usage: echo-env VAR")
+		}
+		fmt.Fprintln(ts.Stdout(), ts.Getenv(args[0]))
+	},
+	// file-mode PATH MODE: PATH has the permission bits MODE (octal).
+	"file-mode": func(ts *testscript.TestScript, neg bool, args []string) {
+		if len(args) != 2 {
+			ts.Fatalf("usage: file-mode PATH MODE")
+		}
+		st, err := os.Stat(ts.MkAbs(args[0]))
+		ts.Check(err)
+		want, err := strconv.ParseUint(args[1], 8, 32)
+		ts.Check(err)
+		if got := st.Mode().Perm(); uint64(got) != want {
+			ts.Fatalf("%s: mode %o, want %o", args[0], got, want)
+		}
+	},
 	// fake-reset-requests: empties the fake's request log and counts.
 	"fake-reset-requests": func(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Value("harness").(*harness).fake.ResetRequests()

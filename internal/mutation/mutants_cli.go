@@ -125,5 +125,31 @@ func init() {
 			to: `			if errors.Is(err, errDryRun) {
 				return err
 			}`},
+		mutant{id: `cli-profiles-file-readable`, file: `cmd/acctadmin/profiles.go`, pkg: `./cmd/acctadmin`, run: `TestScripts/profiles`,
+			what: `the file of the profiles, with the secret keys, is readable by all`,
+			from: `	if err := tmp.Chmod(0o600); err != nil {`,
+			to:   `	if err := tmp.Chmod(0o644); err != nil {`},
+		mutant{id: `cli-profiles-folder-open`, file: `cmd/acctadmin/profiles.go`, pkg: `./cmd/acctadmin`, run: `TestScripts/profiles`,
+			what: `the folder of the profiles is open to all`,
+			from: `	if err := os.Chmod(dir, 0o700); err != nil {`,
+			to:   `	if err := os.Chmod(dir, 0o755); err != nil {`},
+		mutant{id: `cli-profile-beats-environment`, file: `cmd/acctadmin/app.go`, pkg: `./cmd/acctadmin`, run: `TestScripts/profiles`,
+			what: `the profile's secret key beats the environment's`,
+			from: `		if p != nil && secret == "" {`,
+			to:   `		if p != nil {`},
+		mutant{id: `cli-profile-status-key-unmasked`, file: `cmd/acctadmin/profiles.go`, pkg: `./cmd/acctadmin`, run: `TestScripts/profiles`,
+			what: `auth status prints the access key whole`,
+			from: `	return k[:4] + strings.Repeat("*", 8)`,
+			to:   `	return k`},
+		mutant{id: `cli-profile-refused-stored`, file: `cmd/acctadmin/profiles.go`, pkg: `./cmd/acctadmin`, run: `TestScripts/profiles`,
+			what: `auth login stores keys the API refused`,
+			from: `		acct, err := a.checkProfile(p)
+		if err != nil {
+			return err
+		}`,
+			to: `		acct, _ := a.checkProfile(p)
+		if acct == nil {
+			acct = &acctadmin.Account{}
+		}`},
 	)
 }
