@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"iter"
 	"time"
 
 	acctadmin "github.com/acctadmin/acctadmin-go"
@@ -17,10 +16,28 @@ func (a *app) callbacksCommand() *cobra.Command {
 		Args:    noArgs,
 	}
 	list.RunE = func(cmd *cobra.Command, _ []string) error {
-		all := func(c *acctadmin.Client) iter.Seq2[acctadmin.Callback, error] { return each(c.Callbacks.List(a.ctx)) }
-		return printAll(a, 0, []string{"ID", "URL", "CREATED"}, all, func(cb acctadmin.Callback) (any, []string) {
-			return cb, []string{idString(cb.ID), redactURL(cb.URL), cb.CreatedAt.Format(time.DateTime)}
-		}, "")
+		if _, err := a.checkJQ(); err != nil {
+			return err
+		}
+		c, err := a.client()
+		if err != nil {
+			return err
+		}
+		cbs, err := c.Callbacks.List(a.ctx)
+		if err != nil {
+			return err
+		}
+		if len(cbs) == 0 && !a.wantJSON() {
+			fmt.Fprintln(a.stdout, "no callback URL is registered; register one with `acctadmin callbacks ensure URL`")
+			return nil
+		}
+		l := &listing{headers: []string{"ID", "URL", "CREATED"}}
+		for _, cb := range cbs {
+			if err := l.add(cb, idString(cb.ID), redactURL(cb.URL), clock(cb.CreatedAt)); err != nil {
+				return err
+			}
+		}
+		return a.printList(l)
 	}
 
 	create := &cobra.Command{
@@ -101,6 +118,15 @@ func callbackFields(cb *acctadmin.Callback) [][2]string {
 	return [][2]string{
 		{"ID", idString(cb.ID)},
 		{"URL", redactURL(cb.URL)},
-		{"Created", cb.CreatedAt.Format(time.DateTime)},
+		{"Created", clock(cb.CreatedAt)},
 	}
+}
+
+// clock is a moment as the command prints it: date, time and zone, the
+// zone as the API gave it (UTC, or its offset).
+func clock(t time.Time) string {
+	if _, offset := t.Zone(); offset == 0 {
+		return t.Format(time.DateTime) + " UTC"
+	}
+	return t.Format(time.DateTime + " -07:00")
 }

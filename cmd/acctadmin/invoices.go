@@ -5,6 +5,7 @@ import (
 	"iter"
 	"strconv"
 	"strings"
+	"time"
 
 	acctadmin "github.com/acctadmin/acctadmin-go"
 	"github.com/google/uuid"
@@ -24,11 +25,12 @@ func (a *app) invoicesCommand() *cobra.Command {
 	list.Flags().IntVar(&limit, "limit", 0, "stop after `N` invoices (0: all)")
 	list.RunE = func(cmd *cobra.Command, _ []string) error {
 		all := func(c *acctadmin.Client) iter.Seq2[acctadmin.Invoice, error] { return c.Invoices.All(a.ctx, nil) }
+		today := acctadmin.DateOf(time.Now())
 		return printAll(a, limit, []string{"ID", "COMPANY", "STATUS", "TOTAL", "DUE", "CREATED"}, all, func(inv acctadmin.Invoice) (any, []string) {
 			if unpaid && inv.Status != acctadmin.InvoiceUnpaid {
 				return nil, nil
 			}
-			return inv.Raw, []string{idString(inv.ID), inv.Company, string(inv.Status), money(inv.Total()), inv.DueDate.String(), day(inv.CreatedAt)}
+			return inv.Raw, []string{idString(inv.ID), inv.Company, invoiceStatus(inv, today), money(inv.Total()), inv.DueDate.String(), day(inv.CreatedAt)}
 		}, "")
 	}
 
@@ -45,7 +47,7 @@ func (a *app) invoicesCommand() *cobra.Command {
 			fields := [][2]string{
 				{"ID", idString(inv.ID)},
 				{"Company", inv.Company},
-				{"Status", string(inv.Status)},
+				{"Status", invoiceStatus(*inv, acctadmin.DateOf(time.Now()))},
 				{"Total", money(inv.Total())},
 				{"Due", inv.DueDate.String()},
 				{"Created", day(inv.CreatedAt)},
@@ -155,4 +157,13 @@ func invoiceGets(ids []uuid.UUID) string {
 		cmds[i] = "`acctadmin invoices get " + id.String() + "`"
 	}
 	return strings.Join(cmds, ", ")
+}
+
+// invoiceStatus is an invoice's status, with OVERDUE and the days since
+// its due date for an unpaid invoice whose due date has passed.
+func invoiceStatus(inv acctadmin.Invoice, today acctadmin.Date) string {
+	if inv.Status != acctadmin.InvoiceUnpaid || inv.DueDate.IsZero() || !inv.DueDate.Before(today) {
+		return string(inv.Status)
+	}
+	return fmt.Sprintf("unpaid, OVERDUE by %d day(s)", inv.DueDate.DaysUntil(today))
 }

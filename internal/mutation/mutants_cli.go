@@ -151,5 +151,17 @@ func init() {
 		if acct == nil {
 			acct = &acctadmin.Account{}
 		}`},
+		mutant{id: `cli-callbacks-none-silent`, file: `cmd/acctadmin/callbacks.go`, pkg: `./cmd/acctadmin`, run: `TestScripts/writes`,
+			what: `callbacks list prints nothing when no callback is registered`,
+			from: `		if len(cbs) == 0 && !a.wantJSON() {`,
+			to:   `		if len(cbs) == 0 && a.wantJSON() {`},
+		mutant{id: `cli-clock-without-zone`, file: `cmd/acctadmin/callbacks.go`, pkg: `./cmd/acctadmin`, run: `TestScripts/writes`,
+			what: `a time prints without its zone`,
+			from: `	return t.Format(time.DateTime + " -07:00")`,
+			to:   `	return t.Format(time.DateTime)`},
+		mutant{id: `cli-invoice-overdue-unmarked`, file: `cmd/acctadmin/invoices.go`, pkg: `./cmd/acctadmin`, run: `TestScripts/read`,
+			what: `invoices list does not mark an unpaid invoice past its due date`,
+			from: `	if inv.Status != acctadmin.InvoiceUnpaid || inv.DueDate.IsZero() || !inv.DueDate.Before(today) {`,
+			to:   `	if inv.Status != acctadmin.InvoiceUnpaid || inv.DueDate.IsZero() || inv.DueDate.Before(today) {`},
 	)
 }
