@@ -99,7 +99,8 @@ environment, and the environment beats the profile.
 
 Exit codes: 0 success, 1 an API or connection error, 2 invalid input or usage
 (nothing sent), 3 not found, 4 keys refused, 5 due --fail-if-overdue found a
-passed due date, 130 interrupted.`,
+passed due date, 6 mail pull --fail-if-locked left payment-locked mail
+waiting, 130 interrupted.`,
 		Example: `  export ACCTADMIN_ACCESS_KEY=... ACCTADMIN_SECRET_KEY=...
   acctadmin services list
   acctadmin documents list --json --jq '.[].id'

@@ -35,6 +35,7 @@
 //	3  not found
 //	4  the API refused the keys (401 or 403)
 //	5  due --fail-if-overdue found a due date that has passed
+//	6  mail pull --fail-if-locked left payment-locked documents waiting
 //	130  interrupted (Ctrl-C); mail pull prints what it saved first
 //
 // Every error is one line on standard error that says what failed and what

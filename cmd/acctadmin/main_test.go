@@ -313,6 +313,18 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 		}
 		ts.Value("harness").(*harness).fake.InjectFault(f)
 	},
+	// unlock-all: pays for every document that was payment-locked when
+	// the script started, through the SDK, with the demo card.
+	"unlock-all": func(ts *testscript.TestScript, neg bool, args []string) {
+		h := ts.Value("harness").(*harness)
+		c, err := acctadmin.NewClient(h.fake.AccessKey, h.fake.SecretKey, acctadmin.WithBaseURL(h.fake.URL))
+		ts.Check(err)
+		for id := range h.locked {
+			_, err := c.Documents.Unlock(context.Background(), id, acctadmintest.DemoID("payment-method", 1))
+			ts.Check(err)
+		}
+		fmt.Fprintf(ts.Stdout(), "%d documents unlocked\n", len(h.locked))
+	},
 	// echo-env VAR: prints the value of VAR, for stdin stdout.
 	"echo-env": func(ts *testscript.TestScript, neg bool, args []string) {
 		if len(args) != 1 {

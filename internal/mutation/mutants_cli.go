@@ -163,5 +163,23 @@ func init() {
 			what: `invoices list does not mark an unpaid invoice past its due date`,
 			from: `	if inv.Status != acctadmin.InvoiceUnpaid || inv.DueDate.IsZero() || !inv.DueDate.Before(today) {`,
 			to:   `	if inv.Status != acctadmin.InvoiceUnpaid || inv.DueDate.IsZero() || inv.DueDate.Before(today) {`},
+		mutant{id: `cli-mail-quiet-summary`, file: `cmd/acctadmin/mail.go`, pkg: `./cmd/acctadmin`, run: `TestScripts/mail_cron`,
+			what: `mail pull --quiet prints the summary and the locked list every night`,
+			from: `	if mode.quiet || mode.json {
+		locked = ""
+		summary = ""
+	}`,
+			to: `	if mode.json {
+		locked = ""
+		summary = ""
+	}`},
+		mutant{id: `cli-mail-fail-if-locked-ignored`, file: `cmd/acctadmin/mail.go`, pkg: `./cmd/acctadmin`, run: `TestScripts/mail_cron`,
+			what: `mail pull --fail-if-locked exits 0 while locked mail waits`,
+			from: `	if mode.failIfLocked && len(waiting) > 0 {`,
+			to:   `	if mode.failIfLocked && len(waiting) > 100 {`},
+		mutant{id: `cli-mail-json-ignored`, file: `cmd/acctadmin/mail.go`, pkg: `./cmd/acctadmin`, run: `TestScripts/mail_cron`,
+			what: `mail pull --json prints the lines, not the summary`,
+			from: `		mode.json = a.wantJSON()`,
+			to:   `		mode.json = false`},
 	)
 }
