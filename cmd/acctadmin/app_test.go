@@ -9,6 +9,8 @@ import (
 	"go/parser"
 	"go/token"
 	"net/http"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -262,5 +264,28 @@ func TestDescribeHintsFitTheError(t *testing.T) {
 		if code != c.code || !strings.HasSuffix(msg, c.want) && !strings.Contains(msg, c.want) || strings.Contains(msg, c.not) {
 			t.Errorf("describe(%v) = %d %q, want %d, %q and not %q", c.err, code, msg, c.code, c.want, c.not)
 		}
+	}
+}
+
+// TestVersionStamped builds the command as .goreleaser.yaml does, with the
+// version stamped by -ldflags -X main.version, and runs --version: it says
+// the stamped version, not the SDK's.
+func TestVersionStamped(t *testing.T) {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("no go command to build with: %v", err)
+	}
+	bin := filepath.Join(t.TempDir(), "acctadmin")
+	build := exec.Command(goTool, "build", "-ldflags", "-X main.version=9.8.7-stamp", "-o", bin, ".")
+	build.Env = os.Environ()
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	out, err := exec.Command(bin, "--version").Output()
+	if err != nil {
+		t.Fatalf("acctadmin --version: %v", err)
+	}
+	if got, want := string(out), "acctadmin version 9.8.7-stamp\n"; got != want {
+		t.Errorf("acctadmin --version printed %q, want %q", got, want)
 	}
 }
