@@ -18,11 +18,6 @@ import (
 	"golang.org/x/term"
 )
 
-// version is the command's version: the SDK's, unless the build stamps
-// its own (go build -ldflags "-X main.version=1.2.3", as .goreleaser.yaml
-// does for the release's binaries).
-var version = acctadmin.Version
-
 // app is one run of the command line: its streams, its global flags and
 // the client they make.
 type app struct {

@@ -181,7 +181,7 @@ func init() {
 			what: `mail pull --json prints the lines, not the summary`,
 			from: `		mode.json = a.wantJSON()`,
 			to:   `		mode.json = false`},
-		mutant{id: `cli-version-not-stamped`, file: `cmd/acctadmin/app.go`, pkg: `./cmd/acctadmin`, run: `TestVersionStamped`,
+		mutant{id: `cli-version-not-stamped`, file: `cmd/acctadmin/version.go`, pkg: `./cmd/acctadmin`, run: `TestVersionStamped`,
 			what: `the version is a constant, which -ldflags -X cannot stamp: a release binary says the SDK's version`,
 			from: `var version = acctadmin.Version`,
 			to:   `const version = acctadmin.Version`},
