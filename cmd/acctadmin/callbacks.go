@@ -33,7 +33,7 @@ func (a *app) callbacksCommand() *cobra.Command {
 		}
 		l := &listing{headers: []string{"ID", "URL", "CREATED"}}
 		for _, cb := range cbs {
-			if err := l.add(cb, idString(cb.ID), redactURL(cb.URL), clock(cb.CreatedAt)); err != nil {
+			if err := l.add(shownCallback(cb), idString(cb.ID), redactURL(cb.URL), clock(cb.CreatedAt)); err != nil {
 				return err
 			}
 		}
@@ -58,7 +58,7 @@ func (a *app) callbacksCommand() *cobra.Command {
 		if err != nil {
 			return withCheck(err, "see whether it was registered with `acctadmin callbacks list`")
 		}
-		return a.printRecord(cb, callbackFields(cb)...)
+		return a.printRecord(shownCallback(*cb), callbackFields(cb)...)
 	}
 
 	del := &cobra.Command{
@@ -107,7 +107,7 @@ func (a *app) callbacksCommand() *cobra.Command {
 		if err != nil {
 			return err
 		}
-		return a.printRecord(cb, callbackFields(cb)...)
+		return a.printRecord(shownCallback(*cb), callbackFields(cb)...)
 	}
 	return group("callbacks", "List, register and remove callback URLs", "  acctadmin callbacks ensure https://example.com/hooks",
 		list, a.addDryRun(create), a.addDryRun(del), a.addDryRun(ensure))
@@ -129,4 +129,11 @@ func clock(t time.Time) string {
 		return t.Format(time.DateTime) + " UTC"
 	}
 	return t.Format(time.DateTime + " -07:00")
+}
+
+// shownCallback is a callback as the command prints it in JSON: its URL's
+// password hidden.
+func shownCallback(cb acctadmin.Callback) acctadmin.Callback {
+	cb.URL = redactURL(cb.URL)
+	return cb
 }

@@ -185,5 +185,9 @@ func init() {
 			what: `the version is a constant, which -ldflags -X cannot stamp: a release binary says the SDK's version`,
 			from: `var version = acctadmin.Version`,
 			to:   `const version = acctadmin.Version`},
+		mutant{id: `cli-callback-json-password-shown`, file: `cmd/acctadmin/callbacks.go`, pkg: `./cmd/acctadmin`, run: `TestScripts/listen`,
+			what: `callbacks list --json prints a URL with its password`,
+			from: `	cb.URL = redactURL(cb.URL)`,
+			to:   `	cb.URL = cb.URL + ""`},
 	)
 }
