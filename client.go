@@ -428,20 +428,53 @@ func (c *Client) CloseIdleConnections() {
 func parseBaseURL(s string) (*url.URL, error) {
 	u, err := url.Parse(strings.TrimSpace(s))
 	if err != nil {
-		return nil, fmt.Errorf("acctadmin: base URL does not parse: %w", err)
+		shown, changed := redactURLText(s)
+		var ue *url.Error
+		if !changed && errors.As(err, &ue) {
+			// The reason alone: url.Error repeats the whole URL.
+			return nil, fmt.Errorf("acctadmin: base URL %q does not parse: %v", shown, ue.Err)
+		}
+		// A URL with a password that does not parse: its reason may
+		// quote a piece of the password, so it is left out.
+		return nil, fmt.Errorf("acctadmin: base URL %q does not parse", shown)
+	}
+	shown, _ := redactURLText(s)
+	if u.User != nil {
+		shown = u.Redacted()
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, fmt.Errorf("acctadmin: base URL %q: want an http or https URL", s)
+		return nil, fmt.Errorf("acctadmin: base URL %q: want an http or https URL", shown)
 	}
 	if u.Host == "" {
-		return nil, fmt.Errorf("acctadmin: base URL %q has no host", s)
+		return nil, fmt.Errorf("acctadmin: base URL %q has no host", shown)
 	}
 	if u.User != nil || u.RawQuery != "" || u.Fragment != "" {
-		return nil, fmt.Errorf("acctadmin: base URL %q: want no user, query or fragment", u.Redacted())
+		return nil, fmt.Errorf("acctadmin: base URL %q: want no user, query or fragment", shown)
 	}
 	u.Path = strings.TrimRight(u.Path, "/")
 	u.RawPath = ""
 	return u, nil
+}
+
+// redactURLText hides the password of a URL that may not parse: whatever
+// lies between the first colon after the scheme and the last @ becomes
+// xxxxx, as url.URL.Redacted writes it. It reports whether it changed s.
+// It errs on hiding too much: a URL without a password but with an @ in
+// its path loses the part between its port and that @.
+func redactURLText(s string) (string, bool) {
+	prefix, rest := "", s
+	if i := strings.Index(s, "://"); i >= 0 {
+		prefix, rest = s[:i+3], s[i+3:]
+	}
+	at := strings.LastIndex(rest, "@")
+	if at < 0 {
+		return s, false
+	}
+	user, _, ok := strings.Cut(rest[:at], ":")
+	if !ok {
+		return s, false
+	}
+	return prefix + user + ":xxxxx" + rest[at:], true
 }
 
 // newTransport is the default transport: pooled connections (enough idle

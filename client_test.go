@@ -335,6 +335,33 @@ func TestNewClientRefusesBadArguments(t *testing.T) {
 	}
 }
 
+// TestNewClientHidesBaseURLPassword: a base URL with a password is
+// refused with an error that names the URL with its password hidden,
+// whether the URL parses or not.
+func TestNewClientHidesBaseURLPassword(t *testing.T) {
+	cases := []struct{ url, want string }{
+		{"ftp://user:SECRET@host/", `"ftp://user:xxxxx@host/": want an http or https URL`},
+		{"https://user:SECRET@api.example.com/", `"https://user:xxxxx@api.example.com/": want no user`},
+		{"http://user:SECRET@[::1/", `"http://user:xxxxx@[::1/" does not parse`},
+		{"http://user:SE/CRET@host:99999x/", `"http://user:xxxxx@host:99999x/" does not parse`},
+		{"http://user:SE CRET@host/", `"http://user:xxxxx@host/" does not parse`},
+		{"user:SECRET@host", `"user:xxxxx@host": want an http or https URL`},
+		{"http://host/\x7f:SECRET@x", `does not parse`},
+	}
+	for _, tc := range cases {
+		_, err := NewClient(testAccessKey, testSecretKey, WithBaseURL(tc.url))
+		if err == nil {
+			t.Fatalf("NewClient(WithBaseURL(%q)): no error", tc.url)
+		}
+		if !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("WithBaseURL(%q): error %q, want %q", tc.url, err, tc.want)
+		}
+		if strings.Contains(err.Error(), "SE") {
+			t.Errorf("WithBaseURL(%q): error %q shows the password", tc.url, err)
+		}
+	}
+}
+
 func TestNewClientDefaults(t *testing.T) {
 	c, err := NewClient(testAccessKey, testSecretKey)
 	if err != nil {

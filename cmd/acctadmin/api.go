@@ -15,7 +15,8 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// maxPages bounds the pages --paginate reads.
+// maxPages bounds the pages --paginate reads; a listing longer is an
+// error.
 const maxPages = 10000
 
 func (a *app) apiCommand() *cobra.Command {
@@ -36,7 +37,9 @@ in [] makes an array (repeat it), as company_ids[]=ID. --input FILE sends the
 file (- for standard input) as the JSON body instead.
 
 --paginate follows limit and offset (limit 100 unless -F limit=N says
-otherwise) until the listing ends, and prints one merged array.
+otherwise) until the listing ends, and prints one merged array, each record
+(by its id) once. A page of records all read before means that the API
+ignores offset: --paginate then stops with an error.
 
 --out FILE writes a file route's answer (a PDF, a PNG) to FILE (- for
 standard output).`,
@@ -201,6 +204,14 @@ func jsonValue(s string) any {
 // ends the listing, as the SDK's All does (servers cap pages below the
 // limit, so a page shorter than asked for alone does not); a page longer
 // than asked for is the whole listing.
+//
+// A server that ignores offset answers the same records again and again,
+// perhaps each time with a field that changes (the time it answered), so
+// records are told apart by their "id": a record seen before is not
+// printed twice, and a page whose records were all seen before is an
+// error (unless it is shorter than the one before, which ends the
+// listing), as is a page without ids that repeats the one before. Past
+// maxPages pages the listing is an error too, never a partial answer.
 func (a *app) paginate(c *acctadmin.Client, req *acctadmin.RawRequest) ([]byte, error) {
 	limit := 100
 	if s := req.Query.Get("limit"); s != "" {
@@ -218,9 +229,10 @@ func (a *app) paginate(c *acctadmin.Client, req *acctadmin.RawRequest) ([]byte, 
 		}
 		offset = n
 	}
-	var all []json.RawMessage
+	all := []json.RawMessage{}
+	seen := map[string]bool{}
 	prev := -1
-	var prevPage, samePages = "", 0
+	prevPage := ""
 	for range maxPages {
 		q := url.Values{}
 		for k, v := range req.Query {
@@ -238,24 +250,51 @@ func (a *app) paginate(c *acctadmin.Client, req *acctadmin.RawRequest) ([]byte, 
 		if err := json.Unmarshal(result, &items); err != nil {
 			return nil, fmt.Errorf("%s %s: --paginate needs a listing, and the result is not an array", req.Method, req.Path)
 		}
-		if string(result) == prevPage && len(items) > 0 {
-			samePages++
-			if samePages == 2 {
-				return nil, fmt.Errorf("%s %s: the API answered the same page for three offsets: it ignores offset, so the listing cannot be read past its first page", req.Method, req.Path)
-			}
-		} else {
-			samePages = 0
+		if len(items) > 0 && string(result) == prevPage {
+			return nil, repeatError(req, offset)
 		}
 		prevPage = string(result)
-		all = append(all, items...)
-		if len(items) == 0 || len(items) > limit || (prev >= 0 && len(items) < prev) {
-			break
+		fresh := 0
+		for _, it := range items {
+			id := recordID(it)
+			if id == "" {
+				all = append(all, it)
+				fresh++
+				continue
+			}
+			if seen[id] {
+				continue
+			}
+			seen[id] = true
+			all = append(all, it)
+			fresh++
+		}
+		shorter := prev >= 0 && len(items) < prev
+		if len(items) > 0 && fresh == 0 && !shorter {
+			return nil, repeatError(req, offset)
+		}
+		if len(items) == 0 || len(items) > limit || shorter {
+			return json.Marshal(all)
 		}
 		prev = len(items)
 		offset += len(items)
 	}
-	if all == nil {
-		return []byte("[]"), nil
+	return nil, fmt.Errorf("%s %s: --paginate read %d pages and the listing has not ended; read it in parts with -F offset=N -F limit=N", req.Method, req.Path, maxPages)
+}
+
+// repeatError says that the page at offset held only records seen before.
+func repeatError(req *acctadmin.RawRequest, offset int) error {
+	return fmt.Errorf("%s %s: the page at offset %d holds only records already read: the API ignores offset here, so --paginate stops; read the first page without --paginate", req.Method, req.Path, offset)
+}
+
+// recordID is the "id" of a listing's record, as its JSON text, or "" when
+// the record has none.
+func recordID(record json.RawMessage) string {
+	var r struct {
+		ID json.RawMessage `json:"id"`
 	}
-	return json.Marshal(all)
+	if json.Unmarshal(record, &r) != nil || len(r.ID) == 0 || string(r.ID) == "null" {
+		return ""
+	}
+	return string(r.ID)
 }

@@ -39,6 +39,15 @@ type app struct {
 
 	// dryRun is set by the --dry-run flag of a write command.
 	dryRun bool
+	// profile is the --profile flag; prof the profile read, once
+	// (profileRead), nil when there is none.
+	profile     string
+	prof        *profile
+	profileRead bool
+
+	// helpErr is set when --help was asked of a command that does not
+	// exist, such as companies add.
+	helpErr error
 }
 
 // run runs the command line args and returns the exit code.
@@ -50,6 +59,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	err := root.ExecuteContext(ctx)
+	if err == nil {
+		err = a.helpErr
+	}
 	if err == nil || errors.Is(err, errDryRun) {
 		return 0
 	}
@@ -76,12 +88,16 @@ func (a *app) rootCommand() *cobra.Command {
 services, mail and documents, compliance due dates, companies, invoices,
 callbacks and resources, and sends any other route signed (acctadmin api).
 
-The keys come from ACCTADMIN_ACCESS_KEY and ACCTADMIN_SECRET_KEY, the API's
-address from ACCTADMIN_BASE_URL; the flags override them.
+The keys come from a profile stored by acctadmin auth login (--profile NAME,
+else ACCTADMIN_PROFILE, else default), from ACCTADMIN_ACCESS_KEY and
+ACCTADMIN_SECRET_KEY, or from --access-key and --secret-key; the API's address
+likewise from the profile, ACCTADMIN_BASE_URL or --base-url. Flags beat the
+environment, and the environment beats the profile.
 
 Exit codes: 0 success, 1 an API or connection error, 2 invalid input or usage
 (nothing sent), 3 not found, 4 keys refused, 5 due --fail-if-overdue found a
-passed due date, 130 interrupted.`,
+passed due date, 6 mail pull --fail-if-locked left payment-locked mail
+waiting, 130 interrupted.`,
 		Example: `  export ACCTADMIN_ACCESS_KEY=... ACCTADMIN_SECRET_KEY=...
   acctadmin services list
   acctadmin documents list --json --jq '.[].id'
@@ -94,6 +110,7 @@ passed due date, 130 interrupted.`,
 	}
 	root.CompletionOptions.DisableDefaultCmd = true
 	pf := root.PersistentFlags()
+	pf.StringVar(&a.profile, "profile", "", "the stored profile of keys to use (default $"+envProfile+", else default; see acctadmin auth)")
 	pf.StringVar(&a.accessKey, "access-key", "", "access key (default $ACCTADMIN_ACCESS_KEY)")
 	pf.StringVar(&a.secretKey, "secret-key", "", "secret key (default $ACCTADMIN_SECRET_KEY; prefer the variable, flags show in ps)")
 	pf.StringVar(&a.baseURL, "base-url", "", "base URL of the API (default $ACCTADMIN_BASE_URL, else "+acctadmin.DefaultBaseURL+")")
@@ -103,6 +120,28 @@ passed due date, 130 interrupted.`,
 	pf.DurationVar(&a.timeout, "timeout", 30*time.Second, "bound on each request attempt")
 	pf.IntVar(&a.retries, "retries", 3, "times a failed read is tried again (0 to 100)")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	// --help of a subcommand that does not exist (companies add --help) is
+	// the unknown command's error, not the help of its parent.
+	help := root.HelpFunc()
+	root.SetHelpFunc(func(c *cobra.Command, args []string) {
+		if c.HasSubCommands() && c.Flags().Parsed() && c.Flags().NArg() > 0 {
+			a.helpErr = noArgs(c, c.Flags().Args())
+			return
+		}
+		help(c, args)
+	})
+	root.SetHelpCommand(&cobra.Command{
+		Use:     "help [COMMAND]...",
+		Short:   "Show the help of a command",
+		Example: "  acctadmin help invoices pay",
+		RunE: func(_ *cobra.Command, args []string) error {
+			c, rest, err := root.Find(args)
+			if err != nil || len(rest) > 0 {
+				return usageErrorf("no command %q; see acctadmin --help", "acctadmin "+strings.Join(args, " "))
+			}
+			return c.Help()
+		},
+	})
 
 	root.AddCommand(
 		a.servicesCommand(),
@@ -111,9 +150,11 @@ passed due date, 130 interrupted.`,
 		a.dueCommand(),
 		a.companiesCommand(),
 		a.invoicesCommand(),
+		a.cardsCommand(),
 		a.callbacksCommand(),
 		a.resourcesCommand(),
 		a.accountCommand(),
+		a.authCommand(),
 		a.filingProductsCommand(),
 		a.websitesCommand(),
 		a.apiCommand(),
@@ -203,11 +244,12 @@ func minArgs(n int) cobra.PositionalArgs {
 
 // addDryRun gives a write command its --dry-run flag.
 func (a *app) addDryRun(c *cobra.Command) *cobra.Command {
-	c.Flags().BoolVar(&a.dryRun, "dry-run", false, "print the request that would be sent (token redacted) and send nothing")
+	c.Flags().BoolVar(&a.dryRun, "dry-run", false, "print the request that would be sent (token, card numbers, passwords and other secrets redacted) and send nothing")
 	return c
 }
 
-// keys returns the keys from the flags, else the environment.
+// keys returns each key from its flag, else the environment, else the
+// profile (--profile, ACCTADMIN_PROFILE, else default).
 func (a *app) keys() (access, secret string, err error) {
 	access, secret = a.accessKey, a.secretKey
 	if access == "" {
@@ -216,20 +258,36 @@ func (a *app) keys() (access, secret string, err error) {
 	if secret == "" {
 		secret = os.Getenv(acctadmin.EnvSecretKey)
 	}
+	_, named := a.profileName()
+	if access == "" || secret == "" || named {
+		p, err := a.currentProfile()
+		if err != nil {
+			return "", "", err
+		}
+		if p != nil && access == "" {
+			access = p.AccessKey
+		}
+		if p != nil && secret == "" {
+			secret = p.SecretKey
+		}
+	}
 	if access == "" || secret == "" {
-		return "", "", usageErrorf("no keys: set %s and %s (or give --access-key and --secret-key)", acctadmin.EnvAccessKey, acctadmin.EnvSecretKey)
+		return "", "", usageErrorf("no keys: store them with `acctadmin auth login --access-key AK --secret-key-stdin`, or set %s and %s (or give --access-key and --secret-key)", acctadmin.EnvAccessKey, acctadmin.EnvSecretKey)
 	}
 	return access, secret, nil
 }
 
-// base returns the base URL from the flag, else the environment, else
-// the production API.
+// base returns the base URL from the flag, else the environment, else the
+// profile, else the production API.
 func (a *app) base() string {
 	if a.baseURL != "" {
 		return a.baseURL
 	}
 	if u := os.Getenv(acctadmin.EnvBaseURL); u != "" {
 		return u
+	}
+	if p, err := a.currentProfile(); err == nil && p != nil && p.BaseURL != "" {
+		return p.BaseURL
 	}
 	return acctadmin.DefaultBaseURL
 }
@@ -269,8 +327,9 @@ func (a *app) client() (*acctadmin.Client, error) {
 // errDryRun stops a request that --dry-run printed.
 var errDryRun = errors.New("dry run: nothing sent")
 
-// dryRunTransport prints each write request, with its token redacted,
-// instead of sending it; reads go through.
+// dryRunTransport prints each write request, with its token and the
+// values of its secret fields (card numbers, CVCs, passwords, secret
+// keys, tokens) redacted, instead of sending it; reads go through.
 type dryRunTransport struct {
 	out  io.Writer
 	next http.RoundTripper
@@ -287,13 +346,13 @@ func (t *dryRunTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		req.Body.Close()
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s\n", req.Method, req.URL.String())
+	fmt.Fprintf(&b, "%s %s\n", req.Method, redactQuery(req.URL).String())
 	fmt.Fprintf(&b, "Authorization: Bearer [redacted]\n")
 	if ct := req.Header.Get("Content-Type"); ct != "" {
 		fmt.Fprintf(&b, "Content-Type: %s\n", ct)
 	}
 	if len(bytes.TrimSpace(body)) > 0 {
-		fmt.Fprintf(&b, "\n%s\n", bytes.TrimSpace(body))
+		fmt.Fprintf(&b, "\n%s\n", redactBody(bytes.TrimSpace(body)))
 	}
 	fmt.Fprint(t.out, b.String())
 	return nil, errDryRun
@@ -332,6 +391,13 @@ func (e exitError) Error() string { return e.msg }
 type hintError struct {
 	err  error
 	hint string
+	// check, for a write whose outcome is unknown, names the acctadmin
+	// command that shows whether it took effect.
+	check string
+	// always, when set, is said of any error but an unknown outcome, in
+	// place of the hint of its kind: what the command knows to do (run
+	// mail pull again).
+	always string
 }
 
 func (e hintError) Error() string { return e.err.Error() }
@@ -342,22 +408,63 @@ func withHint(err error, hint string) error {
 	if err == nil {
 		return nil
 	}
-	return hintError{err, hint}
+	return hintError{err: err, hint: hint}
 }
 
-// describe maps an error to its exit code and its one-line message.
+// withCheck adds to err, for when the outcome of a write is unknown, what
+// shows whether it took effect: an acctadmin command (nil stays nil).
+func withCheck(err error, check string) error {
+	if err == nil {
+		return nil
+	}
+	return hintError{err: err, check: check}
+}
+
+// withAdvice adds to err what to do whatever the error (nil stays nil).
+func withAdvice(err error, advice string) error {
+	if err == nil {
+		return nil
+	}
+	return hintError{err: err, always: advice}
+}
+
+// sdkOutcome starts the end of an SDK error whose outcome is unknown: the
+// SDK then names the Go method that shows what happened, which the
+// command line replaces with its own command.
+const sdkOutcome = "; outcome unknown, the request may have taken effect"
+
+// outcomeUnknown is the message of a write whose outcome is unknown: the
+// SDK's error without its Go advice, then check, the acctadmin command
+// that shows whether it took effect.
+func outcomeUnknown(msg, check string) string {
+	if i := strings.LastIndex(msg, sdkOutcome); i >= 0 {
+		msg = msg[:i]
+	}
+	if check == "" {
+		check = "look at what it would have changed (the get or list command of it)"
+	}
+	return msg + "; the outcome is unknown, the request may have taken effect: " + check + " before you try again"
+}
+
+// describe maps an error to its exit code and its one-line message. A
+// command's hint is for what it may say: a record not found, or an answer
+// that is not what the route gives; a connection error, refused keys or a
+// failing API get their own, whatever the command.
 func describe(err error) (int, string) {
 	var ee exitError
 	if errors.As(err, &ee) {
 		return ee.code, ee.msg
 	}
-	hint := ""
+	hint, check, always := "", "", ""
 	var he hintError
 	if errors.As(err, &he) {
-		hint = he.hint
+		hint, check, always = he.hint, he.check, he.always
 	}
 	msg := err.Error()
 	var ue usageError
+	var te *acctadmin.TransportError
+	var de *acctadmin.DecodeError
+	var ae *acctadmin.APIError
 	switch {
 	case errors.As(err, &ue):
 		return 2, msg
@@ -365,33 +472,40 @@ func describe(err error) (int, string) {
 		return 2, msg + "; nothing was sent"
 	case errors.Is(err, context.Canceled):
 		return 130, "interrupted"
+	case errors.Is(err, acctadmin.ErrOutcomeUnknown):
+		return 1, outcomeUnknown(msg, check)
 	case errors.Is(err, acctadmin.ErrNotFound):
 		if hint == "" {
 			hint = "check the id or the path"
 		}
 		return 3, msg + "; " + hint
+	case errors.Is(err, acctadmin.ErrPaymentDeclined):
+		return 1, msg + "; the card was declined: nothing was paid; pay with another card (the stored cards: `acctadmin cards list`)"
+	case errors.As(err, &ae) && ae.Path == "/auth/login" && (ae.StatusCode == 401 || ae.StatusCode == 403):
+		return 4, msg + "; the e-mail or the password was refused: check the login"
 	case errors.Is(err, acctadmin.ErrUnauthorized), errors.Is(err, acctadmin.ErrForbidden):
-		return 4, msg + "; check " + acctadmin.EnvAccessKey + ", " + acctadmin.EnvSecretKey + " and " + acctadmin.EnvBaseURL
-	case errors.Is(err, acctadmin.ErrOutcomeUnknown):
-		return 1, msg
-	case errors.Is(err, acctadmin.ErrServer) && hint == "":
+		return 4, msg + "; " + keysHint
+	case always != "":
+		return 1, msg + "; " + always
+	case errors.Is(err, acctadmin.ErrServer):
 		return 1, msg + "; the API is failing: try again later"
 	case errors.Is(err, acctadmin.ErrRateLimited):
 		return 1, msg + "; wait a minute and try again"
-	}
-	var te *acctadmin.TransportError
-	if errors.As(err, &te) && hint == "" {
-		hint = "check " + acctadmin.EnvBaseURL + " and the network"
-	}
-	var de *acctadmin.DecodeError
-	if errors.As(err, &de) && hint == "" {
-		hint = "the answer is not what this route should give; see it with --debug or acctadmin api"
+	case errors.As(err, &te):
+		return 1, msg + "; check the API's address (--base-url or " + acctadmin.EnvBaseURL + ") and the network"
+	case errors.As(err, &de):
+		if hint == "" {
+			hint = "the answer is not what this route should give; see it with --debug or `acctadmin api`"
+		}
 	}
 	if hint != "" {
 		msg += "; " + hint
 	}
 	return 1, msg
 }
+
+// keysHint says what to check when the API refuses the keys.
+const keysHint = "check the keys: " + acctadmin.EnvAccessKey + " and " + acctadmin.EnvSecretKey + " (or --access-key and --secret-key), and the API's address (--base-url or " + acctadmin.EnvBaseURL + "); `acctadmin auth status` checks the stored profiles"
 
 // oneLine folds a message onto one line.
 func oneLine(s string) string {

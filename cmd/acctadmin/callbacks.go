@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"iter"
 	"time"
 
 	acctadmin "github.com/acctadmin/acctadmin-go"
@@ -17,10 +16,28 @@ func (a *app) callbacksCommand() *cobra.Command {
 		Args:    noArgs,
 	}
 	list.RunE = func(cmd *cobra.Command, _ []string) error {
-		all := func(c *acctadmin.Client) iter.Seq2[acctadmin.Callback, error] { return each(c.Callbacks.List(a.ctx)) }
-		return printAll(a, 0, []string{"ID", "URL", "CREATED"}, all, func(cb acctadmin.Callback) (any, []string) {
-			return cb, []string{idString(cb.ID), cb.URL, cb.CreatedAt.Format(time.DateTime)}
-		}, "")
+		if _, err := a.checkJQ(); err != nil {
+			return err
+		}
+		c, err := a.client()
+		if err != nil {
+			return err
+		}
+		cbs, err := c.Callbacks.List(a.ctx)
+		if err != nil {
+			return err
+		}
+		if len(cbs) == 0 && !a.wantJSON() {
+			fmt.Fprintln(a.stdout, "no callback URL is registered; register one with `acctadmin callbacks ensure URL`")
+			return nil
+		}
+		l := &listing{headers: []string{"ID", "URL", "CREATED"}}
+		for _, cb := range cbs {
+			if err := l.add(shownCallback(cb), idString(cb.ID), redactURL(cb.URL), clock(cb.CreatedAt)); err != nil {
+				return err
+			}
+		}
+		return a.printList(l)
 	}
 
 	create := &cobra.Command{
@@ -39,9 +56,9 @@ func (a *app) callbacksCommand() *cobra.Command {
 		}
 		cb, err := c.Callbacks.Create(a.ctx, args[0])
 		if err != nil {
-			return err
+			return withCheck(err, "see whether it was registered with `acctadmin callbacks list`")
 		}
-		return a.printRecord(cb, callbackFields(cb)...)
+		return a.printRecord(shownCallback(*cb), callbackFields(cb)...)
 	}
 
 	del := &cobra.Command{
@@ -90,7 +107,7 @@ func (a *app) callbacksCommand() *cobra.Command {
 		if err != nil {
 			return err
 		}
-		return a.printRecord(cb, callbackFields(cb)...)
+		return a.printRecord(shownCallback(*cb), callbackFields(cb)...)
 	}
 	return group("callbacks", "List, register and remove callback URLs", "  acctadmin callbacks ensure https://example.com/hooks",
 		list, a.addDryRun(create), a.addDryRun(del), a.addDryRun(ensure))
@@ -100,7 +117,23 @@ func (a *app) callbacksCommand() *cobra.Command {
 func callbackFields(cb *acctadmin.Callback) [][2]string {
 	return [][2]string{
 		{"ID", idString(cb.ID)},
-		{"URL", cb.URL},
-		{"Created", cb.CreatedAt.Format(time.DateTime)},
+		{"URL", redactURL(cb.URL)},
+		{"Created", clock(cb.CreatedAt)},
 	}
+}
+
+// clock is a moment as the command prints it: date, time and zone, the
+// zone as the API gave it (UTC, or its offset).
+func clock(t time.Time) string {
+	if _, offset := t.Zone(); offset == 0 {
+		return t.Format(time.DateTime) + " UTC"
+	}
+	return t.Format(time.DateTime + " -07:00")
+}
+
+// shownCallback is a callback as the command prints it in JSON: its URL's
+// password hidden.
+func shownCallback(cb acctadmin.Callback) acctadmin.Callback {
+	cb.URL = redactURL(cb.URL)
+	return cb
 }

@@ -40,7 +40,7 @@ func (a *app) companiesCommand() *cobra.Command {
 	var name, homeState, entityType string
 	create := &cobra.Command{
 		Use:     "create --name NAME [--home-state S] [--entity-type T]",
-		Short:   "Add a company to the account",
+		Short:   "Create a company in the account",
 		Example: "  acctadmin companies create --name 'Acme Widgets LLC' --home-state UT --entity-type LLC",
 		Args:    noArgs,
 	}
@@ -60,7 +60,7 @@ func (a *app) companiesCommand() *cobra.Command {
 		}
 		created, err := c.Companies.Create(a.ctx, acctadmin.CompanyCreateParams{Name: name, HomeState: homeState, EntityType: entityType})
 		if err != nil {
-			return err
+			return withCheck(err, "see whether the company was made with `acctadmin companies list`")
 		}
 		if len(created) == 0 {
 			return exitError{1, fmt.Sprintf("companies create: the API added no company: the account may have one named %q already; see `acctadmin companies list`", name)}
@@ -95,7 +95,8 @@ func (a *app) companiesCommand() *cobra.Command {
 		}
 		changed, err := c.Companies.Update(a.ctx, acctadmin.CompanyUpdateParams{CompanyID: id, Name: newName, HomeState: newHomeState, EntityType: newEntityType})
 		if err != nil {
-			return withHint(err, "list the companies with `acctadmin companies list`")
+			return hintError{err: err, hint: "list the companies with `acctadmin companies list`",
+				check: "see the company with `acctadmin companies get " + id.String() + "`"}
 		}
 		for _, co := range changed {
 			if co.ID == id {
@@ -109,7 +110,7 @@ func (a *app) companiesCommand() *cobra.Command {
 		}
 		return a.printRecord(co.Raw, companyFields(co)...)
 	}
-	return group("companies", "List, show, add and change companies", "  acctadmin companies list", list, get, a.addDryRun(create), a.addDryRun(update))
+	return group("companies", "List, show, create and update companies", "  acctadmin companies list", list, get, a.addDryRun(create), a.addDryRun(update))
 }
 
 // companyFields are the fields of a company, for printRecord.

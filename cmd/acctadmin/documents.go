@@ -46,17 +46,21 @@ func (a *app) documentsCommand() *cobra.Command {
 		return printOne(a, "document", "documents", args[0], func(c *acctadmin.Client, id uuid.UUID) (*acctadmin.Document, error) {
 			return c.Documents.Get(a.ctx, id)
 		}, func(d *acctadmin.Document) error {
-			return a.printRecord(d,
-				[2]string{"ID", idString(d.ID)},
-				[2]string{"Title", d.Title},
-				[2]string{"Type", d.Type},
-				[2]string{"Company", d.CompanyName},
-				[2]string{"Jurisdiction", d.Jurisdiction},
-				[2]string{"Received", day(d.CreatedAt)},
-				[2]string{"Pages", strconv.Itoa(d.Pages)},
-				[2]string{"Source", string(d.Source)},
-				[2]string{"Status", documentStatus(*d)},
-			)
+			fields := [][2]string{
+				{"ID", idString(d.ID)},
+				{"Title", d.Title},
+				{"Type", d.Type},
+				{"Company", d.CompanyName},
+				{"Jurisdiction", d.Jurisdiction},
+				{"Received", day(d.CreatedAt)},
+				{"Pages", strconv.Itoa(d.Pages)},
+				{"Source", string(d.Source)},
+				{"Status", documentStatus(*d)},
+			}
+			if d.PaymentLocked {
+				fields = append(fields, [2]string{"Unlock price", money(d.UnlockPrice) + " (acctadmin documents unlock " + d.ID.String() + " --card CARD_ID)"})
+			}
+			return a.printRecord(d, fields...)
 		})
 	}
 
@@ -118,7 +122,7 @@ func (a *app) documentsCommand() *cobra.Command {
 		}
 		return a.saveFile(f, pageOut, fmt.Sprintf("%s-page-%d.png", id, n))
 	}
-	return group("documents", "List, show and download documents", "  acctadmin documents list", list, get, download, page)
+	return group("documents", "List, show, download and unlock documents", "  acctadmin documents list", list, get, download, page, a.unlockCommand())
 }
 
 // documentStatus is a document's status, with payment-locked shown.

@@ -243,18 +243,33 @@ func writeDueTable(w io.Writer, events []acctadmin.ComplianceEvent, today, start
 	return tw.Flush()
 }
 
-// writeDueCSV writes one row per due date, with a header.
+// writeDueCSV writes one row per due date, with a header, every cell
+// safe to open in a spreadsheet (csvCell).
 func writeDueCSV(w io.Writer, events []acctadmin.ComplianceEvent, today acctadmin.Date) error {
 	cw := csv.NewWriter(w)
 	_ = cw.Write([]string{"due_date", "company", "company_id", "filing", "jurisdictions", "status", "overdue", "id"})
 	for _, e := range events {
-		_ = cw.Write([]string{
+		row := []string{
 			e.DueDate.String(), e.Company, idString(e.CompanyID), e.Filing,
 			strings.Join(e.Jurisdictions, "; "), string(e.Status), strconv.FormatBool(isOverdue(e, today)), idString(e.ID),
-		})
+		}
+		for i := range row {
+			row[i] = csvCell(row[i])
+		}
+		_ = cw.Write(row)
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// csvCell makes a cell that a spreadsheet shows as text, never runs as a
+// formula: a cell that starts with =, +, -, @, a tab or a carriage return
+// gets a single quote before it (OWASP's rule against CSV injection).
+func csvCell(s string) string {
+	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+		return "'" + s
+	}
+	return s
 }
 
 // icsUIDDomain ends every event's UID: the UID is the compliance event's

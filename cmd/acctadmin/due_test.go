@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/csv"
 	"strings"
 	"testing"
 	"time"
@@ -108,6 +109,45 @@ func TestDueRange(t *testing.T) {
 		}
 		if err != nil || start.String() != c.start || end.String() != c.end {
 			t.Errorf("%+v: %s to %s (%v), want %s to %s", c, start, end, err, c.start, c.end)
+		}
+	}
+}
+
+// TestDueCSVCellsAreNotFormulas: every cell that a spreadsheet would run
+// as a formula (=, +, -, @, tab, carriage return first) reads back from
+// the CSV with a single quote before it; other cells read back as they are.
+func TestDueCSVCellsAreNotFormulas(t *testing.T) {
+	names := map[string]string{
+		`=HYPERLINK("http://x.example","click")`: `'=HYPERLINK("http://x.example","click")`,
+		"+1+2":                                   "'+1+2",
+		"-2+3":                                   "'-2+3",
+		"@SUM(A1)":                               "'@SUM(A1)",
+		"\t=1":                                   "'\t=1",
+		"\r=1":                                   "'\r=1",
+		"Acme = Widgets":                         "Acme = Widgets",
+		"'quoted":                                "'quoted",
+	}
+	var events []acctadmin.ComplianceEvent
+	for name := range names {
+		events = append(events, acctadmin.ComplianceEvent{Company: name, Filing: "=cmd|' /C calc'!A0", DueDate: acctadmin.Date{Year: 2030, Month: time.January, Day: 2}})
+	}
+	var b bytes.Buffer
+	if err := writeDueCSV(&b, events, acctadmin.Date{Year: 2030, Month: time.January, Day: 1}); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(&b).ReadAll()
+	if err != nil {
+		t.Fatalf("reading the CSV back: %v", err)
+	}
+	if len(rows) != len(events)+1 {
+		t.Fatalf("%d rows, want %d", len(rows), len(events)+1)
+	}
+	for i, row := range rows[1:] {
+		if want := names[events[i].Company]; row[1] != want {
+			t.Errorf("company %q written as %q, want %q", events[i].Company, row[1], want)
+		}
+		if row[3] != "'=cmd|' /C calc'!A0" {
+			t.Errorf("filing written as %q", row[3])
 		}
 	}
 }

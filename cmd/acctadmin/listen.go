@@ -49,7 +49,7 @@ next polls, up to 5 times in all. Ctrl-C stops listen.`,
 		}
 		u, err := url.Parse(forwardTo)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return usageErrorf("--forward-to %q: want an absolute http or https URL", forwardTo)
+			return usageErrorf("--forward-to %q: want an absolute http or https URL", redactURL(forwardTo))
 		}
 		if interval < 10*time.Millisecond {
 			return usageErrorf("--interval must be at least 10ms, got %s", interval)
@@ -95,7 +95,7 @@ func (l *listener) run(interval time.Duration) error {
 	// Records carry whole seconds: anything created in the second listen
 	// started, or later, is new.
 	l.started = time.Now().Truncate(time.Second)
-	fmt.Fprintf(l.a.stderr, "listening to the account every %s; forwarding to %s (Ctrl-C stops)\n", interval, l.url)
+	fmt.Fprintf(l.a.stderr, "listening to the account every %s; forwarding to %s (Ctrl-C stops)\n", interval, redactURL(l.url))
 	first := true
 	for {
 		if err := l.poll(first); err != nil {
@@ -191,7 +191,7 @@ func (l *listener) forward(ev *event) bool {
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, l.url, bytes.NewReader(body))
 	if err != nil {
-		fmt.Fprintf(l.a.stdout, "%s %s  %s  -> not sent: %v\n", ev.name, ev.id, ev.companyName, err)
+		fmt.Fprintf(l.a.stdout, "%s %s  %s  -> not sent: %s\n", ev.name, ev.id, ev.companyName, connError(err))
 		return false
 	}
 	req.Header.Set("Content-Type", "application/json")

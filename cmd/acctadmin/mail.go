@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -23,6 +24,7 @@ import (
 func (a *app) mailCommand() *cobra.Command {
 	var workers int
 	var skipLocked bool // accepted, and the default
+	var mode pullMode
 	pull := &cobra.Command{
 		Use:   "pull DIR",
 		Short: "Save every unread document into DIR, exactly once",
@@ -46,19 +48,31 @@ Payment-locked documents (received for a company without an active
 registered-agent service; the API refuses their download until they are
 paid for) are left out of the pull and stay unread (the mail room's
 WithKeepOut): they are listed once at the end, with their date, company,
-type and id, and never retried in a loop. Unlock them in the account, then
-run mail pull again to save them. (--skip-payment-locked, which asked for
-this before it was the default, is still accepted and does nothing.)
+type, id and price, and never retried in a loop. Unlock them with
+acctadmin documents unlock, then run mail pull again to save them.
+(--skip-payment-locked, which asked for this before it was the default, is
+still accepted and does nothing.)
 
 On a terminal a progress bar shows the documents saved, the bytes and the
 rate; otherwise a line is printed per document. Ctrl-C stops the downloads
-cleanly, prints what was saved, and exits 130.`,
-		Example: "  acctadmin mail pull ./mail\n  acctadmin mail pull /srv/mail --workers 8",
-		Args:    exactArgs(1),
+cleanly, prints what was saved, and exits 130.
+
+For cron: --quiet prints one line per document saved and nothing else, so
+a night with no new mail prints nothing and cron mails only news;
+--fail-if-locked exits 6 while payment-locked mail waits, with one line on
+standard error that says how many and what unlocking them costs. --json
+prints, instead of the lines, one JSON object at the end: the documents
+saved, the payment-locked ones left with their prices and the total, and
+the documents unlocked (none: paying from mail pull is not here yet).`,
+		Example: "  acctadmin mail pull ./mail\n  acctadmin mail pull /srv/mail --workers 8\n" +
+			"  0 6 * * * acctadmin mail pull ~/mail --quiet --fail-if-locked   # a crontab line",
+		Args: exactArgs(1),
 	}
 	pull.Flags().IntVar(&workers, "workers", mailroom.DefaultWorkers, "documents downloaded at once (1 to 32)")
 	pull.Flags().BoolVar(&skipLocked, "skip-payment-locked", false, "leave payment-locked documents unread (the default)")
 	_ = pull.Flags().MarkHidden("skip-payment-locked")
+	pull.Flags().BoolVar(&mode.quiet, "quiet", false, "print a line per document saved, nothing else (for cron)")
+	pull.Flags().BoolVar(&mode.failIfLocked, "fail-if-locked", false, "exit 6 while payment-locked documents wait")
 	pull.RunE = func(cmd *cobra.Command, args []string) error {
 		if workers < 1 || workers > 32 {
 			return usageErrorf("--workers must be from 1 to 32, got %d", workers)
@@ -66,14 +80,58 @@ cleanly, prints what was saved, and exits 130.`,
 		if skipLocked {
 			fmt.Fprintln(a.stderr, "acctadmin: --skip-payment-locked is the default now; the flag does nothing")
 		}
-		return a.mailPull(args[0], workers)
+		if mode.quiet && a.wantJSON() {
+			return usageErrorf("--quiet and --json do not go together: --json prints one object at the end")
+		}
+		if _, err := a.checkJQ(); err != nil {
+			return err
+		}
+		mode.json = a.wantJSON()
+		return a.mailPull(args[0], workers, mode)
 	}
 	return group("mail", "Save the account's mail", "  acctadmin mail pull ./mail", pull)
 }
 
+// pullMode is how mail pull reports: quiet (a line per document saved,
+// nothing else), json (one object at the end), and whether payment-locked
+// documents left waiting end it with exit 6.
+type pullMode struct {
+	quiet, json, failIfLocked bool
+}
+
+// pullSummary is what mail pull --json prints.
+type pullSummary struct {
+	Dir   string      `json:"dir"`
+	Saved []savedFile `json:"saved"`
+	// Locked are the payment-locked documents left unread, LockedTotal
+	// what unlocking them all costs.
+	Locked      []lockedDoc     `json:"locked"`
+	LockedTotal acctadmin.Money `json:"locked_total"`
+	// Unlocked are the documents paid for in this run: none yet.
+	Unlocked    []lockedDoc `json:"unlocked"`
+	Redownloads int64       `json:"redownloads"`
+	Error       string      `json:"error,omitempty"`
+}
+
+// savedFile is a document mail pull saved.
+type savedFile struct {
+	ID    uuid.UUID `json:"id"`
+	Name  string    `json:"name"`
+	Bytes int64     `json:"bytes"`
+}
+
+// lockedDoc is a payment-locked document and its price.
+type lockedDoc struct {
+	ID          uuid.UUID       `json:"id"`
+	Date        string          `json:"date"`
+	CompanyName string          `json:"company_name"`
+	Type        string          `json:"type"`
+	UnlockPrice acctadmin.Money `json:"unlock_price"`
+}
+
 // mailPull saves the unread mail into dir, all but the payment-locked
 // documents, which it lists at the end.
-func (a *app) mailPull(dir string, workers int) error {
+func (a *app) mailPull(dir string, workers int, mode pullMode) error {
 	c, err := a.client()
 	if err != nil {
 		return err
@@ -91,7 +149,7 @@ func (a *app) mailPull(dir string, workers int) error {
 	}
 	logger := slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: logLevel}))
 
-	p := newPullProgress(a, dir)
+	p := newPullProgress(a, dir, mode)
 	defer p.finish()
 	store := &watchedStore{Store: mailroom.Dir(dir), progress: p}
 	opts := []mailroom.Option{mailroom.WithWorkers(workers), mailroom.WithLogger(logger)}
@@ -124,30 +182,49 @@ func (a *app) mailPull(dir string, workers int) error {
 	}
 	keptMu.Lock()
 	locked := lockedList(kept, dir)
+	waiting := sortedLocked(kept)
 	keptMu.Unlock()
+	if mode.quiet || mode.json {
+		locked = ""
+		summary = ""
+	}
+	if mode.json {
+		defer a.printPullSummary(dir, p, waiting, st.Redownloads, err)
+	}
 	defer fmt.Fprint(a.stdout, locked)
 	if err != nil && a.ctx.Err() != nil {
-		fmt.Fprintln(a.stdout, "interrupted: "+summary)
+		printSummary(a, "interrupted: ", summary)
 		return exitError{130, fmt.Sprintf("mail pull interrupted; run `acctadmin mail pull %s` again to pick up where it left off", dir)}
 	}
 	if err != nil {
-		fmt.Fprintln(a.stdout, "stopped: "+summary)
+		printSummary(a, "stopped: ", summary)
 		var pe *acctadmin.PullError
 		if errors.As(err, &pe) && len(pe.Unfinished) > 0 {
-			return withHint(err, fmt.Sprintf("the journal in %s keeps the %d unfinished document(s); run the same command again to fetch them", dir, len(pe.Unfinished)))
+			return withAdvice(err, fmt.Sprintf("the journal in %s keeps the %d unfinished document(s); run the same command again to fetch them", dir, len(pe.Unfinished)))
 		}
-		return withHint(err, "run the same command again: documents saved are not downloaded again")
+		return withAdvice(err, "run the same command again: documents saved are not downloaded again")
 	}
-	fmt.Fprintln(a.stdout, summary)
+	printSummary(a, "", summary)
+	if mode.failIfLocked && len(waiting) > 0 {
+		total := acctadmin.Money{}
+		for _, d := range waiting {
+			total = total.Add(d.UnlockPrice)
+		}
+		return exitError{6, fmt.Sprintf("%d payment-locked document(s) wait, %s to unlock them all: `acctadmin documents unlock ID... --card CARD_ID` (their ids: `acctadmin mail pull %s --json`)", len(waiting), money(total), dir)}
+	}
 	return nil
 }
 
-// lockedList lists the payment-locked documents a pull left unread, oldest
-// first, or is "" when there are none.
-func lockedList(kept map[uuid.UUID]acctadmin.Document, dir string) string {
-	if len(kept) == 0 {
-		return ""
+// printSummary prints the summary line of a pull after prefix, unless it
+// is "" (--quiet and --json print none).
+func printSummary(a *app, prefix, summary string) {
+	if summary != "" {
+		fmt.Fprintln(a.stdout, prefix+summary)
 	}
+}
+
+// sortedLocked is the payment-locked documents, oldest first.
+func sortedLocked(kept map[uuid.UUID]acctadmin.Document) []acctadmin.Document {
 	docs := make([]acctadmin.Document, 0, len(kept))
 	for _, d := range kept {
 		docs = append(docs, d)
@@ -158,12 +235,45 @@ func lockedList(kept map[uuid.UUID]acctadmin.Document, dir string) string {
 		}
 		return docs[i].ID.String() < docs[j].ID.String()
 	})
+	return docs
+}
+
+// printPullSummary prints mail pull --json's object.
+func (a *app) printPullSummary(dir string, p *pullProgress, waiting []acctadmin.Document, redownloads int64, err error) {
+	s := pullSummary{Dir: dir, Saved: p.files(), Locked: []lockedDoc{}, Unlocked: []lockedDoc{}, Redownloads: redownloads}
+	for _, d := range waiting {
+		s.Locked = append(s.Locked, lockedDoc{ID: d.ID, Date: day(d.CreatedAt), CompanyName: d.CompanyName, Type: d.Type, UnlockPrice: d.UnlockPrice})
+		s.LockedTotal = s.LockedTotal.Add(d.UnlockPrice)
+	}
+	if s.LockedTotal.IsZero() {
+		s.LockedTotal = acctadmin.MoneyFromCents(0)
+	}
+	if err != nil {
+		_, s.Error = describe(err)
+	}
+	b, merr := json.Marshal(s)
+	if merr != nil {
+		fmt.Fprintf(a.stderr, "acctadmin: %v\n", merr)
+		return
+	}
+	_ = a.printJSON(b)
+}
+
+// lockedList lists the payment-locked documents a pull left unread, oldest
+// first, or is "" when there are none.
+func lockedList(kept map[uuid.UUID]acctadmin.Document, dir string) string {
+	if len(kept) == 0 {
+		return ""
+	}
+	docs := sortedLocked(kept)
 	var b strings.Builder
+	total := acctadmin.Money{}
 	fmt.Fprintf(&b, "%d document(s) are payment-locked and were left unread:\n", len(docs))
 	for _, d := range docs {
-		fmt.Fprintf(&b, "  %s  %s  %s  %s\n", day(d.CreatedAt), d.CompanyName, d.Type, d.ID)
+		fmt.Fprintf(&b, "  %s  %s  %s  %s  %s\n", day(d.CreatedAt), d.CompanyName, d.Type, d.ID, money(d.UnlockPrice))
+		total = total.Add(d.UnlockPrice)
 	}
-	fmt.Fprintf(&b, "unlock them in the account, then run `acctadmin mail pull %s` again\n", dir)
+	fmt.Fprintf(&b, "unlocking them costs %s: `acctadmin documents unlock ID... --card CARD_ID` (the cards: `acctadmin cards list`), then run `acctadmin mail pull %s` again\n", money(total), dir)
 	return b.String()
 }
 
@@ -189,18 +299,24 @@ type pullProgress struct {
 	// bytes counts the bytes of the documents saved.
 	bytes atomic.Int64
 
+	// quiet prints a line per document and no bar; json prints nothing
+	// and keeps the documents saved for the summary.
+	quiet, json bool
+
 	mu  sync.Mutex
 	bar *progressbar.ProgressBar
 	// last is the name of the file saved last.
 	last string
+	// savedFiles are the documents saved, for --json.
+	savedFiles []savedFile
 }
 
-func newPullProgress(a *app, dir string) *pullProgress {
-	p := &pullProgress{a: a, dir: dir}
+func newPullProgress(a *app, dir string, mode pullMode) *pullProgress {
+	p := &pullProgress{a: a, dir: dir, quiet: mode.quiet, json: mode.json}
 	// The bar when both streams are a terminal: the lines go to stdout
 	// when it is a file or a pipe, and the bar's escapes stay out of a
-	// stderr that is one.
-	if isTerminal(a.stdout) && isTerminal(a.stderr) {
+	// stderr that is one. --quiet and --json show none.
+	if isTerminal(a.stdout) && isTerminal(a.stderr) && !mode.quiet && !mode.json {
 		p.bar = progressbar.NewOptions64(-1,
 			progressbar.OptionSetWriter(a.stderr),
 			progressbar.OptionSetDescription("0 saved"),
@@ -233,11 +349,22 @@ func (p *pullProgress) savedDoc(d acctadmin.Document, n int64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.last = name
+	if p.json {
+		p.savedFiles = append(p.savedFiles, savedFile{ID: d.ID, Name: name, Bytes: n})
+		return
+	}
 	if p.bar != nil {
 		p.bar.Describe(fmt.Sprintf("%d saved, %s", count, sizeString(total)))
 		return
 	}
 	fmt.Fprintf(p.a.stdout, "saved %s  (%d bytes)\n", name, n)
+}
+
+// files are the documents saved, for --json.
+func (p *pullProgress) files() []savedFile {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]savedFile{}, p.savedFiles...)
 }
 
 // lastName is the name of the file saved last, or "".

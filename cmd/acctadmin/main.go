@@ -8,9 +8,12 @@
 //
 //	cd cmd/acctadmin && go install .
 //
-// It reads the keys from ACCTADMIN_ACCESS_KEY and ACCTADMIN_SECRET_KEY,
-// and the API's address from ACCTADMIN_BASE_URL (the production API when
-// unset); --access-key, --secret-key and --base-url override them.
+// It reads the keys from a profile that acctadmin auth login stored in the
+// user's config folder (--profile NAME, else ACCTADMIN_PROFILE, else
+// default), from ACCTADMIN_ACCESS_KEY and ACCTADMIN_SECRET_KEY, or from
+// --access-key and --secret-key, and the API's address likewise from the
+// profile, ACCTADMIN_BASE_URL or --base-url (the production API when none
+// says). Flags beat the environment, which beats the profile.
 //
 // # Output
 //
@@ -32,6 +35,7 @@
 //	3  not found
 //	4  the API refused the keys (401 or 403)
 //	5  due --fail-if-overdue found a due date that has passed
+//	6  mail pull --fail-if-locked left payment-locked documents waiting
 //	130  interrupted (Ctrl-C); mail pull prints what it saved first
 //
 // Every error is one line on standard error that says what failed and what
@@ -40,7 +44,8 @@
 // # Writes
 //
 // Every write takes --dry-run, which prints the request the SDK would send,
-// its token redacted, and sends nothing (reads that a write needs first,
+// its token and secret fields (card numbers, CVCs, passwords, secret keys,
+// tokens) redacted, and sends nothing (reads that a write needs first,
 // such as the listing of callbacks ensure, are sent). invoices pay moves
 // money and refuses to run without --yes; it then prints what it would pay.
 //

@@ -111,10 +111,17 @@ func setupScript(env *testscript.Env) error {
 	env.Setenv("UNREAD_COUNT", strconv.Itoa(len(h.unread)))
 	env.Setenv("UNREAD_LOCKED_COUNT", strconv.Itoa(len(h.locked)))
 	env.Setenv("UNREAD_UNLOCKED_COUNT", strconv.Itoa(len(h.unread)-len(h.locked)))
+	locked := 0
 	for _, d := range fake.Documents() {
-		if h.locked[d.ID] {
+		switch {
+		case h.locked[d.ID] && locked == 0:
 			env.Setenv("LOCKED_ID", d.ID.String())
-			break
+			locked++
+		case h.locked[d.ID] && locked == 1:
+			env.Setenv("LOCKED_ID_2", d.ID.String())
+			locked++
+		case !d.PaymentLocked:
+			env.Setenv("FREE_DOCUMENT_ID", d.ID.String())
 		}
 	}
 	for i, d := range fake.Documents() {
@@ -123,8 +130,14 @@ func setupScript(env *testscript.Env) error {
 		}
 	}
 	for _, inv := range fake.Invoices() {
-		if inv.Status == acctadmintest.InvoiceUnpaid {
+		switch inv.Status {
+		case acctadmintest.InvoiceUnpaid:
+			if id := env.Getenv("UNPAID_INVOICE_ID"); id != "" {
+				env.Setenv("OTHER_UNPAID_INVOICE_ID", id)
+			}
 			env.Setenv("UNPAID_INVOICE_ID", inv.ID.String())
+		case acctadmintest.InvoiceCancelled:
+			env.Setenv("CANCELLED_INVOICE_ID", inv.ID.String())
 		}
 	}
 	for _, s := range fake.Services() {
@@ -283,6 +296,55 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 		ts.Check(err)
 		ts.Value("harness").(*harness).fake.InjectFault(acctadmintest.Fault{Method: http.MethodGet, Path: args[0], TruncateBody: true, Count: count})
 	},
+	// fake-fail-write METHOD ROUTE STATUS|drop: the next request of ROUTE
+	// is applied, and then answered STATUS, or its connection dropped, so
+	// that its outcome is unknown to the client.
+	"fake-fail-write": func(ts *testscript.TestScript, neg bool, args []string) {
+		if len(args) != 3 {
+			ts.Fatalf("usage: fake-fail-write METHOD ROUTE STATUS|drop")
+		}
+		f := acctadmintest.Fault{Method: args[0], Path: args[1], Count: 1, AfterApply: true}
+		if args[2] == "drop" {
+			f.DropConnection = true
+		} else {
+			status, err := strconv.Atoi(args[2])
+			ts.Check(err)
+			f.Status = status
+		}
+		ts.Value("harness").(*harness).fake.InjectFault(f)
+	},
+	// unlock-all: pays for every document that was payment-locked when
+	// the script started, through the SDK, with the demo card.
+	"unlock-all": func(ts *testscript.TestScript, neg bool, args []string) {
+		h := ts.Value("harness").(*harness)
+		c, err := acctadmin.NewClient(h.fake.AccessKey, h.fake.SecretKey, acctadmin.WithBaseURL(h.fake.URL))
+		ts.Check(err)
+		for id := range h.locked {
+			_, err := c.Documents.Unlock(context.Background(), id, acctadmintest.DemoID("payment-method", 1))
+			ts.Check(err)
+		}
+		fmt.Fprintf(ts.Stdout(), "%d documents unlocked\n", len(h.locked))
+	},
+	// echo-env VAR: prints the value of VAR, for stdin stdout.
+	"echo-env": func(ts *testscript.TestScript, neg bool, args []string) {
+		if len(args) != 1 {
+			ts.Fatalf("usage: echo-env VAR")
+		}
+		fmt.Fprintln(ts.Stdout(), ts.Getenv(args[0]))
+	},
+	// file-mode PATH MODE: PATH has the permission bits MODE (octal).
+	"file-mode": func(ts *testscript.TestScript, neg bool, args []string) {
+		if len(args) != 2 {
+			ts.Fatalf("usage: file-mode PATH MODE")
+		}
+		st, err := os.Stat(ts.MkAbs(args[0]))
+		ts.Check(err)
+		want, err := strconv.ParseUint(args[1], 8, 32)
+		ts.Check(err)
+		if got := st.Mode().Perm(); uint64(got) != want {
+			ts.Fatalf("%s: mode %o, want %o", args[0], got, want)
+		}
+	},
 	// fake-reset-requests: empties the fake's request log and counts.
 	"fake-reset-requests": func(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Value("harness").(*harness).fake.ResetRequests()
@@ -399,7 +461,7 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 		h := ts.Value("harness").(*harness)
 		want, err := strconv.Atoi(args[0])
 		ts.Check(err)
-		line := regexp.MustCompile(`^  \d{4}-\d\d-\d\d  (.+)  (.+)  ([0-9a-f-]{36})$`)
+		line := regexp.MustCompile(`^  \d{4}-\d\d-\d\d  (.+)  (.+)  ([0-9a-f-]{36})  \d+\.\d\d$`)
 		listed := map[uuid.UUID]int{}
 		for _, l := range strings.Split(ts.ReadFile("stdout"), "\n") {
 			m := line.FindStringSubmatch(l)

@@ -34,7 +34,7 @@ func (a *app) servicesCommand() *cobra.Command {
 	var jurisdictions []string
 	create := &cobra.Command{
 		Use:   "create --company NAME --jurisdiction J [--jurisdiction J]...",
-		Short: "Order a registered-agent service for a company in one or more jurisdictions",
+		Short: "Create a registered-agent service for a company in one or more jurisdictions",
 		Example: "  acctadmin services create --company 'Acme Widgets LLC' --jurisdiction UT --jurisdiction Idaho\n" +
 			"  acctadmin services create --company-id 0b9c... --jurisdiction Utah --dry-run",
 		Args: noArgs,
@@ -68,7 +68,8 @@ func (a *app) servicesCommand() *cobra.Command {
 		}
 		created, err := c.Services.Create(a.ctx, p)
 		if err != nil {
-			return withHint(err, "list the companies with `acctadmin companies list`")
+			return hintError{err: err, hint: "list the companies with `acctadmin companies list`",
+				check: "see whether the service was made with `acctadmin services list`"}
 		}
 		l := &listing{headers: []string{"ID", "COMPANY", "JURISDICTION", "TYPE", "STATUS"}}
 		for _, s := range created {
@@ -108,15 +109,16 @@ func (a *app) servicesCommand() *cobra.Command {
 			for i, inv := range ue.Invoices {
 				ids[i] = inv.ID.String()
 			}
-			return exitError{1, fmt.Sprintf("services cancel-request: the API refused: the company has %d unpaid invoice(s) (%s); pay them with `acctadmin invoices pay %s --card PAYMENT_METHOD_ID --yes` first",
+			return exitError{1, fmt.Sprintf("services cancel-request: the API refused: the company has %d unpaid invoice(s) (%s); pay them with `acctadmin invoices pay %s --card CARD_ID --yes` first (the cards: `acctadmin cards list`)",
 				len(ids), strings.Join(ids, ", "), strings.Join(ids, " "))}
 		}
 		if err != nil {
-			return withHint(err, "list the services with `acctadmin services list`")
+			return hintError{err: err, hint: "list the services with `acctadmin services list`",
+				check: "see the service's status with `acctadmin services list`"}
 		}
 		return a.printRecord(s, serviceFields(s)...)
 	}
-	return group("services", "List, order and cancel services", "  acctadmin services list", list, a.addDryRun(create), a.addDryRun(cancel))
+	return group("services", "List services, create them and request their cancellation", "  acctadmin services list", list, a.addDryRun(create), a.addDryRun(cancel))
 }
 
 // serviceFields are the fields of a service, for printRecord.
