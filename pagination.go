@@ -20,9 +20,13 @@ import (
 // asked for, some list a row twice, some serve the unread listing from a
 // replica that trails the read marks, and some ignore limit or offset. So
 // a page shorter than the limit is not taken for the last one: a listing
-// ends with an empty page, or a page shorter than one before it (or a page
-// longer than asked for, which is the rest of it, the limit being
-// ignored).
+// ends with an empty page, or a page shorter than one before it, or a
+// page longer than asked for that shows each row once: the rest of the
+// listing, the limit being ignored. A longer page that shows a row twice
+// may be a page the API added rows to (a copy of the first row, say): the
+// page past it tells. When that page repeats its rows, a stable listing
+// ends with an error matching ErrPagingIgnored; a walk reads on, as far
+// as the limit into each such page.
 //
 // Every All method is one call of paginate, which has two strategies:
 //
@@ -294,6 +298,23 @@ func (l *listing[T]) ahead(ctx context.Context, yield func(T, error) bool) {
 		}
 		n := len(p.items)
 		repeated := prev != nil && n > 0 && l.samePage(prev, p.items)
+		if len(prev) > l.limit && n > 0 {
+			// The page before was longer than asked for, and showed a row
+			// twice: the rest of the listing (the API ignored the limit),
+			// unless this page shows otherwise. The same page again is
+			// the whole listing again (the offset ignored too); rows of it
+			// again mean it was not the rest of the listing, and the
+			// offset past it skipped rows no request can reach.
+			if repeated {
+				drop()
+				wait()
+				return
+			}
+			if l.overlaps(prev, p.items) {
+				yield(zero, errLongPageNotWhole)
+				return
+			}
+		}
 		if repeated && len(held)+2 >= ignoredAfter {
 			// The same page again and again: the API ignores the offset.
 			// A full page leaves the rest of the listing out of reach; a
@@ -309,14 +330,20 @@ func (l *listing[T]) ahead(ctx context.Context, yield func(T, error) bool) {
 		want += n
 		// The end: an empty page; a page shorter than the one before (a
 		// server that caps its pages makes them all as long, but the
-		// last); or a page longer than asked for (the API ignored the
-		// limit and sent the rest of the listing). A short page is not
-		// the end, even of a listing the API does not page: a server that
-		// caps its pages sends one too, and the next page tells.
-		last := n == 0 || n < len(prev) || n > l.limit
+		// last); or a page longer than asked for that holds each row once
+		// (the API ignored the limit and sent the rest of the listing). A
+		// short page is not the end, even of a listing the API does not
+		// page: a server that caps its pages sends one too, and the next
+		// page tells. A longer page that shows a row twice may be a page
+		// the API added rows to: the page past it tells.
+		long := n > l.limit
+		last := n == 0 || n < len(prev) || long && !l.holdsRowTwice(p.items)
 		switch {
 		case last:
 			drop()
+		case long:
+			drop()
+			next, depth = want, 1
 		case n != stride:
 			// A short page: the pages read ahead assumed longer ones.
 			drop()
@@ -361,6 +388,81 @@ func (l *listing[T]) fetchAhead(ctx context.Context, meta bool, offset int, ch c
 		p.end = e
 		ch <- p
 	})
+}
+
+// errLongPageNotWhole ends a listing whose page longer than the limit was
+// followed by rows of it again: the API neither keeps to the limit nor
+// sends the rest of the listing, so the offset past that page may have
+// skipped rows. It matches ErrPagingIgnored.
+var errLongPageNotWhole error = pagingError("acctadmin: the API sent a page longer than the limit, then rows of it again past it: it does not page as asked, and the rest of the listing cannot be reached")
+
+// pagingError is an error of a listing that the API does not page as
+// asked; it matches ErrPagingIgnored.
+type pagingError string
+
+func (e pagingError) Error() string { return string(e) }
+
+// Is reports whether target is ErrPagingIgnored.
+func (e pagingError) Is(target error) bool { return target == ErrPagingIgnored }
+
+// overlaps reports whether page b holds a row of page a: rows with an id
+// compared by id, rows without one by their content.
+func (l *listing[T]) overlaps(a, b []T) bool {
+	ids := make(map[uuid.UUID]bool, len(a))
+	var idless []T
+	for _, item := range a {
+		if id := l.rowID(item); id != uuid.Nil {
+			ids[id] = true
+		} else {
+			idless = append(idless, item)
+		}
+	}
+	for _, item := range b {
+		if id := l.rowID(item); id != uuid.Nil {
+			if ids[id] {
+				return true
+			}
+			continue
+		}
+		for _, x := range idless {
+			if reflect.DeepEqual(x, item) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// holdsRowTwice reports whether page shows a row twice: rows with an id
+// compared by id, rows without one by their content.
+func (l *listing[T]) holdsRowTwice(page []T) bool {
+	ids := make(map[uuid.UUID]bool, len(page))
+	var idless []T
+	for _, item := range page {
+		id := l.rowID(item)
+		if id != uuid.Nil {
+			if ids[id] {
+				return true
+			}
+			ids[id] = true
+			continue
+		}
+		for _, x := range idless {
+			if reflect.DeepEqual(x, item) {
+				return true
+			}
+		}
+		idless = append(idless, item)
+	}
+	return false
+}
+
+// rowID is item's id, or uuid.Nil for a listing whose rows have none.
+func (l *listing[T]) rowID(item T) uuid.UUID {
+	if l.id == nil {
+		return uuid.Nil
+	}
+	return l.id(item)
 }
 
 // samePage reports whether page b repeats page a: the same rows in the
@@ -487,9 +589,12 @@ func (s walkStep) err() error {
 // every row that was listed has been handed out. The walk gives up after
 // maxPasses passes (ErrListingUnsettled), and ends with ErrPagingIgnored when a
 // full page comes back ignoredAfter times running at later offsets. A
-// page longer than the limit is the whole listing, never an ignored
-// offset, however often it comes back: it is read again as downloads
-// answer, and ends the pass once the walk goes over it.
+// page longer than the limit that comes back at a later offset is the
+// whole listing, never an ignored offset, however often it comes back: it
+// is read again as downloads answer, and ends the pass once the walk goes
+// over it; so is such a page at the listing's start that shows each row
+// once. Another page longer than the limit is gone over as far as the
+// limit only: it may be a page the API added rows to.
 //
 // All that costs a second pass over every listing, and most listings do
 // not move but by the consumer's downloads. So a walk starts out trusting
@@ -766,7 +871,19 @@ func (w *walk[T]) takeCareful(seq, offset int, items []T) (out []T, moved bool, 
 	if w.last != nil && offset == w.lastOffset && w.l.samePage(w.last, items) {
 		from = w.lastRun
 	}
+	// A page longer than the limit is the whole listing when it is the
+	// listing's start and shows each row once (the API ignored the
+	// limit), or when it comes back at a later offset (the API ignores
+	// limit and offset). Else it may be a page the API added rows to: the
+	// walk goes over the limit's rows of it, and the next request, past
+	// them, tells.
+	long := len(items) > w.l.limit
+	whole := long && (offset == w.l.offset && !w.l.holdsRowTwice(items) ||
+		w.last != nil && offset > w.lastOffset && w.l.samePage(w.last, items))
 	for i, item := range items {
+		if long && !whole && run == w.l.limit {
+			inRun = false
+		}
 		id := w.l.id(item)
 		at, known := w.known[id]
 		switch {
@@ -816,15 +933,14 @@ func (w *walk[T]) takeCareful(seq, offset int, items []T) (out []T, moved bool, 
 	shorter := len(items) < w.longest
 	w.longest = max(w.longest, len(items))
 	switch {
-	case run == len(items) && (len(items) > w.l.limit || shorter):
-		// The walk went over a page longer than asked for (the API
-		// ignored the limit and sent its whole listing), or over a page
-		// shorter than one it had before (pages of a server that caps
-		// them are all as long, but the last): the pass is over.
-		// (Waiting for an empty page instead would never end on a
-		// listing that grows as fast as it is read.)
+	case run == len(items) && (whole || shorter):
+		// The walk went over the whole listing, sent in a page longer
+		// than asked for, or over a page shorter than one it had
+		// before (pages of a server that caps them are all as long, but
+		// the last): the pass is over. (Waiting for an empty page instead
+		// would never end on a listing that grows as fast as it is read.)
 		return out, moved, w.endPass()
-	case len(items) > w.l.limit:
+	case whole:
 		// The whole listing, not gone over whole yet (downloads are in
 		// flight). It comes back at every offset, but that is no ignored
 		// offset: nothing lies beyond it. Read it again as downloads
