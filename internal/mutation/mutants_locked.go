@@ -28,9 +28,9 @@ func init() {
 		mutant{id: `locked-pull-row-unsure`, file: `pagination.go`, pkg: `.`, run: `TestPullLeavesPaymentLockedDocuments|TestPullWithLockedDocumentsGenerated`,
 			what: `a payment-locked row is not known to stay, and the walk waits on it`,
 			from: `		case ev.locked:
-			f = rowStays`,
+			f = paging.RowStays`,
 			to: `		case ev.locked:
-			f = rowUnsure`},
+			f = paging.RowUnknown`},
 		mutant{id: `locked-pull-not-counted`, file: `pagination.go`, pkg: `.`, run: `TestPullLeavesPaymentLockedDocuments|TestPullWithLockedDocumentsGenerated`,
 			what: `PullProgress.Locked stays zero`,
 			from: `		p.tally.locked++
