@@ -400,25 +400,49 @@ func (w *Walk[T]) answerConfirming(seq, offset int, items []T) (out []T, moved b
 		}
 		return nil, false, w.endPass()
 	}
-	run, inRun, fresh := 0, true, 0
-	// The rows without an id that this answer passes over, in the first
-	// pass, and that the answer before did not show passed over already.
-	var idless []T
+	whole := w.wholeListing(offset, items)
+	a := w.passOver(seq, offset, items, whole)
+	w.offset = offset + a.run
+	out = w.noteAnswer(offset, items, a)
+	moved, step = w.confirmingStep(items, a, whole)
+	return out, moved, step
+}
+
+// wholeListing reports whether items, a confirming walk's answer at
+// offset, is the whole listing. A page longer than the limit is when it
+// is the listing's start and shows each row once (the API ignored the
+// limit), or when it comes back at a later offset (the API ignores limit
+// and offset). Else it may be a page the API added rows to: the walk goes
+// over the limit's rows of it, and the next request, past them, tells.
+func (w *Walk[T]) wholeListing(offset int, items []T) bool {
+	long := len(items) > w.limit
+	whole := long && (offset == w.start && !HoldsRowTwice(w.id, items) ||
+		w.lastAnswer != nil && offset > w.lastAnswerAt && SamePage(w.id, w.lastAnswer, items))
+	return whole
+}
+
+// passedOver is what a confirming walk's answer showed: the rows it
+// passes over from its offset (run), the rows new to the walk (fresh),
+// the rows to hand out, and the rows without an id that it passes over,
+// in the first pass, and that the answer before did not show passed over
+// already (idless, handed out unless the answer repeats the one before).
+type passedOver[T any] struct {
+	run, fresh int
+	out        []T
+	idless     []T
+}
+
+// passOver goes over the answer items to request seq, sent at offset.
+func (w *Walk[T]) passOver(seq, offset int, items []T, whole bool) passedOver[T] {
+	var a passedOver[T]
+	inRun := true
 	from := 0
 	if w.lastAnswer != nil && offset == w.lastAnswerAt && SamePage(w.id, w.lastAnswer, items) {
 		from = w.lastAnswerRun
 	}
-	// A page longer than the limit is the whole listing when it is the
-	// listing's start and shows each row once (the API ignored the
-	// limit), or when it comes back at a later offset (the API ignores
-	// limit and offset). Else it may be a page the API added rows to: the
-	// walk goes over the limit's rows of it, and the next request, past
-	// them, tells.
 	long := len(items) > w.limit
-	whole := long && (offset == w.start && !HoldsRowTwice(w.id, items) ||
-		w.lastAnswer != nil && offset > w.lastAnswerAt && SamePage(w.id, w.lastAnswer, items))
 	for i, item := range items {
-		if long && !whole && run == w.limit {
+		if long && !whole && a.run == w.limit {
 			inRun = false
 		}
 		id := w.id(item)
@@ -426,32 +450,43 @@ func (w *Walk[T]) answerConfirming(seq, offset int, items []T) (out []T, moved b
 		switch {
 		case id == uuid.Nil:
 			// Nothing can download it, so it stays where it is.
-			if !inRun {
-				continue
-			}
-			run++
-			w.idlessPassed++
-			w.signature.Write(id[:])
-			if w.yieldsIDless && w.passes == 0 && i >= from && w.idlessPassed > w.idlessGiven+len(idless) {
-				idless = append(idless, item)
+			if inRun {
+				w.passIDless(&a, item, i >= from)
 			}
 		case !known:
 			w.handedOut[id] = -1
-			fresh++
-			out = append(out, idless...)
-			out = append(out, item)
-			w.idlessGiven += len(idless)
-			idless = idless[:0]
+			a.fresh++
+			a.out = append(a.out, a.idless...)
+			a.out = append(a.out, item)
+			w.idlessGiven += len(a.idless)
+			a.idless = a.idless[:0]
 			inRun = false
 		case inRun && at >= 0 && requestOf(at) < seq:
-			run++ // it stays: passed over
+			a.run++ // it stays: passed over
 			w.signature.Write(id[:])
 		default:
 			inRun = false
 		}
 	}
-	w.offset = offset + run
-	moved = run > 0 || fresh > 0
+	return a
+}
+
+// passIDless passes over a row without an id; in the first pass, one
+// that the answer before did not show passed over already
+// (notShownBefore) and that was not handed out yet is to be.
+func (w *Walk[T]) passIDless(a *passedOver[T], item T, notShownBefore bool) {
+	a.run++
+	w.idlessPassed++
+	w.signature.Write(uuid.Nil[:])
+	if w.yieldsIDless && w.passes == 0 && notShownBefore && w.idlessPassed > w.idlessGiven+len(a.idless) {
+		a.idless = append(a.idless, item)
+	}
+}
+
+// noteAnswer keeps what a confirming walk needs of its answer items at
+// offset, to tell the same page again, and returns the rows to hand out.
+func (w *Walk[T]) noteAnswer(offset int, items []T, a passedOver[T]) []T {
+	out := a.out
 	switch {
 	case w.lastAnswer != nil && offset > w.lastAnswerAt && SamePage(w.id, w.lastAnswer, items):
 		// The page before, again, at a later offset: what an API that
@@ -463,35 +498,42 @@ func (w *Walk[T]) answerConfirming(seq, offset int, items []T) (out []T, moved b
 		w.answerRepeats = 1
 		fallthrough
 	default:
-		out = append(out, idless...)
-		w.idlessGiven += len(idless)
+		out = append(out, a.idless...)
+		w.idlessGiven += len(a.idless)
 	}
-	w.lastAnswer, w.lastAnswerAt, w.lastAnswerRun = items, offset, run
+	w.lastAnswer, w.lastAnswerAt, w.lastAnswerRun = items, offset, a.run
+	return out
+}
+
+// confirmingStep says what comes after a confirming walk's answer items,
+// and whether the walk moved (it passed rows or found new ones).
+func (w *Walk[T]) confirmingStep(items []T, a passedOver[T], whole bool) (moved bool, step Step) {
+	moved = a.run > 0 || a.fresh > 0
 	shorter := len(items) < w.longestAnswer
 	w.longestAnswer = max(w.longestAnswer, len(items))
 	switch {
-	case run == len(items) && (whole || shorter):
+	case a.run == len(items) && (whole || shorter):
 		// The walk went over the whole listing, sent in a page longer
 		// than asked for, or over a page shorter than one it had
 		// before (pages of a server that caps them are all as long, but
 		// the last): the pass is over. (Waiting for an empty page instead
 		// would never end on a listing that grows as fast as it is read.)
-		return out, moved, w.endPass()
+		return moved, w.endPass()
 	case whole:
 		// The whole listing, not gone over whole yet (downloads are in
 		// flight). It comes back at every offset, but that is no ignored
 		// offset: nothing lies beyond it. Read it again as downloads
 		// answer, until the walk goes over it: not before one answers,
 		// unless it brought new rows.
-		return out, fresh > 0, StepOn
+		return a.fresh > 0, StepOn
 	case w.answerRepeats >= IgnoredAfter && len(items) >= w.limit && !w.unpaged:
-		return out, moved, StepIgnored
+		return moved, StepIgnored
 	case w.answerRepeats >= IgnoredAfter:
 		// The API ignores the offset and sent its whole listing in a
 		// page shorter than the limit: the pass is over.
-		return out, moved, w.endPass()
+		return moved, w.endPass()
 	}
-	return out, moved, StepOn
+	return moved, StepOn
 }
 
 // answerCounting takes in an answer to a counting walk's request, and reports
@@ -529,7 +571,7 @@ func (w *Walk[T]) answerConfirming(seq, offset int, items []T) (out []T, moved b
 // its pages, too, only the last is shorter).
 func (w *Walk[T]) answerCounting(items []T) (out []T, step Step, ok bool) {
 	a := &w.asked
-	n, i := len(items), 0
+	n := len(items)
 	if n > a.limit {
 		return nil, StepOn, false // the limit ignored: the offset may be too
 	}
@@ -540,42 +582,79 @@ func (w *Walk[T]) answerCounting(items []T) (out []T, step Step, ok bool) {
 		w.checkLastStaying = true // nothing past stayingEnd: if the overlap is still there, that is the end
 		return nil, StepOn, true
 	case w.checkLastStaying:
-		if n != 1 || !w.sameRow(items[0], w.lastStaying) || len(w.seen) > 0 {
+		if !w.onlyLastStaying(items) {
 			return nil, StepOn, false
 		}
 		w.idlessMost = w.IDlessPassed()
 		return nil, StepDone, true
 	}
-	if a.withLastStaying {
-		if n == 0 || !w.sameRow(items[0], w.lastStaying) {
-			return nil, StepOn, false
-		}
-		i = 1
-	}
-	// The seen rows still listed come first, in order; a row missing
-	// left the listing, and is no longer counted.
-	j := i
-	for _, r := range w.seen {
-		if j < n && w.sameRow(items[j], r.item) {
-			j++
-		}
-	}
-	fresh := map[uuid.UUID]bool{}
-	for _, item := range items[j:] {
-		id := w.id(item)
-		if id == uuid.Nil {
-			continue
-		}
-		if _, known := w.handedOut[id]; known || fresh[id] {
-			return nil, StepOn, false // listed again
-		}
-		fresh[id] = true
+	i, j, ok := w.pastOverlap(items)
+	if !ok || !w.newPast(items[j:]) {
+		return nil, StepOn, false
 	}
 	longest := w.longestAnswer
 	w.longestAnswer = max(w.longestAnswer, n)
 	w.lastFull = n == a.limit
 	// What a confirming walk would see repeated, if it comes to that.
 	w.lastAnswer, w.lastAnswerAt, w.lastAnswerRun, w.answerRepeats = items, a.offset, 0, 1
+	out = w.handOutPast(items, w.keepSeen(items, i))
+	if w.countingGoesOn(n, longest) {
+		return out, StepOn, true
+	}
+	w.idlessMost = w.IDlessPassed()
+	return out, StepDone, true
+}
+
+// onlyLastStaying reports whether items, the answer that checks the
+// overlap after a look past it found nothing, is the overlap alone, and
+// no row seen past it waits.
+func (w *Walk[T]) onlyLastStaying(items []T) bool {
+	return len(items) == 1 && w.sameRow(items[0], w.lastStaying) && len(w.seen) == 0
+}
+
+// pastOverlap checks that items, a counting walk's answer, opens with the
+// overlap when it was asked for, and returns where the rows past it start
+// (i), and where the rows past the seen rows still listed start (j): the
+// seen rows still listed come first, in order; a row missing left the
+// listing, and is no longer counted.
+func (w *Walk[T]) pastOverlap(items []T) (i, j int, ok bool) {
+	n := len(items)
+	if w.asked.withLastStaying {
+		if n == 0 || !w.sameRow(items[0], w.lastStaying) {
+			return 0, 0, false
+		}
+		i = 1
+	}
+	j = i
+	for _, r := range w.seen {
+		if j < n && w.sameRow(items[j], r.item) {
+			j++
+		}
+	}
+	return i, j, true
+}
+
+// newPast reports whether the rows past the seen ones are new: no id
+// handed out before, none twice.
+func (w *Walk[T]) newPast(items []T) bool {
+	fresh := map[uuid.UUID]bool{}
+	for _, item := range items {
+		id := w.id(item)
+		if id == uuid.Nil {
+			continue
+		}
+		if _, known := w.handedOut[id]; known || fresh[id] {
+			return false // listed again
+		}
+		fresh[id] = true
+	}
+	return true
+}
+
+// keepSeen keeps the seen rows items still lists from i on (and those
+// past the end of a full answer), and returns where the new rows start.
+func (w *Walk[T]) keepSeen(items []T, i int) int {
+	n := len(items)
 	keep := w.seen[:0]
 	for _, r := range w.seen {
 		if i < n && w.sameRow(items[i], r.item) {
@@ -583,12 +662,18 @@ func (w *Walk[T]) answerCounting(items []T) (out []T, step Step, ok bool) {
 			keep = append(keep, r)
 			continue
 		}
-		if i == n && n == a.limit {
+		if i == n && n == w.asked.limit {
 			keep = append(keep, r) // past the answer's end
 		}
 	}
 	clear(w.seen[len(keep):])
 	w.seen = keep
+	return i
+}
+
+// handOutPast notes the rows of items from i on as seen, and returns
+// those to hand out.
+func (w *Walk[T]) handOutPast(items []T, i int) (out []T) {
 	for _, item := range items[i:] {
 		id := w.id(item)
 		w.seen = append(w.seen, seenRow[T]{item: item, id: id})
@@ -600,15 +685,22 @@ func (w *Walk[T]) answerCounting(items []T) (out []T, step Step, ok bool) {
 			w.idlessGiven++
 		}
 	}
+	return out
+}
+
+// countingGoesOn reports whether the pass goes on after an answer of n
+// rows: it ends with nothing listed from where it went on, or with an
+// answer shorter than asked for and than one before it (of a server that
+// caps its pages, too, only the last is shorter).
+func (w *Walk[T]) countingGoesOn(n, longest int) bool {
+	a := &w.asked
 	switch {
 	case n == 0 && !a.withLastStaying && len(w.seen) == 0:
-		// Nothing listed from where the pass went on.
+		return false
 	case n < a.limit && n < longest:
-	default:
-		return out, StepOn, true
+		return false
 	}
-	w.idlessMost = w.IDlessPassed()
-	return out, StepDone, true
+	return true
 }
 
 // startConfirming makes the walk confirming, from the pass under way on: its rows
