@@ -233,148 +233,196 @@ type pageAhead[T any] struct {
 func (l *listing[T]) ahead(ctx context.Context, yield func(T, error) bool) {
 	into := responseInto(ctx)
 	ctx, cancel := context.WithCancel(ctx)
-	var queue []pageAhead[T] // pages asked for and not yet taken, in order
-	var stale []pageAhead[T] // pages dropped, their answers not needed
-	// drop forgets the pages asked for; they are let finish (wait).
-	drop := func() {
-		stale = append(stale, queue...)
-		queue = nil
-	}
-	wait := func() {
-		for _, p := range stale {
-			<-p.ch
-			p.cancel()
-		}
-		stale = nil
-	}
+	r := &aheadReader[T]{l: l, ctx: ctx, into: into, want: l.offset, next: l.offset, stride: l.limit, depth: 1}
 	defer func() {
 		cancel()
-		drop()
-		wait() // every fetcher ends with the loop
+		r.drop()
+		r.wait() // every fetcher ends with the loop
 	}()
-	want := l.offset  // the offset of the next row the loop needs
-	next := l.offset  // the offset of the next page to ask for
-	stride := l.limit // the rows a page brings: the limit, or the server's cap
-	start := func() {
-		pctx, pcancel := context.WithCancel(ctx)
-		p := pageAhead[T]{ch: make(chan page[T], 1), cancel: pcancel}
-		go l.fetchAhead(pctx, into != nil, next, p.ch)
-		next += stride
-		queue = append(queue, p)
-	}
 	var zero T
-	var prev []T   // the page before
-	short := false // it was shorter than the limit: the end is likely, so do not read deeper
-	var held [][]T // pages equal to the one before, not yielded until the offset is seen honoured
-	depth := 1
 	for taken := 0; ; taken++ {
-		if len(queue) == 0 {
-			start()
-		}
-		var p page[T]
-		select {
-		case p = <-queue[0].ch:
-		default:
-			// The loop waits for the API: read further ahead. (The first
-			// page is always waited for; it says nothing of the loop.)
-			if taken > 0 && !short && depth < maxReadAhead {
-				depth++
-				for len(queue) < depth {
-					start()
-				}
-			}
-			p = <-queue[0].ch
-		}
-		queue[0].cancel()
-		queue = queue[1:]
-		if err := p.end.raise(); err != nil {
-			p.err = err
-		}
-		if into != nil {
-			*into = *p.resp
-		}
+		p := r.take(taken)
 		if p.err != nil {
 			yield(zero, p.err)
 			return
 		}
 		n := len(p.items)
-		repeated := prev != nil && n > 0 && paging.SamePage(l.id, prev, p.items)
-		if len(prev) > l.limit && n > 0 {
-			// The page before was longer than asked for, and showed a row
-			// twice: the rest of the listing (the API ignored the limit),
-			// unless this page shows otherwise. The same page again is
-			// the whole listing again (the offset ignored too); rows of it
-			// again mean it was not the rest of the listing, and the
-			// offset past it skipped rows no request can reach.
-			if repeated {
-				drop()
-				wait()
+		repeated := r.prev != nil && n > 0 && paging.SamePage(l.id, r.prev, p.items)
+		if stop, err := r.check(p.items, repeated); stop {
+			if err != nil {
+				yield(zero, err)
 				return
 			}
-			if paging.Overlaps(l.id, prev, p.items) {
-				yield(zero, errLongPageNotWhole)
-				return
-			}
-		}
-		if repeated && len(held)+2 >= ignoredAfter {
-			// The same page again and again: the API ignores the offset.
-			// A full page leaves the rest of the listing out of reach; a
-			// shorter one was the whole listing.
-			if n >= l.limit && !l.unpaged {
-				yield(zero, ErrPagingIgnored)
-				return
-			}
-			drop()
-			wait()
+			r.drop()
+			r.wait() // a quiet end: the pages asked for past it finish
 			return
 		}
-		want += n
-		// The end: an empty page; a page shorter than the one before (a
-		// server that caps its pages makes them all as long, but the
-		// last); or a page longer than asked for that holds each row once
-		// (the API ignored the limit and sent the rest of the listing). A
-		// short page is not the end, even of a listing the API does not
-		// page: a server that caps its pages sends one too, and the next
-		// page tells. A longer page that shows a row twice may be a page
-		// the API added rows to: the page past it tells.
-		long := n > l.limit
-		last := n == 0 || n < len(prev) || long && !paging.HoldsRowTwice(l.id, p.items)
-		switch {
-		case last:
-			drop()
-		case long:
-			drop()
-			next, depth = want, 1
-		case n != stride:
-			// A short page: the pages read ahead assumed longer ones.
-			drop()
-			next, stride, depth = want, n, 1
-		}
-		if !last {
-			for len(queue) < depth {
-				start()
-			}
-		}
-		if repeated {
-			held = append(held, p.items)
-		} else {
-			// Pages held back and then a different page (or the end):
-			// the API honours the offset, and those rows are the listing's.
-			for _, h := range append(held, p.items) {
-				for _, item := range h {
-					if !yield(item, nil) {
-						return
-					}
-				}
-			}
-			held = nil
+		last := r.plan(p.items)
+		if !r.hand(p.items, repeated, yield) {
+			return
 		}
 		if last {
-			wait() // the pages asked for past the end finish
+			r.wait() // the pages asked for past the end finish
 			return
 		}
-		prev, short = p.items, n < l.limit
+		r.prev, r.short = p.items, n < l.limit
 	}
+}
+
+// aheadReader is the state of one read-ahead (see ahead).
+type aheadReader[T any] struct {
+	l      *listing[T]
+	ctx    context.Context
+	into   *Response      // the caller's, when it asked WithResponseInto
+	queue  []pageAhead[T] // pages asked for and not yet taken, in order
+	stale  []pageAhead[T] // pages dropped, their answers not needed
+	want   int            // the offset of the next row the loop needs
+	next   int            // the offset of the next page to ask for
+	stride int            // the rows a page brings: the limit, or the server's cap
+	depth  int            // how many pages to keep asked for ahead of the loop
+	prev   []T            // the page before
+	short  bool           // it was shorter than the limit: the end is likely, so do not read deeper
+	held   [][]T          // pages equal to the one before, not yielded until the offset is seen honoured
+}
+
+// start asks for the page at next.
+func (r *aheadReader[T]) start() {
+	pctx, pcancel := context.WithCancel(r.ctx)
+	p := pageAhead[T]{ch: make(chan page[T], 1), cancel: pcancel}
+	go r.l.fetchAhead(pctx, r.into != nil, r.next, p.ch)
+	r.next += r.stride
+	r.queue = append(r.queue, p)
+}
+
+// fill asks for pages until depth of them are asked for.
+func (r *aheadReader[T]) fill() {
+	for len(r.queue) < r.depth {
+		r.start()
+	}
+}
+
+// drop forgets the pages asked for; they are let finish (wait).
+func (r *aheadReader[T]) drop() {
+	r.stale = append(r.stale, r.queue...)
+	r.queue = nil
+}
+
+// wait waits for the pages dropped.
+func (r *aheadReader[T]) wait() {
+	for _, p := range r.stale {
+		<-p.ch
+		p.cancel()
+	}
+	r.stale = nil
+}
+
+// take waits for the next page, the taken-th, and hands over its answer's
+// metadata when the caller asked for it. A loop that has to wait for the
+// API makes the reader read further ahead. (The first page is always
+// waited for; it says nothing of the loop.)
+func (r *aheadReader[T]) take(taken int) page[T] {
+	if len(r.queue) == 0 {
+		r.start()
+	}
+	var p page[T]
+	select {
+	case p = <-r.queue[0].ch:
+	default:
+		if taken > 0 && !r.short && r.depth < maxReadAhead {
+			r.depth++
+			r.fill()
+		}
+		p = <-r.queue[0].ch
+	}
+	r.queue[0].cancel()
+	r.queue = r.queue[1:]
+	if err := p.end.raise(); err != nil {
+		p.err = err
+	}
+	if r.into != nil {
+		*r.into = *p.resp
+	}
+	return p
+}
+
+// check says whether the page items ends the listing before it is handed
+// out, and with which error: repeated says it is the page before again.
+func (r *aheadReader[T]) check(items []T, repeated bool) (stop bool, err error) {
+	l, n := r.l, len(items)
+	if len(r.prev) > l.limit && n > 0 {
+		// The page before was longer than asked for, and showed a row
+		// twice: the rest of the listing (the API ignored the limit),
+		// unless this page shows otherwise. The same page again is the
+		// whole listing again (the offset ignored too); rows of it again
+		// mean it was not the rest of the listing, and the offset past
+		// it skipped rows no request can reach.
+		if repeated {
+			return true, nil
+		}
+		if paging.Overlaps(l.id, r.prev, items) {
+			return true, errLongPageNotWhole
+		}
+	}
+	if repeated && len(r.held)+2 >= ignoredAfter {
+		// The same page again and again: the API ignores the offset. A
+		// full page leaves the rest of the listing out of reach; a
+		// shorter one was the whole listing.
+		if n >= l.limit && !l.unpaged {
+			return true, ErrPagingIgnored
+		}
+		return true, nil
+	}
+	return false, nil
+}
+
+// plan asks for the pages past items, the page the loop is given, and
+// says whether it is the last.
+func (r *aheadReader[T]) plan(items []T) (last bool) {
+	l, n := r.l, len(items)
+	r.want += n
+	// The end: an empty page; a page shorter than the one before (a
+	// server that caps its pages makes them all as long, but the last);
+	// or a page longer than asked for that holds each row once (the API
+	// ignored the limit and sent the rest of the listing). A short page
+	// is not the end, even of a listing the API does not page: a server
+	// that caps its pages sends one too, and the next page tells. A
+	// longer page that shows a row twice may be a page the API added rows
+	// to: the page past it tells.
+	long := n > l.limit
+	last = n == 0 || n < len(r.prev) || long && !paging.HoldsRowTwice(l.id, items)
+	switch {
+	case last:
+		r.drop()
+		return true
+	case long:
+		r.drop()
+		r.next, r.depth = r.want, 1
+	case n != r.stride:
+		// A short page: the pages read ahead assumed longer ones.
+		r.drop()
+		r.next, r.stride, r.depth = r.want, n, 1
+	}
+	r.fill()
+	return false
+}
+
+// hand yields the rows of items, after the pages held back before it,
+// unless it repeats the page before: it is held back too, until the API
+// is seen to honour the offset. It reports false when the loop stopped.
+func (r *aheadReader[T]) hand(items []T, repeated bool, yield func(T, error) bool) bool {
+	if repeated {
+		r.held = append(r.held, items)
+		return true
+	}
+	for _, h := range append(r.held, items) {
+		for _, item := range h {
+			if !yield(item, nil) {
+				return false
+			}
+		}
+	}
+	r.held = nil
+	return true
 }
 
 // fetchAhead reads the page at offset into ch, with its own *Response
@@ -655,7 +703,7 @@ func (p *puller[T]) drain() error {
 		case next <- job:
 			p.handOut()
 		case ev := <-p.events:
-			p.took(ev)
+			p.workerSaid(ev)
 		case a := <-p.answers:
 			p.answered(a)
 		case <-ctxDone:
@@ -769,23 +817,14 @@ func (p *puller[T]) handOut() {
 	p.inFlight++
 }
 
-// took takes in what a worker says.
-func (p *puller[T]) took(ev pullEvent[T]) {
+// workerSaid takes in what a worker says.
+func (p *puller[T]) workerSaid(ev pullEvent[T]) {
 	j := ev.job
 	if !j.opened {
 		// Its download answered (or ended without an answer): from the
 		// next request on, the listing shows whether it stays.
 		j.opened = true
-		f := paging.RowUnknown
-		switch {
-		case ev.done && !ev.opened:
-			f = paging.RowStays // never downloaded: left alone by before, or before failed
-		case ev.locked:
-			f = paging.RowStays // refused as payment-locked: it stays unread
-		case !ev.done && ev.err == nil:
-			f = paging.RowGone // the API marked it read as it answered
-		}
-		p.walk.MarkStatus(j.id, int32(p.walk.Sent()), f)
+		p.walk.MarkStatus(j.id, int32(p.walk.Sent()), rowStatusAfter(ev))
 		p.openedSince++
 		p.waiting = false
 	}
@@ -826,6 +865,19 @@ func (p *puller[T]) took(ev pullEvent[T]) {
 	}
 	p.report(j.item, err)
 	j.item = zero // the id is enough from now on
+}
+
+// rowStatusAfter is what ev, the first event of a job, says of its row.
+func rowStatusAfter[T any](ev pullEvent[T]) paging.RowStatus {
+	switch {
+	case ev.done && !ev.opened:
+		return paging.RowStays // never downloaded: left alone by before, or before failed
+	case ev.locked:
+		return paging.RowStays // refused as payment-locked: it stays unread
+	case !ev.done && ev.err == nil:
+		return paging.RowGone // the API marked it read as it answered
+	}
+	return paging.RowUnknown
 }
 
 // abnormal notes a panic or a Goexit where of a goroutine of the pull (or

@@ -358,10 +358,10 @@ var mutants = []mutant{
 		to:   `slices.SortFunc(p.failed, func(a, b *pullJob[T]) int { return b.seq - a.seq })`},
 	{id: `all-paging-ignored-quiet`, file: `pagination.go`, pkg: `.`,
 		what: `All ends quietly on an API that ignores the offset`,
-		from: `			if n >= l.limit && !l.unpaged {
-				yield(zero, ErrPagingIgnored)`,
-		to: `			if false {
-				yield(zero, ErrPagingIgnored)`},
+		from: `		if n >= l.limit && !l.unpaged {
+			return true, ErrPagingIgnored`,
+		to: `		if false {
+			return true, ErrPagingIgnored`},
 	{id: `walk-ignored-short-page`, file: `internal/paging/walk.go`, pkg: `.`,
 		what: `a short page repeated taken for ignored paging`,
 		from: `	case w.answerRepeats >= IgnoredAfter && len(items) >= w.limit && !w.unpaged:`,

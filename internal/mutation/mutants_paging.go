@@ -27,8 +27,8 @@ func init() {
 			run: `TestPagingTakesAPageLongerThanTheLimitForTheWholeListing|TestPagingOnGeneratedServers`},
 		mutant{id: `paging-invoices-short-page-ends`, file: `pagination.go`, pkg: `.`,
 			what: `a short first page of the invoices taken for the whole listing, though a capping server sends one`,
-			from: `last := n == 0 || n < len(prev) || long && !paging.HoldsRowTwice(l.id, p.items)`,
-			to:   `last := n == 0 || n < len(prev) || long && !paging.HoldsRowTwice(l.id, p.items) || l.unpaged && n < l.limit`,
+			from: `last = n == 0 || n < len(r.prev) || long && !paging.HoldsRowTwice(l.id, items)`,
+			to:   `last = n == 0 || n < len(r.prev) || long && !paging.HoldsRowTwice(l.id, items) || l.unpaged && n < l.limit`,
 			run:  `TestInvoicesAllReadsPastAPageACappingServerShortened|TestStableListingsOnGeneratedServers`},
 	)
 }
