@@ -464,8 +464,7 @@ func (l *listing[T]) shrinking(ctx context.Context, yield func(T, error) bool) {
 	var zero T
 	seen := l.watch.start()
 	defer l.watch.end(seen)
-	pl := l.walkListing(true)
-	pl.YieldsIDless = true
+	pl := paging.Listing[T]{Limit: l.limit, Max: l.max, Start: l.offset, ID: l.id, Unpaged: l.unpaged, Shrinks: true, YieldsIDless: true}
 	if seen != nil {
 		pl.StatusOf = seen.status
 	} else {
@@ -498,11 +497,6 @@ func (l *listing[T]) shrinking(ctx context.Context, yield func(T, error) bool) {
 			return
 		}
 	}
-}
-
-// walkListing is what a walk over l needs to know of it.
-func (l *listing[T]) walkListing(shrinks bool) paging.Listing[T] {
-	return paging.Listing[T]{Limit: l.limit, Max: l.max, Start: l.offset, ID: l.id, Unpaged: l.unpaged, Shrinks: shrinks}
 }
 
 // stepErr is the error a walk's step ends the listing with, if any.
@@ -630,7 +624,8 @@ func (r *pullRun[T]) run(ctx context.Context) error {
 	}
 	// The pull knows what became of each download: the walk goes by what
 	// it is told (MarkStatus).
-	p := &puller[T]{r: r, walk: paging.NewWalk(l.walkListing(l.shrinks)), into: responseInto(ctx), ctx: ctx}
+	pl := paging.Listing[T]{Limit: l.limit, Max: l.max, Start: l.offset, ID: l.id, Unpaged: l.unpaged, Shrinks: l.shrinks}
+	p := &puller[T]{r: r, walk: paging.NewWalk(pl), into: responseInto(ctx), ctx: ctx}
 	if p.into != nil {
 		// Only the pull's own goroutine fills the caller's *Response.
 		p.ctx = context.WithValue(ctx, responseKey{}, (*Response)(nil))

@@ -267,15 +267,6 @@ func (w *Walk[T]) Request() (seq, offset, limit int) {
 	return w.sent, a.offset, a.limit
 }
 
-// rowStatus is what the consumer did to the row id; a row without an id
-// stays.
-func (w *Walk[T]) rowStatus(id uuid.UUID) RowStatus {
-	if id == uuid.Nil {
-		return RowStays
-	}
-	return w.statusOf(id)
-}
-
 // passStaying passes over the first seen rows whose status is known: one
 // that stays moves stayingEnd past it (and is the next overlap), one that
 // is gone is no longer listed; it stops at the first row whose status is
@@ -283,7 +274,10 @@ func (w *Walk[T]) rowStatus(id uuid.UUID) RowStatus {
 func (w *Walk[T]) passStaying() {
 	n := 0
 	for _, r := range w.seen {
-		f := w.rowStatus(r.id)
+		f := RowStays // a row without an id stays
+		if r.id != uuid.Nil {
+			f = w.statusOf(r.id)
+		}
 		if f == RowUnknown {
 			break
 		}
@@ -306,7 +300,7 @@ func (w *Walk[T]) passStaying() {
 // its answer beside a whole page.
 func (w *Walk[T]) awaitingStatus() int {
 	for i, r := range w.seen {
-		if w.rowStatus(r.id) == RowUnknown {
+		if r.id != uuid.Nil && w.statusOf(r.id) == RowUnknown {
 			return len(w.seen) - i
 		}
 	}
@@ -588,8 +582,8 @@ func (w *Walk[T]) answerCounting(items []T) (out []T, step Step, ok bool) {
 		w.idlessMost = w.IDlessPassed()
 		return nil, StepDone, true
 	}
-	i, j, ok := w.pastOverlap(items)
-	if !ok || !w.newPast(items[j:]) {
+	i, ok := w.pastOverlap(items)
+	if !ok {
 		return nil, StepOn, false
 	}
 	longest := w.longestAnswer
@@ -597,7 +591,7 @@ func (w *Walk[T]) answerCounting(items []T) (out []T, step Step, ok bool) {
 	w.lastFull = n == a.limit
 	// What a confirming walk would see repeated, if it comes to that.
 	w.lastAnswer, w.lastAnswerAt, w.lastAnswerRun, w.answerRepeats = items, a.offset, 0, 1
-	out = w.handOutPast(items, w.keepSeen(items, i))
+	out = w.takeInPast(items, i)
 	if w.countingGoesOn(n, longest) {
 		return out, StepOn, true
 	}
@@ -612,48 +606,43 @@ func (w *Walk[T]) onlyLastStaying(items []T) bool {
 	return len(items) == 1 && w.sameRow(items[0], w.lastStaying) && len(w.seen) == 0
 }
 
-// pastOverlap checks that items, a counting walk's answer, opens with the
-// overlap when it was asked for, and returns where the rows past it start
-// (i), and where the rows past the seen rows still listed start (j): the
-// seen rows still listed come first, in order; a row missing left the
-// listing, and is no longer counted.
-func (w *Walk[T]) pastOverlap(items []T) (i, j int, ok bool) {
+// pastOverlap checks that items, a counting walk's answer, opens as the
+// pass counted: with the overlap when it was asked for, then the seen
+// rows still listed, in order (a row missing left the listing, and is no
+// longer counted), then rows that are new (no id handed out before, none
+// twice). It returns where the rows past the overlap start.
+func (w *Walk[T]) pastOverlap(items []T) (i int, ok bool) {
 	n := len(items)
 	if w.asked.withLastStaying {
 		if n == 0 || !w.sameRow(items[0], w.lastStaying) {
-			return 0, 0, false
+			return 0, false
 		}
 		i = 1
 	}
-	j = i
+	j := i
 	for _, r := range w.seen {
 		if j < n && w.sameRow(items[j], r.item) {
 			j++
 		}
 	}
-	return i, j, true
-}
-
-// newPast reports whether the rows past the seen ones are new: no id
-// handed out before, none twice.
-func (w *Walk[T]) newPast(items []T) bool {
 	fresh := map[uuid.UUID]bool{}
-	for _, item := range items {
+	for _, item := range items[j:] {
 		id := w.id(item)
 		if id == uuid.Nil {
 			continue
 		}
 		if _, known := w.handedOut[id]; known || fresh[id] {
-			return false // listed again
+			return 0, false // listed again
 		}
 		fresh[id] = true
 	}
-	return true
+	return i, true
 }
 
-// keepSeen keeps the seen rows items still lists from i on (and those
-// past the end of a full answer), and returns where the new rows start.
-func (w *Walk[T]) keepSeen(items []T, i int) int {
+// takeInPast keeps the seen rows items still lists from i on (and those
+// past the end of a full answer), notes the rows past them as seen, and
+// returns those to hand out.
+func (w *Walk[T]) takeInPast(items []T, i int) (out []T) {
 	n := len(items)
 	keep := w.seen[:0]
 	for _, r := range w.seen {
@@ -668,12 +657,6 @@ func (w *Walk[T]) keepSeen(items []T, i int) int {
 	}
 	clear(w.seen[len(keep):])
 	w.seen = keep
-	return i
-}
-
-// handOutPast notes the rows of items from i on as seen, and returns
-// those to hand out.
-func (w *Walk[T]) handOutPast(items []T, i int) (out []T) {
 	for _, item := range items[i:] {
 		id := w.id(item)
 		w.seen = append(w.seen, seenRow[T]{item: item, id: id})
