@@ -152,6 +152,37 @@ func TestCallHeader(t *testing.T) {
 	}
 }
 
+// An inner WithCallOptions adds its headers to the calls of its own
+// context only: the outer context's calls, before and after, send the
+// outer headers alone, as given.
+func TestCallHeaderOfAnInnerContextStaysInIt(t *testing.T) {
+	srv := newAPIServer(t, ok(`[]`))
+	c := newTestClient(t, srv)
+	outer := WithCallOptions(context.Background(), CallHeader("X-Request-Id", "job-1"), CallHeader("X-Tenant", "north"))
+	inner := WithCallOptions(outer, CallHeader("X-Request-Id", "step-2"), CallHeader("X-Step", "two"))
+	for _, ctx := range []context.Context{outer, inner, outer} {
+		if _, err := c.Callbacks.List(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := []struct{ id, step string }{{"job-1", ""}, {"step-2", "two"}, {"job-1", ""}}
+	reqs := srv.requests()
+	if len(reqs) != len(want) {
+		t.Fatalf("%d requests, want %d", len(reqs), len(want))
+	}
+	for i, r := range reqs {
+		if got := r.Header.Values("X-Request-Id"); len(got) != 1 || got[0] != want[i].id {
+			t.Errorf("call %d: X-Request-Id %q, want [%s]", i+1, got, want[i].id)
+		}
+		if got := r.Header.Get("X-Step"); got != want[i].step {
+			t.Errorf("call %d: X-Step %q, want %q", i+1, got, want[i].step)
+		}
+		if got := r.Header.Get("X-Tenant"); got != "north" {
+			t.Errorf("call %d: X-Tenant %q, want north", i+1, got)
+		}
+	}
+}
+
 // An option that cannot be used fails each call of its context with a
 // *ValidationError naming it, the first one given, before anything is
 // sent, hooked or filled in; the value of a refused header is not shown.

@@ -37,7 +37,8 @@ import (
 // The family: pages capped below the limit asked (by a server that
 // honours the offset; see TestPagingOnGeneratedServers for why the family
 // leaves the pair out); the limit, the offset, or both ignored; rows listed
-// twice, next to each other or a row or two apart; rows added at the end
+// twice, next to each other or a row or two apart; pages that open with
+// the listing's first row besides the rows asked for; rows added at the end
 // while the loop runs, up to 20 (by a server that honours the offset: one
 // that ignores it and grows answers a longer first page at every offset,
 // which no client can tell from a listing that repeats its rows; and a
@@ -53,10 +54,14 @@ type stableServer struct {
 	cap          int  // the most rows a page holds; 0 for no cap
 	ignoreOffset bool // every answer starts at the first row
 	ignoreLimit  bool // every answer runs to the end
-	addEvery     int  // a row is added at the end every addEvery requests; 0 never
-	addMax       int  // the most rows added in all
-	failAt       int  // the failAt-th request answers 503; 0 never
-	yields       int  // the most times a request yields before it is answered
+	// padFirst opens every answer with the listing's first row, besides
+	// the rows asked for: a full page is longer than the limit, and is not
+	// the rest of the listing.
+	padFirst bool
+	addEvery int // a row is added at the end every addEvery requests; 0 never
+	addMax   int // the most rows added in all
+	failAt   int // the failAt-th request answers 503; 0 never
+	yields   int // the most times a request yields before it is answered
 
 	mu       sync.Mutex
 	rng      *genRand
@@ -95,6 +100,11 @@ func drawStableServer(t *rapid.T) *stableServer {
 	n := rapid.IntRange(0, 80).Draw(t, "rows")
 	dups := rapid.IntRange(0, 3).Draw(t, "dupRate")
 	gap := rapid.IntRange(0, 2).Draw(t, "dupGap")
+	// A server that pads its pages with the listing's first row (see
+	// TestPagingOnGeneratedServers for why not one that lists a row twice).
+	if !s.ignoreOffset && !s.ignoreLimit && s.cap == 0 && dups == 0 {
+		s.padFirst = rapid.IntRange(0, 3).Draw(t, "padFirst") == 0
+	}
 	// A row listed twice shows its second row gap rows after its first.
 	twice := make([]bool, n)
 	for i := range n {
@@ -119,8 +129,8 @@ func drawStableServer(t *rapid.T) *stableServer {
 func (s *stableServer) start() { s.initial = len(s.rows) }
 
 func (s *stableServer) describe() string {
-	return fmt.Sprintf("rows %d, cap %d, ignoreOffset %v, ignoreLimit %v, addEvery %d, failAt %d",
-		s.initial, s.cap, s.ignoreOffset, s.ignoreLimit, s.addEvery, s.failAt)
+	return fmt.Sprintf("rows %d, cap %d, ignoreOffset %v, ignoreLimit %v, padFirst %v, addEvery %d, failAt %d",
+		s.initial, s.cap, s.ignoreOffset, s.ignoreLimit, s.padFirst, s.addEvery, s.failAt)
 }
 
 // RoundTrip answers a request for a page of services, or of invoices
@@ -178,9 +188,13 @@ func (s *stableServer) page(seq int, q map[string][]string) string {
 	if seq == 1 {
 		s.firstN = end - offset
 	}
+	page := s.rows[offset:end]
+	if s.padFirst && len(s.rows) > 0 {
+		page = append([]uuid.UUID{s.rows[0]}, page...)
+	}
 	var b strings.Builder
 	b.WriteString(`{"success":true,"result":[`)
-	for i, id := range s.rows[offset:end] {
+	for i, id := range page {
 		if i > 0 {
 			b.WriteByte(',')
 		}
@@ -272,6 +286,10 @@ func (c stableConsumer) check(t *rapid.T, s *stableServer, o stableOutcome) {
 	if o.inFlight != 0 {
 		t.Fatalf("%d requests still in flight after the loop returned", o.inFlight)
 	}
+	if s.padFirst {
+		c.checkPadded(t, s, o)
+		return
+	}
 	// Whatever happened, the rows handed out are the listing's, in order.
 	if len(o.got) > len(rows) {
 		t.Fatalf("handed %d rows of a listing of %d", len(o.got), len(rows))
@@ -315,6 +333,36 @@ func (c stableConsumer) check(t *rapid.T, s *stableServer, o stableOutcome) {
 	}
 }
 
+// checkPadded checks a consumer of a server that opens every page with
+// the listing's first row: no client can tell those pages from the
+// listing's rows, so the loop is handed every row there from the start,
+// or meets an error that matches ErrPagingIgnored (a page longer than the
+// limit, and rows of it again past it), never a quiet end short of them.
+func (c stableConsumer) checkPadded(t *rapid.T, s *stableServer, o stableOutcome) {
+	stoppedEarly := (c.breakAt > 0 && len(o.got) == c.breakAt) || (c.cancelAt > 0 && len(o.got) >= c.cancelAt)
+	var ae *APIError
+	switch {
+	case errors.Is(o.err, ErrPagingIgnored):
+		if !strings.Contains(o.err.Error(), "longer than the limit") {
+			t.Fatalf("a padding server ended the loop with %v", o.err)
+		}
+	case errors.As(o.err, &ae) && ae.StatusCode == http.StatusServiceUnavailable && s.failAt > 0:
+	case errors.Is(o.err, context.Canceled) && c.cancelAt > 0:
+	case o.err != nil:
+		t.Fatalf("unexpected error %v", o.err)
+	case !stoppedEarly:
+		got := map[uuid.UUID]bool{}
+		for _, id := range o.got {
+			got[id] = true
+		}
+		for _, id := range s.rows[:s.initial] {
+			if !got[id] {
+				t.Fatalf("a padding server: the loop ended without an error, and row %s was never handed (%d handed)", id, len(o.got))
+			}
+		}
+	}
+}
+
 func TestStableListingsOnGeneratedServers(t *testing.T) {
 	if !flagGiven("rapid.checks") {
 		defer setFlag(t, "rapid.checks", strconv.Itoa(genChecks))()
@@ -330,7 +378,7 @@ func TestStableListingsOnGeneratedServers(t *testing.T) {
 
 // wellBehaved reports whether s pages honestly and does not change.
 func (s *stableServer) wellBehaved() bool {
-	return s.cap == 0 && !s.ignoreOffset && !s.ignoreLimit && s.addEvery == 0 && !s.repeats && s.failAt == 0
+	return s.cap == 0 && !s.ignoreOffset && !s.ignoreLimit && !s.padFirst && s.addEvery == 0 && !s.repeats && s.failAt == 0
 }
 
 // costBound is the most requests c may cost on s: on a well-behaved

@@ -4,14 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash/maphash"
 	"io"
 	"iter"
-	"reflect"
 	"slices"
 	"sync"
 	"sync/atomic"
 
+	"github.com/acctadmin/acctadmin-go/internal/paging"
 	"github.com/google/uuid"
 )
 
@@ -20,9 +19,13 @@ import (
 // asked for, some list a row twice, some serve the unread listing from a
 // replica that trails the read marks, and some ignore limit or offset. So
 // a page shorter than the limit is not taken for the last one: a listing
-// ends with an empty page, or a page shorter than one before it (or a page
-// longer than asked for, which is the rest of it, the limit being
-// ignored).
+// ends with an empty page, or a page shorter than one before it, or a
+// page longer than asked for that shows each row once: the rest of the
+// listing, the limit being ignored. A longer page that shows a row twice
+// may be a page the API added rows to (a copy of the first row, say): the
+// page past it tells. When that page repeats its rows, a stable listing
+// ends with an error matching ErrPagingIgnored; a walk reads on, as far
+// as the limit into each such page.
 //
 // Every All method is one call of paginate, which has two strategies:
 //
@@ -36,10 +39,10 @@ import (
 //     ahead of it and reads on from where it ended.
 //
 //   - Shrinking listings (unread documents: downloading one marks it read
-//     and takes it out of the listing) are walked (see walk), one request
-//     at a time, each anchored past the rows that can no longer leave the
-//     listing; a walk is followed by another only when an answer showed
-//     that someone else changed the listing (see trust).
+//     and takes it out of the listing) are walked (see package
+//     internal/paging), one request at a time, each anchored past the rows
+//     that can no longer leave the listing; a walk is followed by another
+//     only when an answer showed that someone else changed the listing.
 //
 // Breaking out of the loop, or cancelling the context, stops the fetcher;
 // no goroutine outlives the loop. An error is yielded once and ends it. A
@@ -199,9 +202,11 @@ type page[T any] struct {
 const maxReadAhead = 2
 
 // ignoredAfter is how many times running a page must be answered, at
-// later offsets, before the API is taken to ignore the offset. A listing
-// may show a row twice, so two equal pages in a row can be honest.
-const ignoredAfter = 3
+// later offsets, before the API is taken to ignore the offset.
+const ignoredAfter = paging.IgnoredAfter
+
+// maxPasses bounds the passes of a walk over a shrinking listing.
+const maxPasses = paging.MaxPasses
 
 // pageAhead is a page asked for and not yet taken.
 type pageAhead[T any] struct {
@@ -228,125 +233,196 @@ type pageAhead[T any] struct {
 func (l *listing[T]) ahead(ctx context.Context, yield func(T, error) bool) {
 	into := responseInto(ctx)
 	ctx, cancel := context.WithCancel(ctx)
-	var queue []pageAhead[T] // pages asked for and not yet taken, in order
-	var stale []pageAhead[T] // pages dropped, their answers not needed
-	// drop forgets the pages asked for; they are let finish (wait).
-	drop := func() {
-		stale = append(stale, queue...)
-		queue = nil
-	}
-	wait := func() {
-		for _, p := range stale {
-			<-p.ch
-			p.cancel()
-		}
-		stale = nil
-	}
+	r := &aheadReader[T]{l: l, ctx: ctx, into: into, want: l.offset, next: l.offset, stride: l.limit, depth: 1}
 	defer func() {
 		cancel()
-		drop()
-		wait() // every fetcher ends with the loop
+		r.drop()
+		r.wait() // every fetcher ends with the loop
 	}()
-	want := l.offset  // the offset of the next row the loop needs
-	next := l.offset  // the offset of the next page to ask for
-	stride := l.limit // the rows a page brings: the limit, or the server's cap
-	start := func() {
-		pctx, pcancel := context.WithCancel(ctx)
-		p := pageAhead[T]{ch: make(chan page[T], 1), cancel: pcancel}
-		go l.fetchAhead(pctx, into != nil, next, p.ch)
-		next += stride
-		queue = append(queue, p)
-	}
 	var zero T
-	var prev []T   // the page before
-	short := false // it was shorter than the limit: the end is likely, so do not read deeper
-	var held [][]T // pages equal to the one before, not yielded until the offset is seen honoured
-	depth := 1
 	for taken := 0; ; taken++ {
-		if len(queue) == 0 {
-			start()
-		}
-		var p page[T]
-		select {
-		case p = <-queue[0].ch:
-		default:
-			// The loop waits for the API: read further ahead. (The first
-			// page is always waited for; it says nothing of the loop.)
-			if taken > 0 && !short && depth < maxReadAhead {
-				depth++
-				for len(queue) < depth {
-					start()
-				}
-			}
-			p = <-queue[0].ch
-		}
-		queue[0].cancel()
-		queue = queue[1:]
-		if err := p.end.raise(); err != nil {
-			p.err = err
-		}
-		if into != nil {
-			*into = *p.resp
-		}
+		p := r.take(taken)
 		if p.err != nil {
 			yield(zero, p.err)
 			return
 		}
 		n := len(p.items)
-		repeated := prev != nil && n > 0 && l.samePage(prev, p.items)
-		if repeated && len(held)+2 >= ignoredAfter {
-			// The same page again and again: the API ignores the offset.
-			// A full page leaves the rest of the listing out of reach; a
-			// shorter one was the whole listing.
-			if n >= l.limit && !l.unpaged {
-				yield(zero, ErrPagingIgnored)
+		repeated := r.prev != nil && n > 0 && paging.SamePage(l.id, r.prev, p.items)
+		if stop, err := r.check(p.items, repeated); stop {
+			if err != nil {
+				yield(zero, err)
 				return
 			}
-			drop()
-			wait()
+			r.drop()
+			r.wait() // a quiet end: the pages asked for past it finish
 			return
 		}
-		want += n
-		// The end: an empty page; a page shorter than the one before (a
-		// server that caps its pages makes them all as long, but the
-		// last); or a page longer than asked for (the API ignored the
-		// limit and sent the rest of the listing). A short page is not
-		// the end, even of a listing the API does not page: a server that
-		// caps its pages sends one too, and the next page tells.
-		last := n == 0 || n < len(prev) || n > l.limit
-		switch {
-		case last:
-			drop()
-		case n != stride:
-			// A short page: the pages read ahead assumed longer ones.
-			drop()
-			next, stride, depth = want, n, 1
-		}
-		if !last {
-			for len(queue) < depth {
-				start()
-			}
-		}
-		if repeated {
-			held = append(held, p.items)
-		} else {
-			// Pages held back and then a different page (or the end):
-			// the API honours the offset, and those rows are the listing's.
-			for _, h := range append(held, p.items) {
-				for _, item := range h {
-					if !yield(item, nil) {
-						return
-					}
-				}
-			}
-			held = nil
+		last := r.plan(p.items)
+		if !r.hand(p.items, repeated, yield) {
+			return
 		}
 		if last {
-			wait() // the pages asked for past the end finish
+			r.wait() // the pages asked for past the end finish
 			return
 		}
-		prev, short = p.items, n < l.limit
+		r.prev, r.short = p.items, n < l.limit
 	}
+}
+
+// aheadReader is the state of one read-ahead (see ahead).
+type aheadReader[T any] struct {
+	l      *listing[T]
+	ctx    context.Context
+	into   *Response      // the caller's, when it asked WithResponseInto
+	queue  []pageAhead[T] // pages asked for and not yet taken, in order
+	stale  []pageAhead[T] // pages dropped, their answers not needed
+	want   int            // the offset of the next row the loop needs
+	next   int            // the offset of the next page to ask for
+	stride int            // the rows a page brings: the limit, or the server's cap
+	depth  int            // how many pages to keep asked for ahead of the loop
+	prev   []T            // the page before
+	short  bool           // it was shorter than the limit: the end is likely, so do not read deeper
+	held   [][]T          // pages equal to the one before, not yielded until the offset is seen honoured
+}
+
+// start asks for the page at next.
+func (r *aheadReader[T]) start() {
+	pctx, pcancel := context.WithCancel(r.ctx)
+	p := pageAhead[T]{ch: make(chan page[T], 1), cancel: pcancel}
+	go r.l.fetchAhead(pctx, r.into != nil, r.next, p.ch)
+	r.next += r.stride
+	r.queue = append(r.queue, p)
+}
+
+// fill asks for pages until depth of them are asked for.
+func (r *aheadReader[T]) fill() {
+	for len(r.queue) < r.depth {
+		r.start()
+	}
+}
+
+// drop forgets the pages asked for; they are let finish (wait).
+func (r *aheadReader[T]) drop() {
+	r.stale = append(r.stale, r.queue...)
+	r.queue = nil
+}
+
+// wait waits for the pages dropped.
+func (r *aheadReader[T]) wait() {
+	for _, p := range r.stale {
+		<-p.ch
+		p.cancel()
+	}
+	r.stale = nil
+}
+
+// take waits for the next page, the taken-th, and hands over its answer's
+// metadata when the caller asked for it. A loop that has to wait for the
+// API makes the reader read further ahead. (The first page is always
+// waited for; it says nothing of the loop.)
+func (r *aheadReader[T]) take(taken int) page[T] {
+	if len(r.queue) == 0 {
+		r.start()
+	}
+	var p page[T]
+	select {
+	case p = <-r.queue[0].ch:
+	default:
+		if taken > 0 && !r.short && r.depth < maxReadAhead {
+			r.depth++
+			r.fill()
+		}
+		p = <-r.queue[0].ch
+	}
+	r.queue[0].cancel()
+	r.queue = r.queue[1:]
+	if err := p.end.raise(); err != nil {
+		p.err = err
+	}
+	if r.into != nil {
+		*r.into = *p.resp
+	}
+	return p
+}
+
+// check says whether the page items ends the listing before it is handed
+// out, and with which error: repeated says it is the page before again.
+func (r *aheadReader[T]) check(items []T, repeated bool) (stop bool, err error) {
+	l, n := r.l, len(items)
+	if len(r.prev) > l.limit && n > 0 {
+		// The page before was longer than asked for, and showed a row
+		// twice: the rest of the listing (the API ignored the limit),
+		// unless this page shows otherwise. The same page again is the
+		// whole listing again (the offset ignored too); rows of it again
+		// mean it was not the rest of the listing, and the offset past
+		// it skipped rows no request can reach.
+		if repeated {
+			return true, nil
+		}
+		if paging.Overlaps(l.id, r.prev, items) {
+			return true, errLongPageNotWhole
+		}
+	}
+	if repeated && len(r.held)+2 >= ignoredAfter {
+		// The same page again and again: the API ignores the offset. A
+		// full page leaves the rest of the listing out of reach; a
+		// shorter one was the whole listing.
+		if n >= l.limit && !l.unpaged {
+			return true, ErrPagingIgnored
+		}
+		return true, nil
+	}
+	return false, nil
+}
+
+// plan asks for the pages past items, the page the loop is given, and
+// says whether it is the last.
+func (r *aheadReader[T]) plan(items []T) (last bool) {
+	l, n := r.l, len(items)
+	r.want += n
+	// The end: an empty page; a page shorter than the one before (a
+	// server that caps its pages makes them all as long, but the last);
+	// or a page longer than asked for that holds each row once (the API
+	// ignored the limit and sent the rest of the listing). A short page
+	// is not the end, even of a listing the API does not page: a server
+	// that caps its pages sends one too, and the next page tells. A
+	// longer page that shows a row twice may be a page the API added rows
+	// to: the page past it tells.
+	long := n > l.limit
+	last = n == 0 || n < len(r.prev) || long && !paging.HoldsRowTwice(l.id, items)
+	switch {
+	case last:
+		r.drop()
+		return true
+	case long:
+		r.drop()
+		r.next, r.depth = r.want, 1
+	case n != r.stride:
+		// A short page: the pages read ahead assumed longer ones.
+		r.drop()
+		r.next, r.stride, r.depth = r.want, n, 1
+	}
+	r.fill()
+	return false
+}
+
+// hand yields the rows of items, after the pages held back before it,
+// unless it repeats the page before: it is held back too, until the API
+// is seen to honour the offset. It reports false when the loop stopped.
+func (r *aheadReader[T]) hand(items []T, repeated bool, yield func(T, error) bool) bool {
+	if repeated {
+		r.held = append(r.held, items)
+		return true
+	}
+	for _, h := range append(r.held, items) {
+		for _, item := range h {
+			if !yield(item, nil) {
+				return false
+			}
+		}
+	}
+	r.held = nil
+	return true
 }
 
 // fetchAhead reads the page at offset into ch, with its own *Response
@@ -363,53 +439,49 @@ func (l *listing[T]) fetchAhead(ctx context.Context, meta bool, offset int, ch c
 	})
 }
 
-// samePage reports whether page b repeats page a: the same rows in the
-// same order, rows with an id compared by id and rows without one by
-// their content.
-func (l *listing[T]) samePage(a, b []T) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		ia, ib := uuid.Nil, uuid.Nil
-		if l.id != nil {
-			ia, ib = l.id(a[i]), l.id(b[i])
-		}
-		if ia != ib || ia == uuid.Nil && !reflect.DeepEqual(a[i], b[i]) {
-			return false
-		}
-	}
-	return true
-}
+// errLongPageNotWhole ends a listing whose page longer than the limit was
+// followed by rows of it again: the API neither keeps to the limit nor
+// sends the rest of the listing, so the offset past that page may have
+// skipped rows. It matches ErrPagingIgnored.
+var errLongPageNotWhole error = pagingError("acctadmin: the API sent a page longer than the limit, then rows of it again past it: it does not page as asked, and the rest of the listing cannot be reached")
+
+// pagingError is an error of a listing that the API does not page as
+// asked; it matches ErrPagingIgnored.
+type pagingError string
+
+func (e pagingError) Error() string { return string(e) }
+
+// Is reports whether target is ErrPagingIgnored.
+func (e pagingError) Is(target error) bool { return target == ErrPagingIgnored }
 
 // shrinking reads a listing that the loop body may shrink by removing the
 // items it is given (All over the unread documents, downloading each). It
-// is a walk (see walk) whose consumer is the loop body: an item yielded
+// is a walk (see package internal/paging) whose consumer is the loop body: an item yielded
 // from an answer has been dealt with before the next request is sent.
 // Items without an id are yielded the first time the walk passes over
 // them.
 func (l *listing[T]) shrinking(ctx context.Context, yield func(T, error) bool) {
 	var zero T
-	w := newWalk(l, true)
-	w.idless = true
 	seen := l.watch.start()
 	defer l.watch.end(seen)
+	pl := paging.Listing[T]{Limit: l.limit, Max: l.max, Start: l.offset, ID: l.id, Unpaged: l.unpaged, Shrinks: true, YieldsIDless: true}
 	if seen != nil {
-		w.fate = seen.fate
+		pl.StatusOf = seen.status
 	} else {
-		w.careful = true // nothing tells what the loop did: confirm every pass
+		pl.ConsumerUnknown = true // nothing tells what the loop did: confirm every pass
 	}
+	w := paging.NewWalk(pl)
 	for {
-		seq, offset, limit := w.request()
+		seq, offset, limit := w.Request()
 		items, err := l.fetch(ctx, limit, offset)
 		if err != nil {
 			yield(zero, err)
 			return
 		}
-		out, _, step := w.take(seq, offset, items)
+		out, _, step := w.Answer(seq, offset, items)
 		for _, item := range out {
 			if id := l.id(item); id != uuid.Nil {
-				w.mark(id, int32(seq)) // dealt with before the next request
+				w.MarkHandled(id, int32(seq)) // dealt with before the next request
 				if seen != nil {
 					seen.add(id)
 				}
@@ -418,7 +490,7 @@ func (l *listing[T]) shrinking(ctx context.Context, yield func(T, error) bool) {
 				return
 			}
 		}
-		if err := step.err(); err != nil || step == walkDone {
+		if err := stepErr(step); err != nil || step == paging.StepDone {
 			if err != nil {
 				yield(zero, err)
 			}
@@ -427,581 +499,20 @@ func (l *listing[T]) shrinking(ctx context.Context, yield func(T, error) bool) {
 	}
 }
 
-// maxPasses bounds the passes of a walk over a shrinking listing.
-const maxPasses = 10
-
-// walkStep is what an answer decided.
-type walkStep int
-
-const (
-	walkOn        walkStep = iota // ask for the next page
-	walkDone                      // every row was seen
-	walkIgnored                   // the API ignores the offset and the rest is out of reach
-	walkUnsettled                 // maxPasses passes, and the listing still moved
-)
-
-func (s walkStep) err() error {
+// stepErr is the error a walk's step ends the listing with, if any.
+func stepErr(s paging.Step) error {
 	switch s {
-	case walkIgnored:
+	case paging.StepIgnored:
 		return ErrPagingIgnored
-	case walkUnsettled:
+	case paging.StepUnsettled:
 		return ErrListingUnsettled
 	}
 	return nil
 }
 
-// A walk reads a listing that its consumer shrinks (downloading a
-// document takes it out of the unread listing) and that others may change
-// under it, and hands out each item with an id once. It is the paging of
-// both All over a shrinking listing and Pull. Here is why it hands out
-// every row that stays in the listing until it is reached, exactly once.
-//
-// Once: every id handed out is kept (in known, 20 bytes an id), and an id
-// already known is never handed out again, however often the listing
-// shows it.
-//
-// Every row: the offset of each request counts only rows that cannot
-// leave the listing any more because of the consumer: rows without an id
-// (nothing can download them), rows kept out on purpose, and rows whose
-// download had answered before the request was sent (the listing the
-// answer shows is past their leaving, so a row it still lists stays).
-// They are counted while they form an unbroken run from the previous
-// offset, so the offset never passes a row that was not yet handed out,
-// or that may still vanish and pull unseen rows back under the offset. A
-// row counted is a row passed over: the sequence of rows a pass goes over
-// is the listing, as far as the walk could see it.
-//
-// That argument assumes the listing moves only by the consumer's own
-// downloads, answered in order. It does not when the listing trails the
-// read marks (a replica), when others read documents, or when the consumer
-// downloads on other goroutines than the walk knows of (a worker pool fed
-// from All): a row passed over may vanish later and move an unseen row
-// under the offset. A pass can miss a row only that way, and the row that
-// vanished is one it passed over. So a pass that ends (an empty page, or a
-// short page gone over whole) is not the end of the walk: another pass
-// follows, from the start, and the walk ends when two passes running go
-// over the same rows in the same order (the same signature). Then no row
-// passed over in the first of them vanished (it would be missing from the
-// second), so that pass missed no row present while it ran; every document still unread
-// then was handed out. An empty page at the start also ends the walk:
-// every row that was listed has been handed out. The walk gives up after
-// maxPasses passes (ErrListingUnsettled), and ends with ErrPagingIgnored when a
-// full page comes back ignoredAfter times running at later offsets. A
-// page longer than the limit is the whole listing, never an ignored
-// offset, however often it comes back: it is read again as downloads
-// answer, and ends the pass once the walk goes over it.
-//
-// All that costs a second pass over every listing, and most listings do
-// not move but by the consumer's downloads. So a walk starts out trusting
-// (see trust): it learns from the consumer which rows it left alone and
-// which it took out (Pull knows its downloads; All asks its Client, see
-// downloadWatch), starts each request past the rows known to stay, with
-// the last of them asked for again, and checks in every answer that
-// nothing but the consumer moved the listing. A pass that shows nothing
-// else missed no row, and ends the walk. The first answer that shows
-// another hand makes the walk careful, as above: the pass goes on, and
-// two more passes must agree (the pass that began trusting does not
-// confirm). A walk whose consumer's doings are unknown (nothing tells
-// All, or the listing does not shrink) is careful from the start.
-type walk[T any] struct {
-	l *listing[T]
-	// settle marks a walk whose consumer shrinks the listing: its end is
-	// confirmed by passes. A walk over a listing that nothing shrinks
-	// ends with its first pass.
-	settle bool
-	// idless hands out rows without an id the first time a pass goes over
-	// them (All yields them; Pull cannot download them).
-	idless bool
-	offset int // where the next request starts
-	sent   int // requests sent; numbers each request from 1
-	// known is every id handed out, with the number of requests sent when
-	// it could no longer leave the listing by the consumer's doing (its
-	// download answered, or it was kept out), or -1 while it still may;
-	// the fate bits say which (see markFate).
-	known map[uuid.UUID]int32
-	// The pass under way.
-	passes   int          // passes ended
-	sig      maphash.Hash // of the ids of the rows it passed over, in order
-	idlessIn int          // rows without an id it passed over
-	skipped  int          // the most rows without an id a pass passed over
-	prevSig  uint64       // the signature of the pass before
-	prevOK   bool         // and it may confirm the next (it was not tainted)
-	tainted  bool         // the pass began trusting and turned careful
-	// The last answer, where it was asked for, and how many times running
-	// it came back at later offsets.
-	last       []T
-	lastOffset int
-	lastRun    int // the rows it passed over
-	repeats    int
-	longest    int // the longest answer yet
-	// idlessGiven is how many rows without an id were handed out: a pass
-	// that goes over them again hands out only those past that count.
-	idlessGiven int
-
-	// The trusting walk (see trust); careful is set once an answer shows
-	// the listing moved by someone else's doing, or when nothing tells
-	// the walk what its consumer did.
-	careful bool
-	fate    func(uuid.UUID) rowFate // what the consumer did to a row handed out
-	anchor  int                     // rows of the pass known to stay, before tail
-	over    T                       // the last of them, asked for again as the overlap
-	hasOver bool
-	tail    []tailRow[T] // rows seen past anchor, in listing order
-	ask     trustAsk     // the request out
-	full    bool         // the last answer held all the rows asked for
-	verify  bool         // a blind request found nothing: check the overlap is still there
-}
-
-// rowFate is what the consumer did to a row: left it in the listing, took
-// it out, or either (a download under way or failed).
-type rowFate uint8
-
-const (
-	rowUnsure rowFate = iota
-	rowStays
-	rowGoes
-)
-
-// tailRow is a row a trusting walk saw past its anchor and not yet passed.
-type tailRow[T any] struct {
-	item T
-	id   uuid.UUID
-}
-
-// trustAsk is a trusting walk's request: where it starts, how many rows
-// it asks for, and whether its first row is the overlap.
-type trustAsk struct {
-	offset, limit int
-	over          bool
-	blind         bool // past the anchor, without the overlap
-}
-
-// The fate bits of a known id's value (above any request count).
-const (
-	knownStays = 1 << 29
-	knownGoes  = 1 << 30
-)
-
-// atOf is the request count of a known id's value.
-func atOf(v int32) int { return int(v &^ (knownStays | knownGoes)) }
-
-func newWalk[T any](l *listing[T], settle bool) *walk[T] {
-	w := &walk[T]{l: l, settle: settle, offset: l.offset, anchor: l.offset, known: make(map[uuid.UUID]int32), careful: !settle}
-	w.sig.SetSeed(maphash.MakeSeed())
-	return w
-}
-
-// request numbers the next request and says where it starts and how many
-// rows it asks for.
-func (w *walk[T]) request() (seq, offset, limit int) {
-	w.sent++
-	if !w.careful {
-		w.pass()
-		if w.idless && len(w.tail) > 0 {
-			// All: a row the loop was given and whose fate is not known
-			// (its download failed, or runs elsewhere) may leave the
-			// listing at any time: the walk cannot count on it.
-			w.distrust()
-		}
-	}
-	if w.careful {
-		return w.sent, w.offset, w.l.limit
-	}
-	a := trustAsk{offset: w.anchor, limit: w.l.limit, over: w.hasOver}
-	if a.over && !w.full && w.longest <= 1 && !w.verify {
-		// Every answer held one row at most, the last one fewer than
-		// asked: with the overlap, an answer of a server that caps its
-		// pages at one row would hold the overlap alone, as the end of a
-		// listing does. So look past it first, and check the overlap
-		// after (see trust).
-		a.over, a.blind = false, true
-	}
-	if a.over {
-		a.offset--
-		a.limit++
-	}
-	a.limit += len(w.tail)
-	if w.l.max > 0 {
-		a.limit = min(a.limit, w.l.max)
-	}
-	w.ask = a
-	return w.sent, a.offset, a.limit
-}
-
-// rowFate is the fate of the row id; a row without an id stays.
-func (w *walk[T]) rowFate(id uuid.UUID) rowFate {
-	if id == uuid.Nil {
-		return rowStays
-	}
-	return w.fate(id)
-}
-
-// pass passes over the tail's first rows whose fate is known: one that
-// stays moves the anchor past it (and is the next overlap), one that is
-// gone is no longer listed; it stops at the first row whose fate is not
-// known yet.
-func (w *walk[T]) pass() {
-	n := 0
-	for _, r := range w.tail {
-		f := w.rowFate(r.id)
-		if f == rowUnsure {
-			break
-		}
-		n++
-		if f == rowStays {
-			w.anchor++
-			w.over, w.hasOver = r.item, true
-			w.sig.Write(r.id[:])
-			if r.id == uuid.Nil {
-				w.idlessIn++
-			}
-		}
-	}
-	clear(w.tail[:n])
-	w.tail = w.tail[n:]
-}
-
-// backlog is how many tail rows would stay in the tail if the next
-// request were sent now: a Pull asks for the next page once they fit in
-// its answer beside a whole page.
-func (w *walk[T]) backlog() int {
-	for i, r := range w.tail {
-		if w.rowFate(r.id) == rowUnsure {
-			return len(w.tail) - i
-		}
-	}
-	return 0
-}
-
-// roomy reports whether the next request, sent now, can bring a whole
-// page of rows past the tail (always, for a careful walk).
-func (w *walk[T]) roomy() bool {
-	if w.careful {
-		return true
-	}
-	b := w.backlog()
-	return b == 0 || w.full && (w.l.max <= 0 || w.l.limit+1+b <= w.l.max)
-}
-
-// mark records that the item id can leave the listing by the consumer's
-// doing until request at (exclusive), or, for -1, still may.
-func (w *walk[T]) mark(id uuid.UUID, at int32) { w.known[id] = at }
-
-// markFate records, besides at, what the consumer did to id's row.
-func (w *walk[T]) markFate(id uuid.UUID, at int32, f rowFate) {
-	switch f {
-	case rowStays:
-		at |= knownStays
-	case rowGoes:
-		at |= knownGoes
-	}
-	w.known[id] = at
-}
-
-// knownFate is the fate markFate recorded for id.
-func (w *walk[T]) knownFate(id uuid.UUID) rowFate {
-	v, ok := w.known[id]
-	switch {
-	case !ok || v < 0:
-		return rowUnsure
-	case v&knownStays != 0:
-		return rowStays
-	case v&knownGoes != 0:
-		return rowGoes
-	}
-	return rowUnsure
-}
-
-// idlessSeen is how many rows without an id one pass went over, at most.
-func (w *walk[T]) idlessSeen() int {
-	n := w.idlessIn
-	for _, r := range w.tail {
-		if r.id == uuid.Nil {
-			n++
-		}
-	}
-	return max(w.skipped, n)
-}
-
-// take takes in the answer items to request seq, sent at offset. It
-// returns the items to hand out, in order (the new ones, marked -1 until
-// the consumer says otherwise), whether the walk moved (it passed rows or
-// found new ones; when not, the first row is one whose download has not
-// answered, and the next request should wait for it), and what comes next.
-func (w *walk[T]) take(seq, offset int, items []T) (out []T, moved bool, step walkStep) {
-	if !w.careful {
-		if out, step, ok := w.trust(items); ok {
-			return out, true, step
-		}
-		if w.sent == 1 {
-			// The first answer already breaks the rules (a page longer
-			// than asked, a row twice): the walk is careful from the
-			// start, as if it never trusted.
-			w.careful = true
-			return w.takeCareful(seq, offset, items)
-		}
-		// The listing moved by someone else's doing: from here on the
-		// walk is careful. The pass goes on from its anchor, this answer
-		// unused, and its end is confirmed by two more passes.
-		w.distrust()
-		return nil, true, walkOn
-	}
-	return w.takeCareful(seq, offset, items)
-}
-
-// takeCareful is take for a careful walk.
-func (w *walk[T]) takeCareful(seq, offset int, items []T) (out []T, moved bool, step walkStep) {
-	if len(items) == 0 {
-		if offset == w.l.offset {
-			w.skipped = w.idlessSeen()
-			return nil, false, walkDone // nothing listed: every row was handed out
-		}
-		return nil, false, w.endPass()
-	}
-	run, inRun, fresh := 0, true, 0
-	// The rows without an id that this answer passes over, in the first
-	// pass, and that the answer before did not show passed over already.
-	var idless []T
-	from := 0
-	if w.last != nil && offset == w.lastOffset && w.l.samePage(w.last, items) {
-		from = w.lastRun
-	}
-	for i, item := range items {
-		id := w.l.id(item)
-		at, known := w.known[id]
-		switch {
-		case id == uuid.Nil:
-			// Nothing can download it, so it stays where it is.
-			if !inRun {
-				continue
-			}
-			run++
-			w.idlessIn++
-			w.sig.Write(id[:])
-			if w.idless && w.passes == 0 && i >= from && w.idlessIn > w.idlessGiven+len(idless) {
-				idless = append(idless, item)
-			}
-		case !known:
-			w.known[id] = -1
-			fresh++
-			out = append(out, idless...)
-			out = append(out, item)
-			w.idlessGiven += len(idless)
-			idless = idless[:0]
-			inRun = false
-		case inRun && at >= 0 && atOf(at) < seq:
-			run++ // it stays: passed over
-			w.sig.Write(id[:])
-		default:
-			inRun = false
-		}
-	}
-	w.offset = offset + run
-	moved = run > 0 || fresh > 0
-	switch {
-	case w.last != nil && offset > w.lastOffset && w.l.samePage(w.last, items):
-		// The page before, again, at a later offset: what an API that
-		// ignores the offset does (or a listing that repeats its rows,
-		// for a time). Its rows without an id are taken for the same
-		// rows again.
-		w.repeats++
-	case w.last == nil || offset != w.lastOffset:
-		w.repeats = 1
-		fallthrough
-	default:
-		out = append(out, idless...)
-		w.idlessGiven += len(idless)
-	}
-	w.last, w.lastOffset, w.lastRun = items, offset, run
-	shorter := len(items) < w.longest
-	w.longest = max(w.longest, len(items))
-	switch {
-	case run == len(items) && (len(items) > w.l.limit || shorter):
-		// The walk went over a page longer than asked for (the API
-		// ignored the limit and sent its whole listing), or over a page
-		// shorter than one it had before (pages of a server that caps
-		// them are all as long, but the last): the pass is over.
-		// (Waiting for an empty page instead would never end on a
-		// listing that grows as fast as it is read.)
-		return out, moved, w.endPass()
-	case len(items) > w.l.limit:
-		// The whole listing, not gone over whole yet (downloads are in
-		// flight). It comes back at every offset, but that is no ignored
-		// offset: nothing lies beyond it. Read it again as downloads
-		// answer, until the walk goes over it: not before one answers,
-		// unless it brought new rows.
-		return out, fresh > 0, walkOn
-	case w.repeats >= ignoredAfter && len(items) >= w.l.limit && !w.l.unpaged:
-		return out, moved, walkIgnored
-	case w.repeats >= ignoredAfter:
-		// The API ignores the offset and sent its whole listing in a
-		// page shorter than the limit: the pass is over.
-		return out, moved, w.endPass()
-	}
-	return out, moved, walkOn
-}
-
-// trust takes in an answer to a trusting walk's request, and reports
-// false when it shows the listing moved by someone else's doing, taking
-// nothing in. A trusting walk counts on what it knows of its consumer: a
-// row it left alone stays, a row whose download answered is gone, so each
-// request starts past the rows known to stay (pass), and the pass that
-// ends is the walk's last. It checks in every answer what the pass's
-// completeness rests on, and the first answer that breaks it makes the
-// walk careful:
-//
-//   - the row before the request's offset (the overlap: the last row known
-//     to stay, asked for again) is where it was: no row before it left
-//     the listing (a row downloaded but still listed, as a replica that
-//     trails the read marks shows, included), so no row the walk has not
-//     seen moved under the offset;
-//   - what comes after the rows seen past the offset is new: no id the
-//     walk handed out, none twice (a row listed twice, or rows moved back
-//     under the offset);
-//   - the answer is no longer than asked for (a server that ignores the
-//     limit often ignores the offset too, and the careful walk reads it
-//     at less cost).
-//
-// Rows seen past the offset (whose fate was not known when it was asked
-// for) that are missing left the listing, and are not counted; rows still
-// listed after their download answered are not counted either, and if
-// they leave later the overlap shows it. An answer of one row cannot tell
-// the end of a listing from a server that caps its pages at one row, and
-// with the overlap that row would be the overlap: while no answer held two
-// rows, the walk looks past the overlap first (blind), and checks it
-// after (verify).
-//
-// The pass ends with an empty answer at the listing's start, or an answer
-// shorter than asked for and than one before it (of a server that caps
-// its pages, too, only the last is shorter).
-func (w *walk[T]) trust(items []T) (out []T, step walkStep, ok bool) {
-	a := &w.ask
-	n, i := len(items), 0
-	if n > a.limit {
-		return nil, walkOn, false // the limit ignored: the offset may be too
-	}
-	switch {
-	case a.blind && (n > 0 || len(w.tail) > 0):
-		return nil, walkOn, false // a server that caps its pages at one row
-	case a.blind:
-		w.verify = true // nothing past the anchor: if the overlap is still there, that is the end
-		return nil, walkOn, true
-	case w.verify:
-		if n != 1 || !w.sameRow(items[0], w.over) || len(w.tail) > 0 {
-			return nil, walkOn, false
-		}
-		w.skipped = w.idlessSeen()
-		return nil, walkDone, true
-	}
-	if a.over {
-		if n == 0 || !w.sameRow(items[0], w.over) {
-			return nil, walkOn, false
-		}
-		i = 1
-	}
-	// The tail rows still listed come first, in order; a row missing
-	// left the listing, and is no longer counted.
-	j := i
-	for _, r := range w.tail {
-		if j < n && w.sameRow(items[j], r.item) {
-			j++
-		}
-	}
-	fresh := map[uuid.UUID]bool{}
-	for _, item := range items[j:] {
-		id := w.l.id(item)
-		if id == uuid.Nil {
-			continue
-		}
-		if _, known := w.known[id]; known || fresh[id] {
-			return nil, walkOn, false // listed again
-		}
-		fresh[id] = true
-	}
-	longest := w.longest
-	w.longest = max(w.longest, n)
-	w.full = n == a.limit
-	// What a careful walk would see repeated, if it comes to that.
-	w.last, w.lastOffset, w.lastRun, w.repeats = items, a.offset, 0, 1
-	keep := w.tail[:0]
-	for _, r := range w.tail {
-		if i < n && w.sameRow(items[i], r.item) {
-			i++
-			keep = append(keep, r)
-			continue
-		}
-		if i == n && n == a.limit {
-			keep = append(keep, r) // past the answer's end
-		}
-	}
-	clear(w.tail[len(keep):])
-	w.tail = keep
-	for _, item := range items[i:] {
-		id := w.l.id(item)
-		w.tail = append(w.tail, tailRow[T]{item: item, id: id})
-		if id != uuid.Nil {
-			w.known[id] = -1
-			out = append(out, item)
-		} else if w.idless {
-			out = append(out, item)
-			w.idlessGiven++
-		}
-	}
-	switch {
-	case n == 0 && !a.over && len(w.tail) == 0:
-		// Nothing listed from where the pass went on.
-	case n < a.limit && n < longest:
-	default:
-		return out, walkOn, true
-	}
-	w.skipped = w.idlessSeen()
-	return out, walkDone, true
-}
-
-// distrust makes the walk careful, from the pass under way on: its rows
-// known to stay were passed over; the rows past them are asked for again.
-func (w *walk[T]) distrust() {
-	w.skipped = w.idlessSeen()
-	w.careful, w.tainted = true, true
-	w.offset = w.anchor
-	clear(w.tail)
-	w.tail = nil
-	// Its requests ask for the limit again: what a longer request got
-	// says nothing of where its listing ends.
-	w.longest = min(w.longest, w.l.limit)
-}
-
-// sameRow reports whether a and b are the same row: the same id, or, for
-// rows without one, the same content.
-func (w *walk[T]) sameRow(a, b T) bool {
-	ia, ib := w.l.id(a), w.l.id(b)
-	return ia == ib && (ia != uuid.Nil || reflect.DeepEqual(a, b))
-}
-
-// endPass ends a pass, and says whether the walk is over.
-func (w *walk[T]) endPass() walkStep {
-	w.skipped = w.idlessSeen()
-	if !w.settle {
-		return walkDone
-	}
-	sig := w.sig.Sum64()
-	if w.passes > 0 && w.prevOK && sig == w.prevSig {
-		return walkDone
-	}
-	w.passes++
-	if w.passes >= maxPasses {
-		return walkUnsettled
-	}
-	w.prevSig, w.prevOK, w.tainted = sig, !w.tainted, false
-	w.sig.Reset()
-	w.idlessIn, w.last, w.repeats = 0, nil, 0
-	w.offset = w.l.offset
-	return walkOn
-}
-
 // A pull drains a listing the way Documents.Pull does: a pool of workers
 // opens each item (a download, which takes it out of a shrinking listing)
-// and hands it to the caller's function, while a walk (see walk) reads the
+// and hands it to the caller's function, while a walk (see package internal/paging) reads the
 // listing under them. Unlike a worker pool fed from All, the pull knows
 // which downloads are in flight when it asks for the next page: an item
 // counts as gone for good only once its download has answered, so the
@@ -1111,8 +622,10 @@ func (r *pullRun[T]) run(ctx context.Context) error {
 	if l.limit == 0 {
 		l.limit = l.max
 	}
-	p := &puller[T]{r: r, walk: newWalk(l, l.shrinks), into: responseInto(ctx), ctx: ctx}
-	p.walk.fate = p.walk.knownFate // the pull knows what became of each download
+	// The pull knows what became of each download: the walk goes by what
+	// it is told (MarkStatus).
+	pl := paging.Listing[T]{Limit: l.limit, Max: l.max, Start: l.offset, ID: l.id, Unpaged: l.unpaged, Shrinks: l.shrinks}
+	p := &puller[T]{r: r, walk: paging.NewWalk(pl), into: responseInto(ctx), ctx: ctx}
 	if p.into != nil {
 		// Only the pull's own goroutine fills the caller's *Response.
 		p.ctx = context.WithValue(ctx, responseKey{}, (*Response)(nil))
@@ -1126,7 +639,7 @@ func (r *pullRun[T]) run(ctx context.Context) error {
 // Pull; the workers and the listing requests only send it events.
 type puller[T any] struct {
 	r    *pullRun[T]
-	walk *walk[T]
+	walk *paging.Walk[T]
 	ctx  context.Context // the workers'
 	// lctx is the listing requests', cancelled when the pull stops.
 	lctx       context.Context
@@ -1185,7 +698,7 @@ func (p *puller[T]) drain() error {
 		case next <- job:
 			p.handOut()
 		case ev := <-p.events:
-			p.took(ev)
+			p.workerSaid(ev)
 		case a := <-p.answers:
 			p.answered(a)
 		case <-ctxDone:
@@ -1204,7 +717,7 @@ func (p *puller[T]) drain() error {
 // answer, which the walk's bookkeeping rules out).
 func (p *puller[T]) mayList() bool {
 	return !p.stopping && !p.listing && !p.listed && len(p.pending) <= p.r.workers &&
-		(!p.waiting || p.inFlight+len(p.pending) == 0) && p.walk.roomy()
+		(!p.waiting || p.inFlight+len(p.pending) == 0) && p.walk.RoomForAPage()
 }
 
 // over decides whether the pull is done: nothing asked for is still out,
@@ -1215,7 +728,7 @@ func (p *puller[T]) over() bool {
 
 // list sends the next listing request.
 func (p *puller[T]) list() {
-	seq, offset, limit := p.walk.request()
+	seq, offset, limit := p.walk.Request()
 	p.listing, p.openedSince = true, 0
 	go func() {
 		a := pullAnswer[T]{seq: seq, offset: offset}
@@ -1246,19 +759,19 @@ func (p *puller[T]) answered(a pullAnswer[T]) {
 		p.stop(a.err, uuid.Nil)
 		return
 	}
-	out, moved, step := p.walk.take(a.seq, a.offset, a.items)
+	out, moved, step := p.walk.Answer(a.seq, a.offset, a.items)
 	for _, item := range out {
 		p.admit(item)
 	}
-	p.tally.skipped = p.walk.idlessSeen()
+	p.tally.skipped = p.walk.IDlessPassed()
 	p.waiting = !moved && p.openedSince == 0
 	switch step {
-	case walkDone:
+	case paging.StepDone:
 		p.listed = true
-	case walkIgnored, walkUnsettled:
+	case paging.StepIgnored, paging.StepUnsettled:
 		// The listing can be read no further; what it gave is still
 		// handed out, and the pull then ends with the reason.
-		p.listed, p.ended = true, step.err()
+		p.listed, p.ended = true, stepErr(step)
 	}
 }
 
@@ -1266,7 +779,7 @@ func (p *puller[T]) answered(a pullAnswer[T]) {
 func (p *puller[T]) admit(item T) {
 	id := p.r.l.id(item)
 	if p.keepOut(item) {
-		p.walk.markFate(id, 0, rowStays) // it stays in the listing
+		p.walk.MarkStatus(id, 0, paging.RowStays) // it stays in the listing
 		p.tally.keptOut++
 		p.report(item, nil)
 		return
@@ -1299,23 +812,14 @@ func (p *puller[T]) handOut() {
 	p.inFlight++
 }
 
-// took takes in what a worker says.
-func (p *puller[T]) took(ev pullEvent[T]) {
+// workerSaid takes in what a worker says.
+func (p *puller[T]) workerSaid(ev pullEvent[T]) {
 	j := ev.job
 	if !j.opened {
 		// Its download answered (or ended without an answer): from the
 		// next request on, the listing shows whether it stays.
 		j.opened = true
-		f := rowUnsure
-		switch {
-		case ev.done && !ev.opened:
-			f = rowStays // never downloaded: left alone by before, or before failed
-		case ev.locked:
-			f = rowStays // refused as payment-locked: it stays unread
-		case !ev.done && ev.err == nil:
-			f = rowGoes // the API marked it read as it answered
-		}
-		p.walk.markFate(j.id, int32(p.walk.sent), f)
+		p.walk.MarkStatus(j.id, int32(p.walk.Sent()), rowStatusAfter(ev))
 		p.openedSince++
 		p.waiting = false
 	}
@@ -1356,6 +860,19 @@ func (p *puller[T]) took(ev pullEvent[T]) {
 	}
 	p.report(j.item, err)
 	j.item = zero // the id is enough from now on
+}
+
+// rowStatusAfter is what ev, the first event of a job, says of its row.
+func rowStatusAfter[T any](ev pullEvent[T]) paging.RowStatus {
+	switch {
+	case ev.done && !ev.opened:
+		return paging.RowStays // never downloaded: left alone by before, or before failed
+	case ev.locked:
+		return paging.RowStays // refused as payment-locked: it stays unread
+	case !ev.done && ev.err == nil:
+		return paging.RowGone // the API marked it read as it answered
+	}
+	return paging.RowUnknown
 }
 
 // abnormal notes a panic or a Goexit where of a goroutine of the pull (or
@@ -1499,7 +1016,7 @@ func closeFile(f *File) (e ending) {
 // those ids through the same Client on any goroutine, while the walk runs,
 // counts as the loop's own doing. A download through another Client, or
 // anything else that reads a document, is someone else's doing: the walk
-// sees it only in the answers, and pays for it there (see walk).
+// sees it only in the answers, and pays for it there (see package internal/paging).
 type downloadWatch struct {
 	mu       sync.Mutex
 	watching map[*watched]struct{}
@@ -1584,17 +1101,17 @@ func (w *watched) add(id uuid.UUID) {
 	w.mu.Unlock()
 }
 
-// fate says what the downloads of id, so far, did to its row: none, it
+// status says what the downloads of id, so far, did to its row: none, it
 // stays; one answered, it is gone; one under way or failed, either.
-func (w *watched) fate(id uuid.UUID) rowFate {
+func (w *watched) status(id uuid.UUID) paging.RowStatus {
 	w.mu.Lock()
 	s := w.ids[id]
 	w.mu.Unlock()
 	switch s {
 	case downloadNone:
-		return rowStays
+		return paging.RowStays
 	case downloadAnswered:
-		return rowGoes
+		return paging.RowGone
 	}
-	return rowUnsure
+	return paging.RowUnknown
 }

@@ -205,6 +205,54 @@ func TestPagingOnPagesOfOneRowListedTwice(t *testing.T) {
 	}
 }
 
+func TestPagingOnPagesLongerThanTheLimitThatAreNotTheWholeListing(t *testing.T) {
+	// 30 unread documents, pages of 10, each answer opening with the
+	// listing's first row: 11 rows, longer than the limit, yet not the
+	// rest of the listing. All and Pull hand over all 30, once each.
+	// (All yielded the first 10 and ended without an error.)
+	for _, how := range []string{"all reading", "all", "pull"} {
+		s := newGenServer(30)
+		s.padFirst = true
+		c := genClient(t, s)
+		var got map[uuid.UUID]int
+		var err error
+		if how == "all reading" {
+			docs, errs := collectSeq(c.Documents.All(context.Background(), &DocumentListParams{Limit: 10}))
+			got, err = map[uuid.UUID]int{}, errors.Join(errs...)
+			for _, d := range docs {
+				got[d.ID]++
+			}
+		} else {
+			got, err = drain(t, c, how, 10, 4)
+		}
+		if err != nil {
+			t.Fatalf("%s: %v after %d documents", how, err, len(got))
+		}
+		checkOnce(t, how, got, s.required())
+	}
+	// A stable listing (the read documents, read ahead) cannot tell the
+	// padding from the rows: it yields every row, or ends with an error
+	// that says the API does not page as asked, never quietly short.
+	s := newGenServer(30)
+	s.padFirst = true
+	c := genClient(t, s)
+	docs, errs := collectSeq(c.Documents.All(context.Background(), &DocumentListParams{Limit: 10, Status: DocumentRead}))
+	got := map[uuid.UUID]int{}
+	for _, d := range docs {
+		got[d.ID]++
+	}
+	switch {
+	case len(errs) == 0 && len(got) != 30:
+		t.Fatalf("the read listing ended without an error after %d of 30 documents", len(got))
+	case len(errs) > 1:
+		t.Fatalf("%d errors: %v", len(errs), errs)
+	case len(errs) == 1 && !errors.Is(errs[0], ErrPagingIgnored):
+		t.Fatalf("the read listing ended with %v, want ErrPagingIgnored", errs[0])
+	case len(errs) == 1 && !strings.Contains(errs[0].Error(), "longer than the limit"):
+		t.Fatalf("the error %q does not say the page was longer than the limit", errs[0])
+	}
+}
+
 func TestPagingGivesUpOnAListingThatNeverSettles(t *testing.T) {
 	// Others read or add a document at every other listing request (All
 	// reads only): no two walks see the same rows,
@@ -845,6 +893,45 @@ func pagedServices(total int, delay time.Duration) http.HandlerFunc {
 	}
 }
 
+func TestAllLeavesTheCallersParamsAlone(t *testing.T) {
+	// All asks for each page with a copy of the caller's params: the
+	// caller's own Limit and Offset stay as given while the loop runs (the
+	// pages read ahead are asked for on other goroutines: under -race, a
+	// write to the caller's params from them is a data race), and after
+	// it, so the same params start the same listing again.
+	srv := newAPIServer(t, pagedServices(95, 0))
+	c := newTestClient(t, srv)
+	p := &ServiceListParams{Limit: 10, Offset: 5, Company: "Co"}
+	want := *p
+	for run := range 2 {
+		n := 0
+		for svc, err := range c.Services.All(context.Background(), p) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if svc.ID != numberedID(5+n) {
+				t.Fatalf("run %d: service %d is %s, want %s", run, n, svc.ID, numberedID(5+n))
+			}
+			n++
+			if *p != want {
+				t.Fatalf("run %d, after %d services: the params are %+v, want %+v", run, n, *p, want)
+			}
+			runtime.Gosched() // a slow loop: the read-ahead deepens
+		}
+		if n != 90 || *p != want {
+			t.Fatalf("run %d: %d services, params %+v after the loop, want 90 and %+v", run, n, *p, want)
+		}
+	}
+	// The unread walk too.
+	s := newGenServer(25)
+	dc := genClient(t, s)
+	dp := &DocumentListParams{Limit: 4}
+	docs, errs := collectSeq(dc.Documents.All(context.Background(), dp))
+	if len(errs) != 0 || len(docs) != 25 || *dp != (DocumentListParams{Limit: 4}) {
+		t.Fatalf("%d documents, errors %v, params %+v after the loop", len(docs), errs, *dp)
+	}
+}
+
 func TestAllReadsEveryPageInOrder(t *testing.T) {
 	srv := newAPIServer(t, pagedServices(250, 0))
 	c := newTestClient(t, srv)
@@ -1336,6 +1423,78 @@ func TestListingCostOnAWellBehavedServer(t *testing.T) {
 				t.Fatalf("%d listing requests for %d records in %d pages, want at most %d (exactly: %v)", got, tc.records, tc.pages, tc.bound, tc.exact)
 			}
 		})
+	}
+}
+
+// heldDownloads is a well-behaved server of n unread documents whose
+// downloads answer late: the download of a document of the first held
+// pages (of limit rows) waits until the listing was asked for again after
+// the page that first held it, so those listing requests are sent while
+// the rows of the page before are still downloading. (Pull asks for the
+// page that tells the listing's end only once nothing is downloading, so
+// the last pages cannot be held.)
+type heldDownloads struct {
+	s     *genServer
+	limit int
+	held  int
+	row   map[uuid.UUID]int
+	mu    sync.Mutex
+	lists int
+	more  chan struct{} // closed and replaced at each listing request
+}
+
+func newHeldDownloads(n, limit, held int) *heldDownloads {
+	h := &heldDownloads{s: newGenServer(n), limit: limit, held: held, row: map[uuid.UUID]int{}, more: make(chan struct{})}
+	for i, d := range h.s.docs {
+		h.row[d.id] = i
+	}
+	return h
+}
+
+func (h *heldDownloads) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.URL.Path == "/documents" {
+		h.mu.Lock()
+		h.lists++
+		close(h.more)
+		h.more = make(chan struct{})
+		h.mu.Unlock()
+		return h.s.RoundTrip(r)
+	}
+	id, _ := uuid.Parse(strings.Split(r.URL.Path, "/")[2])
+	for {
+		h.mu.Lock()
+		lists, more := h.lists, h.more
+		h.mu.Unlock()
+		if page := h.row[id] / h.limit; page >= h.held || lists > page+1 {
+			return h.s.RoundTrip(r)
+		}
+		select {
+		case <-more:
+		case <-r.Context().Done():
+			return nil, r.Context().Err()
+		}
+	}
+}
+
+func TestPullCostWhileRowsAreStillDownloading(t *testing.T) {
+	// 200 unread documents, pages of 20, 32 workers, and the downloads of
+	// each of the first 5 pages still under way when the next page is
+	// asked for: each
+	// request asks for the rows still downloading besides a page, so
+	// every answer brings a page of new rows, and Pull costs pages + 2.
+	// (Asked for a page alone, an answer brought only the rows still
+	// downloading, and Pull asked again and again for nothing.)
+	const n, limit = 200, 20
+	h := newHeldDownloads(n, limit, 5)
+	c := genClient(t, h)
+	got, err := pullAll(t, c, limit, 32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkOnce(t, "Pull", got, h.s.required())
+	pages := n / limit
+	if h.s.lists > pages+2 {
+		t.Fatalf("%d listing requests for %d pages, want at most %d", h.s.lists, pages, pages+2)
 	}
 }
 

@@ -435,6 +435,36 @@ func TestCardEchoRedacted(t *testing.T) {
 	}
 }
 
+// A secret named to Client.Do that is a card number written with
+// hyphens or dots is taken for a card number: the server's echo of its
+// digits alone, or grouped otherwise, is redacted as the echo of the
+// number as sent is.
+func TestDoSecretCardNumberWithSeparatorsRedacted(t *testing.T) {
+	for _, number := range []string{"4111-1111-1111-1111", "4111.1111.1111.1111"} {
+		srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
+			writeJSON(w, 402, `{"message":"card 4111111111111111 (4111 1111 1111 1111, sent as `+number+`) declined"}`)
+		})
+		err := newTestClient(t, srv).Do(context.Background(), &RawRequest{
+			Method: http.MethodPost, Path: "/payment-methods/verify",
+			Body: map[string]string{"number": number}, Secrets: []string{number},
+		}, nil)
+		var ae *APIError
+		if !errors.As(err, &ae) || ae.StatusCode != 402 {
+			t.Fatalf("%s: err = %v, want a 402 *APIError", number, err)
+		}
+		if !strings.Contains(err.Error(), "declined") {
+			t.Fatalf("%s: the error %q lost the message", number, err)
+		}
+		for _, text := range []string{err.Error(), fmt.Sprintf("%+v", err), string(ae.Body)} {
+			for _, shown := range []string{"4111111111111111", "4111 1111 1111 1111", number} {
+				if strings.Contains(text, shown) {
+					t.Errorf("%s: %q shows %q", number, text, shown)
+				}
+			}
+		}
+	}
+}
+
 type secMethod struct {
 	name string
 	call func(ctx context.Context, c *Client) error

@@ -175,7 +175,7 @@ func try(work string, m mutant, timeout time.Duration) (outcome, string, error) 
 	if m.run != "" {
 		args = append(args, "-run", m.run)
 	}
-	if m.pkg == "." && m.file != "pagination.go" && m.run == "" {
+	if m.pkg == "." && m.file != "pagination.go" && !strings.HasPrefix(m.file, "internal/paging/") && m.run == "" {
 		// The longest tests drive Pull and the soak; only the paging
 		// mutants need them.
 		args = append(args, "-skip", slowRootTests)

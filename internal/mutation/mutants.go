@@ -358,29 +358,29 @@ var mutants = []mutant{
 		to:   `slices.SortFunc(p.failed, func(a, b *pullJob[T]) int { return b.seq - a.seq })`},
 	{id: `all-paging-ignored-quiet`, file: `pagination.go`, pkg: `.`,
 		what: `All ends quietly on an API that ignores the offset`,
-		from: `			if n >= l.limit && !l.unpaged {
-				yield(zero, ErrPagingIgnored)`,
-		to: `			if false {
-				yield(zero, ErrPagingIgnored)`},
-	{id: `walk-ignored-short-page`, file: `pagination.go`, pkg: `.`,
+		from: `		if n >= l.limit && !l.unpaged {
+			return true, ErrPagingIgnored`,
+		to: `		if false {
+			return true, ErrPagingIgnored`},
+	{id: `walk-ignored-short-page`, file: `internal/paging/walk.go`, pkg: `.`,
 		what: `a short page repeated taken for ignored paging`,
-		from: `	case w.repeats >= ignoredAfter && len(items) >= w.l.limit && !w.l.unpaged:`,
-		to:   `	case w.repeats >= ignoredAfter && !w.l.unpaged:`},
-	{id: `walk-passed-any-seq`, file: `pagination.go`, pkg: `.`,
+		from: `	case w.answerRepeats >= IgnoredAfter && len(items) >= w.limit && !w.unpaged:`,
+		to:   `	case w.answerRepeats >= IgnoredAfter && !w.unpaged:`},
+	{id: `walk-passed-any-seq`, file: `internal/paging/walk.go`, pkg: `.`,
 		what: `a row handed out later taken as passed over`,
-		from: `		case inRun && at >= 0 && atOf(at) < seq:`,
+		from: `		case inRun && at >= 0 && requestOf(at) < seq:`,
 		to:   `		case inRun && at >= 0:`},
-	{id: `walk-ignored-after-30`, file: `pagination.go`, pkg: `.`,
+	{id: `walk-ignored-after-30`, file: `internal/paging/walk.go`, pkg: `.`,
 		what: `an API that ignores the offset read thirty times`,
-		from: `const ignoredAfter = 3`,
-		to:   `const ignoredAfter = 30`},
-	{id: `walk-one-pass`, file: `pagination.go`, pkg: `.`,
+		from: `const IgnoredAfter = 3`,
+		to:   `const IgnoredAfter = 30`},
+	{id: `walk-one-pass`, file: `internal/paging/walk.go`, pkg: `.`,
 		what: `a shrinking listing walked once, whatever moved`,
-		from: `	if !w.settle {
-		return walkDone
+		from: `	if !w.shrinks {
+		return StepDone
 	}`,
 		to: `	if true {
-		return walkDone
+		return StepDone
 	}`},
 	{id: `webhook-access-key-ignored`, file: `webhook/verifier.go`, pkg: `./webhook`,
 		what: `a wrong access_key accepted`,

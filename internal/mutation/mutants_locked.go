@@ -27,10 +27,10 @@ func init() {
 			to:   `locked := false`},
 		mutant{id: `locked-pull-row-unsure`, file: `pagination.go`, pkg: `.`, run: `TestPullLeavesPaymentLockedDocuments|TestPullWithLockedDocumentsGenerated`,
 			what: `a payment-locked row is not known to stay, and the walk waits on it`,
-			from: `		case ev.locked:
-			f = rowStays`,
-			to: `		case ev.locked:
-			f = rowUnsure`},
+			from: `	case ev.locked:
+		return paging.RowStays`,
+			to: `	case ev.locked:
+		return paging.RowUnknown`},
 		mutant{id: `locked-pull-not-counted`, file: `pagination.go`, pkg: `.`, run: `TestPullLeavesPaymentLockedDocuments|TestPullWithLockedDocumentsGenerated`,
 			what: `PullProgress.Locked stays zero`,
 			from: `		p.tally.locked++

@@ -18,17 +18,17 @@ func init() {
 	}
 	return nil`,
 			run: `TestDocumentsWithAnUnusableIDCostOnlyThemselves|TestPagingOnGeneratedServers`},
-		mutant{id: `paging-long-page-ignored`, file: `pagination.go`, pkg: `.`,
+		mutant{id: `paging-long-page-ignored`, file: `internal/paging/walk.go`, pkg: `.`,
 			what: `a page longer than the limit, back at later offsets while downloads are in flight, taken for an ignored offset`,
-			from: `	case len(items) > w.l.limit:
+			from: `	case whole:
 		// The whole listing, not gone over whole yet`,
 			to: `	case false:
 		// The whole listing, not gone over whole yet`,
 			run: `TestPagingTakesAPageLongerThanTheLimitForTheWholeListing|TestPagingOnGeneratedServers`},
 		mutant{id: `paging-invoices-short-page-ends`, file: `pagination.go`, pkg: `.`,
 			what: `a short first page of the invoices taken for the whole listing, though a capping server sends one`,
-			from: `last := n == 0 || n < len(prev) || n > l.limit`,
-			to:   `last := n == 0 || n < len(prev) || n > l.limit || l.unpaged && n < l.limit`,
+			from: `last = n == 0 || n < len(r.prev) || long && !paging.HoldsRowTwice(l.id, items)`,
+			to:   `last = n == 0 || n < len(r.prev) || long && !paging.HoldsRowTwice(l.id, items) || l.unpaged && n < l.limit`,
 			run:  `TestInvoicesAllReadsPastAPageACappingServerShortened|TestStableListingsOnGeneratedServers`},
 	)
 }

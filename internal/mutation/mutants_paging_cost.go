@@ -9,29 +9,29 @@ package main
 func init() {
 	const run = `TestPagingOnGeneratedServers|TestListingCost|TestStableListingsOnGeneratedServers|TestListingUnsettledIsASentinel|TestWorkerPoolFedFromAllGetsEveryDocument|TestPullBeforeOnGeneratedServers|TestPagingOnAListingThatTrailsItsReadMarks|TestAllGoesOnPastDownloadsThatFailed|TestAllGoesOnPastADownloadThatFailed|TestAWalkChecksTheRowItLookedPast|TestUnreadAllEndsWhenTheAPIIgnoresPaging|TestAllEndsWhenTheAPIIgnoresTheOffsetOfRecordsWithoutAnID|TestAllYieldsRecordsWithoutAnID`
 	mutants = append(mutants,
-		mutant{id: `cost-overlap-unchecked`, file: `pagination.go`, pkg: `.`, run: run,
+		mutant{id: `cost-overlap-unchecked`, file: `internal/paging/walk.go`, pkg: `.`, run: run,
 			what: `the row before the offset not checked: a row that vanished before it goes unseen`,
-			from: `		if n == 0 || !w.sameRow(items[0], w.over) {`,
+			from: `		if n == 0 || !w.sameRow(items[0], w.lastStaying) {`,
 			to:   `		if n == 0 {`},
-		mutant{id: `cost-row-twice-unnoticed`, file: `pagination.go`, pkg: `.`, run: run,
+		mutant{id: `cost-row-twice-unnoticed`, file: `internal/paging/walk.go`, pkg: `.`, run: run,
 			what: `a row handed out before, listed again as new, not noticed`,
-			from: `		if _, known := w.known[id]; known || fresh[id] {`,
+			from: `		if _, known := w.handedOut[id]; known || fresh[id] {`,
 			to:   `		if false {`},
-		mutant{id: `cost-long-page-trusted`, file: `pagination.go`, pkg: `.`, run: run,
+		mutant{id: `cost-long-page-trusted`, file: `internal/paging/walk.go`, pkg: `.`, run: run,
 			what: `an answer longer than asked for (the limit ignored) trusted`,
 			from: `	if n > a.limit {
-		return nil, walkOn, false // the limit ignored: the offset may be too
+		return nil, StepOn, false // the limit ignored: the offset may be too
 	}`,
 			to: `	if false {
-		return nil, walkOn, false // the limit ignored: the offset may be too
+		return nil, StepOn, false // the limit ignored: the offset may be too
 	}`},
-		mutant{id: `cost-tainted-pass-confirms`, file: `pagination.go`, pkg: `.`, run: run,
+		mutant{id: `cost-tainted-pass-confirms`, file: `internal/paging/walk.go`, pkg: `.`, run: run,
 			what: `the pass that began trusting and turned careful confirms the next`,
-			from: `	w.prevSig, w.prevOK, w.tainted = sig, !w.tainted, false`,
-			to:   `	w.prevSig, w.prevOK, w.tainted = sig, true, false`},
-		mutant{id: `cost-unsure-row-trusted`, file: `pagination.go`, pkg: `.`, run: run,
+			from: `	w.prevSignature, w.prevConfirms, w.passBeganCounting = sig, !w.passBeganCounting, false`,
+			to:   `	w.prevSignature, w.prevConfirms, w.passBeganCounting = sig, true, false`},
+		mutant{id: `cost-unsure-row-trusted`, file: `internal/paging/walk.go`, pkg: `.`, run: run,
 			what: `All trusts on while a row it was given has an unknown fate (its download failed, or runs elsewhere)`,
-			from: `		if w.idless && len(w.tail) > 0 {`,
+			from: `		if w.yieldsIDless && len(w.seen) > 0 {`,
 			to:   `		if false {`},
 		mutant{id: `cost-downloads-unseen`, file: `pagination.go`, pkg: `.`, run: run,
 			what: `the client tells no walk of its downloads`,
@@ -41,16 +41,16 @@ func init() {
 			to: `	if true {
 		return
 	}`},
-		mutant{id: `cost-pull-asks-early`, file: `pagination.go`, pkg: `.`, run: run,
+		mutant{id: `cost-pull-asks-early`, file: `internal/paging/walk.go`, pkg: `.`, run: run,
 			what: `Pull asks for its next page while the rows still downloading fill the answer`,
-			from: `	return b == 0 || w.full && (w.l.max <= 0 || w.l.limit+1+b <= w.l.max)`,
+			from: `	return b == 0 || w.lastFull && (w.max <= 0 || w.limit+1+b <= w.max)`,
 			to:   `	return b >= 0`},
-		mutant{id: `cost-blind-unchecked`, file: `pagination.go`, pkg: `.`, run: run,
+		mutant{id: `cost-blind-unchecked`, file: `internal/paging/walk.go`, pkg: `.`, run: run,
 			what: `a look past the only row seen, finding nothing, taken for the end without checking that row is still there`,
-			from: `		w.verify = true // nothing past the anchor: if the overlap is still there, that is the end
-		return nil, walkOn, true`,
-			to: `		w.verify = true // nothing past the anchor: if the overlap is still there, that is the end
-		return nil, walkDone, true`},
+			from: `		w.checkLastStaying = true // nothing past stayingEnd: if the overlap is still there, that is the end
+		return nil, StepOn, true`,
+			to: `		w.checkLastStaying = true // nothing past stayingEnd: if the overlap is still there, that is the end
+		return nil, StepDone, true`},
 		mutant{id: `cost-read-ahead-four`, file: `pagination.go`, pkg: `.`, run: run,
 			what: `stable listings read four pages ahead, three past the end`,
 			from: `const maxReadAhead = 2`,
