@@ -56,5 +56,9 @@ func init() {
 			what: `the room's log line for each document left locked reaches standard error, which cron mails`,
 			from: `	if r.Message == lockedLine {`,
 			to:   `	if r.Message == "" {`},
+		mutant{id: `cli2-website-hint-no-try`, file: `cmd/acctadmin/resources.go`, pkg: pkg, run: `TestScripts/read`,
+			what: `a website given with https:// gets no text to try`,
+			from: `		return how + ": try --url " + host`,
+			to:   `		return how`},
 	)
 }
