@@ -5,7 +5,7 @@ package main
 // at most once across runs (the records in the folder), and what was paid
 // for and left locked reported.
 func init() {
-	const file, pkg, run = `cmd/acctadmin/mail.go`, `./cmd/acctadmin`, `TestScripts/mail_unlock`
+	const file, pkg, run = `cmd/acctadmin/mail.go`, `./cmd/acctadmin`, `TestScripts/mail_unlock|TestParseUnlock`
 	mutants = append(mutants,
 		mutant{id: `cli2-unlock-without-total`, file: file, pkg: pkg, run: run,
 			what: `--unlock-with with --max-each alone pays with no total per run`,
