@@ -295,6 +295,13 @@ func (a *app) mailPull(dir string, workers int, mode pullMode) error {
 				len(last.Unlocked), money(last.Spent), money(mode.unlock.each), money(mode.unlock.total))
 		}
 	}
+	// An unlock whose answer never came is not tried again: say how to
+	// see whether it went through (on standard error, --quiet too).
+	for _, l := range waiting {
+		if strings.HasPrefix(l.Reason, unknownUnlock) {
+			fmt.Fprintf(a.stderr, "acctadmin: no answer came to the payment for document %s; it is not paid for again: see whether it is still payment locked with `acctadmin documents get %s`; once it is not, `acctadmin mail pull %s` saves it\n", l.Document.ID, l.Document.ID, dir)
+		}
+	}
 	if mode.quiet || mode.json {
 		locked = ""
 		summary = ""
@@ -322,6 +329,10 @@ func (a *app) mailPull(dir string, workers int, mode pullMode) error {
 	}
 	return nil
 }
+
+// unknownUnlock begins the mail room's reason for a document whose
+// unlock got no answer (mailroom.LockedDocument.Reason).
+const unknownUnlock = "the unlock's outcome is unknown"
 
 // lockedNotLogged is the room's log without its line for each
 // payment-locked document it leaves unread, which mail pull lists itself.
