@@ -28,44 +28,55 @@ func (a *app) mailCommand() *cobra.Command {
 	pull := &cobra.Command{
 		Use:   "pull DIR",
 		Short: "Save every unread document into DIR, exactly once",
-		Long: `Save every unread document of the account, but the payment-locked ones, into
-the folder DIR as PDF files, each exactly once, with the mail room (package
-mailroom): its folder store (mailroom.Dir) and its journal, on
-Documents.Pull.
+		Long: `Save every unread document of the account into the folder DIR as PDF
+files, each exactly once. The payment-locked ones are left unread, unless
+--unlock-with pays for them.
 
-Downloading a document marks it read, so each run sees only what is still
-unread. Before each download the room records it in a journal inside DIR
-(DIR/.mailroom/pending), and ends the record once the file is saved whole;
+Saving a document marks it read in the account, so each run sees only what
+is still unread. Before each download acctadmin notes it in the folder
+(DIR/.mailroom/pending) and clears the note once the file is saved whole;
 so a run stopped by Ctrl-C, or killed, loses nothing: the next run fetches
-again by id what the journal holds, then pulls the unread rest, and
-downloads nothing already saved.
+again what was noted, then the unread rest, and downloads nothing already
+saved.
 
-Files get names a person can read that still hold the document's id, the
-names mailroom.Dir gives them: the document's date, company and type, then
-its id, as "2026-05-30 Acme Widgets LLC - Annual Report - <id>.pdf".
+Files get names a person can read that still hold the document's id: the
+document's date, company and type, then its id, as
+"2026-05-30 Acme Widgets LLC - Annual Report - <id>.pdf".
 
 Payment-locked documents (received for a company without an active
-registered-agent service; the API refuses their download until they are
-paid for) are left out of the pull and stay unread (the mail room's
-WithKeepOut): they are listed once at the end, with their date, company,
-type, id and price, and never retried in a loop. Unlock them with
-acctadmin documents unlock, then run mail pull again to save them.
+registered-agent service; the provider refuses their download until they
+are paid for) are left unread: they are listed once at the end, with their
+date, company, type, id and price, and never retried in a loop. Unlock them
+with acctadmin documents unlock, then run mail pull again to save them.
 (--skip-payment-locked, which asked for this before it was the default, is
 still accepted and does nothing.)
+
+--unlock-with CARD_ID (a card from acctadmin cards list) pays for them in
+the same run and saves them, within two ceilings, both required: no
+document above --max-each, and no more than --max-total in all per run.
+Each document is paid for at most once, across runs: the attempt is noted
+in the folder (DIR/.mailroom/unlocks) before paying, and a document noted
+there is never paid for again, even when the answer never came (see it
+with acctadmin documents get ID; delete its note to let mail pull try once
+more). What the ceilings leave locked is listed with its price, and the
+next run pays for more, within the ceilings again.
 
 On a terminal a progress bar shows the documents saved, the bytes and the
 rate; otherwise a line is printed per document. Ctrl-C stops the downloads
 cleanly, prints what was saved, and exits 130.
 
-For cron: --quiet prints one line per document saved and nothing else, so
-a night with no new mail prints nothing and cron mails only news;
---fail-if-locked exits 6 while payment-locked mail waits, with one line on
-standard error that says how many and what unlocking them costs. --json
-prints, instead of the lines, one JSON object at the end: the documents
-saved, the payment-locked ones left with their prices and the total, and
-the documents unlocked (none: paying from mail pull is not here yet).`,
+For cron: --quiet prints one line per document unlocked and per document
+saved and nothing else, so a night with no new mail prints nothing and cron
+mails only news; --fail-if-locked exits 6 while payment-locked mail waits,
+with one line on standard error that says how many and what unlocking them
+costs. --json prints, instead of the lines, one JSON object at the end: the
+documents saved, the payment-locked ones left with their prices and the
+total, the documents unlocked with what each was charged, and what was
+spent.`,
 		Example: "  acctadmin mail pull ./mail\n  acctadmin mail pull /srv/mail --workers 8\n" +
-			"  0 6 * * * acctadmin mail pull ~/mail --quiet --fail-if-locked   # a crontab line",
+			"  acctadmin mail pull ./mail --unlock-with CARD_ID --max-each 30 --max-total 60\n" +
+			"  0 6 * * * acctadmin mail pull ~/mail --quiet --fail-if-locked   # a crontab line\n" +
+			"  0 6 * * * acctadmin mail pull ~/mail --quiet --unlock-with CARD_ID --max-each 30 --max-total 60",
 		Args: exactArgs(1),
 	}
 	pull.Flags().IntVar(&workers, "workers", mailroom.DefaultWorkers, "documents downloaded at once (1 to 32)")
@@ -73,6 +84,10 @@ the documents unlocked (none: paying from mail pull is not here yet).`,
 	_ = pull.Flags().MarkHidden("skip-payment-locked")
 	pull.Flags().BoolVar(&mode.quiet, "quiet", false, "print a line per document saved, nothing else (for cron)")
 	pull.Flags().BoolVar(&mode.failIfLocked, "fail-if-locked", false, "exit 6 while payment-locked documents wait")
+	var card, maxEach, maxTotal string
+	pull.Flags().StringVar(&card, "unlock-with", "", "pay for payment-locked documents with the stored card `CARD_ID` (acctadmin cards list); needs --max-each and --max-total")
+	pull.Flags().StringVar(&maxEach, "max-each", "", "with --unlock-with: pay for no document above `AMOUNT` (as 30 or 30.00)")
+	pull.Flags().StringVar(&maxTotal, "max-total", "", "with --unlock-with: pay no more than `AMOUNT` in all in one run")
 	pull.RunE = func(cmd *cobra.Command, args []string) error {
 		if workers < 1 || workers > 32 {
 			return usageErrorf("--workers must be from 1 to 32, got %d", workers)
@@ -82,6 +97,12 @@ the documents unlocked (none: paying from mail pull is not here yet).`,
 		}
 		if mode.quiet && a.wantJSON() {
 			return usageErrorf("--quiet and --json do not go together: --json prints one object at the end")
+		}
+		f := cmd.Flags()
+		var err error
+		mode.unlock, err = parseUnlock(f.Changed("unlock-with"), f.Changed("max-each"), f.Changed("max-total"), card, maxEach, maxTotal)
+		if err != nil {
+			return err
 		}
 		if _, err := a.checkJQ(); err != nil {
 			return err
@@ -94,9 +115,53 @@ the documents unlocked (none: paying from mail pull is not here yet).`,
 
 // pullMode is how mail pull reports: quiet (a line per document saved,
 // nothing else), json (one object at the end), and whether payment-locked
-// documents left waiting end it with exit 6.
+// documents left waiting end it with exit 6; and what it may pay for
+// (unlock, nil for nothing).
 type pullMode struct {
 	quiet, json, failIfLocked bool
+	unlock                    *unlockPlan
+}
+
+// unlockPlan is what mail pull --unlock-with may pay: with card, no
+// document above each, and no more than total in one run.
+type unlockPlan struct {
+	card        uuid.UUID
+	each, total acctadmin.Money
+}
+
+// parseUnlock reads --unlock-with, --max-each and --max-total (given says
+// which were on the command line): nil when none was, and an exit-2 error
+// for a card without both ceilings, a ceiling without a card, an amount
+// that is not one above zero, or a ceiling per document over the total.
+func parseUnlock(cardGiven, eachGiven, totalGiven bool, card, each, total string) (*unlockPlan, error) {
+	if !cardGiven {
+		if eachGiven || totalGiven {
+			return nil, usageErrorf("--max-each and --max-total bound what --unlock-with CARD_ID pays: give the card too")
+		}
+		return nil, nil
+	}
+	if !eachGiven || !totalGiven {
+		return nil, usageErrorf("--unlock-with pays only within both ceilings: give --max-each AMOUNT (per document) and --max-total AMOUNT (per run)")
+	}
+	id, err := parseID("card", card)
+	if err != nil {
+		return nil, err
+	}
+	p := &unlockPlan{card: id}
+	for _, m := range []struct {
+		flag, text string
+		into       *acctadmin.Money
+	}{{"--max-each", each, &p.each}, {"--max-total", total, &p.total}} {
+		v, err := acctadmin.ParseMoney(m.text)
+		if err != nil || v.Cmp(acctadmin.Money{}) <= 0 {
+			return nil, usageErrorf("%s %q: want an amount above zero, such as 30 or 30.00", m.flag, m.text)
+		}
+		*m.into = v
+	}
+	if p.each.Cmp(p.total) > 0 {
+		return nil, usageErrorf("--max-each %s is over --max-total %s: a run never pays more than the total; give --max-each at most %s", money(p.each), money(p.total), money(p.total))
+	}
+	return p, nil
 }
 
 // pullSummary is what mail pull --json prints.
@@ -107,10 +172,21 @@ type pullSummary struct {
 	// what unlocking them all costs.
 	Locked      []lockedDoc     `json:"locked"`
 	LockedTotal acctadmin.Money `json:"locked_total"`
-	// Unlocked are the documents paid for in this run: none yet.
-	Unlocked    []lockedDoc `json:"unlocked"`
-	Redownloads int64       `json:"redownloads"`
-	Error       string      `json:"error,omitempty"`
+	// Unlocked are the documents paid for in this run (--unlock-with),
+	// each with what it was charged, and Spent what they cost in all.
+	Unlocked    []unlockedDoc   `json:"unlocked"`
+	Spent       acctadmin.Money `json:"spent"`
+	Redownloads int64           `json:"redownloads"`
+	Error       string          `json:"error,omitempty"`
+}
+
+// unlockedDoc is a document mail pull paid for, and what it was charged.
+type unlockedDoc struct {
+	ID          uuid.UUID       `json:"id"`
+	Date        string          `json:"date"`
+	CompanyName string          `json:"company_name"`
+	Type        string          `json:"type"`
+	Amount      acctadmin.Money `json:"amount"`
 }
 
 // savedFile is a document mail pull saved.
@@ -127,6 +203,8 @@ type lockedDoc struct {
 	CompanyName string          `json:"company_name"`
 	Type        string          `json:"type"`
 	UnlockPrice acctadmin.Money `json:"unlock_price"`
+	// Reason says why --unlock-with left it locked.
+	Reason string `json:"reason,omitempty"`
 }
 
 // mailPull saves the unread mail into dir, all but the payment-locked
@@ -147,7 +225,9 @@ func (a *app) mailPull(dir string, workers int, mode pullMode) error {
 	if a.debug {
 		logLevel = slog.LevelDebug
 	}
-	logger := slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: logLevel}))
+	// The room logs each payment-locked document it leaves unread;
+	// mail pull lists them itself, at the end, so those lines are left out.
+	logger := slog.New(lockedNotLogged{slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: logLevel})})
 
 	p := newPullProgress(a, dir, mode)
 	defer p.finish()
@@ -155,15 +235,21 @@ func (a *app) mailPull(dir string, workers int, mode pullMode) error {
 	opts := []mailroom.Option{mailroom.WithWorkers(workers), mailroom.WithLogger(logger)}
 	var keptMu sync.Mutex
 	kept := map[uuid.UUID]acctadmin.Document{}
-	opts = append(opts, mailroom.WithKeepOut(func(d acctadmin.Document) bool {
-		if !d.PaymentLocked {
-			return false
-		}
-		keptMu.Lock()
-		defer keptMu.Unlock()
-		kept[d.ID] = d
-		return true
-	}))
+	if u := mode.unlock; u != nil {
+		// The room pays, within both ceilings, each document at most once
+		// (its records in the folder), and says what it left locked.
+		opts = append(opts, mailroom.WithUnlock(u.card, u.each), mailroom.WithUnlockBudget(u.total))
+	} else {
+		opts = append(opts, mailroom.WithKeepOut(func(d acctadmin.Document) bool {
+			if !d.PaymentLocked {
+				return false
+			}
+			keptMu.Lock()
+			defer keptMu.Unlock()
+			kept[d.ID] = d
+			return true
+		}))
+	}
 	room, err := mailroom.New(c, v, store, opts...)
 	if err != nil {
 		return err
@@ -180,16 +266,45 @@ func (a *app) mailPull(dir string, workers int, mode pullMode) error {
 	if st.Redownloads > 0 {
 		summary += fmt.Sprintf(", %d fetched again from the journal", st.Redownloads)
 	}
-	keptMu.Lock()
-	locked := lockedList(kept, dir)
-	waiting := sortedLocked(kept)
-	keptMu.Unlock()
+	last := room.LastPull()
+	var waiting []mailroom.LockedDocument
+	if mode.unlock != nil {
+		waiting = last.Locked
+	} else {
+		keptMu.Lock()
+		for _, d := range kept {
+			waiting = append(waiting, mailroom.LockedDocument{Document: d})
+		}
+		keptMu.Unlock()
+	}
+	sortLocked(waiting)
+	sort.SliceStable(last.Unlocked, func(i, j int) bool {
+		return last.Unlocked[i].Document.CreatedAt.Before(last.Unlocked[j].Document.CreatedAt)
+	})
+	locked := lockedList(waiting, dir)
+	if mode.json {
+		defer a.printPullSummary(dir, p, waiting, last, st.Redownloads, err)
+	} else {
+		// A line per document paid for, --quiet too: what cron mails.
+		for _, u := range last.Unlocked {
+			d := u.Document
+			fmt.Fprintf(a.stdout, "unlocked %s  %s  %s  %s  %s\n", day(d.CreatedAt), d.CompanyName, d.Type, d.ID, money(u.Amount))
+		}
+		if mode.unlock != nil && !mode.quiet {
+			summary += fmt.Sprintf("; %d document(s) unlocked for %s (at most %s each, %s in all)",
+				len(last.Unlocked), money(last.Spent), money(mode.unlock.each), money(mode.unlock.total))
+		}
+	}
+	// An unlock whose answer never came is not tried again: say how to
+	// see whether it went through (on standard error, --quiet too).
+	for _, l := range waiting {
+		if strings.HasPrefix(l.Reason, unknownUnlock) {
+			fmt.Fprintf(a.stderr, "acctadmin: no answer came to the payment for document %s; it is not paid for again: see whether it is still payment locked with `acctadmin documents get %s`; once it is not, `acctadmin mail pull %s` saves it\n", l.Document.ID, l.Document.ID, dir)
+		}
+	}
 	if mode.quiet || mode.json {
 		locked = ""
 		summary = ""
-	}
-	if mode.json {
-		defer a.printPullSummary(dir, p, waiting, st.Redownloads, err)
 	}
 	defer fmt.Fprint(a.stdout, locked)
 	if err != nil && a.ctx.Err() != nil {
@@ -208,11 +323,41 @@ func (a *app) mailPull(dir string, workers int, mode pullMode) error {
 	if mode.failIfLocked && len(waiting) > 0 {
 		total := acctadmin.Money{}
 		for _, d := range waiting {
-			total = total.Add(d.UnlockPrice)
+			total = total.Add(d.Document.UnlockPrice)
 		}
 		return exitError{6, fmt.Sprintf("%d payment-locked document(s) wait, %s to unlock them all: `acctadmin documents unlock ID... --card CARD_ID` (their ids: `acctadmin mail pull %s --json`)", len(waiting), money(total), dir)}
 	}
 	return nil
+}
+
+// unknownUnlock begins the mail room's reason for a document whose
+// unlock got no answer (mailroom.LockedDocument.Reason).
+const unknownUnlock = "the unlock's outcome is unknown"
+
+// lockedNotLogged is the room's log without its line for each
+// payment-locked document it leaves unread, which mail pull lists itself.
+type lockedNotLogged struct{ slog.Handler }
+
+// lockedLine is the message of the room's line for a payment-locked
+// document left unread.
+const lockedLine = "mailroom: document is payment-locked; left unread"
+
+// Handle implements slog.Handler.
+func (h lockedNotLogged) Handle(ctx context.Context, r slog.Record) error {
+	if r.Message == lockedLine {
+		return nil
+	}
+	return h.Handler.Handle(ctx, r)
+}
+
+// WithAttrs implements slog.Handler.
+func (h lockedNotLogged) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return lockedNotLogged{h.Handler.WithAttrs(attrs)}
+}
+
+// WithGroup implements slog.Handler.
+func (h lockedNotLogged) WithGroup(name string) slog.Handler {
+	return lockedNotLogged{h.Handler.WithGroup(name)}
 }
 
 // printSummary prints the summary line of a pull after prefix, unless it
@@ -223,30 +368,30 @@ func printSummary(a *app, prefix, summary string) {
 	}
 }
 
-// sortedLocked is the payment-locked documents, oldest first.
-func sortedLocked(kept map[uuid.UUID]acctadmin.Document) []acctadmin.Document {
-	docs := make([]acctadmin.Document, 0, len(kept))
-	for _, d := range kept {
-		docs = append(docs, d)
-	}
+// sortLocked puts the payment-locked documents oldest first.
+func sortLocked(docs []mailroom.LockedDocument) {
 	sort.Slice(docs, func(i, j int) bool {
-		if !docs[i].CreatedAt.Equal(docs[j].CreatedAt) {
-			return docs[i].CreatedAt.Before(docs[j].CreatedAt)
+		a, b := docs[i].Document, docs[j].Document
+		if !a.CreatedAt.Equal(b.CreatedAt) {
+			return a.CreatedAt.Before(b.CreatedAt)
 		}
-		return docs[i].ID.String() < docs[j].ID.String()
+		return a.ID.String() < b.ID.String()
 	})
-	return docs
 }
 
 // printPullSummary prints mail pull --json's object.
-func (a *app) printPullSummary(dir string, p *pullProgress, waiting []acctadmin.Document, redownloads int64, err error) {
-	s := pullSummary{Dir: dir, Saved: p.files(), Locked: []lockedDoc{}, Unlocked: []lockedDoc{}, Redownloads: redownloads}
-	for _, d := range waiting {
-		s.Locked = append(s.Locked, lockedDoc{ID: d.ID, Date: day(d.CreatedAt), CompanyName: d.CompanyName, Type: d.Type, UnlockPrice: d.UnlockPrice})
+func (a *app) printPullSummary(dir string, p *pullProgress, waiting []mailroom.LockedDocument, last mailroom.PullStats, redownloads int64, err error) {
+	s := pullSummary{Dir: dir, Saved: p.files(), Locked: []lockedDoc{}, Unlocked: []unlockedDoc{}, Redownloads: redownloads,
+		LockedTotal: acctadmin.MoneyFromCents(0), Spent: acctadmin.MoneyFromCents(0)}
+	for _, l := range waiting {
+		d := l.Document
+		s.Locked = append(s.Locked, lockedDoc{ID: d.ID, Date: day(d.CreatedAt), CompanyName: d.CompanyName, Type: d.Type, UnlockPrice: d.UnlockPrice, Reason: l.Reason})
 		s.LockedTotal = s.LockedTotal.Add(d.UnlockPrice)
 	}
-	if s.LockedTotal.IsZero() {
-		s.LockedTotal = acctadmin.MoneyFromCents(0)
+	for _, u := range last.Unlocked {
+		d := u.Document
+		s.Unlocked = append(s.Unlocked, unlockedDoc{ID: d.ID, Date: day(d.CreatedAt), CompanyName: d.CompanyName, Type: d.Type, Amount: u.Amount})
+		s.Spent = s.Spent.Add(u.Amount)
 	}
 	if err != nil {
 		_, s.Error = describe(err)
@@ -259,17 +404,17 @@ func (a *app) printPullSummary(dir string, p *pullProgress, waiting []acctadmin.
 	_ = a.printJSON(b)
 }
 
-// lockedList lists the payment-locked documents a pull left unread, oldest
-// first, or is "" when there are none.
-func lockedList(kept map[uuid.UUID]acctadmin.Document, dir string) string {
-	if len(kept) == 0 {
+// lockedList lists the payment-locked documents a pull left unread (in
+// the order given), or is "" when there are none.
+func lockedList(docs []mailroom.LockedDocument, dir string) string {
+	if len(docs) == 0 {
 		return ""
 	}
-	docs := sortedLocked(kept)
 	var b strings.Builder
 	total := acctadmin.Money{}
 	fmt.Fprintf(&b, "%d document(s) are payment-locked and were left unread:\n", len(docs))
-	for _, d := range docs {
+	for _, l := range docs {
+		d := l.Document
 		fmt.Fprintf(&b, "  %s  %s  %s  %s  %s\n", day(d.CreatedAt), d.CompanyName, d.Type, d.ID, money(d.UnlockPrice))
 		total = total.Add(d.UnlockPrice)
 	}
@@ -433,6 +578,16 @@ func (s *watchedStore) Pending(ctx context.Context) ([]uuid.UUID, error) {
 		return nil, errors.New("the folder store keeps no journal")
 	}
 	return j.Pending(ctx)
+}
+
+// BeginUnlock implements mailroom.UnlockRecorder with the folder's
+// records, so that each document is paid for at most once across runs.
+func (s *watchedStore) BeginUnlock(ctx context.Context, id uuid.UUID) (bool, error) {
+	u, ok := s.Store.(mailroom.UnlockRecorder)
+	if !ok {
+		return false, errors.New("the folder store records no unlocks")
+	}
+	return u.BeginUnlock(ctx, id)
 }
 
 // Check tells whether the store can write again, as Dir's Check does.

@@ -451,6 +451,77 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 		}
 		fmt.Fprintf(ts.Stdout(), "%d documents saved once each\n", len(ids))
 	},
+	// unlocked-saved DIR N: the fake received N unlock requests, each of
+	// a different document that was unread and payment-locked when the
+	// script started, and no longer is; DIR holds each of them once, and
+	// every other document it holds was unread and not locked; its journal
+	// is empty.
+	"unlocked-saved": func(ts *testscript.TestScript, neg bool, args []string) {
+		if len(args) != 2 {
+			ts.Fatalf("usage: unlocked-saved DIR N")
+		}
+		h := ts.Value("harness").(*harness)
+		want, err := strconv.Atoi(args[1])
+		ts.Check(err)
+		paid := map[uuid.UUID]int{}
+		for _, r := range h.fake.Requests() {
+			if r.Method != http.MethodPost || r.Route != "/documents/unlock/:id" {
+				continue
+			}
+			id, err := uuid.Parse(strings.Split(r.Path, "/")[3])
+			ts.Check(err)
+			paid[id]++
+			if paid[id] > 1 {
+				ts.Fatalf("document %s: unlock sent twice", id)
+			}
+			if d, _ := h.fake.Document(id); !h.locked[id] || d.PaymentLocked {
+				ts.Fatalf("document %s: unlocked, but it was not locked, or still is", id)
+			}
+		}
+		if len(paid) != want {
+			ts.Fatalf("%d documents unlocked, want %d", len(paid), want)
+		}
+		dir := ts.MkAbs(args[0])
+		ids, err := savedIDs(dir)
+		ts.Check(err)
+		for id, n := range ids {
+			if n != 1 || !h.unread[id] || (h.locked[id] && paid[id] == 0) {
+				ts.Fatalf("document %s saved in %d files; unread at the start %v, locked %v, unlocked %v", id, n, h.unread[id], h.locked[id], paid[id] > 0)
+			}
+		}
+		for id := range paid {
+			if ids[id] != 1 {
+				ts.Fatalf("document %s unlocked, and not saved", id)
+			}
+		}
+		pending, _ := os.ReadDir(filepath.Join(dir, ".mailroom", "pending"))
+		if len(pending) != 0 {
+			ts.Fatalf("the journal still holds %d record(s)", len(pending))
+		}
+		fmt.Fprintf(ts.Stdout(), "%d documents unlocked once each and saved\n", len(paid))
+	},
+	// unlock-record DIR: records in DIR, as the mail room does before it
+	// pays, an unlock of a document still payment-locked, as if an earlier
+	// run had tried it; prints its id.
+	"unlock-record": func(ts *testscript.TestScript, neg bool, args []string) {
+		if len(args) != 1 {
+			ts.Fatalf("usage: unlock-record DIR")
+		}
+		h := ts.Value("harness").(*harness)
+		for _, d := range h.fake.Documents() {
+			if !h.locked[d.ID] || !d.PaymentLocked {
+				continue
+			}
+			first, err := mailroom.Dir(ts.MkAbs(args[0])).(mailroom.UnlockRecorder).BeginUnlock(context.Background(), d.ID)
+			ts.Check(err)
+			if !first {
+				ts.Fatalf("document %s: an unlock was recorded already", d.ID)
+			}
+			fmt.Fprintln(ts.Stdout(), d.ID)
+			return
+		}
+		ts.Fatalf("no document is still payment-locked")
+	},
 	// locked-listed N: the last command's standard output lists each
 	// document that was unread and payment-locked when the script started
 	// once, with its date, company, type and id, and N of them.

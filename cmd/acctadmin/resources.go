@@ -110,16 +110,16 @@ func (a *app) accountCommand() *cobra.Command {
 func (a *app) filingProductsCommand() *cobra.Command {
 	var p acctadmin.FilingProductListParams
 	list := &cobra.Command{
-		Use:     "list --url URL [--jurisdiction J]",
+		Use:     "list --url WEBSITE [--jurisdiction J]",
 		Short:   "List the filing products a website sells",
-		Example: "  acctadmin filing-products list --url https://www.example-agent.com --jurisdiction UT",
+		Example: "  acctadmin filing-products list --url www.example-agent.com --jurisdiction UT",
 		Args:    noArgs,
 	}
-	list.Flags().StringVar(&p.URL, "url", "", "the website's full `URL` (required)")
+	list.Flags().StringVar(&p.URL, "url", "", "the `WEBSITE` as it is registered, as www.example-agent.com: no https://, no slash (required)")
 	list.Flags().StringVar(&p.Jurisdiction, "jurisdiction", "", "also list each product's filing methods there")
 	list.RunE = func(cmd *cobra.Command, _ []string) error {
 		if p.URL == "" {
-			return usageErrorf("filing-products list needs --url, the website's full URL")
+			return usageErrorf("filing-products list needs --url, the website as it is registered, as www.example-agent.com")
 		}
 		all := func(c *acctadmin.Client) iter.Seq2[acctadmin.FilingProduct, error] {
 			return each(c.FilingProducts.List(a.ctx, &p))
@@ -130,23 +130,23 @@ func (a *app) filingProductsCommand() *cobra.Command {
 				methods = append(methods, m.Name+" ("+string(m.Type)+", "+money(m.Cost)+")")
 			}
 			return fp, []string{idString(fp.ID), fp.Name, fp.FilingName, money(fp.Price), strings.Join(methods, "; ")}
-		}, "check the website URL with `acctadmin websites get --url URL`")
+		}, websiteHint(p.URL))
 	}
-	return group("filing-products", "List the filings a website sells", "  acctadmin filing-products list --url URL", list)
+	return group("filing-products", "List the filings a website sells", "  acctadmin filing-products list --url WEBSITE", list)
 }
 
 func (a *app) websitesCommand() *cobra.Command {
 	var websiteURL string
 	get := &cobra.Command{
-		Use:     "get --url URL",
+		Use:     "get --url WEBSITE",
 		Short:   "Show a website's contact and billing information",
-		Example: "  acctadmin websites get --url https://www.example-agent.com",
+		Example: "  acctadmin websites get --url www.example-agent.com",
 		Args:    noArgs,
 	}
-	get.Flags().StringVar(&websiteURL, "url", "", "the website's full `URL` (required)")
+	get.Flags().StringVar(&websiteURL, "url", "", "the `WEBSITE` as it is registered, as www.example-agent.com: no https://, no slash (required)")
 	get.RunE = func(cmd *cobra.Command, _ []string) error {
 		if websiteURL == "" {
-			return usageErrorf("websites get needs --url, the website's full URL")
+			return usageErrorf("websites get needs --url, the website as it is registered, as www.example-agent.com")
 		}
 		if _, err := a.checkJQ(); err != nil {
 			return err
@@ -157,7 +157,7 @@ func (a *app) websitesCommand() *cobra.Command {
 		}
 		w, err := c.Websites.Get(a.ctx, websiteURL)
 		if err != nil {
-			return withHint(err, "check the URL: scheme and host, as https://www.example.com")
+			return withHint(err, websiteHint(websiteURL))
 		}
 		var addrs []string
 		for _, ad := range w.Addresses {
@@ -174,7 +174,23 @@ func (a *app) websitesCommand() *cobra.Command {
 			[2]string{"Addresses", strings.Join(addrs, "; ")},
 		)
 	}
-	return group("websites", "Show websites of the account", "  acctadmin websites get --url URL", get)
+	return group("websites", "Show websites of the account", "  acctadmin websites get --url WEBSITE", get)
+}
+
+// websiteHint says how to give a website that the API did not find: as it
+// is registered, a host name without scheme or slash (the API matches the
+// text exactly), and, for one given with them, the text to try.
+func websiteHint(given string) string {
+	const how = "give the website as it is registered, a host name without https:// or a slash, as www.example-agent.com"
+	host := given
+	if i := strings.Index(host, "://"); i >= 0 {
+		host = host[i+len("://"):]
+	}
+	host = strings.TrimRight(host, "/")
+	if host != given && host != "" && !strings.ContainsAny(host, "/?#") {
+		return how + ": try --url " + host
+	}
+	return how
 }
 
 // nonEmpty keeps the strings that are not empty.
