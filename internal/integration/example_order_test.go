@@ -39,9 +39,13 @@ func ExampleClient_Order() {
 	ctx, co := context.Background(), acctadmintest.DemoID("company", 3)
 	card := &acctadmin.Card{Number: "4242424242424242", ExpMonth: 5, ExpYear: 2029, CVC: "123"}
 
+	einFormData := einForm()
+
+	// card is an *acctadmin.Card, einFormData the form's fields as a
+	// map[string]any: examples/order-filing/main.go has both, whole.
 	res, err := c.Order(ctx, &acctadmin.OrderRequest{
 		CompanyID: co, Jurisdiction: "WY", Filing: "EIN", Method: "Standard",
-		Card: card, FormData: einForm(),
+		Card: card, FormData: einFormData,
 	})
 	var lost *acctadmin.CheckoutOutcomeError
 	if errors.As(err, &lost) {
