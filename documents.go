@@ -49,7 +49,7 @@ const (
 
 // Document is an item received for a company.
 type Document struct {
-	ID        uuid.UUID      `json:"id" wire:"anyid"` // uuid.Nil when missing or not a UUID
+	ID        uuid.UUID      `json:"id"` // uuid.Nil when missing or not a UUID
 	CreatedAt time.Time      `json:"created_at"`
 	UpdatedAt time.Time      `json:"updated_at"`
 	Title     string         `json:"title"`
@@ -61,7 +61,7 @@ type Document struct {
 	// registered-agent service. Jurisdiction: where it was received (the
 	// API names it "jurisdiction" or "state").
 	PaymentLocked bool      `json:"payment_locked"`
-	Jurisdiction  string    `json:"jurisdiction" wire:"or=state"`
+	Jurisdiction  string    `json:"jurisdiction"`
 	CompanyName   string    `json:"company_name"`
 	CompanyID     uuid.UUID `json:"company_id"`
 	// UnlockPrice is what Documents.Unlock charges for a payment-locked
@@ -70,8 +70,36 @@ type Document struct {
 	UnlockPrice Money `json:"unlock_price"`
 }
 
+// jsonDocument is a Document as the API writes it: an id that may be
+// unusable, times in the API's shapes, the jurisdiction also as "state".
+// It has no UnmarshalJSON, so that a page of them is read in one pass.
+type jsonDocument struct {
+	documentFields
+	ID        listedID `json:"id"`
+	CreatedAt Time     `json:"created_at"`
+	UpdatedAt Time     `json:"updated_at"`
+	State     string   `json:"state"`
+}
+
+// documentFields is Document without its methods.
+type documentFields Document
+
+func (w *jsonDocument) document() Document {
+	d := Document(w.documentFields)
+	d.ID, d.CreatedAt, d.UpdatedAt = uuid.UUID(w.ID), w.CreatedAt.Time, w.UpdatedAt.Time
+	if d.Jurisdiction == "" {
+		d.Jurisdiction = w.State
+	}
+	return d
+}
+
 // UnmarshalJSON reads a document in every shape the API writes it.
-func (d *Document) UnmarshalJSON(data []byte) error { return decodeRecord(data, d) }
+func (d *Document) UnmarshalJSON(data []byte) error {
+	var w jsonDocument
+	err := readRecord(data, &w)
+	*d = w.document()
+	return err
+}
 
 // maxDocumentsLimit is the largest page of GET /documents.
 const maxDocumentsLimit = 200
@@ -105,7 +133,9 @@ func (p *DocumentListParams) query() *query {
 // List returns one page of documents (unread ones unless p.Status says
 // otherwise). GET /documents.
 func (s *DocumentsClient) List(ctx context.Context, p *DocumentListParams) ([]Document, error) {
-	return listRecords[wireOf[Document]](ctx, s.c, routeDocumentsList, p)
+	p = orZero(p)
+	page, err := send[[]jsonDocument](ctx, s.c, p.validate(), routeDocumentsList.at(), p.query(), nil)
+	return records(page, (*jsonDocument).document), err
 }
 
 // All returns every document of the listing, page after page (200 a page
@@ -239,14 +269,28 @@ func (s *DocumentsClient) Pull(ctx context.Context, p *PullParams,
 // by the provider: the fields are those of the SDK's fake, a bare string
 // is the URL, and the whole record is kept in Raw.
 type FileLink struct {
-	URL       string          `json:"url" wire:"bare"`
+	URL       string          `json:"url"`
 	ExpiresAt time.Time       `json:"expires_at"`
 	IDs       []uuid.UUID     `json:"ids"` // the documents it holds, when the API says
 	Raw       json.RawMessage `json:"-"`   // the record exactly as the API sent it
 }
 
 // UnmarshalJSON reads a link, into Raw too; a string is the URL alone.
-func (l *FileLink) UnmarshalJSON(data []byte) error { return decodeRecord(data, l) }
+func (l *FileLink) UnmarshalJSON(data []byte) error {
+	*l = FileLink{Raw: keepRaw(data)}
+	if url, ok := unquote(data); ok {
+		l.URL = url
+		return nil
+	}
+	type fields FileLink
+	w := struct {
+		*fields
+		ExpiresAt Time `json:"expires_at"`
+	}{fields: (*fields)(l)}
+	err := readRecord(data, &w)
+	l.ExpiresAt = w.ExpiresAt.Time
+	return err
+}
 
 // PageURL returns a link to page n (from 0) of the document id as an
 // image, rather than the image (see Page).

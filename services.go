@@ -52,8 +52,31 @@ type Service struct {
 	CompanyID      uuid.UUID     `json:"company_id"`
 }
 
+// jsonService is a Service as the API writes it: times in the API's
+// shapes. It has no UnmarshalJSON, so that a page of them is read in one
+// pass.
+type jsonService struct {
+	serviceFields
+	CreatedAt Time `json:"created_at"`
+	UpdatedAt Time `json:"updated_at"`
+}
+
+// serviceFields is Service without its methods.
+type serviceFields Service
+
+func (w *jsonService) service() Service {
+	s := Service(w.serviceFields)
+	s.CreatedAt, s.UpdatedAt = w.CreatedAt.Time, w.UpdatedAt.Time
+	return s
+}
+
 // UnmarshalJSON reads a service in every shape the API writes it.
-func (s *Service) UnmarshalJSON(data []byte) error { return decodeRecord(data, s) }
+func (s *Service) UnmarshalJSON(data []byte) error {
+	var w jsonService
+	err := readRecord(data, &w)
+	*s = w.service()
+	return err
+}
 
 // maxServicesLimit is the largest page of GET /services.
 const maxServicesLimit = 100
@@ -81,7 +104,9 @@ func (p *ServiceListParams) query() *query {
 
 // List returns one page of the account's services. GET /services.
 func (s *ServicesClient) List(ctx context.Context, p *ServiceListParams) ([]Service, error) {
-	return listRecords[wireOf[Service]](ctx, s.c, routeServicesList, p)
+	p = orZero(p)
+	page, err := send[[]jsonService](ctx, s.c, p.validate(), routeServicesList.at(), p.query(), nil)
+	return records(page, (*jsonService).service), err
 }
 
 // All returns every service, page after page (100 a page unless p.Limit
@@ -109,7 +134,7 @@ func (s *ServicesClient) Create(ctx context.Context, p *ServiceCreateParams) ([]
 		checkOne("jurisdictions", len(p.Jurisdictions) > 0, "jurisdiction_ids", len(p.JurisdictionIDs) > 0),
 		checkIDs("jurisdiction_ids", p.JurisdictionIDs),
 	)
-	return fromWires(send[wireList[wireOf[Service], Service]](ctx, s.c, check, routeServicesCreate.at(), nil, bodyOf{p}))
+	return send[[]Service](ctx, s.c, check, routeServicesCreate.at(), nil, bodyOf{p})
 }
 
 // RequestCancellation asks for the service id to be cancelled and returns
@@ -117,7 +142,7 @@ func (s *ServicesClient) Create(ctx context.Context, p *ServiceCreateParams) ([]
 // after ErrOutcomeUnknown, Services.List shows whether the service is
 // cancel-requested. POST /services/:id/cancel-request.
 func (s *ServicesClient) RequestCancellation(ctx context.Context, id uuid.UUID) (*Service, error) {
-	svc, err := fromWire(send[wireOf[Service]](ctx, s.c, checkID("id", id), routeServicesCancel.at(id.String()), nil, nil))
+	svc, err := sendOne[Service](ctx, s.c, checkID("id", id), routeServicesCancel.at(id.String()), nil, nil)
 	var apiErr *APIError
 	if errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusBadRequest {
 		if invoices, ok := unpaidInvoices(apiErr.Body); ok {

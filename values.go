@@ -782,8 +782,7 @@ func (t *Turnaround) UnmarshalJSON(data []byte) error {
 }
 
 // flexInt is an integer carried as a JSON number or a numeric string. A
-// null leaves it as it is, as encoding/json does for an int: a record is
-// zeroed (or given its defaults) before it is read.
+// null leaves it as it is, as encoding/json does for an int.
 type flexInt int
 
 func (n *flexInt) UnmarshalJSON(data []byte) error {
@@ -806,7 +805,7 @@ func (n *flexInt) UnmarshalJSON(data []byte) error {
 // seconds since the Unix epoch, in UTC (order items' created_at and
 // updated_at, as a TypeScript client of the real API types them). A
 // number of 1e11 or more is taken for milliseconds: as seconds it would
-// lie past the year 5000. A record field `wire:"epoch"` is read as one.
+// lie past the year 5000.
 type epochTime struct{ time.Time }
 
 func (t *epochTime) UnmarshalJSON(data []byte) error {
@@ -829,8 +828,7 @@ func (t *epochTime) UnmarshalJSON(data []byte) error {
 // legacy "legacy-42", a number, an empty string) is read as no id rather
 // than failing the whole page. A record read so is one without an id,
 // which costs only itself (All yields it, Pull passes over it and counts it
-// in PullProgress.Skipped), as a null or missing id does. A record field
-// `wire:"anyid"` is read as one.
+// in PullProgress.Skipped), as a null or missing id does.
 type listedID uuid.UUID
 
 func (id *listedID) UnmarshalJSON(data []byte) error {
@@ -846,7 +844,6 @@ func (id *listedID) UnmarshalJSON(data []byte) error {
 // jurisdictionNames is a list of jurisdictions written as plain strings or
 // as objects {"jurisdiction": name} (or {"name": name}), as
 // compliance-event listings do, or one name alone (a string; "" is none).
-// A record field `wire:"names"` is read as one.
 type jurisdictionNames []string
 
 func (j *jurisdictionNames) UnmarshalJSON(data []byte) error {

@@ -31,7 +31,18 @@ type Website struct {
 }
 
 // UnmarshalJSON reads a website in every shape the API writes it.
-func (w *Website) UnmarshalJSON(data []byte) error { return decodeRecord(data, w) }
+func (w *Website) UnmarshalJSON(data []byte) error {
+	type fields Website
+	aux := struct {
+		*fields
+		CreatedAt Time `json:"created_at"`
+		UpdatedAt Time `json:"updated_at"`
+	}{fields: (*fields)(w)}
+	*w = Website{}
+	err := readRecord(data, &aux)
+	w.CreatedAt, w.UpdatedAt = aux.CreatedAt.Time, aux.UpdatedAt.Time
+	return err
+}
 
 // Address is a postal address of a website. GET /websites.
 type Address struct {
