@@ -36,17 +36,13 @@ type Callback struct {
 // shapes. It has no UnmarshalJSON, so that a list of them is read in one
 // pass.
 type jsonCallback struct {
-	callbackFields
-	CreatedAt Time `json:"created_at"`
+	ID        uuid.UUID `json:"id"`
+	CreatedAt Time      `json:"created_at"`
+	URL       string    `json:"url"`
 }
 
-// callbackFields is Callback without its methods.
-type callbackFields Callback
-
 func (w *jsonCallback) callback() Callback {
-	cb := Callback(w.callbackFields)
-	cb.CreatedAt = w.CreatedAt.Time
-	return cb
+	return Callback{ID: w.ID, CreatedAt: w.CreatedAt.Time, URL: w.URL}
 }
 
 // UnmarshalJSON reads a callback in every shape the API writes it.

@@ -47,19 +47,21 @@ type ComplianceEvent struct {
 // "jurisdiction". It has no UnmarshalJSON, so that a page of them is read
 // in one pass.
 type jsonComplianceEvent struct {
-	complianceEventFields
-	CreatedAt     Time              `json:"created_at"`
-	UpdatedAt     Time              `json:"updated_at"`
-	Jurisdictions jurisdictionNames `json:"jurisdictions"`
-	Jurisdiction  jurisdictionNames `json:"jurisdiction"`
+	ID            uuid.UUID             `json:"id"`
+	CreatedAt     Time                  `json:"created_at"`
+	UpdatedAt     Time                  `json:"updated_at"`
+	Status        ComplianceEventStatus `json:"status"`
+	DueDate       Date                  `json:"due_date"`
+	Jurisdictions jurisdictionNames     `json:"jurisdictions"`
+	Jurisdiction  jurisdictionNames     `json:"jurisdiction"`
+	Company       string                `json:"company"`
+	CompanyID     uuid.UUID             `json:"company_id"`
+	Filing        string                `json:"filing"`
 }
 
-// complianceEventFields is ComplianceEvent without its methods.
-type complianceEventFields ComplianceEvent
-
 func (w *jsonComplianceEvent) event() ComplianceEvent {
-	e := ComplianceEvent(w.complianceEventFields)
-	e.CreatedAt, e.UpdatedAt, e.Jurisdictions = w.CreatedAt.Time, w.UpdatedAt.Time, w.Jurisdictions
+	e := ComplianceEvent{ID: w.ID, CreatedAt: w.CreatedAt.Time, UpdatedAt: w.UpdatedAt.Time, Status: w.Status, DueDate: w.DueDate,
+		Jurisdictions: w.Jurisdictions, Company: w.Company, CompanyID: w.CompanyID, Filing: w.Filing}
 	if len(e.Jurisdictions) == 0 {
 		e.Jurisdictions = w.Jurisdiction
 	}

@@ -74,19 +74,26 @@ type Document struct {
 // unusable, times in the API's shapes, the jurisdiction also as "state".
 // It has no UnmarshalJSON, so that a page of them is read in one pass.
 type jsonDocument struct {
-	documentFields
-	ID        listedID `json:"id"`
-	CreatedAt Time     `json:"created_at"`
-	UpdatedAt Time     `json:"updated_at"`
-	State     string   `json:"state"`
+	ID            listedID       `json:"id"`
+	CreatedAt     Time           `json:"created_at"`
+	UpdatedAt     Time           `json:"updated_at"`
+	Title         string         `json:"title"`
+	Status        DocumentStatus `json:"status"`
+	Type          string         `json:"type"`
+	Source        DocumentSource `json:"source"`
+	Pages         int            `json:"pages"`
+	PaymentLocked bool           `json:"payment_locked"`
+	Jurisdiction  string         `json:"jurisdiction"`
+	State         string         `json:"state"`
+	CompanyName   string         `json:"company_name"`
+	CompanyID     uuid.UUID      `json:"company_id"`
+	UnlockPrice   Money          `json:"unlock_price"`
 }
 
-// documentFields is Document without its methods.
-type documentFields Document
-
 func (w *jsonDocument) document() Document {
-	d := Document(w.documentFields)
-	d.ID, d.CreatedAt, d.UpdatedAt = uuid.UUID(w.ID), w.CreatedAt.Time, w.UpdatedAt.Time
+	d := Document{ID: uuid.UUID(w.ID), CreatedAt: w.CreatedAt.Time, UpdatedAt: w.UpdatedAt.Time, Title: w.Title,
+		Status: w.Status, Type: w.Type, Source: w.Source, Pages: w.Pages, PaymentLocked: w.PaymentLocked,
+		Jurisdiction: w.Jurisdiction, CompanyName: w.CompanyName, CompanyID: w.CompanyID, UnlockPrice: w.UnlockPrice}
 	if d.Jurisdiction == "" {
 		d.Jurisdiction = w.State
 	}

@@ -613,3 +613,55 @@ func TestEnvelopeTimestampIsIgnored(t *testing.T) {
 		}
 	}
 }
+
+// A record listed in pages is read through its JSON form, which names
+// its fields again: each field of the record, set, must come through a
+// page unchanged, so that a field added to the record and not to its form
+// (or to the conversion) is caught.
+func TestPageFormsCarryEveryField(t *testing.T) {
+	check := func(record any, read func(data []byte) (any, error)) {
+		t.Helper()
+		v := reflect.New(reflect.TypeOf(record)).Elem()
+		for i := 0; i < v.NumField(); i++ {
+			f := v.Field(i)
+			switch x := f.Addr().Interface().(type) {
+			case *uuid.UUID:
+				*x = uuid.New()
+			case *time.Time:
+				*x = time.Date(2024, 5, 1, 10, i, 0, 0, time.UTC)
+			case *Money:
+				*x = MoneyFromCents(int64(100 + i))
+			case *Date:
+				*x = Date{2024, 5, i}
+			case *[]string:
+				*x = []string{fmt.Sprint("place ", i)}
+			default:
+				switch f.Kind() {
+				case reflect.String:
+					f.SetString(fmt.Sprint("text ", i))
+				case reflect.Int:
+					f.SetInt(int64(i))
+				case reflect.Bool:
+					f.SetBool(true)
+				default:
+					t.Fatalf("%s.%s: no value for a %s", v.Type().Name(), v.Type().Field(i).Name, f.Type())
+				}
+			}
+		}
+		data, err := json.Marshal(v.Interface())
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := read(data)
+		if err != nil {
+			t.Fatalf("%s: %v", data, err)
+		}
+		if !reflect.DeepEqual(got, v.Interface()) {
+			t.Errorf("%T through a page:\n got %+v\nwant %+v", record, got, v.Interface())
+		}
+	}
+	check(Document{}, pageRead((*jsonDocument).document))
+	check(Service{}, pageRead((*jsonService).service))
+	check(Callback{}, pageRead((*jsonCallback).callback))
+	check(ComplianceEvent{}, pageRead((*jsonComplianceEvent).event))
+}

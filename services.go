@@ -56,18 +56,20 @@ type Service struct {
 // shapes. It has no UnmarshalJSON, so that a page of them is read in one
 // pass.
 type jsonService struct {
-	serviceFields
-	CreatedAt Time `json:"created_at"`
-	UpdatedAt Time `json:"updated_at"`
+	ID             uuid.UUID     `json:"id"`
+	CreatedAt      Time          `json:"created_at"`
+	UpdatedAt      Time          `json:"updated_at"`
+	Status         ServiceStatus `json:"status"`
+	Type           string        `json:"type"`
+	Jurisdiction   string        `json:"jurisdiction"`
+	JurisdictionID uuid.UUID     `json:"jurisdiction_id"`
+	Company        string        `json:"company"`
+	CompanyID      uuid.UUID     `json:"company_id"`
 }
 
-// serviceFields is Service without its methods.
-type serviceFields Service
-
 func (w *jsonService) service() Service {
-	s := Service(w.serviceFields)
-	s.CreatedAt, s.UpdatedAt = w.CreatedAt.Time, w.UpdatedAt.Time
-	return s
+	return Service{ID: w.ID, CreatedAt: w.CreatedAt.Time, UpdatedAt: w.UpdatedAt.Time, Status: w.Status, Type: w.Type,
+		Jurisdiction: w.Jurisdiction, JurisdictionID: w.JurisdictionID, Company: w.Company, CompanyID: w.CompanyID}
 }
 
 // UnmarshalJSON reads a service in every shape the API writes it.

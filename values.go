@@ -833,8 +833,13 @@ type listedID uuid.UUID
 
 func (id *listedID) UnmarshalJSON(data []byte) error {
 	*id = listedID(uuid.Nil)
-	if s, ok := unquote(data); ok {
-		if u, err := uuid.Parse(s); err == nil {
+	if n := len(data); n > 2 && data[0] == '"' && data[n-1] == '"' {
+		text := data[1 : n-1] // read in place, unless escaped
+		if bytes.IndexByte(text, '\\') >= 0 {
+			s, _ := unquote(data)
+			text = []byte(s)
+		}
+		if u, err := uuid.ParseBytes(text); err == nil {
 			*id = listedID(u)
 		}
 	}
