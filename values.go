@@ -950,24 +950,42 @@ func (s Secret) Format(f fmt.State, verb rune) {
 func (s Secret) LogValue() slog.Value { return slog.StringValue(s.String()) }
 
 // formatFields prints v, a struct that holds Secrets, as fmt prints a
-// struct under f's verb and flags, through a struct type of the same
-// fields and no methods: each Secret field formats itself redacted. Under
+// struct under f's verb and flags, field by field: each field is printed
+// as a value of its own, so a Secret field formats itself redacted. Under
 // %#v the type reads as name. The types that hold Secrets format
 // themselves through it, so that fmt never writes them in the
 // %!verb(*T=…) form, which calls no method: that is how %s of a []*Card
 // or a map[string]*Card would show the number.
 func formatFields(f fmt.State, verb rune, v any, name string) {
 	rv := reflect.ValueOf(v)
-	fields := make([]reflect.StructField, rv.NumField())
-	for i := range fields {
-		fields[i] = rv.Type().Field(i)
+	sharp, plus := verb == 'v' && f.Flag('#'), verb == 'v' && f.Flag('+')
+	format := fmt.FormatString(f, verb)
+	var b strings.Builder
+	if sharp {
+		b.WriteString(name)
 	}
-	plain := reflect.StructOf(fields)
-	text := fmt.Sprintf(fmt.FormatString(f, verb), rv.Convert(plain).Interface())
-	if verb == 'v' && f.Flag('#') {
-		text = name + strings.TrimPrefix(text, plain.String())
+	b.WriteByte('{')
+	for i := 0; i < rv.NumField(); i++ {
+		switch {
+		case i > 0 && sharp:
+			b.WriteString(", ")
+		case i > 0:
+			b.WriteByte(' ')
+		}
+		if sharp || plus {
+			b.WriteString(rv.Type().Field(i).Name + ":")
+		}
+		switch field := rv.Field(i); {
+		case field.Kind() == reflect.Interface && field.IsNil() && sharp:
+			b.WriteString(field.Type().String() + "(nil)")
+		case field.Kind() == reflect.Interface && field.IsNil():
+			b.WriteString("<nil>")
+		default:
+			fmt.Fprintf(&b, format, field.Interface())
+		}
 	}
-	_, _ = io.WriteString(f, text)
+	b.WriteByte('}')
+	_, _ = io.WriteString(f, b.String())
 }
 
 // MarshalJSON writes the redacted form: a params value marshalled by a
