@@ -346,3 +346,61 @@ func (s *DocumentsClient) Unlock(ctx context.Context, id, paymentMethodID uuid.U
 	}
 	return &out.u, nil
 }
+
+// unlockWire is the answer of POST /documents/unlock/:id, beside result
+// or inside it.
+type unlockWire struct {
+	Action     string      `json:"action"`
+	Amount     Money       `json:"amount"`
+	InvoiceIDs []uuid.UUID `json:"invoice_ids"`
+}
+
+// unlockAnswer reads the answer of POST /documents/unlock/:id: the
+// fields beside result, then those inside it.
+type unlockAnswer struct{ u DocumentUnlock }
+
+func (a *unlockAnswer) decodeEnvelope(endpoint string, body []byte) (bool, error) {
+	var res json.RawMessage
+	success, _, err := decodeEnvelopeInto(endpoint, body, &res)
+	if err != nil || !success {
+		return success, err
+	}
+	var top unlockWire
+	if err := decodeJSON(endpoint, body, &top); err != nil {
+		return false, err
+	}
+	switch {
+	case len(res) > 0 && res[0] == '{':
+		var in unlockWire
+		if err := decodeJSON(endpoint, res, &in); err != nil {
+			return false, err
+		}
+		if top.Action == "" {
+			top.Action = in.Action
+		}
+		if top.Amount.IsZero() {
+			top.Amount = in.Amount
+		}
+		if len(top.InvoiceIDs) == 0 {
+			top.InvoiceIDs = in.InvoiceIDs
+		}
+	case len(res) > 0 && res[0] == '[':
+		// The invoices made, as POST /invoices/pay answers them on the
+		// SDK's fake.
+		var paid []struct {
+			ID uuid.UUID `json:"id"`
+		}
+		if err := decodeJSON(endpoint, res, &paid); err != nil {
+			return false, err
+		}
+		if len(top.InvoiceIDs) == 0 {
+			for _, inv := range paid {
+				top.InvoiceIDs = append(top.InvoiceIDs, inv.ID)
+			}
+		}
+	case len(res) > 0 && res[0] == '"':
+		_ = json.Unmarshal(res, &a.u.Result)
+	}
+	a.u.Action, a.u.Amount, a.u.InvoiceIDs = top.Action, top.Amount, top.InvoiceIDs
+	return true, nil
+}

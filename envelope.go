@@ -8,8 +8,6 @@ import (
 	"reflect"
 	"sort"
 	"strings"
-
-	"github.com/google/uuid"
 )
 
 // The envelope every JSON answer comes in, its decoding into a typed
@@ -247,10 +245,11 @@ func keepRaw(data []byte) json.RawMessage {
 	return append(json.RawMessage(nil), data...)
 }
 
-// decodeBeside reads into *top the fields an answer puts beside "result".
-func decodeBeside[T any](endpoint string, body []byte, top *T) error {
-	if err := json.Unmarshal(body, top); err != nil {
-		return decodeFailure(endpoint, body, reflect.TypeOf(top), err)
+// decodeJSON reads data into *v, as an answer's fields beside "result"
+// are read; an error is a *DecodeError that names the bad field.
+func decodeJSON[T any](endpoint string, data []byte, v *T) error {
+	if err := json.Unmarshal(data, v); err != nil {
+		return decodeFailure(endpoint, data, reflect.TypeOf(v), err)
 	}
 	return nil
 }
@@ -276,65 +275,6 @@ func listOrOne[R any](data []byte, list *[]R) error {
 		return json.Unmarshal(data, &(*list)[0])
 	}
 	return nil
-}
-
-// unlockWire is the answer of POST /documents/unlock/:id, beside result
-// or inside it.
-type unlockWire struct {
-	Action     string      `json:"action"`
-	Amount     Money       `json:"amount"`
-	InvoiceIDs []uuid.UUID `json:"invoice_ids"`
-}
-
-// unlockAnswer reads the answer of POST /documents/unlock/:id: the
-// fields beside result, then those inside it.
-type unlockAnswer struct{ u DocumentUnlock }
-
-func (a *unlockAnswer) decodeEnvelope(endpoint string, body []byte) (bool, error) {
-	var res json.RawMessage
-	success, _, err := decodeEnvelopeInto(endpoint, body, &res)
-	if err != nil || !success {
-		return success, err
-	}
-	var top unlockWire
-	if err := decodeBeside(endpoint, body, &top); err != nil {
-		return false, err
-	}
-	res = bytes.TrimSpace(res)
-	switch {
-	case len(res) > 0 && res[0] == '{':
-		var in unlockWire
-		if err := json.Unmarshal(res, &in); err != nil {
-			return false, decodeFailure(endpoint, res, reflect.TypeOf(in), err)
-		}
-		if top.Action == "" {
-			top.Action = in.Action
-		}
-		if top.Amount.IsZero() {
-			top.Amount = in.Amount
-		}
-		if len(top.InvoiceIDs) == 0 {
-			top.InvoiceIDs = in.InvoiceIDs
-		}
-	case len(res) > 0 && res[0] == '[':
-		// The invoices made, as POST /invoices/pay answers them on the
-		// SDK's fake.
-		var paid []struct {
-			ID uuid.UUID `json:"id"`
-		}
-		if err := json.Unmarshal(res, &paid); err != nil {
-			return false, decodeFailure(endpoint, res, reflect.TypeOf(paid), err)
-		}
-		if len(top.InvoiceIDs) == 0 {
-			for _, inv := range paid {
-				top.InvoiceIDs = append(top.InvoiceIDs, inv.ID)
-			}
-		}
-	case len(res) > 0 && res[0] == '"':
-		_ = json.Unmarshal(res, &a.u.Result)
-	}
-	a.u.Action, a.u.Amount, a.u.InvoiceIDs = top.Action, top.Amount, top.InvoiceIDs
-	return true, nil
 }
 
 // wire and wireList are left only for fromWire, fromWires, listRecords

@@ -165,7 +165,7 @@ func (a *checkoutAnswer) decodeEnvelope(endpoint string, body []byte) (bool, err
 	var top struct {
 		InvoiceIDs []uuid.UUID `json:"invoice_ids"`
 	}
-	if err := decodeBeside(endpoint, body, &top); err != nil {
+	if err := decodeJSON(endpoint, body, &top); err != nil {
 		return false, err
 	}
 	a.InvoiceIDs, a.Invoices = top.InvoiceIDs, invoices
