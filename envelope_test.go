@@ -665,3 +665,20 @@ func TestPageFormsCarryEveryField(t *testing.T) {
 	check(Callback{}, pageRead((*jsonCallback).callback))
 	check(ComplianceEvent{}, pageRead((*jsonComplianceEvent).event))
 }
+
+// decodeEnvelopeInto says when the result was JSON null, and only then.
+func TestDecodeEnvelopeIntoReportsANullResult(t *testing.T) {
+	for body, want := range map[string]bool{
+		`{"success":true,"result":null}`:  true,
+		`{"success":false,"result":null}`: true,
+		`{"success":true,"result":[]}`:    false,
+		`{"success":true}`:                false,
+		`{"success":true,"result":[{}]}`:  false,
+	} {
+		var out []Resource
+		_, null, err := decodeEnvelopeInto("GET /resources", []byte(body), &out)
+		if err != nil || null != want {
+			t.Errorf("%s: null %v, %v; want %v", body, null, err, want)
+		}
+	}
+}
