@@ -355,6 +355,19 @@ type unlockWire struct {
 	InvoiceIDs []uuid.UUID `json:"invoice_ids"`
 }
 
+// orFrom gives w the fields it lacks from in.
+func (w *unlockWire) orFrom(in unlockWire) {
+	if w.Action == "" {
+		w.Action = in.Action
+	}
+	if w.Amount.IsZero() {
+		w.Amount = in.Amount
+	}
+	if len(w.InvoiceIDs) == 0 {
+		w.InvoiceIDs = in.InvoiceIDs
+	}
+}
+
 // unlockAnswer reads the answer of POST /documents/unlock/:id: the
 // fields beside result, then those inside it.
 type unlockAnswer struct{ u DocumentUnlock }
@@ -375,15 +388,7 @@ func (a *unlockAnswer) decodeEnvelope(endpoint string, body []byte) (bool, error
 		if err := decodeJSON(endpoint, res, &in); err != nil {
 			return false, err
 		}
-		if top.Action == "" {
-			top.Action = in.Action
-		}
-		if top.Amount.IsZero() {
-			top.Amount = in.Amount
-		}
-		if len(top.InvoiceIDs) == 0 {
-			top.InvoiceIDs = in.InvoiceIDs
-		}
+		top.orFrom(in)
 	case len(res) > 0 && res[0] == '[':
 		// The invoices made, as POST /invoices/pay answers them on the
 		// SDK's fake.

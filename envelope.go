@@ -99,62 +99,81 @@ func locate(data []byte, t reflect.Type, path string, depth int) (string, error)
 }
 
 // locateIn finds the value inside data, which reads as a t with the error
-// err, that is at fault, and returns its JSON path and its error. In an
-// object it reads each field alone into t, in sorted order, so that a
-// record's own decoder judges it (second names and tolerant fields
-// included); it goes on inside the first that fails when the field's own
-// type fails on it alike (a field read in a shape of the API's, as a
-// time, is judged whole). In a list or a map it reads each item alone. A
-// list or a map with a decoder of its own is judged whole.
+// err, that is at fault, and returns its JSON path and its error. A list
+// or a map with a decoder of its own is judged whole.
 func locateIn(data []byte, t reflect.Type, path string, err error, depth int) (string, error) {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	if depth > 64 || len(data) == 0 || t.Kind() != reflect.Struct && reflect.PointerTo(t).Implements(unmarshalerType) {
+	kind := t.Kind()
+	if depth > 64 || len(data) == 0 || kind != reflect.Struct && reflect.PointerTo(t).Implements(unmarshalerType) {
 		return path, err
 	}
+	var p string
+	var inner error
 	switch {
-	case t.Kind() == reflect.Slice && t.Elem().Kind() != reflect.Uint8 && data[0] != '[':
+	case kind == reflect.Slice && data[0] == '[' || kind == reflect.Map && data[0] == '{':
+		p, inner = locateItem(data, t, path, depth)
+	case kind == reflect.Slice && t.Elem().Kind() != reflect.Uint8:
 		return path, fmt.Errorf("want a JSON array, got %s", describe(data))
-	case t.Kind() == reflect.Slice && data[0] == '[':
-		var items []json.RawMessage
-		if json.Unmarshal(data, &items) != nil {
-			return path, err
-		}
-		for i, item := range items {
-			if ierr := json.Unmarshal(item, reflect.New(t.Elem()).Interface()); ierr != nil {
-				return locateIn(item, t.Elem(), fmt.Sprintf("%s[%d]", path, i), ierr, depth+1)
-			}
-		}
-	case t.Kind() == reflect.Map && data[0] == '{':
-		fields := map[string]json.RawMessage{}
-		if json.Unmarshal(data, &fields) != nil {
-			return path, err
-		}
-		for _, key := range sortedKeys(fields) {
-			if ierr := json.Unmarshal(fields[key], reflect.New(t.Elem()).Interface()); ierr != nil {
-				return locateIn(fields[key], t.Elem(), joinPath(path, key), ierr, depth+1)
-			}
-		}
-	case t.Kind() == reflect.Struct && data[0] == '{' && len(jsonFields(t)) > 0:
-		fields := map[string]json.RawMessage{}
-		if json.Unmarshal(data, &fields) != nil {
-			return path, err
-		}
-		types := jsonFields(t)
-		for _, key := range sortedKeys(fields) {
-			alone, _ := json.Marshal(map[string]json.RawMessage{key: fields[key]})
-			ferr := json.Unmarshal(alone, reflect.New(t).Interface())
-			if ferr == nil {
-				continue
-			}
-			if ft, ok := types[strings.ToLower(key)]; ok && sameError(json.Unmarshal(fields[key], reflect.New(ft).Interface()), ferr) {
-				return locateIn(fields[key], ft, joinPath(path, key), ferr, depth+1)
-			}
-			return joinPath(path, key), ferr
-		}
+	case kind == reflect.Struct && data[0] == '{':
+		p, inner = locateField(data, t, path, depth)
+	}
+	if inner != nil {
+		return p, inner
 	}
 	return path, err
+}
+
+// locateItem reads each item of data, a JSON list or object read as the
+// slice or map type t, alone, and looks inside the first that fails.
+func locateItem(data []byte, t reflect.Type, path string, depth int) (string, error) {
+	var names []string
+	var items []json.RawMessage
+	if t.Kind() == reflect.Slice {
+		_ = json.Unmarshal(data, &items)
+		for i := range items {
+			names = append(names, fmt.Sprintf("%s[%d]", path, i))
+		}
+	} else {
+		var fields map[string]json.RawMessage
+		_ = json.Unmarshal(data, &fields)
+		for _, key := range sortedKeys(fields) {
+			names, items = append(names, joinPath(path, key)), append(items, fields[key])
+		}
+	}
+	for i, item := range items {
+		if err := json.Unmarshal(item, reflect.New(t.Elem()).Interface()); err != nil {
+			return locateIn(item, t.Elem(), names[i], err, depth+1)
+		}
+	}
+	return "", nil
+}
+
+// locateField reads each field of data, a JSON object read as the struct
+// type t, alone into t, in sorted order, so that a record's own decoder
+// judges it (second names and tolerant fields included), and looks inside
+// the first that fails when the field's own type fails on it alike; a
+// field read in a shape of the API's (a time, say) is judged whole.
+func locateField(data []byte, t reflect.Type, path string, depth int) (string, error) {
+	var fields map[string]json.RawMessage
+	_ = json.Unmarshal(data, &fields)
+	types := jsonFields(t)
+	if len(types) == 0 {
+		return "", nil // a value with no fields of its own (an amount) is judged whole
+	}
+	for _, key := range sortedKeys(fields) {
+		alone, _ := json.Marshal(map[string]json.RawMessage{key: fields[key]})
+		err := json.Unmarshal(alone, reflect.New(t).Interface())
+		if err == nil {
+			continue
+		}
+		if ft, ok := types[strings.ToLower(key)]; ok && sameError(json.Unmarshal(fields[key], reflect.New(ft).Interface()), err) {
+			return locateIn(fields[key], ft, joinPath(path, key), err, depth+1)
+		}
+		return joinPath(path, key), err
+	}
+	return "", nil
 }
 
 var unmarshalerType = reflect.TypeOf((*json.Unmarshaler)(nil)).Elem()
