@@ -1,6 +1,7 @@
 package acctadmin
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -22,7 +23,7 @@ var (
 // or not. Its fields are the fake's and clients'; the whole is in Raw.
 type Account struct {
 	ID        uuid.UUID       `json:"id"`
-	WebsiteID uuid.UUID       `json:"website_id" wire:"anyid"`
+	WebsiteID uuid.UUID       `json:"website_id"`
 	Type      string          `json:"type"`
 	Name      string          `json:"name"`
 	Email     string          `json:"email"`
@@ -32,18 +33,42 @@ type Account struct {
 
 // UnmarshalJSON reads an account as the API writes it, into Raw too.
 func (a *Account) UnmarshalJSON(data []byte) error {
-	return decodeRecord(unwrapped(data, "account"), a)
+	data = unwrapped(data, "account")
+	type fields Account
+	w := struct {
+		*fields
+		WebsiteID listedID `json:"website_id"`
+		CreatedAt Time     `json:"created_at"`
+	}{fields: (*fields)(a)}
+	*a = Account{}
+	err := readRecord(data, &w)
+	a.WebsiteID, a.CreatedAt, a.Raw = uuid.UUID(w.WebsiteID), w.CreatedAt.Time, keepRaw(data)
+	return err
+}
+
+// unwrapped returns the object that data, an object without an "id",
+// holds under key (GET /account answers {"account": {...}}); otherwise
+// data itself.
+func unwrapped(data []byte, key string) []byte {
+	var probe map[string]json.RawMessage
+	if len(data) == 0 || data[0] != '{' || json.Unmarshal(data, &probe) != nil || probe["id"] != nil {
+		return data
+	}
+	if inner := bytes.TrimSpace(probe[key]); len(inner) > 0 && inner[0] == '{' {
+		return inner
+	}
+	return data
 }
 
 // DashPanel is the account's summary, as the provider's dashboard shows it
 // (only its name is known: the fields are the fake's; the whole is in Raw).
 type DashPanel struct {
-	Companies               int             `json:"companies" wire:"numeric"`
-	ActiveServices          int             `json:"active_services" wire:"numeric"`
-	UnreadDocuments         int             `json:"unread_documents" wire:"numeric"`
-	UnpaidInvoices          int             `json:"unpaid_invoices" wire:"numeric"`
+	Companies               int             `json:"companies"`
+	ActiveServices          int             `json:"active_services"`
+	UnreadDocuments         int             `json:"unread_documents"`
+	UnpaidInvoices          int             `json:"unpaid_invoices"`
 	UnpaidTotal             Money           `json:"unpaid_total"`
-	ItemsRequiringAttention int             `json:"items_requiring_attention" wire:"numeric"`
+	ItemsRequiringAttention int             `json:"items_requiring_attention"`
 	UpcomingDueDates        []DueOn         `json:"upcoming_due_dates"`
 	Raw                     json.RawMessage `json:"-"` // the record exactly as the API sent it
 }
@@ -57,7 +82,22 @@ type DueOn struct {
 }
 
 // UnmarshalJSON reads the summary as the API writes it, into Raw too.
-func (d *DashPanel) UnmarshalJSON(data []byte) error { return decodeRecord(data, d) }
+func (d *DashPanel) UnmarshalJSON(data []byte) error {
+	type fields DashPanel
+	w := struct {
+		*fields
+		Companies               flexInt `json:"companies"`
+		ActiveServices          flexInt `json:"active_services"`
+		UnreadDocuments         flexInt `json:"unread_documents"`
+		UnpaidInvoices          flexInt `json:"unpaid_invoices"`
+		ItemsRequiringAttention flexInt `json:"items_requiring_attention"`
+	}{fields: (*fields)(d)}
+	*d = DashPanel{}
+	err := readRecord(data, &w)
+	d.Companies, d.ActiveServices, d.UnreadDocuments = int(w.Companies), int(w.ActiveServices), int(w.UnreadDocuments)
+	d.UnpaidInvoices, d.ItemsRequiringAttention, d.Raw = int(w.UnpaidInvoices), int(w.ItemsRequiringAttention), keepRaw(data)
+	return err
+}
 
 // Get returns the account. GET /account.
 func (s *AccountClient) Get(ctx context.Context) (*Account, error) {

@@ -1,8 +1,8 @@
 package acctadmin
 
 import (
+	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"time"
@@ -29,7 +29,7 @@ var (
 // fake's: the provider shows no answer). Token is a Secret, and no raw copy
 // of the answer, which holds it, is kept.
 type Session struct {
-	Token     Secret    `json:"token" wire:"bare,or=access_token,or=auth_token"`
+	Token     Secret    `json:"token"`
 	ExpiresAt time.Time `json:"expires_at"`
 	UserID    uuid.UUID `json:"-"`
 	UserEmail string    `json:"-"`
@@ -42,17 +42,25 @@ func (s Session) Format(f fmt.State, verb rune) { formatFields(f, verb, s, "acct
 // UnmarshalJSON reads a session: its token from "token", "access_token",
 // "auth_token" or a bare string, and its user from "user".
 func (s *Session) UnmarshalJSON(data []byte) error {
-	if err := decodeRecord(data, s); err != nil || len(data) == 0 || data[0] != '{' {
-		return err
+	*s = Session{}
+	if token, ok := unquote(data); ok {
+		s.Token = Secret(token)
+		return nil
 	}
-	var u struct {
-		User struct {
+	type fields Session
+	w := struct {
+		*fields
+		AccessToken Secret `json:"access_token"`
+		AuthToken   Secret `json:"auth_token"`
+		ExpiresAt   Time   `json:"expires_at"`
+		User        struct {
 			ID    uuid.UUID
 			Email string
-		}
-	}
-	err := json.Unmarshal(data, &u)
-	s.UserID, s.UserEmail = u.User.ID, u.User.Email
+		} `json:"user"`
+	}{fields: (*fields)(s)}
+	err := readRecord(data, &w)
+	s.Token = cmp.Or(s.Token, w.AccessToken, w.AuthToken)
+	s.ExpiresAt, s.UserID, s.UserEmail = w.ExpiresAt.Time, w.User.ID, w.User.Email
 	return err
 }
 

@@ -32,12 +32,31 @@ type Callback struct {
 	URL       string    `json:"url"`
 }
 
+// jsonCallback is a Callback as the API writes it: its time in the API's
+// shapes. It has no UnmarshalJSON, so that a list of them is read in one
+// pass.
+type jsonCallback struct {
+	ID        uuid.UUID `json:"id"`
+	CreatedAt Time      `json:"created_at"`
+	URL       string    `json:"url"`
+}
+
+func (w *jsonCallback) callback() Callback {
+	return Callback{ID: w.ID, CreatedAt: w.CreatedAt.Time, URL: w.URL}
+}
+
 // UnmarshalJSON reads a callback in every shape the API writes it.
-func (cb *Callback) UnmarshalJSON(data []byte) error { return decodeRecord(data, cb) }
+func (cb *Callback) UnmarshalJSON(data []byte) error {
+	var w jsonCallback
+	err := readRecord(data, &w)
+	*cb = w.callback()
+	return err
+}
 
 // List returns every registered callback. GET /callbacks.
 func (s *CallbacksClient) List(ctx context.Context) ([]Callback, error) {
-	return fromWires(call[wireList[wireOf[Callback], Callback]](ctx, s.c, routeCallbacksList.at(), nil, nil))
+	list, err := call[[]jsonCallback](ctx, s.c, routeCallbacksList.at(), nil, nil)
+	return records(list, (*jsonCallback).callback), err
 }
 
 // Create registers callbackURL, an absolute http or https URL. Sent at most
@@ -45,7 +64,7 @@ func (s *CallbacksClient) List(ctx context.Context) ([]Callback, error) {
 // registered (Ensure checks that itself). POST /callbacks.
 func (s *CallbacksClient) Create(ctx context.Context, callbackURL string) (*Callback, error) {
 	body := map[string]string{"url": callbackURL}
-	return fromWire(send[wireOf[Callback]](ctx, s.c, checkCallbackURL(callbackURL), routeCallbacksCreate.at(), nil, body))
+	return sendOne[Callback](ctx, s.c, checkCallbackURL(callbackURL), routeCallbacksCreate.at(), nil, body)
 }
 
 // Delete removes the callback id. It is retried like a read; when a retry

@@ -30,14 +30,26 @@ type Company struct {
 	Name          string          `json:"name"`
 	HomeState     string          `json:"home_state"` // of its domestic registration, if any
 	EntityType    string          `json:"entity_type"`
-	Jurisdictions []string        `json:"jurisdictions" wire:"names"` // where it is registered, if the API says
+	Jurisdictions []string        `json:"jurisdictions"` // where it is registered, if the API says
 	CreatedAt     time.Time       `json:"created_at"`
 	UpdatedAt     time.Time       `json:"updated_at"`
 	Raw           json.RawMessage `json:"-"` // the record exactly as the API sent it
 }
 
 // UnmarshalJSON reads a company as the API writes it, into Raw too.
-func (c *Company) UnmarshalJSON(data []byte) error { return decodeRecord(data, c) }
+func (c *Company) UnmarshalJSON(data []byte) error {
+	type fields Company
+	w := struct {
+		*fields
+		Jurisdictions jurisdictionNames `json:"jurisdictions"`
+		CreatedAt     Time              `json:"created_at"`
+		UpdatedAt     Time              `json:"updated_at"`
+	}{fields: (*fields)(c)}
+	*c = Company{}
+	err := readRecord(data, &w)
+	c.Jurisdictions, c.CreatedAt, c.UpdatedAt, c.Raw = w.Jurisdictions, w.CreatedAt.Time, w.UpdatedAt.Time, keepRaw(data)
+	return err
+}
 
 // CompanyListParams pages and filters GET /companies (at most 100 a page);
 // Names keeps the companies of those names. Zero values are not sent.
@@ -56,7 +68,11 @@ func (p *CompanyListParams) query() *query {
 // unasked (which may be a first page only: All reads them all); with p
 // (at most one), the page it asks for. GET /companies.
 func (s *CompaniesClient) List(ctx context.Context, p ...*CompanyListParams) ([]Company, error) {
-	return listOptional[wireOf[Company]](ctx, s.c, routeCompaniesList, p)
+	if len(p) > 1 {
+		return nil, invalid("p", "give at most one params struct, got %d", len(p))
+	}
+	q := orZero(append(p, nil)[0])
+	return send[[]Company](ctx, s.c, q.validate(), routeCompaniesList.at(), q.query(), nil)
 }
 
 // All returns every company, page after page (100 a page unless p.Limit
@@ -116,8 +132,33 @@ func (s *CompaniesClient) Update(ctx context.Context, updates ...CompanyUpdatePa
 		return u.DuplicateNameAllowed, firstErr(checkOne(f+"company", u.Company != "", f+"company_id", u.CompanyID != uuid.Nil),
 			checkThat(some, f+"name", "nothing to change: give name, entity_type, home_state or jurisdictions"))
 	})
-	changed, err := send[recordsAnyhow[Company, companiesKey]](ctx, s.c, err, routeCompaniesUpdate.at(), nil, body)
+	changed, err := send[companyList](ctx, s.c, err, routeCompaniesUpdate.at(), nil, body)
 	return []Company(changed), err
+}
+
+// companyList is the answer of PATCH /companies, whose shape is not
+// documented: a list of companies, one (an object with an "id"), or an
+// object that holds the list under "companies"; anything else is none.
+type companyList []Company
+
+func (l *companyList) UnmarshalJSON(data []byte) error {
+	if len(data) > 0 && data[0] == '{' {
+		var held struct {
+			ID        json.RawMessage `json:"id"`
+			Companies json.RawMessage `json:"companies"`
+		}
+		if err := json.Unmarshal(data, &held); err != nil {
+			return err
+		}
+		if held.ID == nil {
+			*l = nil
+			if len(held.Companies) == 0 || held.Companies[0] != '[' {
+				return nil
+			}
+			data = held.Companies
+		}
+	}
+	return listOrOne(data, (*[]Company)(l))
 }
 
 // Get returns the company id (one object). GET /companies/:id.

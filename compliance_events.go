@@ -36,14 +36,45 @@ type ComplianceEvent struct {
 	DueDate   Date                  `json:"due_date"`
 	// Jurisdictions are names, read from names or {"jurisdiction": name}
 	// objects, or from "jurisdiction": a name or a list.
-	Jurisdictions []string  `json:"jurisdictions" wire:"names,or=jurisdiction"`
+	Jurisdictions []string  `json:"jurisdictions"`
 	Company       string    `json:"company"`
 	CompanyID     uuid.UUID `json:"company_id"`
 	Filing        string    `json:"filing"` // the name of the filing due
 }
 
+// jsonComplianceEvent is a ComplianceEvent as the API writes it: times
+// in the API's shapes, jurisdictions as names or objects, also under
+// "jurisdiction". It has no UnmarshalJSON, so that a page of them is read
+// in one pass.
+type jsonComplianceEvent struct {
+	ID            uuid.UUID             `json:"id"`
+	CreatedAt     Time                  `json:"created_at"`
+	UpdatedAt     Time                  `json:"updated_at"`
+	Status        ComplianceEventStatus `json:"status"`
+	DueDate       Date                  `json:"due_date"`
+	Jurisdictions jurisdictionNames     `json:"jurisdictions"`
+	Jurisdiction  jurisdictionNames     `json:"jurisdiction"`
+	Company       string                `json:"company"`
+	CompanyID     uuid.UUID             `json:"company_id"`
+	Filing        string                `json:"filing"`
+}
+
+func (w *jsonComplianceEvent) event() ComplianceEvent {
+	e := ComplianceEvent{ID: w.ID, CreatedAt: w.CreatedAt.Time, UpdatedAt: w.UpdatedAt.Time, Status: w.Status, DueDate: w.DueDate,
+		Jurisdictions: w.Jurisdictions, Company: w.Company, CompanyID: w.CompanyID, Filing: w.Filing}
+	if len(e.Jurisdictions) == 0 {
+		e.Jurisdictions = w.Jurisdiction
+	}
+	return e
+}
+
 // UnmarshalJSON reads a compliance event in every shape the API writes it.
-func (e *ComplianceEvent) UnmarshalJSON(data []byte) error { return decodeRecord(data, e) }
+func (e *ComplianceEvent) UnmarshalJSON(data []byte) error {
+	var w jsonComplianceEvent
+	err := readRecord(data, &w)
+	*e = w.event()
+	return err
+}
 
 // maxComplianceEventsLimit is the largest page of GET /compliance-events.
 const maxComplianceEventsLimit = 100
@@ -89,7 +120,9 @@ func (p *ComplianceEventListParams) query() *query {
 // List returns one page of the compliance events due between p.StartDate
 // and p.EndDate. GET /compliance-events.
 func (s *ComplianceEventsClient) List(ctx context.Context, p *ComplianceEventListParams) ([]ComplianceEvent, error) {
-	return listRecords[wireOf[ComplianceEvent]](ctx, s.c, routeComplianceEventsList, p)
+	p = orZero(p)
+	page, err := send[[]jsonComplianceEvent](ctx, s.c, p.validate(), routeComplianceEventsList.at(), p.query(), nil)
+	return records(page, (*jsonComplianceEvent).event), err
 }
 
 // All returns every compliance event due between p.StartDate and

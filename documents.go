@@ -49,7 +49,7 @@ const (
 
 // Document is an item received for a company.
 type Document struct {
-	ID        uuid.UUID      `json:"id" wire:"anyid"` // uuid.Nil when missing or not a UUID
+	ID        uuid.UUID      `json:"id"` // uuid.Nil when missing or not a UUID
 	CreatedAt time.Time      `json:"created_at"`
 	UpdatedAt time.Time      `json:"updated_at"`
 	Title     string         `json:"title"`
@@ -61,7 +61,7 @@ type Document struct {
 	// registered-agent service. Jurisdiction: where it was received (the
 	// API names it "jurisdiction" or "state").
 	PaymentLocked bool      `json:"payment_locked"`
-	Jurisdiction  string    `json:"jurisdiction" wire:"or=state"`
+	Jurisdiction  string    `json:"jurisdiction"`
 	CompanyName   string    `json:"company_name"`
 	CompanyID     uuid.UUID `json:"company_id"`
 	// UnlockPrice is what Documents.Unlock charges for a payment-locked
@@ -70,8 +70,43 @@ type Document struct {
 	UnlockPrice Money `json:"unlock_price"`
 }
 
+// jsonDocument is a Document as the API writes it: an id that may be
+// unusable, times in the API's shapes, the jurisdiction also as "state".
+// It has no UnmarshalJSON, so that a page of them is read in one pass.
+type jsonDocument struct {
+	ID            listedID       `json:"id"`
+	CreatedAt     Time           `json:"created_at"`
+	UpdatedAt     Time           `json:"updated_at"`
+	Title         string         `json:"title"`
+	Status        DocumentStatus `json:"status"`
+	Type          string         `json:"type"`
+	Source        DocumentSource `json:"source"`
+	Pages         int            `json:"pages"`
+	PaymentLocked bool           `json:"payment_locked"`
+	Jurisdiction  string         `json:"jurisdiction"`
+	State         string         `json:"state"`
+	CompanyName   string         `json:"company_name"`
+	CompanyID     uuid.UUID      `json:"company_id"`
+	UnlockPrice   Money          `json:"unlock_price"`
+}
+
+func (w *jsonDocument) document() Document {
+	d := Document{ID: uuid.UUID(w.ID), CreatedAt: w.CreatedAt.Time, UpdatedAt: w.UpdatedAt.Time, Title: w.Title,
+		Status: w.Status, Type: w.Type, Source: w.Source, Pages: w.Pages, PaymentLocked: w.PaymentLocked,
+		Jurisdiction: w.Jurisdiction, CompanyName: w.CompanyName, CompanyID: w.CompanyID, UnlockPrice: w.UnlockPrice}
+	if d.Jurisdiction == "" {
+		d.Jurisdiction = w.State
+	}
+	return d
+}
+
 // UnmarshalJSON reads a document in every shape the API writes it.
-func (d *Document) UnmarshalJSON(data []byte) error { return decodeRecord(data, d) }
+func (d *Document) UnmarshalJSON(data []byte) error {
+	var w jsonDocument
+	err := readRecord(data, &w)
+	*d = w.document()
+	return err
+}
 
 // maxDocumentsLimit is the largest page of GET /documents.
 const maxDocumentsLimit = 200
@@ -105,7 +140,9 @@ func (p *DocumentListParams) query() *query {
 // List returns one page of documents (unread ones unless p.Status says
 // otherwise). GET /documents.
 func (s *DocumentsClient) List(ctx context.Context, p *DocumentListParams) ([]Document, error) {
-	return listRecords[wireOf[Document]](ctx, s.c, routeDocumentsList, p)
+	p = orZero(p)
+	page, err := send[[]jsonDocument](ctx, s.c, p.validate(), routeDocumentsList.at(), p.query(), nil)
+	return records(page, (*jsonDocument).document), err
 }
 
 // All returns every document of the listing, page after page (200 a page
@@ -239,14 +276,28 @@ func (s *DocumentsClient) Pull(ctx context.Context, p *PullParams,
 // by the provider: the fields are those of the SDK's fake, a bare string
 // is the URL, and the whole record is kept in Raw.
 type FileLink struct {
-	URL       string          `json:"url" wire:"bare"`
+	URL       string          `json:"url"`
 	ExpiresAt time.Time       `json:"expires_at"`
 	IDs       []uuid.UUID     `json:"ids"` // the documents it holds, when the API says
 	Raw       json.RawMessage `json:"-"`   // the record exactly as the API sent it
 }
 
 // UnmarshalJSON reads a link, into Raw too; a string is the URL alone.
-func (l *FileLink) UnmarshalJSON(data []byte) error { return decodeRecord(data, l) }
+func (l *FileLink) UnmarshalJSON(data []byte) error {
+	*l = FileLink{Raw: keepRaw(data)}
+	if url, ok := unquote(data); ok {
+		l.URL = url
+		return nil
+	}
+	type fields FileLink
+	w := struct {
+		*fields
+		ExpiresAt Time `json:"expires_at"`
+	}{fields: (*fields)(l)}
+	err := readRecord(data, &w)
+	l.ExpiresAt = w.ExpiresAt.Time
+	return err
+}
 
 // PageURL returns a link to page n (from 0) of the document id as an
 // image, rather than the image (see Page).
@@ -294,4 +345,67 @@ func (s *DocumentsClient) Unlock(ctx context.Context, id, paymentMethodID uuid.U
 		return nil, err
 	}
 	return &out.u, nil
+}
+
+// unlockWire is the answer of POST /documents/unlock/:id, beside result
+// or inside it.
+type unlockWire struct {
+	Action     string      `json:"action"`
+	Amount     Money       `json:"amount"`
+	InvoiceIDs []uuid.UUID `json:"invoice_ids"`
+}
+
+// orFrom gives w the fields it lacks from in.
+func (w *unlockWire) orFrom(in unlockWire) {
+	if w.Action == "" {
+		w.Action = in.Action
+	}
+	if w.Amount.IsZero() {
+		w.Amount = in.Amount
+	}
+	if len(w.InvoiceIDs) == 0 {
+		w.InvoiceIDs = in.InvoiceIDs
+	}
+}
+
+// unlockAnswer reads the answer of POST /documents/unlock/:id: the
+// fields beside result, then those inside it.
+type unlockAnswer struct{ u DocumentUnlock }
+
+func (a *unlockAnswer) decodeEnvelope(endpoint string, body []byte) (bool, error) {
+	var res json.RawMessage
+	success, _, err := decodeEnvelopeInto(endpoint, body, &res)
+	if err != nil || !success {
+		return success, err
+	}
+	var top unlockWire
+	if err := decodeJSON(endpoint, body, &top); err != nil {
+		return false, err
+	}
+	switch {
+	case len(res) > 0 && res[0] == '{':
+		var in unlockWire
+		if err := decodeJSON(endpoint, res, &in); err != nil {
+			return false, err
+		}
+		top.orFrom(in)
+	case len(res) > 0 && res[0] == '[':
+		// The invoices made, as POST /invoices/pay answers them on the
+		// SDK's fake.
+		var paid []struct {
+			ID uuid.UUID `json:"id"`
+		}
+		if err := decodeJSON(endpoint, res, &paid); err != nil {
+			return false, err
+		}
+		if len(top.InvoiceIDs) == 0 {
+			for _, inv := range paid {
+				top.InvoiceIDs = append(top.InvoiceIDs, inv.ID)
+			}
+		}
+	case len(res) > 0 && res[0] == '"':
+		_ = json.Unmarshal(res, &a.u.Result)
+	}
+	a.u.Action, a.u.Amount, a.u.InvoiceIDs = top.Action, top.Amount, top.InvoiceIDs
+	return true, nil
 }

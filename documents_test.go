@@ -1595,3 +1595,21 @@ func TestPullWithLockedDocumentsGenerated(t *testing.T) {
 		}
 	})
 }
+
+// A link answered as a bare string is that URL, kept whole in Raw; an
+// object is read field by field.
+func TestFileLinkAsABareStringOrAnObject(t *testing.T) {
+	const url = "https://files.example.com/p/2?sig=abc"
+	id := uuid.MustParse("5b7e1a52-9d61-4c1e-8f0e-0c1d2e3f4a01")
+	for answer, want := range map[string]FileLink{
+		`"` + url + `"`: {URL: url, Raw: []byte(`"` + url + `"`)},
+		`{"url":"` + url + `","expires_at":"2030-01-01 00:00:00 +0000"}`: {URL: url, ExpiresAt: time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC),
+			Raw: []byte(`{"url":"` + url + `","expires_at":"2030-01-01 00:00:00 +0000"}`)},
+	} {
+		srv := newAPIServer(t, ok(answer))
+		l, err := newTestClient(t, srv).Documents.PageURL(context.Background(), id, 2)
+		if err != nil || l.URL != want.URL || !l.ExpiresAt.Equal(want.ExpiresAt) || string(l.Raw) != string(want.Raw) || len(l.IDs) != 0 {
+			t.Errorf("answer %s: %+v, %v; want %+v", answer, l, err, want)
+		}
+	}
+}

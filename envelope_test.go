@@ -37,17 +37,30 @@ type recordSample struct {
 	into func() any
 }
 
-// sdkRead reads data as an SDK call reads a page of records R.
+// sdkRead reads data as an SDK call reads a list of records R.
 func sdkRead[R any](data []byte) (any, error) {
-	var l wireList[wireOf[R], R]
+	var l []R
 	_, err := decodeEnvelope("GET /records", []byte(`{"success":true,"result":[`+string(data)+`]}`), &l)
-	if err != nil || len(l.records) != 1 {
-		return nil, fmt.Errorf("%d records, %w", len(l.records), err)
+	if err != nil || len(l) != 1 {
+		return nil, fmt.Errorf("%d records, %w", len(l), err)
 	}
-	return l.records[0], nil
+	return l[0], nil
 }
 
-// plainRead reads data as a record that has no wire type of its own.
+// pageRead reads data as a listing reads a page of records: into their
+// JSON forms J, turned into records by record.
+func pageRead[J, R any](record func(*J) R) func(data []byte) (any, error) {
+	return func(data []byte) (any, error) {
+		var page []J
+		_, err := decodeEnvelope("GET /records", []byte(`{"success":true,"result":[`+string(data)+`]}`), &page)
+		if err != nil || len(page) != 1 {
+			return nil, fmt.Errorf("%d records, %w", len(page), err)
+		}
+		return records(page, record)[0], nil
+	}
+}
+
+// plainRead reads data as json.Unmarshal does.
 func plainRead[R any](data []byte) (any, error) {
 	var r R
 	err := json.Unmarshal(data, &r)
@@ -63,13 +76,13 @@ const (
 
 var recordSamples = map[string]recordSample{
 	"Callback": {`{"id":` + sampleID + `,"created_at":` + sampleTime + `,"url":"https://hooks.example.com/x"}`,
-		sdkRead[Callback], newOf[Callback]()},
+		pageRead((*jsonCallback).callback), newOf[Callback]()},
 	"Company": {`{"id":` + sampleID + `,"name":"Acme","home_state":"Utah","entity_type":"LLC","created_at":` + sampleTime + `,"updated_at":"2024-03-04T12:06:07Z"}`,
 		sdkRead[Company], newOf[Company]()},
 	"ComplianceEvent": {`{"id":` + sampleID + `,"created_at":` + sampleTime + `,"updated_at":"","status":"pending","due_date":"2024-05-01","jurisdictions":[{"jurisdiction":"Utah"},"Idaho"],"company":"Acme","company_id":` + sampleID + `,"filing":"Annual Report"}`,
-		sdkRead[ComplianceEvent], newOf[ComplianceEvent]()},
+		pageRead((*jsonComplianceEvent).event), newOf[ComplianceEvent]()},
 	"Document": {`{"id":` + sampleID + `,"created_at":` + sampleTime + `,"updated_at":null,"title":"Notice","status":"unread","type":"Regular Mail","source":"scanned","pages":3,"payment_locked":false,"state":"Utah","company_name":"Acme","company_id":` + sampleID + `}`,
-		sdkRead[Document], newOf[Document]()},
+		pageRead((*jsonDocument).document), newOf[Document]()},
 	"FilingProduct": {`{"id":` + sampleID + `,"name":"Annual Report","filing_name":"annual report","price":"149.00","filing_methods":[{"id":` + sampleID + `,"name":"Online","type":"online","cost":"10.5","filed_in":[{"days":"2","hours":4}],"docs_in":{"days":1,"hours":0},"agency_name":"SOS","filing_description":"d","jurisdiction":"Utah"}]}`,
 		plainRead[FilingProduct], newOf[FilingProduct]()},
 	"FilingMethod": {`{"id":` + sampleID + `,"name":"Mail","type":"mail","cost":25,"filed_in":null,"docs_in":[],"agency_name":"SOS","jurisdiction":"Idaho"}`,
@@ -83,7 +96,7 @@ var recordSamples = map[string]recordSample{
 	"Resource": {`{"id":` + sampleID + `,"name":"Form","url":"https://example.com/f","kind":"document","jurisdiction":"Utah","agency":"SOS","entity_types":["LLC"]}`,
 		sdkRead[Resource], newOf[Resource]()},
 	"Service": {`{"id":` + sampleID + `,"created_at":` + sampleTime + `,"updated_at":"2024-03-04T05:06:07.123+07:00","status":"active","type":"registered-agent","jurisdiction":"Utah","jurisdiction_id":` + sampleID + `,"company":"Acme","company_id":` + sampleID + `}`,
-		sdkRead[Service], newOf[Service]()},
+		pageRead((*jsonService).service), newOf[Service]()},
 	"Website": {`{"id":` + sampleID + `,"name":"Acme","url":"https://acme.example","billing_name":"Acme","login_url":"https://acme.example/login","created_at":` + sampleTime + `,"updated_at":` + sampleTime + `,"emails":["a@acme.example"],"phone_numbers":["555"],"addresses":[{"line_1":"1 Main","city":"Provo","state":"UT","zip_code":"84601","country":"US"}]}`,
 		sdkRead[Website], newOf[Website]()},
 	"Address": {`{"line_1":"1 Main","line_2":"","city":"Provo","state":"UT","zip_code":"84601","country":"US"}`,
@@ -282,14 +295,14 @@ func TestEnvelopeSuccessForms(t *testing.T) {
 		`{"success":"false","result":[]}`: false,
 	}
 	for in, want := range cases {
-		var out wireList[wireOf[Callback], Callback]
+		var out []jsonCallback
 		got, err := decodeEnvelope("GET /callbacks", []byte(in), &out)
 		if err != nil || got != want {
 			t.Errorf("decodeEnvelope(%s) = %v, %v; want %v", in, got, err, want)
 		}
 	}
 	for _, in := range []string{`{"success":"yes","result":[]}`, `{"success":1,"result":[]}`, `{"success":null,"result":[]}`} {
-		var out wireList[wireOf[Callback], Callback]
+		var out []jsonCallback
 		_, err := decodeEnvelope("GET /callbacks", []byte(in), &out)
 		var de *DecodeError
 		if !errors.As(err, &de) {
@@ -317,7 +330,7 @@ func TestDecodeErrorsNameEndpointAndPath(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			var out wireList[wireOf[Callback], Callback]
+			var out []jsonCallback
 			_, err := decodeEnvelope(ep, []byte(tc.body), &out)
 			var de *DecodeError
 			if !errors.As(err, &de) {
@@ -345,17 +358,16 @@ func TestDecodePathInsideRecordsWithOwnDecoder(t *testing.T) {
 	}
 }
 
-// A record's time.Time fields are read through its wire type in every
-// shape Time accepts, and a bad one is named by its path, in records with
-// a wire type and in records that keep their raw JSON through their own
-// decoder alike.
+// A record's time.Time fields are read in every shape Time accepts, and a
+// bad one is named by its path, in pages read as JSON forms and in records
+// that read themselves alike.
 func TestDecodeTimesInsideRecords(t *testing.T) {
-	var services wireList[wireOf[Service], Service]
+	var services []jsonService
 	body := `{"success":true,"result":[{"id":"6f1c2c1e-2b59-4d4e-9b55-7d3f9a0e8c11","created_at":"2024-05-01 10:00:00 -0600","updated_at":"2024-05-02T10:00:00Z"}]}`
 	if _, err := decodeEnvelope("GET /services", []byte(body), &services); err != nil {
 		t.Fatal(err)
 	}
-	s := services.records[0]
+	s := services[0].service()
 	created, updated := time.Date(2024, 5, 1, 16, 0, 0, 0, time.UTC), time.Date(2024, 5, 2, 10, 0, 0, 0, time.UTC)
 	if !s.CreatedAt.Equal(created) || !s.UpdatedAt.Equal(updated) || !s.CreatedAt.Before(s.UpdatedAt) || s.UpdatedAt.Sub(s.CreatedAt) != 18*time.Hour {
 		t.Fatalf("times = %v, %v", s.CreatedAt, s.UpdatedAt)
@@ -368,10 +380,10 @@ func TestDecodeTimesInsideRecords(t *testing.T) {
 		name, endpoint, body, path string
 		out                        func() any
 	}{
-		{"service", "GET /services", `{"success":true,"result":[{"created_at":"2024-05-01 10:00:00 -0600"},{"updated_at":"later"}]}`, "result[1].updated_at", func() any { return new(wireList[wireOf[Service], Service]) }},
-		{"document", "GET /documents/x", `{"success":true,"result":{"state":"Utah","created_at":"2024-02-30 10:00:00 -0600"}}`, "result.created_at", func() any { return new(wireOf[Document]) }},
-		{"compliance event", "GET /compliance-events", `{"success":true,"result":[{"due_date":"2024-05-01","created_at":17}]}`, "result[0].created_at", func() any { return new(wireList[wireOf[ComplianceEvent], ComplianceEvent]) }},
-		{"website", "GET /websites", `{"success":true,"result":{"updated_at":"2024-05-01"}}`, "result.updated_at", func() any { return new(wireOf[Website]) }},
+		{"service", "GET /services", `{"success":true,"result":[{"created_at":"2024-05-01 10:00:00 -0600"},{"updated_at":"later"}]}`, "result[1].updated_at", func() any { return new([]jsonService) }},
+		{"document", "GET /documents/x", `{"success":true,"result":{"state":"Utah","created_at":"2024-02-30 10:00:00 -0600"}}`, "result.created_at", func() any { return new(Document) }},
+		{"compliance event", "GET /compliance-events", `{"success":true,"result":[{"due_date":"2024-05-01","created_at":17}]}`, "result[0].created_at", func() any { return new([]jsonComplianceEvent) }},
+		{"website", "GET /websites", `{"success":true,"result":{"updated_at":"2024-05-01"}}`, "result.updated_at", func() any { return new(Website) }},
 		{"company with raw", "GET /companies", `{"success":true,"result":[{"name":"A","created_at":"2024-05-01 10:00:00 -0600"},{"name":"B","created_at":"2024-05-01 10:00:00 -0600","updated_at":"never"}]}`, "result[1].updated_at", func() any { return new([]Company) }},
 		{"invoice with raw", "GET /invoices", `{"success":true,"result":[{"company":"A","created_at":"2024-05-01 10:00:00 -0600","updated_at":"2024-05-01 25:00:00 -0600"}]}`, "result[0].updated_at", func() any { return new([]Invoice) }},
 	}
@@ -379,13 +391,13 @@ func TestDecodeTimesInsideRecords(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var err error
 			switch out := tc.out().(type) {
-			case *wireList[wireOf[Service], Service]:
+			case *[]jsonService:
 				_, err = decodeEnvelope(tc.endpoint, []byte(tc.body), out)
-			case *wireOf[Document]:
+			case *Document:
 				_, err = decodeEnvelope(tc.endpoint, []byte(tc.body), out)
-			case *wireList[wireOf[ComplianceEvent], ComplianceEvent]:
+			case *[]jsonComplianceEvent:
 				_, err = decodeEnvelope(tc.endpoint, []byte(tc.body), out)
-			case *wireOf[Website]:
+			case *Website:
 				_, err = decodeEnvelope(tc.endpoint, []byte(tc.body), out)
 			case *[]Company:
 				_, err = decodeEnvelope(tc.endpoint, []byte(tc.body), out)
@@ -406,7 +418,7 @@ func TestDecodeTimesInsideRecords(t *testing.T) {
 func TestDecodeKeepsUnknownFieldsOutAndNullsEmpty(t *testing.T) {
 	body := `{"success":"true","timestamp":"2024-05-01 10:00:00 -0600","extra":{"a":[1,2]},"result":[
 	 {"id":"6f1c2c1e-2b59-4d4e-9b55-7d3f9a0e8c11","created_at":"2024-05-01T10:00:00.123-06:00","url":"https://x.test/cb","_links":{"self":"/callbacks/1"}}]}`
-	var out wireList[wireOf[Callback], Callback]
+	var out []jsonCallback
 	okFlag, err := decodeEnvelope("GET /callbacks", []byte(body), &out)
 	if err != nil || !okFlag {
 		t.Fatalf("decode: %v %v", okFlag, err)
@@ -416,10 +428,10 @@ func TestDecodeKeepsUnknownFieldsOutAndNullsEmpty(t *testing.T) {
 		CreatedAt: time.Date(2024, 5, 1, 16, 0, 0, 123e6, time.UTC),
 		URL:       "https://x.test/cb",
 	}
-	if len(out.records) != 1 {
+	if len(out) != 1 {
 		t.Fatalf("got %+v", out)
 	}
-	if got := out.records[0]; got.ID != want.ID || !got.CreatedAt.Equal(want.CreatedAt) || got.URL != want.URL {
+	if got := out[0].callback(); got.ID != want.ID || !got.CreatedAt.Equal(want.CreatedAt) || got.URL != want.URL {
 		t.Fatalf("got %+v", got)
 	}
 	var none []Callback
@@ -428,18 +440,18 @@ func TestDecodeKeepsUnknownFieldsOutAndNullsEmpty(t *testing.T) {
 	}
 }
 
-// A list is decoded into a pooled slice of its wire form: a later answer
-// must not show anything of an earlier one, whichever goroutine decodes
-// it, and null, [] and a missing result keep their meaning.
-func TestWireListKeepsNothingBetweenAnswers(t *testing.T) {
+// A page of services read as their JSON forms: a later answer must not
+// show anything of an earlier one, whichever goroutine decodes it, and
+// null and [] keep their meaning.
+func TestPageKeepsNothingBetweenAnswers(t *testing.T) {
 	full := `{"success":true,"result":[` +
 		`{"id":"6f1c2c1e-2b59-4d4e-9b55-7d3f9a0e8c11","created_at":"2024-05-01 10:00:00 -0600","status":"active","company":"Acme","jurisdiction":"Utah"},` +
 		`{"id":"6f1c2c1e-2b59-4d4e-9b55-7d3f9a0e8c12","updated_at":"2024-05-02T10:00:00Z","status":"cancelled","company":"Bluebird","type":"registered-agent"}]}`
 	bare := `{"success":true,"result":[{"id":"6f1c2c1e-2b59-4d4e-9b55-7d3f9a0e8c13"},{},{"status":"active"}]}`
 	decode := func(body string) ([]Service, error) {
-		var list wireList[wireOf[Service], Service]
-		_, err := decodeEnvelope("GET /services", []byte(body), &list)
-		return list.records, err
+		var page []jsonService
+		_, err := decodeEnvelope("GET /services", []byte(body), &page)
+		return records(page, (*jsonService).service), err
 	}
 	const workers, rounds = 8, 200
 	errc := make(chan error, workers)
@@ -477,7 +489,7 @@ func TestWireListKeepsNothingBetweenAnswers(t *testing.T) {
 	for body, want := range map[string]string{
 		`{"success":true,"result":null}`: "nil",
 		`{"success":true,"result":[]}`:   "empty",
-		`{"success":true}`:               "empty",
+		`{"success":true}`:               "nil",
 	} {
 		got, err := decode(body)
 		if err != nil || (want == "nil") != (got == nil) || len(got) != 0 {
@@ -486,8 +498,8 @@ func TestWireListKeepsNothingBetweenAnswers(t *testing.T) {
 	}
 	// An answer far longer than a page decodes whole, and the one after it
 	// shows nothing of it.
-	long := `{"success":true,"result":[` + strings.Repeat(`{"company":"Zed"},`, 2*maxPooledWires) + `{"company":"Zed"}]}`
-	if got, err := decode(long); err != nil || len(got) != 2*maxPooledWires+1 || got[len(got)-1].Company != "Zed" {
+	long := `{"success":true,"result":[` + strings.Repeat(`{"company":"Zed"},`, 2048) + `{"company":"Zed"}]}`
+	if got, err := decode(long); err != nil || len(got) != 2049 || got[len(got)-1].Company != "Zed" {
 		t.Fatalf("long answer: %d records, %v", len(got), err)
 	}
 	if got, err := decode(bare); err != nil || len(got) != 3 || got[1] != (Service{}) {
@@ -600,6 +612,75 @@ func TestEnvelopeTimestampIsIgnored(t *testing.T) {
 		got, err := newTestClient(t, srv).Services.List(context.Background(), nil)
 		if err != nil || len(got) != 1 {
 			t.Errorf("timestamp %s: %v, %v", ts, got, err)
+		}
+	}
+}
+
+// A record listed in pages is read through its JSON form, which names
+// its fields again: each field of the record, set, must come through a
+// page unchanged, so that a field added to the record and not to its form
+// (or to the conversion) is caught.
+func TestPageFormsCarryEveryField(t *testing.T) {
+	check := func(record any, read func(data []byte) (any, error)) {
+		t.Helper()
+		v := reflect.New(reflect.TypeOf(record)).Elem()
+		for i := 0; i < v.NumField(); i++ {
+			f := v.Field(i)
+			switch x := f.Addr().Interface().(type) {
+			case *uuid.UUID:
+				*x = uuid.New()
+			case *time.Time:
+				*x = time.Date(2024, 5, 1, 10, i, 0, 0, time.UTC)
+			case *Money:
+				*x = MoneyFromCents(int64(100 + i))
+			case *Date:
+				*x = Date{2024, 5, i}
+			case *[]string:
+				*x = []string{fmt.Sprint("place ", i)}
+			default:
+				switch f.Kind() {
+				case reflect.String:
+					f.SetString(fmt.Sprint("text ", i))
+				case reflect.Int:
+					f.SetInt(int64(i))
+				case reflect.Bool:
+					f.SetBool(true)
+				default:
+					t.Fatalf("%s.%s: no value for a %s", v.Type().Name(), v.Type().Field(i).Name, f.Type())
+				}
+			}
+		}
+		data, err := json.Marshal(v.Interface())
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := read(data)
+		if err != nil {
+			t.Fatalf("%s: %v", data, err)
+		}
+		if !reflect.DeepEqual(got, v.Interface()) {
+			t.Errorf("%T through a page:\n got %+v\nwant %+v", record, got, v.Interface())
+		}
+	}
+	check(Document{}, pageRead((*jsonDocument).document))
+	check(Service{}, pageRead((*jsonService).service))
+	check(Callback{}, pageRead((*jsonCallback).callback))
+	check(ComplianceEvent{}, pageRead((*jsonComplianceEvent).event))
+}
+
+// decodeEnvelopeInto says when the result was JSON null, and only then.
+func TestDecodeEnvelopeIntoReportsANullResult(t *testing.T) {
+	for body, want := range map[string]bool{
+		`{"success":true,"result":null}`:  true,
+		`{"success":false,"result":null}`: true,
+		`{"success":true,"result":[]}`:    false,
+		`{"success":true}`:                false,
+		`{"success":true,"result":[{}]}`:  false,
+	} {
+		var out []Resource
+		_, null, err := decodeEnvelopeInto("GET /resources", []byte(body), &out)
+		if err != nil || null != want {
+			t.Errorf("%s: null %v, %v; want %v", body, null, err, want)
 		}
 	}
 }

@@ -50,7 +50,19 @@ type FormSchema struct {
 }
 
 // UnmarshalJSON reads a form schema, into Raw too.
-func (f *FormSchema) UnmarshalJSON(data []byte) error { return decodeRecord(data, f) }
+func (f *FormSchema) UnmarshalJSON(data []byte) error {
+	type fields FormSchema
+	*f = FormSchema{}
+	err := readRecord(data, (*fields)(f))
+	f.Raw = keepRaw(data)
+	return err
+}
+
+// formSchemaList is an answer of form schemas whose shape is not
+// documented: a list, one schema, or none (listOrOne).
+type formSchemaList []FormSchema
+
+func (l *formSchemaList) UnmarshalJSON(data []byte) error { return listOrOne(data, (*[]FormSchema)(l)) }
 
 // FormSchemaParams chooses the schemas of GET /filing-methods/schemas:
 // both fields are required.
@@ -66,6 +78,6 @@ func (s *FilingMethodsClient) Schemas(ctx context.Context, p *FormSchemaParams) 
 	p = orZero(p)
 	check := firstErr(checkID("company_id", p.CompanyID), checkID("filing_method_id", p.FilingMethodID))
 	q := new(query).id("company_id", p.CompanyID).id("filing_method_id", p.FilingMethodID)
-	schemas, err := send[recordsOrOne[FormSchema]](ctx, s.c, check, routeFilingMethodsSchemas.at(), q, nil)
+	schemas, err := send[formSchemaList](ctx, s.c, check, routeFilingMethodsSchemas.at(), q, nil)
 	return []FormSchema(schemas), err
 }

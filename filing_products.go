@@ -49,13 +49,25 @@ type FilingMethod struct {
 	DocsIn  Turnaround       `json:"docs_in"`  // the time the documents take
 	// AgencyName is the government agency the filing goes to, read from
 	// "agency_name" or "ageny_name" (the provider's C# spelling).
-	AgencyName        string `json:"agency_name" wire:"or=ageny_name"`
+	AgencyName        string `json:"agency_name"`
 	FilingDescription string `json:"filing_description"`
 	Jurisdiction      string `json:"jurisdiction"`
 }
 
 // UnmarshalJSON reads a filing method in every shape the API writes it.
-func (m *FilingMethod) UnmarshalJSON(data []byte) error { return decodeRecord(data, m) }
+func (m *FilingMethod) UnmarshalJSON(data []byte) error {
+	type fields FilingMethod
+	w := struct {
+		*fields
+		AgenyName string `json:"ageny_name"`
+	}{fields: (*fields)(m)}
+	*m = FilingMethod{}
+	err := readRecord(data, &w)
+	if m.AgencyName == "" {
+		m.AgencyName = w.AgenyName
+	}
+	return err
+}
 
 // FilingProductListParams chooses the products of GET /filing-products:
 // those of the website URL (full; required), for EntityType ("LLC") when

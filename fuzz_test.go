@@ -74,15 +74,17 @@ func fuzzDecode[T any](t *testing.T, body []byte) {
 }
 
 // fuzzPage decodes body as a page of records R the way listings do (into
-// pooled wire records) and as a plain []R, and fails on any difference.
-func fuzzPage[R any](t *testing.T, body []byte) {
+// their JSON forms J, turned into records by record) and as a plain []R,
+// and fails on any difference.
+func fuzzPage[J, R any](t *testing.T, body []byte, record func(*J) R) {
 	t.Helper()
-	var page wireList[wireOf[R], R]
+	var page []J
 	var plain []R
 	ok1, err1 := decodeEnvelope("GET /fuzz", body, &page)
 	ok2, err2 := decodeEnvelope("GET /fuzz", body, &plain)
-	if ok1 != ok2 || (err1 == nil) != (err2 == nil) || err1 == nil && (len(page.records) > 0 || len(plain) > 0) && !reflect.DeepEqual(page.records, plain) {
-		t.Fatalf("%T: a page reads (%v, %v) %+v, a plain list (%v, %v) %+v", plain, ok1, err1, page.records, ok2, err2, plain)
+	got := records(page, record)
+	if ok1 != ok2 || (err1 == nil) != (err2 == nil) || err1 == nil && (len(got) > 0 || len(plain) > 0) && !reflect.DeepEqual(got, plain) {
+		t.Fatalf("%T: a page reads (%v, %v) %+v, a plain list (%v, %v) %+v", plain, ok1, err1, got, ok2, err2, plain)
 	}
 }
 
@@ -92,17 +94,19 @@ func FuzzDecodeEnvelope(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		fuzzDecode[[]Document](t, body)
-		fuzzPage[Document](t, body)
+		fuzzPage(t, body, (*jsonDocument).document)
 		fuzzDecode[Document](t, body)
 		fuzzDecode[[]Service](t, body)
 		fuzzDecode[[]Resource](t, body)
 		fuzzDecode[[]FilingProduct](t, body)
 		fuzzDecode[[]ComplianceEvent](t, body)
-		fuzzPage[ComplianceEvent](t, body)
+		fuzzPage(t, body, (*jsonComplianceEvent).event)
+		fuzzPage(t, body, (*jsonService).service)
+		fuzzPage(t, body, (*jsonCallback).callback)
 		fuzzDecode[Website](t, body)
 		fuzzDecode[[]Callback](t, body)
 		fuzzDecode[[]Company](t, body)
-		fuzzDecode[recordsAnyhow[Company, companiesKey]](t, body)
+		fuzzDecode[companyList](t, body)
 		fuzzDecode[[]Invoice](t, body)
 		fuzzDecode[[]RegisteredAgentProduct](t, body)
 		fuzzDecode[ignored](t, body)

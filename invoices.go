@@ -49,7 +49,24 @@ type Invoice struct {
 }
 
 // UnmarshalJSON reads an invoice as the API writes it, into Raw too.
-func (inv *Invoice) UnmarshalJSON(data []byte) error { return decodeRecord(data, inv) }
+func (inv *Invoice) UnmarshalJSON(data []byte) error {
+	type fields Invoice
+	w := struct {
+		*fields
+		CreatedAt Time `json:"created_at"`
+		UpdatedAt Time `json:"updated_at"`
+	}{fields: (*fields)(inv)}
+	*inv = Invoice{}
+	err := readRecord(data, &w)
+	inv.CreatedAt, inv.UpdatedAt, inv.Raw = w.CreatedAt.Time, w.UpdatedAt.Time, keepRaw(data)
+	return err
+}
+
+// invoiceList is an answer of invoices whose shape is not documented: a
+// list, one invoice, or none (listOrOne).
+type invoiceList []Invoice
+
+func (l *invoiceList) UnmarshalJSON(data []byte) error { return listOrOne(data, (*[]Invoice)(l)) }
 
 // InvoiceItem is one line of an invoice.
 type InvoiceItem struct {
@@ -57,11 +74,27 @@ type InvoiceItem struct {
 	Description string `json:"description"`
 	// Quantity is a number or a numeric string, and 1 when missing or null
 	// (as in every line of the provider's examples).
-	Quantity int `json:"quantity" wire:"numeric,default=1"`
+	Quantity int `json:"quantity"`
 }
 
 // UnmarshalJSON reads an invoice line as the API writes it.
-func (it *InvoiceItem) UnmarshalJSON(data []byte) error { return decodeRecord(data, it) }
+func (it *InvoiceItem) UnmarshalJSON(data []byte) error {
+	type fields InvoiceItem
+	w := struct {
+		*fields
+		Quantity *flexInt `json:"quantity"`
+	}{fields: (*fields)(it)}
+	*it = InvoiceItem{}
+	if string(data) == "null" {
+		return nil
+	}
+	err := readRecord(data, &w)
+	it.Quantity = 1 // when the API does not say
+	if w.Quantity != nil {
+		it.Quantity = int(*w.Quantity)
+	}
+	return err
+}
 
 // invoicesPageSize is the page size of InvoicesClient.All: the largest
 // page of the API's other listings of account records.
@@ -99,7 +132,8 @@ func (p *InvoiceListParams) query() *query {
 // List returns the account's invoices (one page of them when p.Limit is
 // given). GET /invoices.
 func (s *InvoicesClient) List(ctx context.Context, p *InvoiceListParams) ([]Invoice, error) {
-	return listRecords[wireOf[Invoice]](ctx, s.c, routeInvoicesList, p)
+	p = orZero(p)
+	return send[[]Invoice](ctx, s.c, p.validate(), routeInvoicesList.at(), p.query(), nil)
 }
 
 // All returns every invoice, page after page (100 a page unless p.Limit
@@ -133,6 +167,6 @@ func (s *InvoicesClient) Pay(ctx context.Context, p *InvoicePayParams) ([]Invoic
 	p = orZero(p)
 	check := firstErr(checkID("payment_token", p.PaymentMethodID),
 		checkNotEmpty("invoice_ids", len(p.InvoiceIDs)), checkIDs("invoice_ids", p.InvoiceIDs))
-	paid, err := send[recordsOrOne[Invoice]](ctx, s.c, check, routeInvoicesPay.at(), nil, p)
+	paid, err := send[invoiceList](ctx, s.c, check, routeInvoicesPay.at(), nil, p)
 	return []Invoice(paid), err
 }

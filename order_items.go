@@ -36,13 +36,13 @@ type OrderItem struct {
 	ID uuid.UUID `json:"id"`
 	// CreatedAt and UpdatedAt are read from the usual time text or from
 	// epoch seconds (or milliseconds), the real API's numbers, in UTC.
-	CreatedAt time.Time `json:"created_at" wire:"epoch"`
-	UpdatedAt time.Time `json:"updated_at" wire:"epoch"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
 	CompanyID uuid.UUID `json:"company_id"`
 	// Name names the product, as "Standard Federal EIN - Tax Id filing".
 	Name     string          `json:"name"`
 	OrderID  uuid.UUID       `json:"order_id"`
-	Quantity int             `json:"quantity" wire:"numeric"`
+	Quantity int             `json:"quantity"`
 	Status   OrderItemStatus `json:"status"`
 	Type     string          `json:"type"`
 	Product  OrderedProduct  `json:"product"`
@@ -58,7 +58,25 @@ type OrderedProduct struct {
 }
 
 // UnmarshalJSON reads an order item as the API writes it, into Raw too.
-func (it *OrderItem) UnmarshalJSON(data []byte) error { return decodeRecord(data, it) }
+func (it *OrderItem) UnmarshalJSON(data []byte) error {
+	type fields OrderItem
+	w := struct {
+		*fields
+		CreatedAt epochTime `json:"created_at"`
+		UpdatedAt epochTime `json:"updated_at"`
+		Quantity  flexInt   `json:"quantity"`
+	}{fields: (*fields)(it)}
+	*it = OrderItem{}
+	err := readRecord(data, &w)
+	it.CreatedAt, it.UpdatedAt, it.Quantity, it.Raw = w.CreatedAt.Time, w.UpdatedAt.Time, int(w.Quantity), keepRaw(data)
+	return err
+}
+
+// orderItemList is an answer of order items whose shape is not
+// documented: a list, one item, or none (listOrOne).
+type orderItemList []OrderItem
+
+func (l *orderItemList) UnmarshalJSON(data []byte) error { return listOrOne(data, (*[]OrderItem)(l)) }
 
 // OrderItemListParams chooses the companies whose items to list: the
 // one CompanyID (sent as company_id), or CompanyIDs (company_ids[]), or,
@@ -96,5 +114,9 @@ func (s *OrderItemsClient) SubmitFormData(ctx context.Context, p *OrderItemFormD
 	p = orZero(p)
 	check := firstErr(checkID("company_id", p.CompanyID), checkID("order_item_id", p.OrderItemID),
 		checkFormData("form_data", p.FormData, true))
-	return firstRecord(send[recordsOrOne[OrderItem]](ctx, s.c, check, routeOrderItemsSubmitFormData.at(), nil, bodyOf{p}))
+	items, err := send[orderItemList](ctx, s.c, check, routeOrderItemsSubmitFormData.at(), nil, bodyOf{p})
+	if err != nil || len(items) == 0 {
+		return nil, err
+	}
+	return &items[0], nil
 }

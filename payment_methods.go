@@ -36,8 +36,8 @@ type PaymentMethod struct {
 	Brand     string    `json:"brand"` // the card's network, as "visa"
 	Last4     string    `json:"last4"` // the number's last four digits
 	// ExpMonth (1 to 12) and ExpYear (four digits) are the expiry.
-	ExpMonth       int             `json:"exp_month" wire:"numeric"`
-	ExpYear        int             `json:"exp_year" wire:"numeric"`
+	ExpMonth       int             `json:"exp_month"`
+	ExpYear        int             `json:"exp_year"`
 	IsPrepaid      bool            `json:"is_prepaid"`
 	CreatedAt      time.Time       `json:"created_at"`
 	BillingAddress BillingAddress  `json:"billing_address"`
@@ -56,7 +56,37 @@ type BillingAddress struct {
 }
 
 // UnmarshalJSON reads a card as the API writes it, into Raw too.
-func (m *PaymentMethod) UnmarshalJSON(data []byte) error { return decodeRecord(data, m) }
+func (m *PaymentMethod) UnmarshalJSON(data []byte) error {
+	type fields PaymentMethod
+	w := struct {
+		*fields
+		ExpMonth  flexInt `json:"exp_month"`
+		ExpYear   flexInt `json:"exp_year"`
+		CreatedAt Time    `json:"created_at"`
+	}{fields: (*fields)(m)}
+	*m = PaymentMethod{}
+	err := readRecord(data, &w)
+	m.ExpMonth, m.ExpYear, m.CreatedAt, m.Raw = int(w.ExpMonth), int(w.ExpYear), w.CreatedAt.Time, keepRaw(data)
+	return err
+}
+
+// paymentMethodList is an answer of cards whose shape is not documented:
+// a list, one card, or none (listOrOne).
+type paymentMethodList []PaymentMethod
+
+func (l *paymentMethodList) UnmarshalJSON(data []byte) error {
+	return listOrOne(data, (*[]PaymentMethod)(l))
+}
+
+// storedCard returns the card an answer holds, or nil when it holds none:
+// a status object ({"status_code": 200, "success": true}, the real API's
+// answer to storing a card) read as a card has no id, and is no card.
+func storedCard(cards paymentMethodList, err error) (*PaymentMethod, error) {
+	if err != nil || len(cards) == 0 || cards[0].ID == uuid.Nil {
+		return nil, err
+	}
+	return &cards[0], nil
+}
 
 // Card is a card to store or a stored one's new details: Number (spaces
 // allowed), ExpMonth, ExpYear (four digits) and CVC are required. Number
@@ -122,7 +152,7 @@ func (s *PaymentMethodsClient) List(ctx context.Context) ([]PaymentMethod, error
 // digits and expiry). POST /payment-methods.
 func (s *PaymentMethodsClient) Create(ctx context.Context, card *Card) (*PaymentMethod, error) {
 	card, rt := orZero(card), routePaymentMethodsCreate.at()
-	return firstWithID(send[recordsOrOne[PaymentMethod]](ctx, s.c, card.validate(), rt, nil, card.body()))
+	return storedCard(send[paymentMethodList](ctx, s.c, card.validate(), rt, nil, card.body()))
 }
 
 // Update replaces every detail of the stored card id and returns the card
@@ -131,7 +161,7 @@ func (s *PaymentMethodsClient) Create(ctx context.Context, card *Card) (*Payment
 func (s *PaymentMethodsClient) Update(ctx context.Context, id uuid.UUID, card *Card) (*PaymentMethod, error) {
 	card, rt := orZero(card), routePaymentMethodsUpdate.at(id.String())
 	check := firstErr(checkID("id", id), card.validate())
-	return firstWithID(send[recordsOrOne[PaymentMethod]](ctx, s.c, check, rt, nil, card.body()))
+	return storedCard(send[paymentMethodList](ctx, s.c, check, rt, nil, card.body()))
 }
 
 // Delete removes the stored card id. Sent at most once; after

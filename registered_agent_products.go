@@ -30,7 +30,13 @@ type RegisteredAgentProduct struct {
 }
 
 // UnmarshalJSON reads a product as the API writes it, into Raw too.
-func (p *RegisteredAgentProduct) UnmarshalJSON(data []byte) error { return decodeRecord(data, p) }
+func (p *RegisteredAgentProduct) UnmarshalJSON(data []byte) error {
+	type fields RegisteredAgentProduct
+	*p = RegisteredAgentProduct{}
+	err := readRecord(data, (*fields)(p))
+	p.Raw = keepRaw(data)
+	return err
+}
 
 // RegisteredAgentProductListParams chooses the products of
 // GET /registered-agent-products: those of the website URL (its full URL;

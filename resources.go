@@ -68,7 +68,8 @@ func (p *ResourceListParams) query() *query {
 
 // List returns one page of resources. GET /resources.
 func (s *ResourcesClient) List(ctx context.Context, p *ResourceListParams) ([]Resource, error) {
-	return listRecords[wireOf[Resource]](ctx, s.c, routeResourcesList, p)
+	p = orZero(p)
+	return send[[]Resource](ctx, s.c, p.validate(), routeResourcesList.at(), p.query(), nil)
 }
 
 // All returns every resource, page after page (200 a page unless p.Limit

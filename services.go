@@ -62,8 +62,33 @@ type RegisteredAgent struct {
 	Address Address `json:"address"`
 }
 
+// jsonService is a Service as the API writes it: times in the API's
+// shapes. It has no UnmarshalJSON, so that a page of them is read in one
+// pass.
+type jsonService struct {
+	ID             uuid.UUID     `json:"id"`
+	CreatedAt      Time          `json:"created_at"`
+	UpdatedAt      Time          `json:"updated_at"`
+	Status         ServiceStatus `json:"status"`
+	Type           string        `json:"type"`
+	Jurisdiction   string        `json:"jurisdiction"`
+	JurisdictionID uuid.UUID     `json:"jurisdiction_id"`
+	Company        string        `json:"company"`
+	CompanyID      uuid.UUID     `json:"company_id"`
+}
+
+func (w *jsonService) service() Service {
+	return Service{ID: w.ID, CreatedAt: w.CreatedAt.Time, UpdatedAt: w.UpdatedAt.Time, Status: w.Status, Type: w.Type,
+		Jurisdiction: w.Jurisdiction, JurisdictionID: w.JurisdictionID, Company: w.Company, CompanyID: w.CompanyID}
+}
+
 // UnmarshalJSON reads a service in every shape the API writes it.
-func (s *Service) UnmarshalJSON(data []byte) error { return decodeRecord(data, s) }
+func (s *Service) UnmarshalJSON(data []byte) error {
+	var w jsonService
+	err := readRecord(data, &w)
+	*s = w.service()
+	return err
+}
 
 // maxServicesLimit is the largest page of GET /services.
 const maxServicesLimit = 100
@@ -91,7 +116,9 @@ func (p *ServiceListParams) query() *query {
 
 // List returns one page of the account's services. GET /services.
 func (s *ServicesClient) List(ctx context.Context, p *ServiceListParams) ([]Service, error) {
-	return listRecords[wireOf[Service]](ctx, s.c, routeServicesList, p)
+	p = orZero(p)
+	page, err := send[[]jsonService](ctx, s.c, p.validate(), routeServicesList.at(), p.query(), nil)
+	return records(page, (*jsonService).service), err
 }
 
 // All returns every service, page after page (100 a page unless p.Limit
@@ -119,7 +146,7 @@ func (s *ServicesClient) Create(ctx context.Context, p *ServiceCreateParams) ([]
 		checkOne("jurisdictions", len(p.Jurisdictions) > 0, "jurisdiction_ids", len(p.JurisdictionIDs) > 0),
 		checkIDs("jurisdiction_ids", p.JurisdictionIDs),
 	)
-	return fromWires(send[wireList[wireOf[Service], Service]](ctx, s.c, check, routeServicesCreate.at(), nil, bodyOf{p}))
+	return send[[]Service](ctx, s.c, check, routeServicesCreate.at(), nil, bodyOf{p})
 }
 
 // RequestCancellation asks for the service id to be cancelled and returns
@@ -127,7 +154,7 @@ func (s *ServicesClient) Create(ctx context.Context, p *ServiceCreateParams) ([]
 // after ErrOutcomeUnknown, Services.List shows whether the service is
 // cancel-requested. POST /services/:id/cancel-request.
 func (s *ServicesClient) RequestCancellation(ctx context.Context, id uuid.UUID) (*Service, error) {
-	svc, err := fromWire(send[wireOf[Service]](ctx, s.c, checkID("id", id), routeServicesCancel.at(id.String()), nil, nil))
+	svc, err := sendOne[Service](ctx, s.c, checkID("id", id), routeServicesCancel.at(id.String()), nil, nil)
 	var apiErr *APIError
 	if errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusBadRequest {
 		if invoices, ok := unpaidInvoices(apiErr.Body); ok {

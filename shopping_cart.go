@@ -39,13 +39,31 @@ type CartItem struct {
 	ProductOptionID uuid.UUID       `json:"product_option_id"`
 	Title           string          `json:"title"` // as "Tax id filing service - Standard"
 	Total           Money           `json:"total"`
-	Quantity        int             `json:"quantity" wire:"numeric"`
+	Quantity        int             `json:"quantity"`
 	Status          string          `json:"status"` // "active" when it can be checked out
 	Raw             json.RawMessage `json:"-"`      // the record exactly as the API sent it
 }
 
 // UnmarshalJSON reads a cart item as the API writes it, into Raw too.
-func (it *CartItem) UnmarshalJSON(data []byte) error { return decodeRecord(data, it) }
+func (it *CartItem) UnmarshalJSON(data []byte) error {
+	type fields CartItem
+	w := struct {
+		*fields
+		CreatedAt Time    `json:"created_at"`
+		UpdatedAt Time    `json:"updated_at"`
+		Quantity  flexInt `json:"quantity"`
+	}{fields: (*fields)(it)}
+	*it = CartItem{}
+	err := readRecord(data, &w)
+	it.CreatedAt, it.UpdatedAt, it.Quantity, it.Raw = w.CreatedAt.Time, w.UpdatedAt.Time, int(w.Quantity), keepRaw(data)
+	return err
+}
+
+// cartItemList is an answer of cart items whose shape is not documented:
+// a list, one item, or none (listOrOne).
+type cartItemList []CartItem
+
+func (l *cartItemList) UnmarshalJSON(data []byte) error { return listOrOne(data, (*[]CartItem)(l)) }
 
 // CartListParams chooses the carts of GET /shopping-cart: those of
 // CompanyIDs, or of every company of the account when nil.
@@ -81,7 +99,7 @@ type CartAddParams struct {
 // ShoppingCart.List shows whether the item was added. POST /shopping-cart.
 func (s *ShoppingCartClient) Add(ctx context.Context, p *CartAddParams) ([]CartItem, error) {
 	p = orZero(p)
-	items, err := send[recordsOrOne[CartItem]](ctx, s.c, p.check(), routeCartAdd.at(), nil, bodyOf{p})
+	items, err := send[cartItemList](ctx, s.c, p.check(), routeCartAdd.at(), nil, bodyOf{p})
 	return []CartItem(items), err
 }
 
@@ -127,12 +145,29 @@ type Checkout struct {
 // charge the card twice). POST /shopping-cart/checkout.
 func (s *ShoppingCartClient) Checkout(ctx context.Context, p *CheckoutParams) (*Checkout, error) {
 	p = orZero(p)
-	type top struct {
-		InvoiceIDs []uuid.UUID `json:"invoice_ids"`
-	}
-	out, err := send[withTop[recordsOrOne[Invoice], top]](ctx, s.c, p.check(), routeCartCheckout.at(), nil, p)
+	out, err := send[checkoutAnswer](ctx, s.c, p.check(), routeCartCheckout.at(), nil, p)
 	if err != nil {
 		return nil, err
 	}
-	return &Checkout{InvoiceIDs: out.top.InvoiceIDs, Invoices: []Invoice(out.result)}, nil
+	return &out.Checkout, nil
+}
+
+// checkoutAnswer reads the answer of POST /shopping-cart/checkout: the
+// invoice ids beside result, and the invoices in it, if any.
+type checkoutAnswer struct{ Checkout }
+
+func (a *checkoutAnswer) decodeEnvelope(endpoint string, body []byte) (bool, error) {
+	var invoices invoiceList
+	success, _, err := decodeEnvelopeInto(endpoint, body, &invoices)
+	if err != nil {
+		return false, err
+	}
+	var top struct {
+		InvoiceIDs []uuid.UUID `json:"invoice_ids"`
+	}
+	if err := decodeJSON(endpoint, body, &top); err != nil {
+		return false, err
+	}
+	a.InvoiceIDs, a.Invoices = top.InvoiceIDs, invoices
+	return success, nil
 }

@@ -21,12 +21,22 @@ type SignedForm struct {
 	ID             uuid.UUID       `json:"id"`
 	Name           string          `json:"name"`
 	FilingMethodID uuid.UUID       `json:"filing_method_id"`
-	Pages          int             `json:"pages" wire:"numeric"`
+	Pages          int             `json:"pages"`
 	Raw            json.RawMessage `json:"-"` // the record exactly as the API sent it
 }
 
 // UnmarshalJSON reads a signed form as the API writes it, into Raw too.
-func (f *SignedForm) UnmarshalJSON(data []byte) error { return decodeRecord(data, f) }
+func (f *SignedForm) UnmarshalJSON(data []byte) error {
+	type fields SignedForm
+	w := struct {
+		*fields
+		Pages flexInt `json:"pages"`
+	}{fields: (*fields)(f)}
+	*f = SignedForm{}
+	err := readRecord(data, &w)
+	f.Pages, f.Raw = int(w.Pages), keepRaw(data)
+	return err
+}
 
 // SignedFormListParams chooses the forms of GET /signed-forms: those of
 // the filing method FilingMethodID (required) and, when given, the

@@ -26,7 +26,13 @@ type SimpleProduct struct {
 }
 
 // UnmarshalJSON reads a product as the API writes it, into Raw too.
-func (p *SimpleProduct) UnmarshalJSON(data []byte) error { return decodeRecord(data, p) }
+func (p *SimpleProduct) UnmarshalJSON(data []byte) error {
+	type fields SimpleProduct
+	*p = SimpleProduct{}
+	err := readRecord(data, (*fields)(p))
+	p.Raw = keepRaw(data)
+	return err
+}
 
 // SimpleProductListParams chooses the products of GET /simple-products:
 // those of the website URL (its full URL; required).

@@ -782,8 +782,7 @@ func (t *Turnaround) UnmarshalJSON(data []byte) error {
 }
 
 // flexInt is an integer carried as a JSON number or a numeric string. A
-// null leaves it as it is, as encoding/json does for an int: a record is
-// zeroed (or given its defaults) before it is read.
+// null leaves it as it is, as encoding/json does for an int.
 type flexInt int
 
 func (n *flexInt) UnmarshalJSON(data []byte) error {
@@ -806,7 +805,7 @@ func (n *flexInt) UnmarshalJSON(data []byte) error {
 // seconds since the Unix epoch, in UTC (order items' created_at and
 // updated_at, as a TypeScript client of the real API types them). A
 // number of 1e11 or more is taken for milliseconds: as seconds it would
-// lie past the year 5000. A record field `wire:"epoch"` is read as one.
+// lie past the year 5000.
 type epochTime struct{ time.Time }
 
 func (t *epochTime) UnmarshalJSON(data []byte) error {
@@ -829,14 +828,18 @@ func (t *epochTime) UnmarshalJSON(data []byte) error {
 // legacy "legacy-42", a number, an empty string) is read as no id rather
 // than failing the whole page. A record read so is one without an id,
 // which costs only itself (All yields it, Pull passes over it and counts it
-// in PullProgress.Skipped), as a null or missing id does. A record field
-// `wire:"anyid"` is read as one.
+// in PullProgress.Skipped), as a null or missing id does.
 type listedID uuid.UUID
 
 func (id *listedID) UnmarshalJSON(data []byte) error {
 	*id = listedID(uuid.Nil)
-	if s, ok := unquote(data); ok {
-		if u, err := uuid.Parse(s); err == nil {
+	if n := len(data); n > 2 && data[0] == '"' && data[n-1] == '"' {
+		text := data[1 : n-1] // read in place, unless escaped
+		if bytes.IndexByte(text, '\\') >= 0 {
+			s, _ := unquote(data)
+			text = []byte(s)
+		}
+		if u, err := uuid.ParseBytes(text); err == nil {
 			*id = listedID(u)
 		}
 	}
@@ -846,7 +849,6 @@ func (id *listedID) UnmarshalJSON(data []byte) error {
 // jurisdictionNames is a list of jurisdictions written as plain strings or
 // as objects {"jurisdiction": name} (or {"name": name}), as
 // compliance-event listings do, or one name alone (a string; "" is none).
-// A record field `wire:"names"` is read as one.
 type jurisdictionNames []string
 
 func (j *jurisdictionNames) UnmarshalJSON(data []byte) error {
@@ -948,24 +950,42 @@ func (s Secret) Format(f fmt.State, verb rune) {
 func (s Secret) LogValue() slog.Value { return slog.StringValue(s.String()) }
 
 // formatFields prints v, a struct that holds Secrets, as fmt prints a
-// struct under f's verb and flags, through a struct type of the same
-// fields and no methods: each Secret field formats itself redacted. Under
+// struct under f's verb and flags, field by field: each field is printed
+// as a value of its own, so a Secret field formats itself redacted. Under
 // %#v the type reads as name. The types that hold Secrets format
 // themselves through it, so that fmt never writes them in the
 // %!verb(*T=…) form, which calls no method: that is how %s of a []*Card
 // or a map[string]*Card would show the number.
 func formatFields(f fmt.State, verb rune, v any, name string) {
 	rv := reflect.ValueOf(v)
-	fields := make([]reflect.StructField, rv.NumField())
-	for i := range fields {
-		fields[i] = rv.Type().Field(i)
+	sharp, plus := verb == 'v' && f.Flag('#'), verb == 'v' && f.Flag('+')
+	format := fmt.FormatString(f, verb)
+	var b strings.Builder
+	if sharp {
+		b.WriteString(name)
 	}
-	plain := reflect.StructOf(fields)
-	text := fmt.Sprintf(fmt.FormatString(f, verb), rv.Convert(plain).Interface())
-	if verb == 'v' && f.Flag('#') {
-		text = name + strings.TrimPrefix(text, plain.String())
+	b.WriteByte('{')
+	for i := 0; i < rv.NumField(); i++ {
+		switch {
+		case i > 0 && sharp:
+			b.WriteString(", ")
+		case i > 0:
+			b.WriteByte(' ')
+		}
+		if sharp || plus {
+			b.WriteString(rv.Type().Field(i).Name + ":")
+		}
+		switch field := rv.Field(i); {
+		case field.Kind() == reflect.Interface && field.IsNil() && sharp:
+			b.WriteString(field.Type().String() + "(nil)")
+		case field.Kind() == reflect.Interface && field.IsNil():
+			b.WriteString("<nil>")
+		default:
+			fmt.Fprintf(&b, format, field.Interface())
+		}
 	}
-	_, _ = io.WriteString(f, text)
+	b.WriteByte('}')
+	_, _ = io.WriteString(f, b.String())
 }
 
 // MarshalJSON writes the redacted form: a params value marshalled by a

@@ -16,6 +16,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/google/uuid"
 	"pgregory.net/rapid"
 )
 
@@ -845,5 +846,32 @@ func TestInvoiceTotal(t *testing.T) {
 	var empty Invoice
 	if got := empty.Total(); !got.IsZero() {
 		t.Fatalf("empty invoice totals %s", got)
+	}
+}
+
+// formatFields prints a struct that holds Secrets as fmt prints the same
+// struct without a Format method, under every verb and flag.
+func TestFormatFieldsPrintsAsFmtPrintsTheStruct(t *testing.T) {
+	type plainCard Card
+	type plainSession Session
+	card := Card{Number: "4242 4242 4242 4242", ExpMonth: 12, ExpYear: 2030, CVC: "123", FirstName: "Jane",
+		BillingAddress: BillingAddress{Address1: "1 Main", City: "Provo"}}
+	session := Session{Token: "tok", ExpiresAt: time.Date(2024, 5, 1, 10, 0, 0, 0, time.UTC), UserID: uuid.MustParse(strings.Trim(sampleID, `"`)), UserEmail: "j@x"}
+	form := OrderItemFormDataParams{CompanyID: uuid.MustParse(strings.Trim(sampleID, `"`))}
+	type plainForm OrderItemFormDataParams
+	for _, verb := range []string{"%v", "%+v", "%#v", "%s", "%q", "%x", "%d", "%10.3v", "%-8v"} {
+		for _, tc := range []struct {
+			got, want, name string
+		}{
+			{fmt.Sprintf(verb, card), fmt.Sprintf(verb, plainCard(card)), "Card"},
+			{fmt.Sprintf(verb, session), fmt.Sprintf(verb, plainSession(session)), "Session"},
+			{fmt.Sprintf(verb, form), fmt.Sprintf(verb, plainForm(form)), "OrderItemFormDataParams"},
+		} {
+			want := strings.Replace(tc.want, "acctadmin.plain"+tc.name, "acctadmin."+tc.name, 1)
+			want = strings.Replace(want, "acctadmin.plainForm", "acctadmin."+tc.name, 1)
+			if tc.got != want {
+				t.Errorf("%s of a %s:\n got %s\nwant %s", verb, tc.name, tc.got, want)
+			}
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package acctadmin
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -34,7 +35,16 @@ type Website struct {
 // UnmarshalJSON reads a website in every shape the API writes it, flat
 // or nested under "website".
 func (w *Website) UnmarshalJSON(data []byte) error {
-	return decodeRecord(unwrapped(data, "website"), w)
+	type fields Website
+	aux := struct {
+		*fields
+		CreatedAt Time `json:"created_at"`
+		UpdatedAt Time `json:"updated_at"`
+	}{fields: (*fields)(w)}
+	*w = Website{}
+	err := readRecord(unwrapped(data, "website"), &aux)
+	w.CreatedAt, w.UpdatedAt = aux.CreatedAt.Time, aux.UpdatedAt.Time
+	return err
 }
 
 // Address is a postal address: a website's (GET /websites), or a
@@ -43,16 +53,31 @@ func (w *Website) UnmarshalJSON(data []byte) error {
 // line2, city, state_province_region (an abbreviation, "FL"),
 // zip_postal_code.
 type Address struct {
-	Line1   string `json:"line_1" wire:"or=line1"`
-	Line2   string `json:"line_2" wire:"or=line2"`
+	Line1   string `json:"line_1"`
+	Line2   string `json:"line_2"`
 	City    string `json:"city"`
-	State   string `json:"state" wire:"or=state_province_region"`
-	ZipCode string `json:"zip_code" wire:"or=zip_postal_code"`
+	State   string `json:"state"`
+	ZipCode string `json:"zip_code"`
 	Country string `json:"country"`
 }
 
-// UnmarshalJSON reads an address in either of its shapes.
-func (a *Address) UnmarshalJSON(data []byte) error { return decodeRecord(data, a) }
+// UnmarshalJSON reads an address in either of its shapes; where both
+// give a field, the website's key wins.
+func (a *Address) UnmarshalJSON(data []byte) error {
+	type fields Address
+	aux := struct {
+		*fields
+		Line1  string `json:"line1"`
+		Line2  string `json:"line2"`
+		Region string `json:"state_province_region"`
+		Zip    string `json:"zip_postal_code"`
+	}{fields: (*fields)(a)}
+	*a = Address{}
+	err := readRecord(data, &aux)
+	a.Line1, a.Line2 = cmp.Or(a.Line1, aux.Line1), cmp.Or(a.Line2, aux.Line2)
+	a.State, a.ZipCode = cmp.Or(a.State, aux.Region), cmp.Or(a.ZipCode, aux.Zip)
+	return err
+}
 
 // Get returns the website registered as websiteURL (required). The API
 // matches the URL as registered text, scheme and all: a website registered

@@ -252,10 +252,8 @@ var mutants = []mutant{
 		return false, env.Result == nil, nil`},
 	{id: `envelope-locate-shallow`, file: `envelope.go`, pkg: `.`,
 		what: `the bad field's path not looked for`,
-		from: `	if depth > 64 {
-		return "", nil`,
-		to: `	if depth > 0 {
-		return "", nil`},
+		from: `if depth > 64 || len(data) == 0 ||`,
+		to:   `if depth > 0 || len(data) == 0 ||`},
 	{id: `envelope-null-ok`, file: `envelope.go`, pkg: `.`,
 		what: `a null result reported as not null`,
 		from: `		return true, env.Result == nil, nil`,

@@ -35,8 +35,8 @@ func init() {
 			from: `			st.answered() // the hooks end as the file is closed`,
 			to:   `			st.finish(nil)`},
 		mutant{id: `callpath-page-error-unnamed`, file: `envelope.go`, pkg: `.`,
-			what: `a page the pooled slice cannot take fails without the path of the field at fault`,
-			from: `			err = decodeFailure(endpoint, body, reflect.TypeFor[envelope[*[]R]](), jerr)`,
-			to:   `			_ = jerr`},
+			what: `a page with a record at fault fails without the path of the field at fault`,
+			from: `			return locateIn(item, t.Elem(), names[i], err, depth+1)`,
+			to:   `			return names[i], err`},
 	)
 }
