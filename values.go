@@ -140,19 +140,19 @@ func ParseTime(s string) (time.Time, error) {
 // a decode allocates nothing per time. It reads the text as a string or,
 // straight from the JSON, as bytes.
 func parseAPITime[S string | []byte](s S) (time.Time, bool) {
-	if len(s) != 25 || s[4] != '-' || s[7] != '-' || s[10] != ' ' || s[13] != ':' || s[16] != ':' || s[19] != ' ' || (s[20] != '+' && s[20] != '-') {
+	if !apiTimeShaped(s) {
 		return time.Time{}, false
 	}
-	year, ok1 := digits(s[0:4])
-	month, ok2 := digits(s[5:7])
-	day, ok3 := digits(s[8:10])
-	hour, ok4 := digits(s[11:13])
-	min, ok5 := digits(s[14:16])
-	sec, ok6 := digits(s[17:19])
-	oh, ok7 := digits(s[21:23])
-	om, ok8 := digits(s[23:25])
-	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6 && ok7 && ok8) ||
-		month < 1 || month > 12 || day < 1 || day > daysIn(time.Month(month), year) ||
+	var n [8]int
+	for i, f := range apiTimeFields {
+		v, ok := digits(s[f[0]:f[1]])
+		if !ok {
+			return time.Time{}, false
+		}
+		n[i] = v
+	}
+	year, month, day, hour, min, sec, oh, om := n[0], n[1], n[2], n[3], n[4], n[5], n[6], n[7]
+	if month < 1 || month > 12 || day < 1 || day > daysIn(time.Month(month), year) ||
 		hour > 23 || min > 59 || sec > 59 || oh > 23 || om > 59 {
 		return time.Time{}, false
 	}
@@ -162,6 +162,16 @@ func parseAPITime[S string | []byte](s S) (time.Time, bool) {
 	}
 	return time.Date(year, time.Month(month), day, hour, min, sec, 0, fixedZone(offset)), true
 }
+
+// apiTimeShaped reports whether s has the separators of
+// "2006-01-02 15:04:05 -0700" where they belong.
+func apiTimeShaped[S string | []byte](s S) bool {
+	return len(s) == 25 && s[4] == '-' && s[7] == '-' && s[10] == ' ' && s[13] == ':' && s[16] == ':' && s[19] == ' ' && (s[20] == '+' || s[20] == '-')
+}
+
+// apiTimeFields are where "2006-01-02 15:04:05 -0700" holds its numbers:
+// year, month, day, hour, minute, second, the offset's hours and minutes.
+var apiTimeFields = [8][2]int{{0, 4}, {5, 7}, {8, 10}, {11, 13}, {14, 16}, {17, 19}, {21, 23}, {23, 25}}
 
 func digits[S string | []byte](s S) (int, bool) {
 	n := 0
@@ -438,69 +448,18 @@ func MoneyFromCents(cents int64) Money {
 // canonicalDecimal rewrites a decimal number, possibly with an exponent,
 // as plain decimal text, keeping every digit (trailing zeros included).
 func canonicalDecimal(s string) (string, bool) {
-	i := 0
-	neg := false
-	if i < len(s) && (s[i] == '-' || s[i] == '+') {
-		neg = s[i] == '-'
-		i++
-	}
-	start := i
-	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-		i++
-	}
-	intPart := s[start:i]
-	frac := ""
-	if i < len(s) && s[i] == '.' {
-		i++
-		fs := i
-		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			i++
-		}
-		frac = s[fs:i]
-	}
+	neg, intPart, frac, i := decimalMantissa(s)
 	if intPart == "" && frac == "" {
 		return "", false
 	}
-	exp := 0
-	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
-		i++
-		eneg := false
-		if i < len(s) && (s[i] == '-' || s[i] == '+') {
-			eneg = s[i] == '-'
-			i++
-		}
-		es := i
-		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			if exp > maxMoneyDigits {
-				return "", false
-			}
-			exp = exp*10 + int(s[i]-'0')
-			i++
-		}
-		if i == es {
-			return "", false
-		}
-		if eneg {
-			exp = -exp
-		}
+	exp, i, ok := decimalExponent(s, i)
+	if !ok {
+		return "", false
 	}
 	if i != len(s) || len(intPart)+len(frac) > maxMoneyDigits || exp > maxMoneyDigits || exp < -maxMoneyDigits {
 		return "", false
 	}
-	// Move the decimal point by exp places.
-	all := intPart + frac
-	point := len(intPart) + exp
-	for point < 0 {
-		all = "0" + all
-		point++
-	}
-	for point > len(all) {
-		all += "0"
-	}
-	ip, fp := strings.TrimLeft(all[:point], "0"), all[point:]
-	if ip == "" {
-		ip = "0"
-	}
+	ip, fp := movePoint(intPart+frac, len(intPart)+exp)
 	if len(ip)+len(fp) > maxMoneyDigits {
 		// The expanded text must itself be an amount ParseMoney accepts.
 		return "", false
@@ -513,6 +472,80 @@ func canonicalDecimal(s string) (string, bool) {
 		out = "-" + out
 	}
 	return out, true
+}
+
+// decimalMantissa reads an optional sign, the digits before the point and
+// those after it from the start of s; i is where it stopped.
+func decimalMantissa(s string) (neg bool, intPart, frac string, i int) {
+	if i < len(s) && (s[i] == '-' || s[i] == '+') {
+		neg = s[i] == '-'
+		i++
+	}
+	start := i
+	i = skipDigits(s, i)
+	intPart = s[start:i]
+	if i < len(s) && s[i] == '.' {
+		fs := i + 1
+		i = skipDigits(s, fs)
+		frac = s[fs:i]
+	}
+	return neg, intPart, frac, i
+}
+
+// skipDigits returns the index of the first byte at or after i of s that
+// is not a decimal digit.
+func skipDigits(s string, i int) int {
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	return i
+}
+
+// decimalExponent reads the exponent that may start at s[i] ("e-3");
+// ok is false for one without digits or past maxMoneyDigits.
+func decimalExponent(s string, i int) (exp, next int, ok bool) {
+	if i >= len(s) || (s[i] != 'e' && s[i] != 'E') {
+		return 0, i, true
+	}
+	i++
+	eneg := false
+	if i < len(s) && (s[i] == '-' || s[i] == '+') {
+		eneg = s[i] == '-'
+		i++
+	}
+	es := i
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		if exp > maxMoneyDigits {
+			return 0, i, false
+		}
+		exp = exp*10 + int(s[i]-'0')
+		i++
+	}
+	if i == es {
+		return 0, i, false
+	}
+	if eneg {
+		exp = -exp
+	}
+	return exp, i, true
+}
+
+// movePoint puts the decimal point of the digits all before all[point]
+// (point may lie outside them) and returns the integer part without
+// leading zeros ("0" at least) and the fraction.
+func movePoint(all string, point int) (ip, fp string) {
+	for point < 0 {
+		all = "0" + all
+		point++
+	}
+	for point > len(all) {
+		all += "0"
+	}
+	ip, fp = strings.TrimLeft(all[:point], "0"), all[point:]
+	if ip == "" {
+		ip = "0"
+	}
+	return ip, fp
 }
 
 // String returns the amount as decimal text, exactly as the API wrote it
