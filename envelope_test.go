@@ -637,6 +637,8 @@ func TestPageFormsCarryEveryField(t *testing.T) {
 				*x = Date{2024, 5, i}
 			case *[]string:
 				*x = []string{fmt.Sprint("place ", i)}
+			case **RegisteredAgent:
+				*x = &RegisteredAgent{Name: fmt.Sprint("agent ", i), Address: Address{Line1: "1 Main St", State: "FL"}}
 			default:
 				switch f.Kind() {
 				case reflect.String:

@@ -66,20 +66,22 @@ type RegisteredAgent struct {
 // shapes. It has no UnmarshalJSON, so that a page of them is read in one
 // pass.
 type jsonService struct {
-	ID             uuid.UUID     `json:"id"`
-	CreatedAt      Time          `json:"created_at"`
-	UpdatedAt      Time          `json:"updated_at"`
-	Status         ServiceStatus `json:"status"`
-	Type           string        `json:"type"`
-	Jurisdiction   string        `json:"jurisdiction"`
-	JurisdictionID uuid.UUID     `json:"jurisdiction_id"`
-	Company        string        `json:"company"`
-	CompanyID      uuid.UUID     `json:"company_id"`
+	ID              uuid.UUID        `json:"id"`
+	CreatedAt       Time             `json:"created_at"`
+	UpdatedAt       Time             `json:"updated_at"`
+	Status          ServiceStatus    `json:"status"`
+	Type            string           `json:"type"`
+	Jurisdiction    string           `json:"jurisdiction"`
+	JurisdictionID  uuid.UUID        `json:"jurisdiction_id"`
+	Company         string           `json:"company"`
+	CompanyID       uuid.UUID        `json:"company_id"`
+	RegisteredAgent *RegisteredAgent `json:"registered_agent"`
 }
 
 func (w *jsonService) service() Service {
 	return Service{ID: w.ID, CreatedAt: w.CreatedAt.Time, UpdatedAt: w.UpdatedAt.Time, Status: w.Status, Type: w.Type,
-		Jurisdiction: w.Jurisdiction, JurisdictionID: w.JurisdictionID, Company: w.Company, CompanyID: w.CompanyID}
+		Jurisdiction: w.Jurisdiction, JurisdictionID: w.JurisdictionID, Company: w.Company, CompanyID: w.CompanyID,
+		RegisteredAgent: w.RegisteredAgent}
 }
 
 // UnmarshalJSON reads a service in every shape the API writes it.
