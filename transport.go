@@ -660,8 +660,13 @@ func (st *callState) noteTokens(resp *http.Response) {
 // sent before any answer could hand the token back (see noteTokens). The
 // signer is deterministic, so it is the token that was sent.
 func (st *callState) learnToken() {
-	if s, ok := st.c.auth().(*signer); ok {
-		st.secrets().addToken(s.token(st.path, st.body, ""))
+	s, ok := st.c.auth().(*signer)
+	if !ok {
+		return
+	}
+	req := &http.Request{URL: &url.URL{Path: st.path, RawQuery: st.query}, Header: make(http.Header, 1)}
+	if s.Authenticate(req, st.body) == nil {
+		st.secrets().addToken(req.Header.Get("Authorization"))
 	}
 }
 
