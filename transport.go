@@ -232,8 +232,19 @@ func (c *Client) send(ctx context.Context, ep endpoint, q *query, in any, file b
 	}
 	var raw any // the body, for retryablehttp: none is nil, not an empty []byte
 	if in != nil {
-		if raw, err = st.encode(in); err != nil {
-			return nil, nil, nil, err
+		b, err := json.Marshal(in)
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("acctadmin: %s %s: encode body: %w", st.method, st.route.pattern, err)
+		}
+		st.body, raw = b, b
+		if sb, ok := in.(secretBody); ok {
+			// Values no message may show (a card number, a password): the
+			// call's redaction takes them out of anything an answer echoes.
+			st.secrets().addBodyValues(sb.secretValues(), (*redactor).addSensitive)
+		}
+		if pb, ok := in.(personalBody); ok {
+			// The values of a form (an SSN, a date of birth), likewise.
+			st.secrets().addBodyValues(pb.personalValues(), (*redactor).addPersonal)
 		}
 	}
 	if into, _ := ctx.Value(responseKey{}).(*Response); into != nil || c.hooks != nil {
@@ -242,14 +253,6 @@ func (c *Client) send(ctx context.Context, ep endpoint, q *query, in any, file b
 	rc, req, err := st.request(ctx, raw, co, file)
 	if err != nil {
 		return st, nil, nil, err
-	}
-	// One budget for every request the client sends (WithRateLimit): the
-	// first attempt waits here, the retries in PrepareRetry, the
-	// redirects in the redirect policy.
-	if c.limiter != nil {
-		if err := c.waitTurn(ctx); err != nil {
-			return st, nil, nil, st.readError(err)
-		}
 	}
 	resp, err = rc.Do(req)
 	if err != nil {
@@ -264,32 +267,14 @@ func (c *Client) send(ctx context.Context, ep endpoint, q *query, in any, file b
 	return st.finalAnswer(resp, file)
 }
 
-// encode writes the JSON body in, and adds the values it names as secret
-// or personal to the call's redaction: no message may show them, even
-// when an answer echoes them.
-func (st *callState) encode(in any) ([]byte, error) {
-	b, err := json.Marshal(in)
-	if err != nil {
-		return nil, fmt.Errorf("acctadmin: %s %s: encode body: %w", st.method, st.route.pattern, err)
-	}
-	st.body = b
-	if sb, ok := in.(secretBody); ok {
-		// Values no message may show (a card number, a password).
-		st.secrets().addBodyValues(sb.secretValues(), (*redactor).addSensitive)
-	}
-	if pb, ok := in.(personalBody); ok {
-		// The values of a form (an SSN, a date of birth), likewise.
-		st.secrets().addBodyValues(pb.personalValues(), (*redactor).addPersonal)
-	}
-	return b, nil
-}
-
 // request builds the call's request (raw, when not nil, is its body;
 // co, when not nil, the call's options) and the go-retryablehttp client
 // that runs its attempts: through the client for files or for JSON
 // answers, with the client's retry count and bounds (or the call's,
 // CallMaxRetries, CallRetryWait), and the call's own rules in place of
-// every default.
+// every default. The first attempt then waits its turn here (see
+// waitTurn): the retries wait in PrepareRetry, the redirects in the
+// redirect policy.
 func (st *callState) request(ctx context.Context, raw any, co *callOptions, file bool) (*retryablehttp.Client, *retryablehttp.Request, error) {
 	c := st.c
 	u := *c.baseURL
@@ -334,6 +319,9 @@ func (st *callState) request(ctx context.Context, raw any, co *callOptions, file
 	}
 	if c.limiter != nil {
 		rc.PrepareRetry = st.waitBeforeRetry
+		if err := c.waitTurn(ctx); err != nil {
+			return nil, nil, st.readError(err)
+		}
 	}
 	return rc, req, nil
 }
