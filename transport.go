@@ -25,27 +25,27 @@ import (
 // One call, from the resource method to the wire and back, reads top to
 // bottom in this file:
 //
-//	call          a JSON call: its result decoded into a T (download, in
-//	              files.go, is the same for a file)
-//	Client.do     build, send, retry by the route's class, read the
-//	              answer, hand it to the caller's decode, end the hooks
-//	retryPolicy   may an attempt's answer or error be retried, and after
-//	              how long
-//	authTransport under each attempt: signs it and bounds it in time
-//	readJSON      the size-capped read of a JSON answer
+//	call            a JSON call: send, then its result decoded into a T
+//	                (download, in files.go, is the same for a file, by do)
+//	Client.send     build the request, run its attempts through
+//	                go-retryablehttp, hand back the final answer
+//	checkRetry      after each attempt: may it be sent again (the
+//	                money-once rule lives here), and the bookkeeping of
+//	                hooks and redaction
+//	authTransport   under each attempt: signs it, bounds it in time, and
+//	                reads a 2xx JSON answer whole, so that an answer cut off
+//	                halfway fails its attempt like a broken connection
 //
-// The SDK runs the attempts itself, in Client.do, and uses
-// go-retryablehttp for what it does well: the request whose body every
-// attempt, and every redirect, reads anew (retryablehttp.Request), and
-// its knowledge of the transport errors no retry mends (a certificate
-// that is not trusted, an unknown scheme, an invalid header), which
-// retryPolicy asks through retryablehttp.DefaultRetryPolicy. Its
-// Client.Do loop is not used, because of what the SDK would have to do
-// around it: its backoff never sees the attempt's error, it honours
-// Retry-After only on 429 and 503 and without a cap, it drains only 4 KiB
-// of a discarded answer (a longer one costs its connection), it closes
-// every idle connection of the client when it gives up, and it reports
-// each attempt to CheckRetry twice when the answer is read in its loop.
+// go-retryablehttp runs the attempts ((*retryablehttp.Client).Do), set up
+// for each call, since a call's options may change its retries and
+// waits; its defaults are all replaced: CheckRetry knows the route's
+// class (the call's state is bound to it), Backoff honours Retry-After on
+// every retried status within the cap and adds jitter, the discarded
+// answers are drained here, in full (it drains 4 KiB), ErrorHandler hands
+// back the last answer or the bare error (its own repeats the URL), its
+// Logger is nil, and its hooks carry the SDK's: the rate limiter before
+// every retry (PrepareRetry), WithHooks and WithLogger (RequestLogHook,
+// ResponseLogHook).
 
 // Limits of the transport.
 const (
@@ -74,7 +74,7 @@ type callState struct {
 	query  string // the query string, only to keep it out of messages
 	body   []byte // the exact bytes every attempt sends; nil for none
 	stream bool   // a file: the attempt timeout stops at its headers
-	// attempt counts the attempts started so far.
+	// attempt counts the attempts made so far.
 	attempt int
 	// sent is set once an attempt may have reached the server: any
 	// attempt but one whose connection could not be made.
@@ -85,6 +85,9 @@ type callState struct {
 	// overWait is set when the call gave up on its answer's Retry-After
 	// because its context's deadline comes first.
 	overWait bool
+	// lastErr is the error of the attempt about to be retried, for the
+	// log.
+	lastErr error
 	// obs observes the call for WithHooks and WithResponseInto; nil when
 	// nothing does.
 	obs *observer
@@ -104,19 +107,23 @@ type callState struct {
 // result.
 func call[T any](ctx context.Context, c *Client, ep endpoint, q *query, in any) (T, error) {
 	var out T
-	err := c.do(ctx, ep, q, in, false, func(st *callState, resp *http.Response, body []byte) error {
-		if len(bytes.TrimSpace(body)) == 0 && (st.method == http.MethodDelete || resp.StatusCode == http.StatusNoContent) {
-			return nil
+	st, resp, buf, err := c.send(ctx, ep, q, in, false)
+	if buf != nil {
+		body := buf.Bytes()
+		// An empty answer to a delete, or a 204, has no envelope.
+		if len(bytes.TrimSpace(body)) > 0 || st.method != http.MethodDelete && resp.StatusCode != http.StatusNoContent {
+			ok, _, derr := decodeEnvelopeInto(st.method+" "+st.path, body, &out)
+			if derr != nil {
+				err = st.cleanDecode(derr)
+			} else if !ok {
+				err = st.failure(resp, body)
+			}
 		}
-		ok, _, err := decodeEnvelopeInto(st.method+" "+st.path, body, &out)
-		if err != nil {
-			return st.cleanDecode(err)
-		}
-		if !ok {
-			return st.failure(resp, body)
-		}
-		return nil
-	})
+		releaseBuf(buf)
+	}
+	if err != nil || st != nil && st.obs != nil {
+		err = st.end(err)
+	}
 	if err != nil {
 		var zero T
 		return zero, err
@@ -176,29 +183,53 @@ func listOptional[W wire[R], R any, P any, PP listQuery[P]](ctx context.Context,
 	return listRecords[W](ctx, c, rt, append(ps, nil)[0])
 }
 
-// do makes one call. It builds the request (in, when not nil, as its JSON
-// body), sends it, with every attempt signed by authTransport, tries it
-// again as retryPolicy says for the route's class, and reads a 2xx JSON
-// answer inside the loop, so that an answer cut off halfway is retried
-// like any broken connection. The final 2xx answer goes to decode (for a
-// file, with its body open and no bytes read); any other final answer is
-// an *APIError, any failure to get one a *TransportError. Every error
-// passes through the call's redaction and, for a call sent at most once,
-// outcome. The hooks end here, with the call's error; for a file that
-// decode accepts, they end when the file is closed (see fileBody).
-func (c *Client) do(ctx context.Context, ep endpoint, q *query, in any, file bool, decode func(*callState, *http.Response, []byte) error) (err error) {
+// do makes one call whose answer goes to decode: the final 2xx answer
+// (for a JSON answer, its bytes; for a file, its body open and no bytes
+// read), or a 404 to a repeated delete with no bytes (the delete that got
+// lost is the call's answer). Any other answer is an *APIError, any
+// failure to get one a *TransportError (see send). The hooks end here,
+// with the call's error; for a file that decode accepts, they end when
+// the file is closed (see fileBody).
+func (c *Client) do(ctx context.Context, ep endpoint, q *query, in any, file bool, decode func(*callState, *http.Response, []byte) error) error {
+	st, resp, buf, err := c.send(ctx, ep, q, in, file)
+	if err == nil {
+		var body []byte
+		if buf != nil {
+			body = buf.Bytes()
+		}
+		err = decode(st, resp, body)
+		if buf != nil {
+			releaseBuf(buf)
+		}
+		if err == nil && file && st.obs != nil {
+			st.answered() // the hooks end as the file is closed
+			return nil
+		}
+	}
+	return st.end(err)
+}
+
+// send sends one call's request (in, when not nil, as its JSON body),
+// with its attempts run by go-retryablehttp as checkRetry allows, and
+// returns the final answer: a 2xx JSON answer read whole into buf (the
+// caller puts it back with releaseBuf), a file's answer with its body
+// open, or a 404 to a repeated delete, drained. Any other answer is an
+// *APIError; a failure to get one, a *TransportError (or a *DecodeError
+// for an answer over the size cap). st is nil when the call was refused
+// before anything started (a nil context, a call option or a body that
+// cannot be used); else the caller ends it (end).
+func (c *Client) send(ctx context.Context, ep endpoint, q *query, in any, file bool) (st *callState, resp *http.Response, buf *bytes.Buffer, err error) {
 	if ctx == nil {
-		return nilContext()
+		return nil, nil, nil, nilContext()
 	}
 	co, _ := ctx.Value(callOptionsKey{}).(*callOptions)
 	if co != nil {
 		if co.err != nil {
-			return co.err
+			return nil, nil, nil, co.err
 		}
 		c = co.client(c)
 	}
-	rt := ep.route
-	st := &callState{c: c, route: rt, method: rt.method, path: c.baseURL.Path + ep.path, stream: file}
+	st = &callState{c: c, route: ep.route, method: ep.route.method, path: c.baseURL.Path + ep.path, stream: file}
 	if q != nil {
 		st.query = q.encode()
 	}
@@ -209,7 +240,7 @@ func (c *Client) do(ctx context.Context, ep endpoint, q *query, in any, file boo
 	if in != nil {
 		b, err := json.Marshal(in)
 		if err != nil {
-			return fmt.Errorf("acctadmin: %s %s: encode body: %w", rt.method, rt.pattern, err)
+			return nil, nil, nil, fmt.Errorf("acctadmin: %s %s: encode body: %w", st.method, st.route.pattern, err)
 		}
 		st.body, raw = b, b
 		if sb, ok := in.(secretBody); ok {
@@ -225,17 +256,38 @@ func (c *Client) do(ctx context.Context, ep endpoint, q *query, in any, file boo
 	if into, _ := ctx.Value(responseKey{}).(*Response); into != nil || c.hooks != nil {
 		ctx = st.observe(ctx, into)
 	}
-	defer func() {
-		if st.obs != nil && (err != nil || !file) {
-			st.finish(err)
-		}
-	}()
+	rc, req, err := st.request(ctx, raw, co, file)
+	if err != nil {
+		return st, nil, nil, err
+	}
+	resp, err = rc.Do(req)
+	if err != nil {
+		return st, nil, nil, st.readError(err)
+	}
+	if st.obs != nil {
+		st.obs.final = resp
+	}
+	if b, ok := resp.Body.(bufferBody); ok {
+		return st, resp, b.Buffer, nil // a 2xx JSON answer, read by its attempt
+	}
+	return st.finalAnswer(resp, file)
+}
 
+// request builds the call's request (raw, when not nil, is its body;
+// co, when not nil, the call's options) and the go-retryablehttp client
+// that runs its attempts: through the client for files or for JSON
+// answers, with the client's retry count and bounds (or the call's,
+// CallMaxRetries, CallRetryWait), and the call's own rules in place of
+// every default. The first attempt then waits its turn here (see
+// waitTurn): the retries wait in PrepareRetry, the redirects in the
+// redirect policy.
+func (st *callState) request(ctx context.Context, raw any, co *callOptions, file bool) (*retryablehttp.Client, *retryablehttp.Request, error) {
+	c := st.c
 	u := *c.baseURL
 	u.Path, u.RawQuery = st.path, st.query
-	req, err := retryablehttp.NewRequestWithContext(ctx, rt.method, u.String(), raw)
+	req, err := retryablehttp.NewRequestWithContext(ctx, st.method, u.String(), raw)
 	if err != nil {
-		return st.redact(err)
+		return nil, nil, st.redact(err)
 	}
 	req.Header["Content-Type"] = jsonContentType
 	req.Header["User-Agent"] = c.userAgent
@@ -248,7 +300,7 @@ func (c *Client) do(ctx context.Context, ep endpoint, q *query, in any, file boo
 	if file {
 		hc = c.fileClient
 	}
-	if rt.class == atMostOnce {
+	if st.route.class == atMostOnce {
 		// A write follows no redirect: following it sends the write again
 		// (a 307 or 308 with its body, signed anew), and the first
 		// request may have been applied already, by a proxy or by the API.
@@ -256,161 +308,215 @@ func (c *Client) do(ctx context.Context, ep endpoint, q *query, in any, file boo
 		once.CheckRedirect = refuseRedirect
 		hc = &once
 	}
-
-	var resp *http.Response
-	var buf *bytes.Buffer // a 2xx JSON answer, read
-	for {
-		// One budget for every request the client sends (WithRateLimit).
-		if c.limiter != nil {
-			if err := c.waitTurn(ctx); err != nil {
-				return st.outcome(st.readError(err))
-			}
-		}
-		st.attempt++
-		r := req.Request.WithContext(ctx) // each attempt its own request
-		if raw != nil {
-			r.Body, _ = r.GetBody()
-		}
-		if st.obs != nil {
-			r = st.obs.attemptStarted(r, st.attempt)
-		}
-		if c.logger != nil {
-			st.log(r.Context(), slog.LevelDebug, "acctadmin: request")
-		}
-		resp, err = hc.Do(r)
-		if err == nil && !file && resp.StatusCode >= 200 && resp.StatusCode <= 299 {
-			if buf, err = readJSON(resp); err != nil {
-				drainAndClose(resp.Body)
-			} else {
-				resp.Body.Close()
-			}
-		}
-		if err == nil || !neverSent(err) {
-			st.sent = true
-		}
-		if st.obs != nil {
-			st.obs.attemptOutcome(resp, st.shown(err))
-		}
-		if c.logger != nil && err == nil {
-			st.log(context.Background(), slog.LevelDebug, "acctadmin: response", slog.Int("status", resp.StatusCode))
-		}
-		if r.Context().Err() != nil {
-			if err == nil {
-				drainAndClose(resp.Body)
-			}
-			if buf != nil {
-				releaseBuf(buf)
-			}
-			return st.outcome(st.readError(r.Context().Err()))
-		}
-		retry, wait := c.retryPolicy(rt.class, st.attempt, resp, err)
-		if !retry || st.attempt > c.maxRetries {
-			break
-		}
-		if err == nil && st.outlasts(ctx, resp, wait) {
-			st.overWait = true // the answer is the call's: ErrRateLimited
-			break
-		}
-		st.resent = st.sent
-		st.noteTokens(resp)
-		if err == nil {
-			drainAndClose(resp.Body) // a longer answer costs its connection
-		}
-		if c.logger != nil {
-			st.logRetry(resp, err, wait)
-		}
-		timer := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			timer.Stop()
-			return st.outcome(st.readError(ctx.Err()))
-		case <-timer.C:
+	rc := &retryablehttp.Client{
+		HTTPClient:   hc,
+		RetryMax:     c.maxRetries,
+		RetryWaitMin: c.retryWaitMin,
+		RetryWaitMax: c.retryWaitMax,
+		CheckRetry:   st.checkRetry,
+		Backoff:      st.backoff,
+		ErrorHandler: lastAnswer,
+	}
+	if st.obs != nil || c.logger != nil {
+		rc.RequestLogHook = st.attemptStarts
+	}
+	if c.logger != nil {
+		rc.ResponseLogHook = st.logAnswer
+	}
+	if c.limiter != nil {
+		rc.PrepareRetry = st.waitBeforeRetry
+		if err := c.waitTurn(ctx); err != nil {
+			return nil, nil, st.readError(err)
 		}
 	}
-
-	if err != nil {
-		return st.outcome(st.readError(err))
-	}
-	if st.obs != nil {
-		st.obs.final = resp
-	}
-	switch {
-	case resp.StatusCode == http.StatusNotFound && rt.goneIsDone && st.resent:
-		// An earlier attempt may have deleted it: that delete is the
-		// call's answer.
-		drainAndClose(resp.Body)
-		err = decode(st, resp, nil)
-	case resp.StatusCode < 200 || resp.StatusCode > 299:
-		err = st.apiError(resp)
-	case file:
-		err = decode(st, resp, nil)
-		if err == nil && st.obs != nil {
-			st.answered() // the hooks end as the file is closed
-		}
-	default:
-		err = decode(st, resp, buf.Bytes())
-		releaseBuf(buf)
-	}
-	if err != nil {
-		return st.outcome(err)
-	}
-	return nil
+	return rc, req, nil
 }
 
-// retryPolicy says whether an attempt's outcome (its answer resp, or the
-// error err that it came to instead) may be tried again, on a route of
-// the given class, and after how long; attempt counts from 1. It is the
-// one place that knows the rules:
-//   - a call that could not be signed, or whose answer is over the size
-//     cap, is not tried again: the same would happen;
+// checkRetry is the call's CheckRetry, asked after every attempt with
+// what it came to: an answer resp (a 2xx JSON answer already read), or
+// the error err instead. It notes the attempt (for the hooks, and
+// whether the request may have reached the server), then says whether
+// it may be sent again (see mayRetry); a cancelled context ends the call.
+// When a retry follows, the answer it discards is drained here, so that
+// its connection is reused.
+func (st *callState) checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
+	st.attempt++
+	if err == nil || !neverSent(err) {
+		st.sent = true
+	}
+	if st.obs != nil {
+		st.obs.attemptOutcome(resp, st.shown(err))
+	}
+	if ctx.Err() != nil {
+		return false, ctx.Err()
+	}
+	if err == nil && resp.StatusCode >= 200 && resp.StatusCode <= 299 {
+		return false, nil
+	}
+	if !st.mayRetry(ctx, resp, err) {
+		return false, nil
+	}
+	if st.attempt <= st.c.maxRetries { // a retry follows
+		st.resent, st.lastErr = st.sent, err
+		st.noteTokens(resp)
+		if resp != nil {
+			drainAndClose(resp.Body) // a longer answer costs its connection
+		}
+	}
+	return true, nil
+}
+
+// mayRetry says whether an attempt that came to the answer resp, or the
+// error err, may be sent again. It is the one place that knows the
+// rules:
 //   - a call whose connection could not be made is tried again, whatever
 //     its class: no byte of it reached the server;
-//   - a call sent at most once (a write) is never sent again once it may
-//     have arrived, whatever the answer or the error;
-//   - a repeatable call is tried again after any other transport error
-//     but those go-retryablehttp knows no retry mends, and after 429,
-//     500, 502, 503 and 504;
-//   - the wait is the answer's Retry-After (a longer one than
-//     WithMaxRetryAfter allows ends the call at once), or else backoff.
+//   - a call sent at most once (a write, or a payment) is never sent
+//     again once it may have arrived, whatever the answer or the error;
+//   - a repeatable call is tried again after a transport error that a
+//     retry may mend (see transient), and after 429, 500, 502, 503 and
+//     504, unless the answer's Retry-After asks for a wait longer than
+//     WithMaxRetryAfter allows (ErrRateLimited at once) or than the
+//     context's deadline leaves (the answer is the call's at once).
 //
 // The number of retries is the client's (WithMaxRetries), or the call's
 // (CallMaxRetries); no option of a call changes its class.
-func (c *Client) retryPolicy(class retryClass, attempt int, resp *http.Response, err error) (bool, time.Duration) {
-	if err != nil {
-		var ae *authError
-		switch {
-		case errors.As(err, &ae):
-			return false, 0 // nothing was sent, and signing again fails again
-		case errors.Is(err, ErrResponseTooLarge):
-			return false, 0 // the same answer would come again
-		case errors.As(err, new(*limiterError)):
-			return false, 0 // the limiter refused a redirect: nothing more was sent
-		case connectFailed(err):
-			return true, c.backoff(attempt)
-		case class != repeatable:
-			return false, 0
-		}
-		if retry, _ := retryablehttp.DefaultRetryPolicy(context.Background(), nil, err); !retry {
-			return false, 0
-		}
-		return true, c.backoff(attempt)
+func (st *callState) mayRetry(ctx context.Context, resp *http.Response, err error) bool {
+	switch {
+	case err != nil && connectFailed(err):
+		return true
+	case st.route.class == atMostOnce:
+		return false // money once
+	case err != nil:
+		return transient(err)
 	}
 	switch resp.StatusCode {
 	case http.StatusTooManyRequests, http.StatusInternalServerError, http.StatusBadGateway,
 		http.StatusServiceUnavailable, http.StatusGatewayTimeout:
 	default:
-		return false, 0
+		return false
 	}
-	if class != repeatable {
-		return false, 0
+	wait, given := retryAfter(resp.Header.Get("Retry-After"), time.Now())
+	switch {
+	case !given:
+		return true
+	case wait > st.c.retryAfterMax:
+		return false
 	}
-	if d, ok := retryAfter(resp.Header.Get("Retry-After"), time.Now()); ok {
-		if d > c.retryAfterMax {
-			return false, 0
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait && st.attempt <= st.c.maxRetries {
+		st.overWait = true // sleeping until the deadline would fail anyway
+		return false
+	}
+	return true
+}
+
+// transient reports whether a transport error err of a repeatable call
+// may pass if the call is tried again: not a failure to sign, an answer
+// over the size cap, or a rate limiter's refusal (the same would
+// happen), nor an error go-retryablehttp knows no retry mends (a
+// certificate that is not trusted, an unknown scheme, an invalid header).
+func transient(err error) bool {
+	var ae *authError
+	if errors.As(err, &ae) || errors.Is(err, ErrResponseTooLarge) || errors.As(err, new(*limiterError)) {
+		return false
+	}
+	retry, _ := retryablehttp.DefaultRetryPolicy(context.Background(), nil, err)
+	return retry
+}
+
+// backoff is the call's Backoff, asked before each retry: the answer's
+// Retry-After when it has one (checkRetry kept it within the cap), or
+// else the client's backoff for retry number attempt+1. The retry is
+// logged here, with its wait.
+func (st *callState) backoff(_, _ time.Duration, attempt int, resp *http.Response) time.Duration {
+	wait := st.c.backoff(attempt + 1)
+	if resp != nil {
+		if d, ok := retryAfter(resp.Header.Get("Retry-After"), time.Now()); ok {
+			wait = d
 		}
-		return true, d
 	}
-	return true, c.backoff(attempt)
+	if st.c.logger != nil {
+		st.logRetry(resp, st.lastErr, wait)
+	}
+	return wait
+}
+
+// lastAnswer is the calls' ErrorHandler, called when the attempts end
+// without a final answer: with an error, that error, bare (the caller
+// redacts it; go-retryablehttp's own repeats the URL and its query);
+// else the last answer, which the caller reads as the API's error.
+func lastAnswer(resp *http.Response, err error, _ int) (*http.Response, error) {
+	if err != nil {
+		if resp != nil {
+			drainAndClose(resp.Body)
+		}
+		return nil, err
+	}
+	return resp, nil
+}
+
+// attemptStarts is the call's RequestLogHook, set when the call is
+// observed or logged: it starts attempt i+1 for the hooks (whose
+// context the request carries from then on) and logs it.
+func (st *callState) attemptStarts(_ retryablehttp.Logger, req *http.Request, i int) {
+	if st.obs != nil {
+		r := st.obs.attemptStarted(req.WithContext(st.obs.ctx), i+1)
+		*req = *r
+	}
+	if st.c.logger != nil {
+		st.log(req.Context(), slog.LevelDebug, "acctadmin: request", i+1)
+	}
+}
+
+// logAnswer is the call's ResponseLogHook, set when it is logged.
+func (st *callState) logAnswer(_ retryablehttp.Logger, resp *http.Response) {
+	st.log(context.Background(), slog.LevelDebug, "acctadmin: response", st.attempt, slog.Int("status", resp.StatusCode))
+}
+
+// waitBeforeRetry is the call's PrepareRetry, set when the client has a
+// rate limiter: a retry waits its turn too.
+func (st *callState) waitBeforeRetry(req *http.Request) error {
+	return st.c.waitTurn(req.Context())
+}
+
+// finalAnswer takes the final answer resp that no attempt read: a 404 to
+// a repeated delete (an earlier attempt may have deleted it: that delete
+// is the call's answer), a failure (an *APIError), a file, or a JSON
+// answer under an http.Client of the caller's whose timeout wraps the
+// body, read here.
+func (st *callState) finalAnswer(resp *http.Response, file bool) (*callState, *http.Response, *bytes.Buffer, error) {
+	switch {
+	case resp.StatusCode == http.StatusNotFound && st.route.goneIsDone && st.resent:
+		drainAndClose(resp.Body)
+		return st, resp, nil, nil
+	case resp.StatusCode < 200 || resp.StatusCode > 299:
+		return st, nil, nil, st.apiError(resp)
+	case file:
+		return st, resp, nil, nil
+	}
+	buf, err := readJSON(resp)
+	if err != nil {
+		drainAndClose(resp.Body)
+		return st, nil, nil, st.readError(err)
+	}
+	resp.Body.Close()
+	return st, resp, buf, nil
+}
+
+// end ends a call that came to err (nil for success): an error passes
+// through outcome, and the hooks end. A nil st (a call refused before it
+// started) returns err as it is.
+func (st *callState) end(err error) error {
+	if st == nil {
+		return err
+	}
+	if err != nil {
+		err = st.outcome(err)
+	}
+	if st.obs != nil {
+		st.finish(err)
+	}
+	return err
 }
 
 // secretBody is a request body that carries secrets.
@@ -453,9 +559,9 @@ func (st *callState) shown(err error) error {
 	return st.readError(err)
 }
 
-// log logs msg about the current attempt, with attrs.
-func (st *callState) log(ctx context.Context, level slog.Level, msg string, attrs ...slog.Attr) {
-	attrs = append([]slog.Attr{slog.String("method", st.method), slog.String("path", st.path), slog.Int("attempt", st.attempt)}, attrs...)
+// log logs msg about attempt n, with attrs.
+func (st *callState) log(ctx context.Context, level slog.Level, msg string, n int, attrs ...slog.Attr) {
+	attrs = append([]slog.Attr{slog.String("method", st.method), slog.String("path", st.path), slog.Int("attempt", n)}, attrs...)
 	st.c.logger.LogAttrs(ctx, level, msg, attrs...)
 }
 
@@ -469,7 +575,7 @@ func (st *callState) logRetry(resp *http.Response, err error, wait time.Duration
 	if err != nil {
 		attrs = append(attrs, slog.String("error", st.secrets().clean(causeText(err), maxMessage)))
 	}
-	st.log(context.Background(), slog.LevelWarn, "acctadmin: retrying", attrs...)
+	st.log(context.Background(), slog.LevelWarn, "acctadmin: retrying", st.attempt, attrs...)
 }
 
 // backoff returns the wait before retry number n (from 1): a random point
@@ -489,20 +595,6 @@ func (c *Client) backoff(n int) time.Duration {
 		return lo
 	}
 	return lo + rand.N(up-lo+1)
-}
-
-// outlasts reports whether the answer resp asks, in its Retry-After, for
-// a wait (wait, as retryPolicy read it) that ends after the context's
-// deadline: the call ends at once with the answer rather than sleep until
-// the deadline and fail anyway. A backoff wait of the client's own is
-// waited, the deadline ending it.
-func (st *callState) outlasts(ctx context.Context, resp *http.Response, wait time.Duration) bool {
-	dl, ok := ctx.Deadline()
-	if !ok || time.Until(dl) >= wait {
-		return false
-	}
-	_, given := retryAfter(resp.Header.Get("Retry-After"), time.Now())
-	return given
 }
 
 // waitTurn waits for the client's rate limiter (WithRateLimit), if any,
@@ -667,8 +759,13 @@ func (st *callState) noteTokens(resp *http.Response) {
 // sent before any answer could hand the token back (see noteTokens). The
 // signer is deterministic, so it is the token that was sent.
 func (st *callState) learnToken() {
-	if s, ok := st.c.auth().(*signer); ok {
-		st.secrets().addToken(s.token(st.path, st.body, ""))
+	s, ok := st.c.auth().(*signer)
+	if !ok {
+		return
+	}
+	req := &http.Request{URL: &url.URL{Path: st.path, RawQuery: st.query}, Header: make(http.Header, 1)}
+	if s.Authenticate(req, st.body) == nil {
+		st.secrets().addToken(req.Header.Get("Authorization"))
 	}
 }
 
@@ -797,6 +894,7 @@ type authTransport struct {
 	headersOnly bool
 }
 
+// RoundTrip signs req, when it goes to the API's host, and sends it.
 func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req.URL.Host != t.host || req.URL.Scheme != t.scheme {
 		return t.base.RoundTrip(req)
@@ -825,31 +923,57 @@ func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		return nil, &authError{err}
 	}
-	if t.timeout <= 0 {
-		return t.base.RoundTrip(r)
-	}
+	return t.attempt(r)
+}
+
+// attempt sends the signed request r within the client's timeout. A 2xx
+// answer of the client for JSON answers is read whole here, within the
+// timeout, and handed on as a bufferBody: an answer cut off halfway, or
+// over the size cap, fails the attempt as a transport error would. Any
+// other answer is handed on with its body open: for JSON, still bounded
+// by the timeout; for a file (headersOnly), the timeout ends at its
+// headers.
+func (t *authTransport) attempt(r *http.Request) (*http.Response, error) {
 	ctx, cancel := context.WithCancelCause(r.Context())
-	timer := time.AfterFunc(t.timeout, func() { cancel(t.timeoutError()) })
-	r = r.WithContext(ctx)
-	resp, err := t.base.RoundTrip(r)
-	if err != nil {
+	var timer *time.Timer
+	if t.timeout > 0 {
+		timer = time.AfterFunc(t.timeout, func() { cancel(t.timeoutError()) })
+	}
+	resp, err := t.base.RoundTrip(r.WithContext(ctx))
+	read := err == nil && !t.headersOnly && resp.StatusCode >= 200 && resp.StatusCode <= 299
+	if read {
+		var buf *bytes.Buffer
+		buf, err = readJSON(resp)
+		resp.Body.Close() // read to its end, or past saving
+		resp.Body = bufferBody{buf}
+	}
+	if err != nil || read {
 		// Only a timer that already fired makes this a timeout: ctx is
 		// cancelled below in every case, so ctx.Err() cannot tell.
-		fired := !timer.Stop()
+		fired := timer != nil && !timer.Stop()
 		cancel(nil)
-		if fired && req.Context().Err() == nil {
+		if err != nil && fired && r.Context().Err() == nil {
 			return nil, t.timeoutError()
 		}
-		return nil, err
-	}
-	if t.headersOnly {
-		timer.Stop()
-		resp.Body = &cancelBody{ReadCloser: resp.Body, cancel: cancel}
+		if err != nil {
+			return nil, err
+		}
 		return resp, nil
+	}
+	if t.headersOnly && timer != nil {
+		timer.Stop()
+		timer = nil
 	}
 	resp.Body = &cancelBody{ReadCloser: resp.Body, cancel: cancel, timer: timer}
 	return resp, nil
 }
+
+// bufferBody is the body of a 2xx JSON answer that its attempt read
+// whole (see authTransport.attempt).
+type bufferBody struct{ *bytes.Buffer }
+
+// Close does nothing: the buffer goes back to its pool once decoded.
+func (bufferBody) Close() error { return nil }
 
 // bodyBytes returns the bytes the request carries, to sign them. The
 // retry loop (and a redirect that keeps the body) sets GetBody, which

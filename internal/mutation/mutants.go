@@ -19,12 +19,10 @@ type mutant struct {
 var mutants = []mutant{
 	{id: `transport-patch-repeatable`, file: `transport.go`, pkg: `.`,
 		what: `a PATCH is retried as if repeatable`,
-		from: `		retry, wait := c.retryPolicy(rt.class, st.attempt, resp, err)`,
-		to: `		class := rt.class
-		if rt.method == http.MethodPatch {
-			class = repeatable
-		}
-		retry, wait := c.retryPolicy(class, st.attempt, resp, err)`},
+		from: `	case st.route.class == atMostOnce:
+		return false // money once`,
+		to: `	case st.route.class == atMostOnce && st.method != http.MethodPatch:
+		return false // money once`},
 	{id: `transport-read-reset-retried`, file: `transport.go`, pkg: `.`,
 		what: `a reset after the request went out counts as a failed connect`,
 		from: `if errors.As(err, &op) && op.Op == "dial" {`,
@@ -42,10 +40,8 @@ var mutants = []mutant{
 		to:   `maxRetryAfter = 600 * time.Second`},
 	{id: `transport-retry-after-boundary`, file: `transport.go`, pkg: `.`,
 		what: `a Retry-After of exactly the cap refused`,
-		from: `		if d > c.retryAfterMax {
-			return false, 0`,
-		to: `		if d >= c.retryAfterMax {
-			return false, 0`},
+		from: `	case wait > st.c.retryAfterMax:`,
+		to:   `	case wait >= st.c.retryAfterMax:`},
 	{id: `transport-json-cap-plus-one`, file: `transport.go`, pkg: `.`,
 		what: `a JSON answer one byte over the cap accepted`,
 		from: `	if len(b) > maxJSONBody {
@@ -80,26 +76,26 @@ var mutants = []mutant{
 	default:`},
 	{id: `transport-too-large-retried`, file: `transport.go`, pkg: `.`,
 		what: `an answer over the cap is retried`,
-		from: `		case errors.Is(err, ErrResponseTooLarge):
-			return false, 0`,
-		to: `		case errors.Is(err, ErrResponseTooLarge):
-			return true, 0`},
+		from: `if errors.As(err, &ae) || errors.Is(err, ErrResponseTooLarge) || errors.As(err, new(*limiterError)) {`,
+		to:   `if errors.As(err, &ae) || errors.As(err, new(*limiterError)) {`},
 	{id: `transport-auth-error-retried`, file: `transport.go`, pkg: `.`,
 		what: `a signer that fails is retried`,
-		from: `return false, 0 // nothing was sent, and signing again fails again`,
-		to:   `return true, 0 // nothing was sent, and signing again fails again`},
+		from: `if errors.As(err, &ae) || errors.Is(err, ErrResponseTooLarge) || errors.As(err, new(*limiterError)) {`,
+		to:   `if ae != nil || errors.Is(err, ErrResponseTooLarge) || errors.As(err, new(*limiterError)) {`},
 	{id: `transport-status-ignores-class`, file: `transport.go`, pkg: `.`,
 		what: `a write is retried on 5xx`,
-		from: `	if class != repeatable {
-		return false, 0
-	}`,
-		to: `	if false {
-		return false, 0
-	}`},
+		from: `	case st.route.class == atMostOnce:
+		return false // money once`,
+		to: `	case st.route.class == atMostOnce && err != nil:
+		return false // money once`},
 	{id: `transport-ctx-ignored`, file: `transport.go`, pkg: `.`,
 		what: `a cancelled context does not stop the retries`,
-		from: `		if r.Context().Err() != nil {`,
-		to:   `		if false {`},
+		from: `	if ctx.Err() != nil {
+		return false, ctx.Err()
+	}`,
+		to: `	if false {
+		return false, ctx.Err()
+	}`},
 	{id: `transport-backoff-flat`, file: `transport.go`, pkg: `.`,
 		what: `the backoff does not grow`,
 		from: `		lo *= 2
@@ -135,16 +131,16 @@ var mutants = []mutant{
 		to: `	body.Close()`},
 	{id: `transport-timeout-vs-cancel`, file: `transport.go`, pkg: `.`,
 		what: `a cancel by the caller is reported as a timeout`,
-		from: `		if fired && req.Context().Err() == nil {`,
-		to:   `		if fired || req.Context().Err() != nil {`},
+		from: `		if err != nil && fired && r.Context().Err() == nil {`,
+		to:   `		if err != nil && (fired || r.Context().Err() != nil) {`},
 	{id: `transport-trusted-length`, file: `transport.go`, pkg: `.`,
 		what: `Content-Length believed up to the cap`,
 		from: `	if n := min(resp.ContentLength, maxTrustedLength); n >= 0`,
 		to:   `	if n := min(resp.ContentLength, maxJSONBody); n >= 0`},
 	{id: `transport-token-not-learnt`, file: `transport.go`, pkg: `.`,
 		what: `a transport error does not learn the call's token`,
-		from: `		st.secrets().addToken(s.token(st.path, st.body, ""))`,
-		to:   `		_ = s`},
+		from: `		st.secrets().addToken(req.Header.Get("Authorization"))`,
+		to:   `		_ = req`},
 	{id: `transport-redirect-tokens`, file: `transport.go`, pkg: `.`,
 		what: `the tokens of earlier redirects are not redacted`,
 		from: `		resp = resp.Request.Response
@@ -331,13 +327,15 @@ var mutants = []mutant{
 	}
 	v, err := strconv.Atoi(s)`},
 	{id: `auth-escape-backslash`, file: `auth.go`, pkg: `.`,
-		what: `a backslash in the path not escaped in the claims`,
-		from: `if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {`,
-		to:   `if c := s[i]; c < 0x20 || c == '"' || c >= 0x80 {`},
+		what: `the path claim is the escaped path, not the path`,
+		from: `	path := req.URL.Path
+`,
+		to: `	path := req.URL.EscapedPath()
+`},
 	{id: `auth-sign-shifted`, file: `auth.go`, pkg: `.`,
 		what: `the signature computed over the wrong bytes`,
-		from: `	mac.Write(buf[signStart:i])`,
-		to:   `	mac.Write(buf[signStart+1 : i])`},
+		from: `	sig, err := jwt.SigningMethodHS256.Sign(signing, s.secretKey)`,
+		to:   `	sig, err := jwt.SigningMethodHS256.Sign(signing[1:], s.secretKey)`},
 	{id: `auth-empty-path`, file: `auth.go`, pkg: `.`,
 		what: `an empty path signed as empty`,
 		from: `	if path == "" {

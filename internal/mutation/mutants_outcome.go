@@ -57,7 +57,7 @@ func init() {
 	}`},
 		mutant{id: `outcome-write-follows-redirect`, file: `transport.go`, pkg: `.`,
 			what: `a write follows a same-host redirect (a 307 or 308 resends it)`,
-			from: `	if rt.class == atMostOnce {
+			from: `	if st.route.class == atMostOnce {
 		// A write follows no redirect`,
 			to: `	if false {
 		// A write follows no redirect`},
@@ -81,13 +81,13 @@ func init() {
 			to:   `declare(http.MethodDelete, "/callbacks/{id}", "Callbacks.Delete")`},
 		mutant{id: `outcome-first-404-done`, file: `transport.go`, pkg: `.`,
 			what: `a callback delete's first 404 taken as done`,
-			from: `rt.goneIsDone && st.resent:`,
-			to:   `rt.goneIsDone:`},
+			from: `st.route.goneIsDone && st.resent:`,
+			to:   `st.route.goneIsDone:`},
 		mutant{id: `outcome-resent-after-dial`, file: `transport.go`, pkg: `.`,
 			what: `a retry after a connection that could not be made taken as a resend`,
-			from: `	st.resent = st.sent
+			from: `		st.resent, st.lastErr = st.sent, err
 `,
-			to: `	st.resent = true
+			to: `		st.resent, st.lastErr = true, err
 `},
 	)
 }

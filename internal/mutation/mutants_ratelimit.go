@@ -11,32 +11,28 @@ func init() {
 			to:   `	var err error`},
 		mutant{id: `ratelimit-retry-unlimited`, file: `transport.go`, pkg: `.`, run: `TestRateLimit`,
 			what: `only the first attempt of a call waits for the limiter`,
-			from: `		if c.limiter != nil {
-			if err := c.waitTurn(ctx); err != nil {`,
-			to: `		if c.limiter != nil && st.attempt == 0 {
-			if err := c.waitTurn(ctx); err != nil {`},
+			from: `		rc.PrepareRetry = st.waitBeforeRetry`,
+			to:   `		_ = st.waitBeforeRetry`},
 		mutant{id: `ratelimit-redirect-unlimited`, file: `transport.go`, pkg: `.`, run: `TestRateLimit`,
 			what: `a redirect is followed without waiting its turn`,
 			from: `		return turn(req.Context())`,
 			to:   `		return nil`},
 		mutant{id: `ratelimit-ended-wait-sends`, file: `transport.go`, pkg: `.`, run: `TestRateLimit`,
 			what: `a wait the context ended sends the request anyway`,
-			from: `			if err := c.waitTurn(ctx); err != nil {
-				return st.outcome(st.readError(err))
-			}`,
-			to: `			_ = c.waitTurn(ctx)`},
+			from: `		if err := c.waitTurn(ctx); err != nil {
+			return nil, nil, st.readError(err)
+		}`,
+			to: `		_ = c.waitTurn(ctx)`},
 		mutant{id: `ratelimit-refusal-not-deadline`, file: `transport.go`, pkg: `.`, run: `TestRateLimit`,
 			what: `a limiter's refusal before the deadline is not context.DeadlineExceeded`,
 			from: `	return e.deadline && target == context.DeadlineExceeded`,
 			to:   `	return false`},
 		mutant{id: `ratelimit-call-retries-repeat-money`, file: `transport.go`, pkg: `.`, run: `TestCallOptions`,
-			what: `a call that asks for retries makes a money call repeatable`,
-			from: `		retry, wait := c.retryPolicy(rt.class, st.attempt, resp, err)`,
-			to: `		class := rt.class
-		if co != nil && co.set&setMaxRetries != 0 {
-			class = repeatable
-		}
-		retry, wait := c.retryPolicy(class, st.attempt, resp, err)`},
+			what: `a call or client that sets its own retry count makes a money call repeatable`,
+			from: `	case st.route.class == atMostOnce:
+		return false // money once`,
+			to: `	case st.route.class == atMostOnce && st.c.maxRetries == defaultMaxRetries:
+		return false // money once`},
 		mutant{id: `ratelimit-call-retries-ignored`, file: `call_options.go`, pkg: `.`, run: `TestCall`,
 			what: `CallMaxRetries is not applied`,
 			from: `		cc.maxRetries = o.maxRetries`,
@@ -63,12 +59,12 @@ func init() {
 			to:   `return r == 0x7f`},
 		mutant{id: `ratelimit-retry-after-cap-fixed`, file: `transport.go`, pkg: `.`, run: `TestMaxRetryAfter|TestRetryAfter`,
 			what: `WithMaxRetryAfter and CallMaxRetryAfter are ignored: the cap stays 60 s`,
-			from: `		if d > c.retryAfterMax {`,
-			to:   `		if d > maxRetryAfter {`},
+			from: `	case wait > st.c.retryAfterMax:`,
+			to:   `	case wait > maxRetryAfter:`},
 		mutant{id: `ratelimit-deadline-waited`, file: `transport.go`, pkg: `.`, run: `TestMaxRetryAfter|TestRetryAfter`,
 			what: `a Retry-After past the context's deadline is slept until the deadline`,
-			from: `		if err == nil && st.outlasts(ctx, resp, wait) {`,
-			to:   `		if false && st.outlasts(ctx, resp, wait) {`},
+			from: `	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait && st.attempt <= st.c.maxRetries {`,
+			to:   `	if dl, ok := ctx.Deadline(); false && ok && time.Until(dl) < wait && st.attempt <= st.c.maxRetries {`},
 		mutant{id: `ratelimit-over-wait-not-rate-limited`, file: `errors.go`, pkg: `.`, run: `TestMaxRetryAfter|TestRetryAfter`,
 			what: `a 503 whose Retry-After is over the call's cap is not ErrRateLimited`,
 			from: `e.StatusCode == http.StatusTooManyRequests || e.overWait ||`,
