@@ -296,13 +296,6 @@ func listOrOne[R any](data []byte, list *[]R) error {
 	return nil
 }
 
-// wire and wireList are left only for fromWire, fromWires, listRecords
-// and listOptional in transport.go, which nothing calls any more; they go
-// with them.
-type wire[R any] interface{ record() R }
-
-type wireList[W wire[R], R any] struct{ records []R }
-
 // records returns the records of a page read as their JSON forms (a type
 // without UnmarshalJSON, which encoding/json fills in one pass); a null
 // page is nil.

@@ -103,8 +103,7 @@ type callState struct {
 // T; in, when not nil, is sent as the JSON body. A 2xx answer whose
 // envelope says success false is an *APIError. Every typed method is a
 // call (or a download), most of them through send, sendOne and getByID
-// (params.go) or listRecords; one, fromWire and fromWires shape its
-// result.
+// (params.go); one shapes its result.
 func call[T any](ctx context.Context, c *Client, ep endpoint, q *query, in any) (T, error) {
 	var out T
 	st, resp, buf, err := c.send(ctx, ep, q, in, false)
@@ -137,50 +136,6 @@ func one[R any](r R, err error) (*R, error) {
 		return nil, err
 	}
 	return &r, nil
-}
-
-// fromWire returns the record a call read as its wire form W.
-func fromWire[W wire[R], R any](w W, err error) (*R, error) {
-	if err != nil {
-		return nil, err
-	}
-	r := w.record()
-	return &r, nil
-}
-
-// fromWires returns the records of a list a call read, each written as
-// W. A null result is a nil slice.
-func fromWires[W wire[R], R any](list wireList[W, R], err error) ([]R, error) {
-	return list.records, err
-}
-
-// listQuery is the params struct of a listing: it checks itself and
-// writes its query string.
-type listQuery[P any] interface {
-	*P
-	validate() error
-	query() *query
-}
-
-// listRecords reads one page of a listing route: p (nil is the zero
-// params) is checked, and nothing is sent when it breaks a rule.
-func listRecords[W wire[R], R any, P any, PP listQuery[P]](ctx context.Context, c *Client, rt *route, p PP) ([]R, error) {
-	if p == nil {
-		p = new(P)
-	}
-	if err := p.validate(); err != nil {
-		return nil, err
-	}
-	return fromWires(call[wireList[W, R]](ctx, c, rt.at(), p.query(), nil))
-}
-
-// listOptional is listRecords for a method whose params are optional
-// (variadic, so that calls without them still compile): at most one.
-func listOptional[W wire[R], R any, P any, PP listQuery[P]](ctx context.Context, c *Client, rt *route, ps []PP) ([]R, error) {
-	if len(ps) > 1 {
-		return nil, invalid("p", "give at most one params struct, got %d", len(ps))
-	}
-	return listRecords[W](ctx, c, rt, append(ps, nil)[0])
 }
 
 // do makes one call whose answer goes to decode: the final 2xx answer
