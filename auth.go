@@ -33,8 +33,13 @@ func (f AuthenticatorFunc) Authenticate(req *http.Request, body []byte) error { 
 // "Authorization: Bearer <JWT>" header whose token is signed HS256 with
 // secretKey, carries accessKey in its header as the field access_key, and
 // has exactly two claims: path (the request path, without the query
-// string) and content (the lowercase hex SHA-256 of the body bytes; of the
-// empty string for a request without a body).
+// string) and content: the lowercase hex SHA-256 of the raw query string
+// exactly as sent (without "?") followed by the body bytes, as the
+// provider's documentation gives it and as the real API was recorded
+// accepting on every GET with a query. Without a query that is the hash
+// of the body (of the empty string when there is none), the form of the
+// provider's GitHub examples. WithBodyOnlySigning makes a client hash the
+// body alone whatever the query.
 //
 // The token is the one golang-jwt's Token.SignedString makes for that
 // header and those claims, and golang-jwt signs it (SigningMethodHS256);
@@ -57,6 +62,7 @@ func NewSigner(accessKey, secretKey string) (Authenticator, error) {
 type signer struct {
 	header    string // the token's first segment, as golang-jwt encodes it
 	secretKey []byte
+	bodyOnly  bool // WithBodyOnlySigning: the content claim ignores the query
 }
 
 // requestClaims are the claims of a request's token: exactly path and
@@ -71,7 +77,11 @@ func (s *signer) Authenticate(req *http.Request, body []byte) error {
 	if path == "" {
 		path = "/"
 	}
-	sum := sha256.Sum256(signedContent(req.URL.RawQuery, body))
+	query := req.URL.RawQuery
+	if s.bodyOnly {
+		query = ""
+	}
+	sum := sha256.Sum256(signedContent(query, body))
 	claims, err := json.Marshal(requestClaims{Path: path, Content: hex.EncodeToString(sum[:])})
 	if err != nil {
 		return err
@@ -87,9 +97,10 @@ func (s *signer) Authenticate(req *http.Request, body []byte) error {
 
 // signedContent returns the bytes whose SHA-256 is the content claim of a
 // request with the raw query string rawQuery (as sent, without "?") and
-// the body bytes body: the body alone, the form of the provider's example
-// clients, which the API accepts with or without a query.
+// the body bytes body: the query followed by the body.
 func signedContent(rawQuery string, body []byte) []byte {
-	_ = rawQuery
-	return body
+	if rawQuery == "" {
+		return body
+	}
+	return append([]byte(rawQuery), body...)
 }

@@ -68,10 +68,12 @@ func TestSignTokenHeaderAndClaims(t *testing.T) {
 		wantContent       string
 	}{
 		{"get", http.MethodGet, "https://api.example.com/callbacks", nil, "/callbacks", authEmptySHA256},
-		{"get with query", http.MethodGet, "https://api.example.com/services?company=Acme&limit=5", nil, "/services", authEmptySHA256},
+		{"get with query", http.MethodGet, "https://api.example.com/services?company=Acme&limit=5", nil, "/services", authSHA256("company=Acme&limit=5")},
 		{"delete", http.MethodDelete, "https://api.example.com/callbacks/42", nil, "/callbacks/42", authEmptySHA256},
 		{"post", http.MethodPost, "https://api.example.com/callbacks", body, "/callbacks", hex.EncodeToString(sum[:])},
-		{"prefix", http.MethodGet, "https://api.example.com/api/callbacks?x=1", nil, "/api/callbacks", authEmptySHA256},
+		{"prefix", http.MethodGet, "https://api.example.com/api/callbacks?x=1", nil, "/api/callbacks", authSHA256("x=1")},
+		{"query kept as sent", http.MethodGet, "https://api.example.com/websites?url=www.example.com%2F&jurisdictions[]=Utah", nil, "/websites", authSHA256("url=www.example.com%2F&jurisdictions[]=Utah")},
+		{"query and body", http.MethodPost, "https://api.example.com/callbacks?x=1", body, "/callbacks", authSHA256("x=1" + string(body))},
 		{"no path", http.MethodGet, "https://api.example.com", nil, "/", authEmptySHA256},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -133,7 +135,8 @@ func TestSignIsGolangJWTsToken(t *testing.T) {
 		{"https://api.example.com/documents/a%22b?x=1", `/documents/a"b`},
 	} {
 		body := []byte(`{"companies":[{"name":"Acme"}]}`)
-		sum := sha256.Sum256(body)
+		u, _ := url.Parse(tc.url)
+		sum := sha256.Sum256(append([]byte(u.RawQuery), body...))
 		ref := &jwt.Token{Method: jwt.SigningMethodHS256,
 			Header: map[string]any{"alg": "HS256", "typ": "JWT", "access_key": testAccessKey},
 			Claims: claims{Path: tc.path, Content: hex.EncodeToString(sum[:])}}
@@ -253,10 +256,9 @@ func TestAuthEndToEnd(t *testing.T) {
 			t.Errorf("request %d (%s %s): signature refused: %s", i, r.Method, r.Path, r.AuthErr)
 		}
 		claims := authParseToken(t, r.Header.Get("Authorization")).Claims.(jwt.MapClaims)
-		want := authEmptySHA256
+		want := authSHA256(r.RawQuery)
 		if r.Method == http.MethodPost {
-			sum := sha256.Sum256([]byte(r.Body))
-			want = hex.EncodeToString(sum[:])
+			want = authSHA256(r.RawQuery + r.Body)
 			if r.Body == "" {
 				t.Errorf("POST sent no body")
 			}
@@ -402,5 +404,68 @@ func TestSignedPathIsEscaped(t *testing.T) {
 		if got := authParseToken(t, req.Header.Get("Authorization")).Claims.(jwt.MapClaims)["path"]; got != path {
 			t.Errorf("path %q: claim reads back as %q", path, got)
 		}
+	}
+}
+
+// authSHA256 is the lowercase hex SHA-256 of s.
+func authSHA256(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
+}
+
+// TestSignQueryAsSentThenBody reads the token the SDK sends for listings
+// with a query and for a write: the content claim is the SHA-256 of the
+// raw query exactly as it went on the wire followed by the body, and with
+// WithBodyOnlySigning the SHA-256 of the body alone.
+func TestSignQueryAsSentThenBody(t *testing.T) {
+	srv := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			ok(authCallbackJSON)(w, r)
+			return
+		}
+		ok("[]")(w, r)
+	})
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name     string
+		opts     []Option
+		bodyOnly bool
+	}{
+		{"documented form", nil, false},
+		{"body only", []Option{WithBodyOnlySigning()}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := len(srv.requests())
+			c := newTestClient(t, srv, tc.opts...)
+			if _, err := c.Services.List(ctx, &ServiceListParams{Company: "Acme & Sons", Limit: 5}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := c.ComplianceEvents.List(ctx, &ComplianceEventListParams{StartDate: Date{2026, 1, 1}, EndDate: Date{2026, 12, 31}, Jurisdictions: []string{"Utah", "New York"}}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := c.Callbacks.Create(ctx, "https://example.com/hook"); err != nil {
+				t.Fatal(err)
+			}
+			reqs := srv.requests()[before:]
+			if len(reqs) != 3 {
+				t.Fatalf("server got %d requests, want 3", len(reqs))
+			}
+			for _, r := range reqs {
+				claims := authParseToken(t, r.Header.Get("Authorization")).Claims.(jwt.MapClaims)
+				want := authSHA256(r.RawQuery + r.Body)
+				if tc.bodyOnly {
+					want = authSHA256(r.Body)
+				}
+				if claims["content"] != want {
+					t.Errorf("%s %s?%s: content claim = %v, want %s", r.Method, r.Path, r.RawQuery, claims["content"], want)
+				}
+				if r.Method == http.MethodGet && r.RawQuery == "" {
+					t.Errorf("%s %s went without a query: the case is not covered", r.Method, r.Path)
+				}
+				if r.AuthOK == tc.bodyOnly && r.RawQuery != "" {
+					t.Errorf("%s %s: the documented form's check said %v (%s)", r.Method, r.Path, r.AuthOK, r.AuthErr)
+				}
+			}
+		})
 	}
 }

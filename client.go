@@ -136,6 +136,8 @@ type settings struct {
 	// retryAfterMax is WithMaxRetryAfter's.
 	retryAfterMax time.Duration
 	limiter       RateLimiter
+	// bodyOnly is WithBodyOnlySigning's.
+	bodyOnly bool
 }
 
 // WithBaseURL sends requests to u instead of DefaultBaseURL: an absolute
@@ -299,6 +301,20 @@ func WithAuthenticator(a Authenticator) Option {
 	})
 }
 
+// WithBodyOnlySigning makes the signer made from the keys hash the body
+// alone into the content claim, whatever the query: the form of the
+// provider's GitHub examples. By default the claim covers the raw query
+// followed by the body, as the provider's documentation says and as the
+// real API was recorded accepting on GETs with a query; use this option
+// only for a server that refuses that form. It has no effect with
+// WithAuthenticator.
+func WithBodyOnlySigning() Option {
+	return optionFunc(func(s *settings) error {
+		s.bodyOnly = true
+		return nil
+	})
+}
+
 // NewClient returns a client that signs its requests with the account's
 // access key and secret key. It checks its arguments and options at once:
 // empty keys, a base URL that is not an absolute http(s) URL, or an option
@@ -326,6 +342,7 @@ func NewClient(accessKey, secretKey string, opts ...Option) (*Client, error) {
 		if err != nil {
 			return nil, err
 		}
+		a.(*signer).bodyOnly = s.bodyOnly
 		s.auth = a
 	}
 	base, err := parseBaseURL(s.baseURL)

@@ -154,6 +154,11 @@
 // Some choices follow what the real API was recorded answering, and
 // changed when it was:
 //
+//   - Signing: the content claim hashes the raw query as sent followed by
+//     the body, the form the provider's documentation gives and the one
+//     recorded working on GETs with a query; it hashed the body alone, the
+//     form of the provider's GitHub examples, which [WithBodyOnlySigning]
+//     keeps for a server that wants it.
 //   - Website matching: a URL is matched as registered text, so
 //     [WebsitesClient.Get] sends it as given, and an unregistered one
 //     (recorded answered success with {"website": null}) is [ErrNotFound],

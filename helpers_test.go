@@ -117,7 +117,9 @@ func newTestClient(t testing.TB, s *apiServer, opts ...Option) *Client {
 }
 
 // verifyRequestJWT checks a request's Authorization header the way the
-// API does, with golang-jwt rather than the client's own signer.
+// API documents it, with golang-jwt rather than the client's own signer:
+// the content claim is the SHA-256 of the raw query as received followed
+// by the body.
 func verifyRequestJWT(r *http.Request, body []byte) error {
 	raw, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 	if !ok {
@@ -139,7 +141,7 @@ func verifyRequestJWT(r *http.Request, body []byte) error {
 	if claims["path"] != r.URL.Path {
 		return errString("path claim does not match")
 	}
-	sum := sha256.Sum256(body)
+	sum := sha256.Sum256(append([]byte(r.URL.RawQuery), body...))
 	if claims["content"] != hex.EncodeToString(sum[:]) {
 		return errString("content claim does not match")
 	}

@@ -161,7 +161,7 @@ const (
 // given none: the form the SDK in the parent module signs by default, so
 // that the SDK's own tests, which run on the strict fake, hold it to that
 // form.
-const DefaultStrictSigning = SignBodyOnly
+const DefaultStrictSigning = SignQueryAndBody
 
 // String names the form as the -strict-signing flag of
 // cmd/acctadmin-fake does: "body" or "query".

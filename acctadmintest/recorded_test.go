@@ -363,7 +363,7 @@ func formBToken(t *testing.T, srv *acctadmintest.Server, path, rawQuery string, 
 // alone) are both accepted by default; strict signing takes one of them,
 // the SDK's (DefaultStrictSigning) when none is named.
 func TestRecordedS1DocumentedFormAccepted(t *testing.T) {
-	require.Equal(t, acctadmintest.SignBodyOnly, acctadmintest.DefaultStrictSigning)
+	require.Equal(t, acctadmintest.SignQueryAndBody, acctadmintest.DefaultStrictSigning)
 	const q = "status=unread&limit=2"
 	for _, tc := range []struct {
 		name         string
@@ -373,7 +373,7 @@ func TestRecordedS1DocumentedFormAccepted(t *testing.T) {
 		{"default", nil, http.StatusOK, http.StatusOK},
 		{"strict query", []acctadmintest.Option{acctadmintest.WithStrictSigning(acctadmintest.SignQueryAndBody)}, http.StatusOK, http.StatusUnauthorized},
 		{"strict body", []acctadmintest.Option{acctadmintest.WithStrictSigning(acctadmintest.SignBodyOnly)}, http.StatusUnauthorized, http.StatusOK},
-		{"strict default", []acctadmintest.Option{acctadmintest.WithStrictSigning()}, http.StatusUnauthorized, http.StatusOK},
+		{"strict default", []acctadmintest.Option{acctadmintest.WithStrictSigning()}, http.StatusOK, http.StatusUnauthorized},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := newDemo(t, tc.opts...)

@@ -904,7 +904,7 @@ func TestSigningFormsFromPython(t *testing.T) {
 		want map[string]string
 	}{
 		{nil, map[string]string{"A": "200 200 200 200 200", "B": "200 200 200 200 200", "C": "200 200 200 200 200"}},
-		{[]string{"-strict-signing"}, map[string]string{"A": "200 200 200 200 200", "B": "401 401 401 200 200", "C": "401 401 401 200 200"}},
+		{[]string{"-strict-signing"}, map[string]string{"A": "401 401 401 200 200", "B": "200 200 200 200 200", "C": "401 401 401 200 200"}},
 		{[]string{"-strict-signing=body"}, map[string]string{"A": "200 200 200 200 200", "B": "401 401 401 200 200", "C": "401 401 401 200 200"}},
 		{[]string{"-strict-signing=query"}, map[string]string{"A": "401 401 401 200 200", "B": "200 200 200 200 200", "C": "401 401 401 200 200"}},
 		{[]string{"-strict-signing=query", "-query-in-path-claim"}, map[string]string{"A": "401 401 401 200 200", "B": "200 200 200 200 200", "C": "200 200 200 200 200"}},

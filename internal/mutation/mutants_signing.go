@@ -1,0 +1,24 @@
+package main
+
+// The slips of the documented signing form: the query left out of the
+// content claim, and the option that leaves it out ignored.
+func init() {
+	const run = `TestSign|TestAuth`
+	mutants = append(mutants,
+		mutant{id: `signing-query-not-hashed`, file: `auth.go`, pkg: `.`, run: run,
+			what: `the content claim of a request with a query hashes the body alone`,
+			from: `	return append([]byte(rawQuery), body...)`,
+			to:   `	return body`},
+		mutant{id: `signing-body-only-ignored`, file: `auth.go`, pkg: `.`, run: run,
+			what: `WithBodyOnlySigning still hashes the query`,
+			from: `	if s.bodyOnly {
+		query = ""
+	}`,
+			to: `	if s.bodyOnly {
+	}`},
+		mutant{id: `signing-body-only-option-lost`, file: `client.go`, pkg: `.`, run: run,
+			what: `the client's signer made without WithBodyOnlySigning's setting`,
+			from: `		a.(*signer).bodyOnly = s.bodyOnly`,
+			to:   `		_ = s.bodyOnly`},
+	)
+}
