@@ -90,11 +90,13 @@ func drawForm(t *rapid.T, label string) any {
 }
 
 func drawCard(t *rapid.T) *Card {
-	if rapid.Bool().Draw(t, "nil card") {
+	// A card the SDK refuses sends nothing, so most cards drawn are whole
+	// and only the optional fields vary: otherwise the family could pass
+	// without one card sent (a nil card is still drawn now and then).
+	if rapid.IntRange(0, 7).Draw(t, "nil card") == 0 {
 		return nil
 	}
-	return &Card{Number: rapid.SampledFrom([]Secret{"", "4242 4242 4242 4242"}).Draw(t, "number"),
-		ExpMonth: rapid.SampledFrom([]int{0, 5}).Draw(t, "exp_month"), ExpYear: rapid.SampledFrom([]int{0, 2029}).Draw(t, "exp_year"),
+	return &Card{Number: "4242 4242 4242 4242", ExpMonth: 5, ExpYear: 2029,
 		CVC:       rapid.SampledFrom([]Secret{"", "987"}).Draw(t, "cvc"),
 		FirstName: drawStr(t, "first_name"), LastName: drawStr(t, "last_name"),
 		BillingAddress: BillingAddress{Address1: drawStr(t, "address1"), City: drawStr(t, "city")}}

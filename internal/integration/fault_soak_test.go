@@ -246,7 +246,11 @@ func soakOps() []soakOp {
 			return err
 		}),
 		{7, http.MethodPost, "callbacks create", func(ctx context.Context, w *soakWorker) soakRecord {
-			u := fmt.Sprintf("https://hooks.example.com/%s/%d/%d", w.prefix, w.id, w.n)
+			// A loopback port nothing listens on: the services the soak
+			// orders make invoices whose events the fake delivers to every
+			// callback, and a host name would send each delivery to the
+			// resolver, whose lookups outlive the fake.
+			u := fmt.Sprintf("http://127.0.0.1:9/hooks/%s/%d/%d", w.prefix, w.id, w.n)
 			r := soakRecord{key: "callback " + u}
 			cb, err := w.c.Callbacks.Create(ctx, u)
 			if r.err = err; err == nil {
