@@ -2,7 +2,11 @@ package acctadmin
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"net/http"
+	"slices"
+	"strings"
 
 	"github.com/google/uuid"
 )
@@ -101,4 +105,74 @@ func (s *FilingProductsClient) Offerings(ctx context.Context, p *OfferingParams)
 	check := firstErr(checkID("company_id", p.CompanyID), checkRequired("jurisdiction", p.Jurisdiction))
 	q := new(query).id("company_id", p.CompanyID).str("jurisdiction", p.Jurisdiction)
 	return send[[]FilingProduct](ctx, s.c, check, routeFilingProductsOfferings.at(), q, nil)
+}
+
+// filingWords are the names a filing goes by, in groups of synonyms: the
+// catalogue names the EIN "tax id", say. Find matches any word of the
+// group of the word it is given.
+var filingWords = [][]string{
+	{"ein", "tax id", "employer identification number", "federal tax id", "fein", "ss 4"},
+	{"annual report", "annual registration", "annual statement", "annual list"},
+	{"formation", "articles of organization", "articles of incorporation", "certificate of formation", "certificate of organization"},
+	{"good standing", "certificate of good standing", "certificate of existence", "certificate of status", "certificate of fact"},
+	{"amendment", "articles of amendment", "certificate of amendment"},
+	{"dissolution", "articles of dissolution", "certificate of dissolution", "certificate of cancellation"},
+	{"boi", "beneficial ownership information", "beneficial ownership report", "boir"},
+	{"dba", "doing business as", "assumed name", "fictitious name", "trade name"},
+	{"foreign qualification", "certificate of authority", "foreign registration"},
+}
+
+// normalWords lowercases s and keeps its letters and digits, one space
+// between words: "Tax-ID" and "tax id" are the same.
+func normalWords(s string) string {
+	f := strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r > 127)
+	})
+	return strings.Join(f, " ")
+}
+
+// synonyms returns what and the other words of its group, normalised.
+func synonyms(what string) []string {
+	w := normalWords(what)
+	for _, g := range filingWords {
+		if slices.Contains(g, w) {
+			return g
+		}
+	}
+	return []string{w}
+}
+
+// matchFiling picks the product that files what: first by its filing
+// name (the API's simplified name), then by its name holding one of the
+// words whole ("Tax id filing service" holds "tax id").
+func matchFiling(products []FilingProduct, what string) (*FilingProduct, error) {
+	words := synonyms(what)
+	if words[0] == "" {
+		return nil, invalid("what", "is required")
+	}
+	byFilingName := func(p FilingProduct) bool { return slices.Contains(words, normalWords(p.FilingName)) }
+	byName := func(p FilingProduct) bool {
+		name := " " + normalWords(p.Name) + " "
+		return slices.ContainsFunc(words, func(w string) bool { return strings.Contains(name, " "+w+" ") })
+	}
+	for _, fits := range []func(FilingProduct) bool{byFilingName, byName} {
+		if p, err := only(products, fits, "filing product "+fmt.Sprintf("%q", what)); !errors.Is(err, ErrNoMatch) {
+			return p, err
+		}
+	}
+	return nil, fmt.Errorf("%w: no filing product is %q (nor %s)", ErrNoMatch, what, strings.Join(words, ", "))
+}
+
+// Find returns the filing product offered to the company p.CompanyID in
+// p.Jurisdiction that files what: "EIN", "annual report", "good
+// standing"… Words are matched whatever their case and punctuation, with
+// their synonyms ("EIN" is the catalogue's "tax id"), against the
+// products' filing names first, then against their names. No product is
+// ErrNoMatch, two are ErrAmbiguous. GET /filing-products/offerings.
+func (s *FilingProductsClient) Find(ctx context.Context, p *OfferingParams, what string) (*FilingProduct, error) {
+	products, err := s.Offerings(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	return matchFiling(products, what)
 }

@@ -2,6 +2,7 @@ package acctadmin
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"reflect"
 	"testing"
@@ -170,4 +171,39 @@ func TestFilingProductsListByEntityType(t *testing.T) {
 		t.Fatalf("List = %v, %v; want an empty list", got, err)
 	}
 	requireSent(t, srv, http.MethodGet, "/filing-products", "url=https%3A%2F%2Fwww.example.com&jurisdiction=UT&entity_type=Limited+Liability+Company")
+}
+
+// A filing is found by what it files, its synonyms, whatever the case
+// and punctuation; no fit and two fits are errors, never a guess.
+func TestFindFilingByWhatItFiles(t *testing.T) {
+	catalog := demoLikeCatalog()
+	for _, tc := range []struct {
+		what, want string
+		err        error
+	}{
+		{"EIN", "Tax id filing service", nil},
+		{"ein", "Tax id filing service", nil},
+		{"Tax-ID", "Tax id filing service", nil},
+		{"employer identification number", "Tax id filing service", nil},
+		{"annual report", "Annual Report", nil},
+		{"Articles of Organization", "Articles of Organization", nil},
+		{"formation", "Articles of Organization", nil},
+		{"certificate of existence", "Certificate of Good Standing", nil},
+		{"amendment", "Amendment", nil},
+		{"dissolution", "", ErrNoMatch},
+		{"franchise tax", "", ErrNoMatch},
+		{"", "", ErrInvalidParams},
+	} {
+		p, err := matchFiling(catalog, tc.what)
+		switch {
+		case tc.err != nil && !errors.Is(err, tc.err):
+			t.Errorf("%q: err = %v, want %v", tc.what, err, tc.err)
+		case tc.err == nil && (err != nil || p.Name != tc.want):
+			t.Errorf("%q: got %+v, %v; want %q", tc.what, p, err, tc.want)
+		}
+	}
+	two := append(catalog, FilingProduct{ID: uuid.New(), Name: "EIN Express", FilingName: "tax id"})
+	if _, err := matchFiling(two, "EIN"); !errors.Is(err, ErrAmbiguous) {
+		t.Errorf("two EIN products: err = %v, want ErrAmbiguous", err)
+	}
 }

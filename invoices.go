@@ -170,3 +170,17 @@ func (s *InvoicesClient) Pay(ctx context.Context, p *InvoicePayParams) ([]Invoic
 	paid, err := send[invoiceList](ctx, s.c, check, routeInvoicesPay.at(), nil, p)
 	return []Invoice(paid), err
 }
+
+// Total returns the sum of the invoice's items (each its price times its
+// quantity), exactly; an invoice without items totals zero.
+func (inv *Invoice) Total() Money {
+	var sum Money
+	for _, it := range inv.Items {
+		sum = sum.Add(it.Total())
+	}
+	return sum
+}
+
+// Total returns the item's price times its quantity, exactly, with the
+// price's decimals ("19.99" × 3 is "59.97").
+func (it InvoiceItem) Total() Money { return it.Price.times(int64(it.Quantity)) }

@@ -376,3 +376,33 @@ func TestInvoicesListDatesValidation(t *testing.T) {
 		})
 	}
 }
+
+func TestInvoiceTotal(t *testing.T) {
+	var inv Invoice
+	err := json.Unmarshal([]byte(`{"items":[
+		{"price":"19.99","quantity":3,"description":"annual report"},
+		{"price":0.1,"quantity":1},
+		{"price":"149.00","quantity":1},
+		{"price":1e1,"quantity":0},
+		{"price":"-5.5","quantity":2}]}`), &inv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantItems := []string{"59.97", "0.1", "149.00", "0", "-11.0"}
+	for i, it := range inv.Items {
+		if got := it.Total().String(); got != wantItems[i] {
+			t.Errorf("item %d total = %s, want %s", i, got, wantItems[i])
+		}
+	}
+	total := inv.Total()
+	if total.String() != "198.07" || !total.Equal(MoneyFromCents(19807)) {
+		t.Fatalf("Total = %s, want 198.07", total)
+	}
+	if cents, err := total.Cents(); err != nil || cents != 19807 {
+		t.Fatalf("Total cents = %d, %v", cents, err)
+	}
+	var empty Invoice
+	if got := empty.Total(); !got.IsZero() {
+		t.Fatalf("empty invoice totals %s", got)
+	}
+}

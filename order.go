@@ -2,261 +2,13 @@ package acctadmin
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/google/uuid"
 )
-
-// The order of a filing as one call (Client.Order), and the calls that
-// return what they made: the added cart item, the stored card, the order
-// items of a checkout. The API's answers to those writes may hold the
-// record, the whole list it joined, or nothing; these calls find the
-// record by listing before and after the write when the answer does not
-// hold it, match it exactly, and never guess: no fit is ErrNoMatch, two
-// are ErrAmbiguous. Each write is still one at-most-once request of its
-// resource's method; no route is declared here.
-
-// filingWords are the names a filing goes by, in groups of synonyms: the
-// catalogue names the EIN "tax id", say. Find matches any word of the
-// group of the word it is given.
-var filingWords = [][]string{
-	{"ein", "tax id", "employer identification number", "federal tax id", "fein", "ss 4"},
-	{"annual report", "annual registration", "annual statement", "annual list"},
-	{"formation", "articles of organization", "articles of incorporation", "certificate of formation", "certificate of organization"},
-	{"good standing", "certificate of good standing", "certificate of existence", "certificate of status", "certificate of fact"},
-	{"amendment", "articles of amendment", "certificate of amendment"},
-	{"dissolution", "articles of dissolution", "certificate of dissolution", "certificate of cancellation"},
-	{"boi", "beneficial ownership information", "beneficial ownership report", "boir"},
-	{"dba", "doing business as", "assumed name", "fictitious name", "trade name"},
-	{"foreign qualification", "certificate of authority", "foreign registration"},
-}
-
-// normalWords lowercases s and keeps its letters and digits, one space
-// between words: "Tax-ID" and "tax id" are the same.
-func normalWords(s string) string {
-	f := strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r > 127)
-	})
-	return strings.Join(f, " ")
-}
-
-// synonyms returns what and the other words of its group, normalised.
-func synonyms(what string) []string {
-	w := normalWords(what)
-	for _, g := range filingWords {
-		if slices.Contains(g, w) {
-			return g
-		}
-	}
-	return []string{w}
-}
-
-// matchFiling picks the product that files what: first by its filing
-// name (the API's simplified name), then by its name holding one of the
-// words whole ("Tax id filing service" holds "tax id").
-func matchFiling(products []FilingProduct, what string) (*FilingProduct, error) {
-	words := synonyms(what)
-	if words[0] == "" {
-		return nil, invalid("what", "is required")
-	}
-	byFilingName := func(p FilingProduct) bool { return slices.Contains(words, normalWords(p.FilingName)) }
-	byName := func(p FilingProduct) bool {
-		name := " " + normalWords(p.Name) + " "
-		return slices.ContainsFunc(words, func(w string) bool { return strings.Contains(name, " "+w+" ") })
-	}
-	for _, fits := range []func(FilingProduct) bool{byFilingName, byName} {
-		if p, err := only(products, fits, "filing product "+fmt.Sprintf("%q", what)); !errors.Is(err, ErrNoMatch) {
-			return p, err
-		}
-	}
-	return nil, fmt.Errorf("%w: no filing product is %q (nor %s)", ErrNoMatch, what, strings.Join(words, ", "))
-}
-
-// only returns the one element of list that fits; what names it in
-// errors.
-func only[T any](list []T, fits func(T) bool, what string) (*T, error) {
-	var found []int
-	for i := range list {
-		if fits(list[i]) {
-			found = append(found, i)
-		}
-	}
-	switch len(found) {
-	case 0:
-		return nil, fmt.Errorf("%w: no %s", ErrNoMatch, what)
-	case 1:
-		return &list[found[0]], nil
-	}
-	return nil, fmt.Errorf("%w: %d of %s", ErrAmbiguous, len(found), what)
-}
-
-// Find returns the filing product offered to the company p.CompanyID in
-// p.Jurisdiction that files what: "EIN", "annual report", "good
-// standing"… Words are matched whatever their case and punctuation, with
-// their synonyms ("EIN" is the catalogue's "tax id"), against the
-// products' filing names first, then against their names. No product is
-// ErrNoMatch, two are ErrAmbiguous. GET /filing-products/offerings.
-func (s *FilingProductsClient) Find(ctx context.Context, p *OfferingParams, what string) (*FilingProduct, error) {
-	products, err := s.Offerings(ctx, p)
-	if err != nil {
-		return nil, err
-	}
-	return matchFiling(products, what)
-}
-
-// made returns the one record of after that is not in before and fits:
-// the record a write made, found by comparing listings.
-func made[T any](before, after []T, id func(T) uuid.UUID, fits func(T) bool, what string) (*T, error) {
-	known := make(map[uuid.UUID]bool, len(before))
-	for _, r := range before {
-		known[id(r)] = true
-	}
-	return only(after, func(r T) bool { return id(r) != uuid.Nil && !known[id(r)] && fits(r) }, what)
-}
-
-func cartItemID(it CartItem) uuid.UUID   { return it.ID }
-func cardID(m PaymentMethod) uuid.UUID   { return m.ID }
-func orderItemID(it OrderItem) uuid.UUID { return it.ID }
-func invoiceID(inv Invoice) uuid.UUID    { return inv.ID }
-func ids[T any](list []T, id func(T) uuid.UUID) []uuid.UUID {
-	out := make([]uuid.UUID, 0, len(list))
-	for _, r := range list {
-		out = append(out, id(r))
-	}
-	return out
-}
-
-// check is what Add and AddItem check before sending.
-func (p *CartAddParams) check() error {
-	return firstErr(checkNotNegative("quantity", p.Quantity), checkID("company_id", p.CompanyID),
-		checkID("product_id", p.ProductID), checkFormData("form_data", p.FormData, false))
-}
-
-// check is what Checkout and CheckoutOrder check before sending.
-func (p *CheckoutParams) check() error {
-	return firstErr(checkID("payment_token", p.PaymentMethodID),
-		checkSome("item_ids", len(p.ItemIDs) > 0, "company_ids", len(p.CompanyIDs) > 0),
-		checkIDs("item_ids", p.ItemIDs), checkIDs("company_ids", p.CompanyIDs))
-}
-
-// AddItem puts a product in a company's cart, as Add does, and returns
-// the item added. The answer may hold that item, the whole cart, or
-// nothing, so AddItem lists the company's cart before adding and finds
-// the new item of that product (and option) in the answer or, when the
-// answer does not hold exactly one, in the listing after: the item was
-// added but no new one is listed is ErrNoMatch, two new ones are
-// ErrAmbiguous. A failed listing before adding sends nothing. The add is
-// sent at most once; after ErrOutcomeUnknown, ShoppingCart.List shows
-// whether the item was added. GET and POST /shopping-cart.
-func (s *ShoppingCartClient) AddItem(ctx context.Context, p *CartAddParams) (*CartItem, error) {
-	if p = orZero(p); ctx == nil || p.check() != nil {
-		_, err := s.Add(ctx, p) // refused before sending
-		return nil, err
-	}
-	cart := &CartListParams{CompanyIDs: []uuid.UUID{p.CompanyID}}
-	before, err := s.List(ctx, cart)
-	if err != nil {
-		return nil, err
-	}
-	answer, err := s.Add(ctx, p)
-	if err != nil {
-		return nil, err
-	}
-	fits := func(it CartItem) bool {
-		return it.CompanyID == p.CompanyID && it.ProductID == p.ProductID &&
-			(p.ProductOptionID == uuid.Nil || it.ProductOptionID == p.ProductOptionID)
-	}
-	what := "new cart item of product " + p.ProductID.String()
-	if it, err := made(before, answer, cartItemID, fits, what); err == nil {
-		return it, nil
-	}
-	after, err := s.List(ctx, cart)
-	if err != nil {
-		return nil, fmt.Errorf("acctadmin: the item was added; listing the cart to find it: %w", err)
-	}
-	return made(before, after, cartItemID, fits, what+" in the cart listed after adding")
-}
-
-// Store stores a card, as Create does, and returns the stored card. The
-// real API answers without it ({status_code, success}), so Store lists
-// the cards before storing and finds the new one with the card's last
-// four digits and expiry in the answer or in the listing after: the card
-// was stored but no new one is listed is ErrNoMatch, two are
-// ErrAmbiguous. A failed listing before storing sends nothing. The card is
-// sent at most once; after ErrOutcomeUnknown, PaymentMethods.List shows
-// whether it was stored. GET and POST /payment-methods.
-func (s *PaymentMethodsClient) Store(ctx context.Context, card *Card) (*PaymentMethod, error) {
-	if card = orZero(card); ctx == nil || card.validate() != nil {
-		return s.Create(ctx, card) // refused before sending
-	}
-	before, err := s.List(ctx)
-	if err != nil {
-		return nil, err
-	}
-	answer, err := s.Create(ctx, card)
-	if err != nil {
-		return nil, err
-	}
-	digits := strings.ReplaceAll(card.Number.Reveal(), " ", "")
-	fits := func(m PaymentMethod) bool {
-		return m.Last4 == digits[len(digits)-4:] && m.ExpMonth == card.ExpMonth && m.ExpYear == card.ExpYear
-	}
-	if answer != nil && !slices.Contains(ids(before, cardID), answer.ID) && fits(*answer) {
-		return answer, nil
-	}
-	after, err := s.List(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("acctadmin: the card was stored; listing the cards to find it: %w", err)
-	}
-	return made(before, after, cardID, fits, "new card of those digits and expiry in the cards listed after storing")
-}
-
-// CheckoutOrder checks out as Checkout does, and fills the Checkout's
-// OrderItems with the order items it made that wait for form data. The
-// answer holds invoice ids, not order items, and the API lists only the
-// order items that wait, so CheckoutOrder lists those of the account
-// before checking out and again after: the new ones are the checkout's.
-// A failed listing before sends nothing; one after returns the Checkout
-// (the card was charged) with the error. The checkout is sent at most
-// once; after ErrOutcomeUnknown, Invoices.List shows whether invoices were
-// made, and ShoppingCart.List whether the items left the cart (Client.Order
-// finds out for itself). GET /order-items/requiring-attention, POST
-// /shopping-cart/checkout.
-func (s *ShoppingCartClient) CheckoutOrder(ctx context.Context, p *CheckoutParams) (*Checkout, error) {
-	if p = orZero(p); ctx == nil || p.check() != nil {
-		return s.Checkout(ctx, p) // refused before sending
-	}
-	before, err := s.c.OrderItems.ListRequiringAttention(ctx, nil)
-	if err != nil {
-		return nil, err
-	}
-	out, err := s.Checkout(ctx, p)
-	if err != nil {
-		return nil, err
-	}
-	after, err := s.c.OrderItems.ListRequiringAttention(ctx, nil)
-	if err != nil {
-		return out, fmt.Errorf("acctadmin: checked out; listing the order items it made: %w", err)
-	}
-	out.OrderItems = newOrderItems(before, after)
-	return out, nil
-}
-
-// newOrderItems returns the order items of after that are not in
-// before: those a checkout made.
-func newOrderItems(before, after []OrderItem) []OrderItem {
-	known := ids(before, orderItemID)
-	var made []OrderItem
-	for _, it := range after {
-		if it.ID != uuid.Nil && !slices.Contains(known, it.ID) {
-			made = append(made, it)
-		}
-	}
-	return made
-}
 
 // OrderRequest is a filing to order with Client.Order. CompanyID,
 // Jurisdiction, one of Filing and ProductID, and one of PaymentMethodID
@@ -625,4 +377,23 @@ func (c *Client) submitOrderForm(ctx context.Context, r *OrderRequest, res *Orde
 		res.OrderItem = done
 	}
 	return err
+}
+
+// Format prints the request as fmt prints a struct, with every string
+// and number of FormData read "[redacted]", under every verb (the card
+// prints as an address, or as Card prints itself); so do a
+// []*OrderRequest and a map of them. slog's text handler prints it so.
+func (r OrderRequest) Format(f fmt.State, verb rune) {
+	r.FormData = redactedForm(r.FormData)
+	formatFields(f, verb, r, "acctadmin.OrderRequest")
+}
+
+// MarshalJSON writes the request as encoding/json would, with FormData
+// redacted as Format prints it and the card's number and CVC as
+// "[redacted]": a request that a program marshals, or logs with slog's
+// JSON handler, shows no personal data.
+func (r OrderRequest) MarshalJSON() ([]byte, error) {
+	type plain OrderRequest
+	r.FormData = redactedForm(r.FormData)
+	return json.Marshal(plain(r))
 }

@@ -3,6 +3,7 @@ package acctadmin
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"time"
 
@@ -119,4 +120,27 @@ func (s *OrderItemsClient) SubmitFormData(ctx context.Context, p *OrderItemFormD
 		return nil, err
 	}
 	return &items[0], nil
+}
+
+// personalValues are the values of the form, which the call's
+// redaction takes out of anything an answer echoes (see formValues).
+func (p *OrderItemFormDataParams) personalValues() []string { return formValues(p.FormData) }
+
+// Format prints the params as fmt prints a struct, with every string and
+// number of FormData read "[redacted]", under every verb; so do a
+// []*OrderItemFormDataParams and a map of them. The request body carries
+// the values.
+func (p OrderItemFormDataParams) Format(f fmt.State, verb rune) {
+	p.FormData = redactedForm(p.FormData)
+	formatFields(f, verb, p, "acctadmin.OrderItemFormDataParams")
+}
+
+// MarshalJSON writes the params as encoding/json would, with FormData
+// redacted as Format prints it: params that a program marshals, or logs
+// with slog's JSON handler, show no personal data. The SDK writes the
+// request body with the values.
+func (p OrderItemFormDataParams) MarshalJSON() ([]byte, error) {
+	type plain OrderItemFormDataParams
+	p.FormData = redactedForm(p.FormData)
+	return json.Marshal(plain(p))
 }

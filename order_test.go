@@ -33,41 +33,6 @@ func demoLikeCatalog() []FilingProduct {
 	}
 }
 
-// A filing is found by what it files, its synonyms, whatever the case
-// and punctuation; no fit and two fits are errors, never a guess.
-func TestFindFilingByWhatItFiles(t *testing.T) {
-	catalog := demoLikeCatalog()
-	for _, tc := range []struct {
-		what, want string
-		err        error
-	}{
-		{"EIN", "Tax id filing service", nil},
-		{"ein", "Tax id filing service", nil},
-		{"Tax-ID", "Tax id filing service", nil},
-		{"employer identification number", "Tax id filing service", nil},
-		{"annual report", "Annual Report", nil},
-		{"Articles of Organization", "Articles of Organization", nil},
-		{"formation", "Articles of Organization", nil},
-		{"certificate of existence", "Certificate of Good Standing", nil},
-		{"amendment", "Amendment", nil},
-		{"dissolution", "", ErrNoMatch},
-		{"franchise tax", "", ErrNoMatch},
-		{"", "", ErrInvalidParams},
-	} {
-		p, err := matchFiling(catalog, tc.what)
-		switch {
-		case tc.err != nil && !errors.Is(err, tc.err):
-			t.Errorf("%q: err = %v, want %v", tc.what, err, tc.err)
-		case tc.err == nil && (err != nil || p.Name != tc.want):
-			t.Errorf("%q: got %+v, %v; want %q", tc.what, p, err, tc.want)
-		}
-	}
-	two := append(catalog, FilingProduct{ID: uuid.New(), Name: "EIN Express", FilingName: "tax id"})
-	if _, err := matchFiling(two, "EIN"); !errors.Is(err, ErrAmbiguous) {
-		t.Errorf("two EIN products: err = %v, want ErrAmbiguous", err)
-	}
-}
-
 // orderServer is a small stateful API for the order: one offered
 // product and method, cards, carts, invoices and waiting order items.
 // Its checkout and listings fail as a test tells it.
@@ -267,50 +232,6 @@ func TestOrderEndToEnd(t *testing.T) {
 				t.Fatalf("%d checkouts, %d forms, %d left in the cart", os.checkouts, os.forms, len(os.cart))
 			}
 		})
-	}
-}
-
-// AddItem returns the item added whatever the answer holds, and refuses
-// to guess between two new items of the product; Store finds the card the
-// status answer does not hold, beside an older card of the same digits.
-func TestAddItemAndStoreFindWhatTheyMade(t *testing.T) {
-	ctx := context.Background()
-	os := newOrderServer()
-	srv := newAPIServer(t, os.handle)
-	c := newTestClient(t, srv)
-	p := &CartAddParams{CompanyID: wcCompany, ProductID: wcProduct, ProductOptionID: wcMethod}
-	for _, add := range []string{"item", "cart", "none"} {
-		os.addAnswer = add
-		n := srv.count()
-		it, err := c.ShoppingCart.AddItem(ctx, p)
-		if err != nil || it == nil || it.ID.String() != fmt.Sprint(os.cart[len(os.cart)-1]["id"]) {
-			t.Fatalf("%s: got %+v, %v; want the last item", add, it, err)
-		}
-		if want := map[string]int{"item": 2, "cart": 2, "none": 3}[add]; srv.count()-n != want {
-			t.Errorf("%s: %d requests, want %d", add, srv.count()-n, want)
-		}
-	}
-	twice := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodPost {
-			os.mu.Lock()
-			os.cart = append(os.cart, map[string]any{"id": uuid.New(), "company_id": wcCompany, "product_id": wcProduct, "product_option_id": wcMethod})
-			os.mu.Unlock()
-		}
-		os.handle(w, r)
-	})
-	os.addAnswer = "none"
-	if it, err := newTestClient(t, twice).ShoppingCart.AddItem(ctx, p); !errors.Is(err, ErrAmbiguous) {
-		t.Fatalf("two new items: got %+v, %v; want ErrAmbiguous", it, err)
-	}
-
-	card := &Card{Number: "4111111111111111", ExpMonth: 5, ExpYear: 2029, CVC: "123"}
-	os.cards = append(os.cards, map[string]any{"id": uuid.New(), "last4": "1111", "exp_month": 5, "exp_year": 2029})
-	for _, reply := range []string{"status", "card"} {
-		os.cardReply = reply
-		pm, err := c.PaymentMethods.Store(ctx, card)
-		if err != nil || pm == nil || pm.ID.String() != fmt.Sprint(os.cards[len(os.cards)-1]["id"]) {
-			t.Fatalf("%s: got %+v, %v; want the new card", reply, pm, err)
-		}
 	}
 }
 
@@ -959,5 +880,43 @@ func TestOrderCost(t *testing.T) {
 		"GET /order-items/requiring-attention", "POST /order-items/requiring-attention"}
 	if got := routesSent(srv); !slices.Equal(got, want) {
 		t.Fatalf("sent %d requests:\n%q\nwant %d:\n%q", len(got), got, len(want), want)
+	}
+}
+
+// An OrderRequest prints, marshals and logs its form's values and its
+// card redacted, under every verb, in slices and maps and behind
+// pointers, as the params that carry a form do.
+func TestOrderRequestFormatsRedacted(t *testing.T) {
+	r := &OrderRequest{CompanyID: wcCompany, Jurisdiction: "WY", Filing: "EIN", Method: "Standard",
+		Card:     &Card{Number: "4111 1111 1111 1111", ExpMonth: 5, ExpYear: 2029, CVC: "123"},
+		FormData: map[string]any{"ssn": "123-45-6789", "owner": map[string]any{"name": "Zelda Qwix", "dob": "1984-02-29"}, "ein_trucking": false}}
+	needles := []string{"123-45-6789", "Zelda Qwix", "1984-02-29", "4111 1111"}
+	for _, v := range []any{r, *r, []*OrderRequest{r}, map[string]OrderRequest{"o": *r}} {
+		var texts []string
+		for _, verb := range []string{"%v", "%+v", "%#v", "%s", "%q", "%x", "%d"} {
+			texts = append(texts, fmt.Sprintf(verb, v))
+		}
+		var logs bytes.Buffer
+		for _, h := range []slog.Handler{slog.NewTextHandler(&logs, nil), slog.NewJSONHandler(&logs, nil)} {
+			slog.New(h).Info("order", "r", v)
+		}
+		b, err := json.Marshal(v)
+		texts = append(texts, logs.String(), string(b))
+		for _, text := range texts {
+			for _, n := range needles {
+				if strings.Contains(text, n) {
+					t.Errorf("%T shows %q: %s", v, n, text)
+				}
+			}
+		}
+		if s := fmt.Sprintf("%+v", v); !strings.Contains(s, "ssn:[redacted]") || !strings.Contains(s, "Jurisdiction:WY") {
+			t.Errorf("%%+v of %T = %s, want the form's keys with its values redacted", v, s)
+		}
+		if err != nil || !strings.Contains(string(b), `"ssn":"[redacted]"`) || !strings.Contains(string(b), `"Number":"[redacted]"`) {
+			t.Errorf("json of %T = %s, %v: want the form's keys and the card with their values redacted", v, b, err)
+		}
+	}
+	if s := fmt.Sprintf("%#v", *r); !strings.HasPrefix(s, "acctadmin.OrderRequest{") {
+		t.Errorf("%%#v = %s", s)
 	}
 }

@@ -3,7 +3,6 @@ package acctadmin
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -455,80 +454,3 @@ func isSecretHeader(name string) bool {
 
 // The params that carry a form: the call's redactor learns the form's
 // values, and the params print and marshal them redacted.
-
-// personalValues are the values of the form, which the call's
-// redaction takes out of anything an answer echoes (see formValues).
-func (p *OrderItemFormDataParams) personalValues() []string { return formValues(p.FormData) }
-
-// Format prints the params as fmt prints a struct, with every string and
-// number of FormData read "[redacted]", under every verb; so do a
-// []*OrderItemFormDataParams and a map of them. The request body carries
-// the values.
-func (p OrderItemFormDataParams) Format(f fmt.State, verb rune) {
-	p.FormData = redactedForm(p.FormData)
-	formatFields(f, verb, p, "acctadmin.OrderItemFormDataParams")
-}
-
-// MarshalJSON writes the params as encoding/json would, with FormData
-// redacted as Format prints it: params that a program marshals, or logs
-// with slog's JSON handler, show no personal data. The SDK writes the
-// request body with the values.
-func (p OrderItemFormDataParams) MarshalJSON() ([]byte, error) {
-	type plain OrderItemFormDataParams
-	p.FormData = redactedForm(p.FormData)
-	return json.Marshal(plain(p))
-}
-
-// personalValues are the values of the form, which the call's
-// redaction takes out of anything an answer echoes (see formValues).
-func (p *CartAddParams) personalValues() []string { return formValues(p.FormData) }
-
-// Format prints the params as fmt prints a struct, with every string and
-// number of FormData read "[redacted]", under every verb; so do a
-// []*CartAddParams and a map of them. The request body carries the
-// values.
-func (p CartAddParams) Format(f fmt.State, verb rune) {
-	p.FormData = redactedForm(p.FormData)
-	formatFields(f, verb, p, "acctadmin.CartAddParams")
-}
-
-// MarshalJSON writes the params as encoding/json would, with FormData
-// redacted as Format prints it: params that a program marshals, or logs
-// with slog's JSON handler, show no personal data. The SDK writes the
-// request body with the values.
-func (p CartAddParams) MarshalJSON() ([]byte, error) {
-	type plain CartAddParams
-	p.FormData = redactedForm(p.FormData)
-	return json.Marshal(plain(p))
-}
-
-// secretValues lists the values an answer must not echo: the number as
-// sent and as digits alone, and the CVC, as the body carried it and alone
-// (too short to look for inside other text, it is taken out where it
-// stands alone: see redactor.short).
-func (b *cardBody) secretValues() []string {
-	return []string{b.Number, strings.ReplaceAll(b.Number, " ", ""), `"cvc":"` + b.CVC + `"`, b.CVC}
-}
-
-// Format prints the card as fmt prints a struct, with Number and CVC
-// redacted, under every verb; so do a []*Card and a map of them.
-func (p Card) Format(f fmt.State, verb rune) { formatFields(f, verb, p, "acctadmin.Card") }
-
-// Format prints the request as fmt prints a struct, with every string
-// and number of FormData read "[redacted]", under every verb (the card
-// prints as an address, or as Card prints itself); so do a
-// []*OrderRequest and a map of them. slog's text handler prints it so.
-func (r OrderRequest) Format(f fmt.State, verb rune) {
-	r.FormData = redactedForm(r.FormData)
-	formatFields(f, verb, r, "acctadmin.OrderRequest")
-}
-
-// MarshalJSON writes the request as encoding/json would, with FormData
-// redacted as Format prints it and the card's number and CVC as
-// "[redacted]": a request that a program marshals, or logs with slog's
-// JSON handler, shows no personal data.
-func (r OrderRequest) MarshalJSON() ([]byte, error) {
-	type plain OrderRequest
-	r.FormData = redactedForm(r.FormData)
-	return json.Marshal(plain(r))
-}

@@ -3,6 +3,7 @@ package acctadmin
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"time"
 
@@ -170,4 +171,109 @@ func (a *checkoutAnswer) decodeEnvelope(endpoint string, body []byte) (bool, err
 	}
 	a.InvoiceIDs, a.Invoices = top.InvoiceIDs, invoices
 	return success, nil
+}
+
+// check is what Add and AddItem check before sending.
+func (p *CartAddParams) check() error {
+	return firstErr(checkNotNegative("quantity", p.Quantity), checkID("company_id", p.CompanyID),
+		checkID("product_id", p.ProductID), checkFormData("form_data", p.FormData, false))
+}
+
+// check is what Checkout and CheckoutOrder check before sending.
+func (p *CheckoutParams) check() error {
+	return firstErr(checkID("payment_token", p.PaymentMethodID),
+		checkSome("item_ids", len(p.ItemIDs) > 0, "company_ids", len(p.CompanyIDs) > 0),
+		checkIDs("item_ids", p.ItemIDs), checkIDs("company_ids", p.CompanyIDs))
+}
+
+// AddItem puts a product in a company's cart, as Add does, and returns
+// the item added. The answer may hold that item, the whole cart, or
+// nothing, so AddItem lists the company's cart before adding and finds
+// the new item of that product (and option) in the answer or, when the
+// answer does not hold exactly one, in the listing after: the item was
+// added but no new one is listed is ErrNoMatch, two new ones are
+// ErrAmbiguous. A failed listing before adding sends nothing. The add is
+// sent at most once; after ErrOutcomeUnknown, ShoppingCart.List shows
+// whether the item was added. GET and POST /shopping-cart.
+func (s *ShoppingCartClient) AddItem(ctx context.Context, p *CartAddParams) (*CartItem, error) {
+	if p = orZero(p); ctx == nil || p.check() != nil {
+		_, err := s.Add(ctx, p) // refused before sending
+		return nil, err
+	}
+	cart := &CartListParams{CompanyIDs: []uuid.UUID{p.CompanyID}}
+	before, err := s.List(ctx, cart)
+	if err != nil {
+		return nil, err
+	}
+	answer, err := s.Add(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	fits := func(it CartItem) bool {
+		return it.CompanyID == p.CompanyID && it.ProductID == p.ProductID &&
+			(p.ProductOptionID == uuid.Nil || it.ProductOptionID == p.ProductOptionID)
+	}
+	what := "new cart item of product " + p.ProductID.String()
+	if it, err := made(before, answer, cartItemID, fits, what); err == nil {
+		return it, nil
+	}
+	after, err := s.List(ctx, cart)
+	if err != nil {
+		return nil, fmt.Errorf("acctadmin: the item was added; listing the cart to find it: %w", err)
+	}
+	return made(before, after, cartItemID, fits, what+" in the cart listed after adding")
+}
+
+// CheckoutOrder checks out as Checkout does, and fills the Checkout's
+// OrderItems with the order items it made that wait for form data. The
+// answer holds invoice ids, not order items, and the API lists only the
+// order items that wait, so CheckoutOrder lists those of the account
+// before checking out and again after: the new ones are the checkout's.
+// A failed listing before sends nothing; one after returns the Checkout
+// (the card was charged) with the error. The checkout is sent at most
+// once; after ErrOutcomeUnknown, Invoices.List shows whether invoices were
+// made, and ShoppingCart.List whether the items left the cart (Client.Order
+// finds out for itself). GET /order-items/requiring-attention, POST
+// /shopping-cart/checkout.
+func (s *ShoppingCartClient) CheckoutOrder(ctx context.Context, p *CheckoutParams) (*Checkout, error) {
+	if p = orZero(p); ctx == nil || p.check() != nil {
+		return s.Checkout(ctx, p) // refused before sending
+	}
+	before, err := s.c.OrderItems.ListRequiringAttention(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	out, err := s.Checkout(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	after, err := s.c.OrderItems.ListRequiringAttention(ctx, nil)
+	if err != nil {
+		return out, fmt.Errorf("acctadmin: checked out; listing the order items it made: %w", err)
+	}
+	out.OrderItems = newOrderItems(before, after)
+	return out, nil
+}
+
+// personalValues are the values of the form, which the call's
+// redaction takes out of anything an answer echoes (see formValues).
+func (p *CartAddParams) personalValues() []string { return formValues(p.FormData) }
+
+// Format prints the params as fmt prints a struct, with every string and
+// number of FormData read "[redacted]", under every verb; so do a
+// []*CartAddParams and a map of them. The request body carries the
+// values.
+func (p CartAddParams) Format(f fmt.State, verb rune) {
+	p.FormData = redactedForm(p.FormData)
+	formatFields(f, verb, p, "acctadmin.CartAddParams")
+}
+
+// MarshalJSON writes the params as encoding/json would, with FormData
+// redacted as Format prints it: params that a program marshals, or logs
+// with slog's JSON handler, show no personal data. The SDK writes the
+// request body with the values.
+func (p CartAddParams) MarshalJSON() ([]byte, error) {
+	type plain CartAddParams
+	p.FormData = redactedForm(p.FormData)
+	return json.Marshal(plain(p))
 }

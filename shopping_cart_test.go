@@ -2,6 +2,9 @@ package acctadmin
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"net/http"
 	"testing"
 
 	"github.com/google/uuid"
@@ -37,4 +40,48 @@ func TestShoppingCartRefusesBadParams(t *testing.T) {
 			return err
 		}},
 	})
+}
+
+// AddItem returns the item added whatever the answer holds, and refuses
+// to guess between two new items of the product; Store finds the card the
+// status answer does not hold, beside an older card of the same digits.
+func TestAddItemAndStoreFindWhatTheyMade(t *testing.T) {
+	ctx := context.Background()
+	os := newOrderServer()
+	srv := newAPIServer(t, os.handle)
+	c := newTestClient(t, srv)
+	p := &CartAddParams{CompanyID: wcCompany, ProductID: wcProduct, ProductOptionID: wcMethod}
+	for _, add := range []string{"item", "cart", "none"} {
+		os.addAnswer = add
+		n := srv.count()
+		it, err := c.ShoppingCart.AddItem(ctx, p)
+		if err != nil || it == nil || it.ID.String() != fmt.Sprint(os.cart[len(os.cart)-1]["id"]) {
+			t.Fatalf("%s: got %+v, %v; want the last item", add, it, err)
+		}
+		if want := map[string]int{"item": 2, "cart": 2, "none": 3}[add]; srv.count()-n != want {
+			t.Errorf("%s: %d requests, want %d", add, srv.count()-n, want)
+		}
+	}
+	twice := newAPIServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			os.mu.Lock()
+			os.cart = append(os.cart, map[string]any{"id": uuid.New(), "company_id": wcCompany, "product_id": wcProduct, "product_option_id": wcMethod})
+			os.mu.Unlock()
+		}
+		os.handle(w, r)
+	})
+	os.addAnswer = "none"
+	if it, err := newTestClient(t, twice).ShoppingCart.AddItem(ctx, p); !errors.Is(err, ErrAmbiguous) {
+		t.Fatalf("two new items: got %+v, %v; want ErrAmbiguous", it, err)
+	}
+
+	card := &Card{Number: "4111111111111111", ExpMonth: 5, ExpYear: 2029, CVC: "123"}
+	os.cards = append(os.cards, map[string]any{"id": uuid.New(), "last4": "1111", "exp_month": 5, "exp_year": 2029})
+	for _, reply := range []string{"status", "card"} {
+		os.cardReply = reply
+		pm, err := c.PaymentMethods.Store(ctx, card)
+		if err != nil || pm == nil || pm.ID.String() != fmt.Sprint(os.cards[len(os.cards)-1]["id"]) {
+			t.Fatalf("%s: got %+v, %v; want the new card", reply, pm, err)
+		}
+	}
 }

@@ -637,20 +637,6 @@ func (m Money) Sub(n Money) Money {
 	return moneyOf(a.Sub(a, b), max(as, bs))
 }
 
-// Total returns the sum of the invoice's items (each its price times its
-// quantity), exactly; an invoice without items totals zero.
-func (inv *Invoice) Total() Money {
-	var sum Money
-	for _, it := range inv.Items {
-		sum = sum.Add(it.Total())
-	}
-	return sum
-}
-
-// Total returns the item's price times its quantity, exactly, with the
-// price's decimals ("19.99" × 3 is "59.97").
-func (it InvoiceItem) Total() Money { return it.Price.times(int64(it.Quantity)) }
-
 // times returns m multiplied by the whole number k, exactly, with m's
 // decimals.
 func (m Money) times(k int64) Money {

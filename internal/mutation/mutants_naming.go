@@ -62,12 +62,12 @@ func init() {
 			to:   `	case true:`},
 		mutant{id: `naming-cli-pulls-locked`, file: `cmd/acctadmin/mail.go`, pkg: `./cmd/acctadmin`, run: `TestScripts/mail`,
 			what: `mail pull downloads the payment-locked documents`,
-			from: `		if !d.PaymentLocked {
-			return false
-		}`,
-			to: `		if true {
-			return false
-		}`},
+			from: `			if !d.PaymentLocked {
+				return false
+			}`,
+			to: `			if true {
+				return false
+			}`},
 		mutant{id: `naming-cli-locked-unlisted`, file: `cmd/acctadmin/mail.go`, pkg: `./cmd/acctadmin`, run: `TestScripts/mail`,
 			what: `mail pull does not list the payment-locked documents it left unread`,
 			from: `	defer fmt.Fprint(a.stdout, locked)`,

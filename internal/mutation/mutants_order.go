@@ -71,12 +71,12 @@ func init() {
 			from: `		n, depth = next, depth+1`,
 			to:   `		return n, depth`},
 		// The order request prints redacted.
-		mutant{id: `order-request-prints-form`, file: `redact.go`, pkg: `.`, run: `TestOrderRequestFormatsRedacted`,
+		mutant{id: `order-request-prints-form`, file: `order.go`, pkg: `.`, run: `TestOrderRequestFormatsRedacted`,
 			what: `an OrderRequest printed with its form's values`,
 			from: `	r.FormData = redactedForm(r.FormData)
 	formatFields(f, verb, r, "acctadmin.OrderRequest")`,
 			to: `	formatFields(f, verb, r, "acctadmin.OrderRequest")`},
-		mutant{id: `order-request-marshals-form`, file: `redact.go`, pkg: `.`, run: `TestOrderRequestFormatsRedacted`,
+		mutant{id: `order-request-marshals-form`, file: `order.go`, pkg: `.`, run: `TestOrderRequestFormatsRedacted`,
 			what: `an OrderRequest marshalled with its form's values`,
 			from: `	type plain OrderRequest
 	r.FormData = redactedForm(r.FormData)`,

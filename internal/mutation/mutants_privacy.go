@@ -54,12 +54,12 @@ func init() {
 			what: `the form of a cart item is not given to the call's redaction`,
 			from: `	if pb, ok := b.p.(personalBody); ok {`,
 			to:   `	if pb, ok := b.p.(personalBody); false && ok {`},
-		mutant{id: `privacy-format-shows-form`, file: `redact.go`, pkg: `.`, run: run,
+		mutant{id: `privacy-format-shows-form`, file: `order_items.go`, pkg: `.`, run: run,
 			what: `%v of the params shows the form`,
 			from: `	p.FormData = redactedForm(p.FormData)
 	formatFields(f, verb, p, "acctadmin.OrderItemFormDataParams")`,
 			to: `	formatFields(f, verb, p, "acctadmin.OrderItemFormDataParams")`},
-		mutant{id: `privacy-marshal-shows-form`, file: `redact.go`, pkg: `.`, run: run,
+		mutant{id: `privacy-marshal-shows-form`, file: `shopping_cart.go`, pkg: `.`, run: run,
 			what: `the JSON of the params shows the form`,
 			from: `	type plain CartAddParams
 	p.FormData = redactedForm(p.FormData)`,

@@ -86,7 +86,7 @@ func init() {
 			what: `a Client's Format names its keys`,
 			from: `		text = "acctadmin.Client(" + c.baseURL.String() + ")"`,
 			to:   `		text = "acctadmin.Client(" + c.baseURL.String() + " " + strings.Join(c.keys().secrets, " ") + ")"`},
-		mutant{id: `redaction-card-format-removed`, file: `redact.go`, pkg: `.`, run: `TestSensitiveValuesFormatRedacted`,
+		mutant{id: `redaction-card-format-removed`, file: `payment_methods.go`, pkg: `.`, run: `TestSensitiveValuesFormatRedacted`,
 			what: `a []*Card printed in fmt's %!s(*Card=…) form`,
 			from: `func (p Card) Format(f fmt.State, verb rune) {`,
 			to:   `func (p Card) format(f fmt.State, verb rune) {`},

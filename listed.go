@@ -1,0 +1,70 @@
+package acctadmin
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/google/uuid"
+)
+
+// The records a write made, found by listing: ShoppingCart.AddItem,
+// PaymentMethods.Store and ShoppingCart.CheckoutOrder return the cart
+// item, card and order items they made, and the API's answers to those
+// writes may hold the record, the whole list it joined, or nothing. They
+// find the record by listing before and after the write when the answer
+// does not hold it, match it exactly, and never guess: no fit is
+// ErrNoMatch, two are ErrAmbiguous. Client.Order and FilingProducts.Find
+// pick from listings the same way.
+
+// only returns the one element of list that fits; what names it in
+// errors.
+func only[T any](list []T, fits func(T) bool, what string) (*T, error) {
+	var found []int
+	for i := range list {
+		if fits(list[i]) {
+			found = append(found, i)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return nil, fmt.Errorf("%w: no %s", ErrNoMatch, what)
+	case 1:
+		return &list[found[0]], nil
+	}
+	return nil, fmt.Errorf("%w: %d of %s", ErrAmbiguous, len(found), what)
+}
+
+// made returns the one record of after that is not in before and fits:
+// the record a write made, found by comparing listings.
+func made[T any](before, after []T, id func(T) uuid.UUID, fits func(T) bool, what string) (*T, error) {
+	known := make(map[uuid.UUID]bool, len(before))
+	for _, r := range before {
+		known[id(r)] = true
+	}
+	return only(after, func(r T) bool { return id(r) != uuid.Nil && !known[id(r)] && fits(r) }, what)
+}
+
+func cartItemID(it CartItem) uuid.UUID   { return it.ID }
+func cardID(m PaymentMethod) uuid.UUID   { return m.ID }
+func orderItemID(it OrderItem) uuid.UUID { return it.ID }
+func invoiceID(inv Invoice) uuid.UUID    { return inv.ID }
+func ids[T any](list []T, id func(T) uuid.UUID) []uuid.UUID {
+	out := make([]uuid.UUID, 0, len(list))
+	for _, r := range list {
+		out = append(out, id(r))
+	}
+	return out
+}
+
+// newOrderItems returns the order items of after that are not in
+// before: those a checkout made.
+func newOrderItems(before, after []OrderItem) []OrderItem {
+	known := ids(before, orderItemID)
+	var made []OrderItem
+	for _, it := range after {
+		if it.ID != uuid.Nil && !slices.Contains(known, it.ID) {
+			made = append(made, it)
+		}
+	}
+	return made
+}
