@@ -59,7 +59,7 @@ func init() {
 		mutant{id: `ordering-first-waiting-item`, file: `listed.go`, pkg: `.`, run: run,
 			what: `any waiting order item of the company taken, an older one included`,
 			from: `		if it.ID != uuid.Nil && !slices.Contains(known, it.ID) {`,
-			to:   `		if it.ID != uuid.Nil || known == nil {`},
+			to:   `		if it.ID != uuid.Nil && !slices.Contains(known, uuid.Nil) {`},
 		mutant{id: `ordering-ein-synonym-lost`, file: `filing_products.go`, pkg: `.`, run: run,
 			what: `EIN no longer the catalogue's "tax id"`,
 			from: `{"ein", "tax id", `,
