@@ -627,7 +627,7 @@ func (c *Client) Do(ctx context.Context, req *RawRequest, out any) error {
 		return err
 	}
 	if err := json.Unmarshal(result, out); err != nil {
-		// An answer that cannot be read, like any other (see call).
+		// An answer that cannot be read, like any other (see Client.json).
 		return c.doDecodeError(ep.route.method+" "+c.baseURL.Path+ep.path, q, req.Secrets, result, out, err, ep.route.verify)
 	}
 	return nil
