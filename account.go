@@ -101,10 +101,18 @@ func (d *DashPanel) UnmarshalJSON(data []byte) error {
 
 // Get returns the account. GET /account.
 func (s *AccountClient) Get(ctx context.Context) (*Account, error) {
-	return one(call[Account](ctx, s.c, routeAccountGet.at(), nil, nil))
+	var a Account
+	if err := s.c.json(ctx, routeAccountGet.at(), nil, nil, &a); err != nil {
+		return nil, err
+	}
+	return &a, nil
 }
 
 // DashPanel returns the account's summary. GET /account/dashpanel.
 func (s *AccountClient) DashPanel(ctx context.Context) (*DashPanel, error) {
-	return one(call[DashPanel](ctx, s.c, routeAccountDashPanel.at(), nil, nil))
+	var d DashPanel
+	if err := s.c.json(ctx, routeAccountDashPanel.at(), nil, nil, &d); err != nil {
+		return nil, err
+	}
+	return &d, nil
 }

@@ -66,7 +66,11 @@ func (s *Session) UnmarshalJSON(data []byte) error {
 
 // Refresh returns a fresh session for the account's user. GET /auth/refresh.
 func (s *AuthClient) Refresh(ctx context.Context) (*Session, error) {
-	return one(call[Session](ctx, s.c, routeAuthRefresh.at(), nil, nil))
+	var ses Session
+	if err := s.c.json(ctx, routeAuthRefresh.at(), nil, nil, &ses); err != nil {
+		return nil, err
+	}
+	return &ses, nil
 }
 
 // LoginParams logs a user in: Email and Password are required.
@@ -95,9 +99,15 @@ func (b *loginBody) secretValues() []string { return []string{b.Password} }
 // POST /auth/login.
 func (s *AuthClient) Login(ctx context.Context, p *LoginParams) (*Session, error) {
 	p = orZero(p)
-	check := firstErr(checkRequired("email", p.Email), checkRequired("password", p.Password.Reveal()))
+	if err := firstErr(checkRequired("email", p.Email), checkRequired("password", p.Password.Reveal())); err != nil {
+		return nil, err
+	}
 	body := &loginBody{p.Email, p.Password.Reveal(), optID(p.WebsiteID)}
-	return sendOne[Session](ctx, s.c, check, routeAuthLogin.at(), nil, body)
+	var ses Session
+	if err := s.c.json(ctx, routeAuthLogin.at(), nil, body, &ses); err != nil {
+		return nil, err
+	}
+	return &ses, nil
 }
 
 // ForgotPasswordParams starts a password reset: EmailAddress is required;
@@ -113,9 +123,10 @@ type ForgotPasswordParams struct {
 // e-mail. POST /auth/forgot-password.
 func (s *AuthClient) ForgotPassword(ctx context.Context, p *ForgotPasswordParams) error {
 	p = orZero(p)
-	check := checkRequired("email_address", p.EmailAddress)
-	_, err := send[ignored](ctx, s.c, check, routeAuthForgotPassword.at(), nil, bodyOf{p})
-	return err
+	if err := checkRequired("email_address", p.EmailAddress); err != nil {
+		return err
+	}
+	return s.c.json(ctx, routeAuthForgotPassword.at(), nil, bodyOf{p}, nil)
 }
 
 // ResetPasswordParams sets a new password with the reset token the user
@@ -152,11 +163,12 @@ func (s *AuthClient) ResetPassword(ctx context.Context, p *ResetPasswordParams) 
 	if confirm == "" {
 		confirm = p.Password
 	}
-	check := firstErr(checkRequired("token", p.Token.Reveal()), checkRequired("password", p.Password.Reveal()))
-	if check == nil && confirm != p.Password {
-		check = invalid("password_confirmation", "does not match password")
+	if err := firstErr(checkRequired("token", p.Token.Reveal()), checkRequired("password", p.Password.Reveal())); err != nil {
+		return err
+	}
+	if confirm != p.Password {
+		return invalid("password_confirmation", "does not match password")
 	}
 	body := &resetBody{p.Token.Reveal(), p.Password.Reveal(), confirm.Reveal()}
-	_, err := send[ignored](ctx, s.c, check, routeAuthResetPassword.at(), nil, body)
-	return err
+	return s.c.json(ctx, routeAuthResetPassword.at(), nil, body, nil)
 }

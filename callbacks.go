@@ -55,16 +55,26 @@ func (cb *Callback) UnmarshalJSON(data []byte) error {
 
 // List returns every registered callback. GET /callbacks.
 func (s *CallbacksClient) List(ctx context.Context) ([]Callback, error) {
-	list, err := call[[]jsonCallback](ctx, s.c, routeCallbacksList.at(), nil, nil)
-	return records(list, (*jsonCallback).callback), err
+	var list []jsonCallback
+	if err := s.c.json(ctx, routeCallbacksList.at(), nil, nil, &list); err != nil {
+		return nil, err
+	}
+	return records(list, (*jsonCallback).callback), nil
 }
 
 // Create registers callbackURL, an absolute http or https URL. Sent at most
 // once; after ErrOutcomeUnknown, Callbacks.List shows whether the URL was
 // registered (Ensure checks that itself). POST /callbacks.
 func (s *CallbacksClient) Create(ctx context.Context, callbackURL string) (*Callback, error) {
+	if err := checkCallbackURL(callbackURL); err != nil {
+		return nil, err
+	}
 	body := map[string]string{"url": callbackURL}
-	return sendOne[Callback](ctx, s.c, checkCallbackURL(callbackURL), routeCallbacksCreate.at(), nil, body)
+	var cb Callback
+	if err := s.c.json(ctx, routeCallbacksCreate.at(), nil, body, &cb); err != nil {
+		return nil, err
+	}
+	return &cb, nil
 }
 
 // Delete removes the callback id. It is retried like a read; when a retry
@@ -72,8 +82,10 @@ func (s *CallbacksClient) Create(ctx context.Context, callbackURL string) (*Call
 // the API, that attempt deleted it and Delete succeeds. A 404 to the first
 // attempt is ErrNotFound. DELETE /callbacks/:id.
 func (s *CallbacksClient) Delete(ctx context.Context, id uuid.UUID) error {
-	_, err := send[ignored](ctx, s.c, checkID("id", id), routeCallbacksDelete.at(id.String()), nil, nil)
-	return err
+	if err := checkID("id", id); err != nil {
+		return err
+	}
+	return s.c.json(ctx, routeCallbacksDelete.at(id.String()), nil, nil, nil)
 }
 
 // Ensure makes sure that callbackURL (compared as written) is registered

@@ -622,12 +622,12 @@ func (c *Client) Do(ctx context.Context, req *RawRequest, out any) error {
 	if err != nil {
 		return err
 	}
-	result, err := call[json.RawMessage](ctx, c, ep, q, body)
-	if err != nil || out == nil || len(result) == 0 {
+	var result json.RawMessage
+	if err := c.json(ctx, ep, q, body, &result); err != nil || out == nil || len(result) == 0 {
 		return err
 	}
 	if err := json.Unmarshal(result, out); err != nil {
-		// An answer that cannot be read, like any other (see call).
+		// An answer that cannot be read, like any other (see Client.json).
 		return c.doDecodeError(ep.route.method+" "+c.baseURL.Path+ep.path, q, req.Secrets, result, out, err, ep.route.verify)
 	}
 	return nil
@@ -672,5 +672,5 @@ func (c *Client) DoFile(ctx context.Context, req *RawRequest) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	return download(ctx, c, ep, q, body, "")
+	return c.file(ctx, ep, q, body, "")
 }

@@ -72,7 +72,14 @@ func (s *CompaniesClient) List(ctx context.Context, p ...*CompanyListParams) ([]
 		return nil, invalid("p", "give at most one params struct, got %d", len(p))
 	}
 	q := orZero(append(p, nil)[0])
-	return send[[]Company](ctx, s.c, q.validate(), routeCompaniesList.at(), q.query(), nil)
+	if err := q.validate(); err != nil {
+		return nil, err
+	}
+	var page []Company
+	if err := s.c.json(ctx, routeCompaniesList.at(), q.query(), nil, &page); err != nil {
+		return nil, err
+	}
+	return page, nil
 }
 
 // All returns every company, page after page (100 a page unless p.Limit
@@ -104,7 +111,14 @@ func (s *CompaniesClient) Create(ctx context.Context, companies ...CompanyCreate
 	body, err := companiesBody(companies, func(f string, c *CompanyCreateParams) (bool, error) {
 		return c.DuplicateNameAllowed, checkRequired(f+"name", c.Name)
 	})
-	return send[[]Company](ctx, s.c, err, routeCompaniesCreate.at(), nil, body)
+	if err != nil {
+		return nil, err
+	}
+	var added []Company
+	if err := s.c.json(ctx, routeCompaniesCreate.at(), nil, body, &added); err != nil {
+		return nil, err
+	}
+	return added, nil
 }
 
 // CompanyUpdateParams changes one company: exactly one of Company (its
@@ -132,8 +146,14 @@ func (s *CompaniesClient) Update(ctx context.Context, updates ...CompanyUpdatePa
 		return u.DuplicateNameAllowed, firstErr(checkOne(f+"company", u.Company != "", f+"company_id", u.CompanyID != uuid.Nil),
 			checkThat(some, f+"name", "nothing to change: give name, entity_type, home_state or jurisdictions"))
 	})
-	changed, err := send[companyList](ctx, s.c, err, routeCompaniesUpdate.at(), nil, body)
-	return []Company(changed), err
+	if err != nil {
+		return nil, err
+	}
+	var changed companyList
+	if err := s.c.json(ctx, routeCompaniesUpdate.at(), nil, body, &changed); err != nil {
+		return nil, err
+	}
+	return []Company(changed), nil
 }
 
 // companyList is the answer of PATCH /companies, whose shape is not
@@ -163,5 +183,12 @@ func (l *companyList) UnmarshalJSON(data []byte) error {
 
 // Get returns the company id (one object). GET /companies/:id.
 func (s *CompaniesClient) Get(ctx context.Context, id uuid.UUID) (*Company, error) {
-	return getByID[Company](ctx, s.c, routeCompaniesGet, id)
+	if err := checkID("id", id); err != nil {
+		return nil, err
+	}
+	var co Company
+	if err := s.c.json(ctx, routeCompaniesGet.at(id.String()), nil, nil, &co); err != nil {
+		return nil, err
+	}
+	return &co, nil
 }

@@ -121,8 +121,14 @@ func (p *ComplianceEventListParams) query() *query {
 // and p.EndDate. GET /compliance-events.
 func (s *ComplianceEventsClient) List(ctx context.Context, p *ComplianceEventListParams) ([]ComplianceEvent, error) {
 	p = orZero(p)
-	page, err := send[[]jsonComplianceEvent](ctx, s.c, p.validate(), routeComplianceEventsList.at(), p.query(), nil)
-	return records(page, (*jsonComplianceEvent).event), err
+	if err := p.validate(); err != nil {
+		return nil, err
+	}
+	var page []jsonComplianceEvent
+	if err := s.c.json(ctx, routeComplianceEventsList.at(), p.query(), nil, &page); err != nil {
+		return nil, err
+	}
+	return records(page, (*jsonComplianceEvent).event), nil
 }
 
 // All returns every compliance event due between p.StartDate and

@@ -141,8 +141,14 @@ func (p *DocumentListParams) query() *query {
 // otherwise). GET /documents.
 func (s *DocumentsClient) List(ctx context.Context, p *DocumentListParams) ([]Document, error) {
 	p = orZero(p)
-	page, err := send[[]jsonDocument](ctx, s.c, p.validate(), routeDocumentsList.at(), p.query(), nil)
-	return records(page, (*jsonDocument).document), err
+	if err := p.validate(); err != nil {
+		return nil, err
+	}
+	var page []jsonDocument
+	if err := s.c.json(ctx, routeDocumentsList.at(), p.query(), nil, &page); err != nil {
+		return nil, err
+	}
+	return records(page, (*jsonDocument).document), nil
 }
 
 // All returns every document of the listing, page after page (200 a page
@@ -169,22 +175,36 @@ func (s *DocumentsClient) All(ctx context.Context, p *DocumentListParams) iter.S
 
 // Get returns the document id. GET /documents/:id.
 func (s *DocumentsClient) Get(ctx context.Context, id uuid.UUID) (*Document, error) {
-	return getByID[Document](ctx, s.c, routeDocumentsGet, id)
+	if err := checkID("id", id); err != nil {
+		return nil, err
+	}
+	var d Document
+	if err := s.c.json(ctx, routeDocumentsGet.at(id.String()), nil, nil, &d); err != nil {
+		return nil, err
+	}
+	return &d, nil
 }
 
 // Page returns page n (from 0) of the document id as a PNG image,
 // streamed; the caller closes it. GET /documents/:id/page/:page_number.
 func (s *DocumentsClient) Page(ctx context.Context, id uuid.UUID, n int, p *PageParams) (*File, error) {
-	return pageImage(ctx, s.c, routeDocumentsPage, id, n, p)
+	p = orZero(p)
+	if err := firstErr(checkID("id", id), p.validate(), checkNotNegative("page_number", n)); err != nil {
+		return nil, err
+	}
+	return s.c.file(ctx, routeDocumentsPage.at(id.String(), strconv.Itoa(n)), new(query).int("dpi", p.DPI), nil, "image/png")
 }
 
 // Download returns the document id as a PDF file, streamed (the caller
 // closes it), which marks it read. The loops over the unread listing
 // running on the same Client (All) take note. GET /documents/:id/download.
 func (s *DocumentsClient) Download(ctx context.Context, id uuid.UUID) (*File, error) {
+	if err := checkID("id", id); err != nil {
+		return nil, err
+	}
 	w := s.c.watch()
 	w.note(id, downloadStarted)
-	f, err := pdfFile(ctx, s.c, routeDocumentsDownload, id)
+	f, err := s.c.file(ctx, routeDocumentsDownload.at(id.String()), nil, nil, "application/pdf")
 	if err != nil {
 		w.note(id, downloadFailed)
 	} else {
@@ -303,16 +323,28 @@ func (l *FileLink) UnmarshalJSON(data []byte) error {
 // image, rather than the image (see Page).
 // GET /documents/:id/page/:page_number/url.
 func (s *DocumentsClient) PageURL(ctx context.Context, id uuid.UUID, n int) (*FileLink, error) {
-	check := firstErr(checkID("id", id), checkNotNegative("page_number", n))
-	return sendOne[FileLink](ctx, s.c, check, routeDocumentsPageURL.at(id.String(), strconv.Itoa(n)), nil, nil)
+	if err := firstErr(checkID("id", id), checkNotNegative("page_number", n)); err != nil {
+		return nil, err
+	}
+	var l FileLink
+	if err := s.c.json(ctx, routeDocumentsPageURL.at(id.String(), strconv.Itoa(n)), nil, nil, &l); err != nil {
+		return nil, err
+	}
+	return &l, nil
 }
 
 // BulkDownload returns a link to one file that holds the documents ids (at
 // least one). Whether fetching it marks them read, as Download does, is
 // not documented. GET /documents/bulk-download.
 func (s *DocumentsClient) BulkDownload(ctx context.Context, ids ...uuid.UUID) (*FileLink, error) {
-	check := firstErr(checkNotEmpty("ids", len(ids)), checkIDs("ids", ids))
-	return sendOne[FileLink](ctx, s.c, check, routeDocumentsBulk.at(), new(query).ids("ids", ids), nil)
+	if err := firstErr(checkNotEmpty("ids", len(ids)), checkIDs("ids", ids)); err != nil {
+		return nil, err
+	}
+	var l FileLink
+	if err := s.c.json(ctx, routeDocumentsBulk.at(), new(query).ids("ids", ids), nil, &l); err != nil {
+		return nil, err
+	}
+	return &l, nil
 }
 
 // DocumentUnlock is what unlocking a document charged. The API answers
@@ -336,12 +368,14 @@ type DocumentUnlock struct {
 // Invoices.List whether an invoice was made for it (trying again may
 // charge the card twice). POST /documents/unlock/:id.
 func (s *DocumentsClient) Unlock(ctx context.Context, id, paymentMethodID uuid.UUID) (*DocumentUnlock, error) {
-	check := firstErr(checkID("id", id), checkID("payment_token", paymentMethodID))
+	if err := firstErr(checkID("id", id), checkID("payment_token", paymentMethodID)); err != nil {
+		return nil, err
+	}
 	body := struct {
 		PaymentToken uuid.UUID `json:"payment_token"`
 	}{paymentMethodID}
-	out, err := send[unlockAnswer](ctx, s.c, check, routeDocumentsUnlock.at(id.String()), nil, body)
-	if err != nil {
+	var out unlockAnswer
+	if err := s.c.json(ctx, routeDocumentsUnlock.at(id.String()), nil, body, &out); err != nil {
 		return nil, err
 	}
 	return &out.u, nil

@@ -17,20 +17,20 @@ import (
 // through field types that do (Time, listedID, flexInt, … in values.go).
 
 // envelope is the API's response wrapper: {"success", "timestamp",
-// "result"}. The timestamp is not read: the SDK never uses it, and a shape
-// of it the SDK does not know must not fail a good answer. The success
-// flag is JSON true/false or the strings "true"/"false"; decodeEnvelope
-// reads it.
-type envelope[T any] struct {
+// "result"}, its result decoded into the pointer Result holds. The
+// timestamp is not read: the SDK never uses it, and a shape of it the SDK
+// does not know must not fail a good answer. The success flag is JSON
+// true/false or the strings "true"/"false"; decodeEnvelope reads it.
+type envelope struct {
 	Success json.RawMessage `json:"success"`
-	Result  T               `json:"result"`
+	Result  any             `json:"result"`
 }
 
 // errNotEnvelope says that a JSON body is not {"success", "result"}.
 var errNotEnvelope = errors.New("answer is not the API's envelope (no success field)")
 
 // decodeEnvelope is decodeEnvelopeInto without the null flag.
-func decodeEnvelope[T any](endpoint string, body []byte, out *T) (success bool, err error) {
+func decodeEnvelope(endpoint string, body []byte, out any) (success bool, err error) {
 	success, _, err = decodeEnvelopeInto(endpoint, body, out)
 	return success, err
 }
@@ -47,14 +47,14 @@ type envelopeDecoder interface {
 // backing array is written over; pass a zero value for a fresh result),
 // unless *out reads its envelope itself (envelopeDecoder). null reports
 // that the result was JSON null (*out is then left as it was).
-func decodeEnvelopeInto[T any](endpoint string, body []byte, out *T) (success, null bool, err error) {
-	if d, ok := any(out).(envelopeDecoder); ok {
+func decodeEnvelopeInto(endpoint string, body []byte, out any) (success, null bool, err error) {
+	if d, ok := out.(envelopeDecoder); ok {
 		success, err = d.decodeEnvelope(endpoint, body)
 		return success, false, err
 	}
-	env := envelope[*T]{Result: out}
+	env := envelope{Result: out}
 	if err := json.Unmarshal(body, &env); err != nil {
-		return false, false, decodeFailure(endpoint, body, reflect.TypeOf(env), err)
+		return false, false, resultFailure(endpoint, body, reflect.TypeOf(out), err)
 	}
 	switch string(env.Success) {
 	case "true", `"true"`:
@@ -65,6 +65,23 @@ func decodeEnvelopeInto[T any](endpoint string, body []byte, out *T) (success, n
 		return false, false, &DecodeError{Endpoint: endpoint, Err: errNotEnvelope}
 	}
 	return false, false, &DecodeError{Endpoint: endpoint, Path: "success", Err: fmt.Errorf("want a boolean, got %s", describe(env.Success))}
+}
+
+// resultFailure is decodeFailure for an envelope whose result, read as a
+// t, failed: the path it names starts at "result".
+func resultFailure(endpoint string, body []byte, t reflect.Type, err error) error {
+	var env struct {
+		Result json.RawMessage `json:"result"`
+	}
+	if json.Unmarshal(body, &env) != nil || len(env.Result) == 0 {
+		return decodeFailure(endpoint, body, reflect.TypeOf(env), err)
+	}
+	path, cause := locateIn(bytes.TrimSpace(env.Result), t, "result", err, 0)
+	var ute *json.UnmarshalTypeError
+	if errors.As(cause, &ute) {
+		cause = errors.New(typeErrorText(ute))
+	}
+	return &DecodeError{Endpoint: endpoint, Path: path, Err: cause}
 }
 
 // decodeFailure turns an encoding/json error into a *DecodeError that

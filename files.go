@@ -7,15 +7,12 @@ import (
 	"io"
 	"mime"
 	"net/http"
-	"strconv"
 	"strings"
 	"unicode"
-
-	"github.com/google/uuid"
 )
 
-// Binary answers: the streamed *File, the page-image and PDF endpoints that
-// documents and resources share, and the PageParams of a page image.
+// Binary answers: the streamed *File, the call that reads one, and the
+// PageParams of a page image.
 
 // File is a binary answer of the API (a PDF document, a PNG page), read as
 // it arrives: nothing holds the whole file in memory. Read it, then Close
@@ -41,44 +38,54 @@ func (f *File) Read(p []byte) (int, error) { return f.Body.Read(p) }
 // Close closes the file's body, releasing its connection.
 func (f *File) Close() error { return f.Body.Close() }
 
-// download sends one call whose answer is a file of the media type want
+// file makes one call whose answer is a file of the media type want
 // ("application/pdf" or "image/png"; "" takes any type but JSON), with
 // the JSON body in when not nil. A JSON answer is read as the API's
 // error; any other type is a *DecodeError rather than a corrupt file.
+// With json (transport.go) and the listing (pagination.go), it is one of
+// the three calls every typed method makes.
 //
 // A file's call ends when the file is closed: the hooks' AttemptEnd and
 // CallEnd run then (with the error that cut the file short, if one did),
 // while WithResponseInto's *Response is filled as the headers arrive.
-func download(ctx context.Context, c *Client, ep endpoint, q *query, in any, want string) (*File, error) {
-	var f *File
-	err := c.do(ctx, ep, q, in, true, func(st *callState, resp *http.Response, _ []byte) error {
-		mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
-		if mt != want && (want != "" || mt == "application/json") {
-			defer drainAndClose(resp.Body)
-			if mt == "application/json" {
-				if buf, err := readJSON(resp); err == nil {
-					defer releaseBuf(buf)
-					var raw json.RawMessage
-					if ok, derr := decodeEnvelope(st.endpoint(), buf.Bytes(), &raw); derr == nil && !ok {
-						return st.failure(resp, buf.Bytes())
-					}
-				}
-			}
-			if want == "" {
-				want = "a file"
-			}
-			return &DecodeError{Endpoint: st.endpoint(), Err: fmt.Errorf("unexpected content type %q (want %s)", st.secrets().clean(mt, maxDetail), want)}
-		}
-		f = &File{Body: &fileBody{ReadCloser: resp.Body, st: st}, ContentType: mt, ContentLength: resp.ContentLength}
-		if _, params, err := mime.ParseMediaType(resp.Header.Get("Content-Disposition")); err == nil {
-			f.Filename = safeFilename(params["filename"])
-		}
-		return nil
-	})
+func (c *Client) file(ctx context.Context, ep endpoint, q *query, in any, want string) (*File, error) {
+	st, resp, _, err := c.send(ctx, ep, q, in, true)
 	if err != nil {
-		return nil, err
+		return nil, st.end(err)
 	}
-	return f, nil
+	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	if mt != want && (want != "" || mt == "application/json") {
+		return nil, st.end(st.notFile(resp, mt, want))
+	}
+	f := &File{Body: &fileBody{ReadCloser: resp.Body, st: st}, ContentType: mt, ContentLength: resp.ContentLength}
+	if _, params, err := mime.ParseMediaType(resp.Header.Get("Content-Disposition")); err == nil {
+		f.Filename = safeFilename(params["filename"])
+	}
+	if st.obs != nil {
+		st.answered() // the hooks end as the file is closed
+		return f, nil
+	}
+	return f, st.end(nil)
+}
+
+// notFile is the error of a file's call answered with the media type mt,
+// not want: the API's error when the answer is one, else a *DecodeError.
+// It drains and closes the answer.
+func (st *callState) notFile(resp *http.Response, mt, want string) error {
+	defer drainAndClose(resp.Body)
+	if mt == "application/json" {
+		if buf, err := readJSON(resp); err == nil {
+			defer releaseBuf(buf)
+			var raw json.RawMessage
+			if ok, derr := decodeEnvelope(st.endpoint(), buf.Bytes(), &raw); derr == nil && !ok {
+				return st.failure(resp, buf.Bytes())
+			}
+		}
+	}
+	if want == "" {
+		want = "a file"
+	}
+	return &DecodeError{Endpoint: st.endpoint(), Err: fmt.Errorf("unexpected content type %q (want %s)", st.secrets().clean(mt, maxDetail), want)}
 }
 
 // fileBody is a file's body as the caller reads it. An error that cuts
@@ -142,30 +149,4 @@ func (p *PageParams) validate() error {
 		return nil
 	}
 	return invalid("dpi", "must be 72, 150 or 300, got %d", p.DPI)
-}
-
-// pageImage reads page n (from 0) of the file id as a PNG image, by rt
-// (GET /documents/{id}/page/{n} or its /resources twin).
-func pageImage(ctx context.Context, c *Client, rt *route, id uuid.UUID, n int, p *PageParams) (*File, error) {
-	if p == nil {
-		p = &PageParams{}
-	}
-	if err := firstErr(checkID("id", id), p.validate()); err != nil {
-		return nil, err
-	}
-	if n < 0 {
-		return nil, invalid("page_number", "must not be negative, got %d", n)
-	}
-	q := &query{}
-	q.int("dpi", p.DPI)
-	return download(ctx, c, rt.at(id.String(), strconv.Itoa(n)), q, nil, "image/png")
-}
-
-// pdfFile reads the file id as a PDF, by rt (GET /documents/{id}/download
-// or its /resources twin).
-func pdfFile(ctx context.Context, c *Client, rt *route, id uuid.UUID) (*File, error) {
-	if err := checkID("id", id); err != nil {
-		return nil, err
-	}
-	return download(ctx, c, rt.at(id.String()), nil, nil, "application/pdf")
 }

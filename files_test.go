@@ -24,7 +24,7 @@ func TestDownload(t *testing.T) {
 			writeJSON(w, http.StatusOK, `{"success":false,"message":"document is being scanned"}`)
 		})
 		c := newTestClient(t, srv)
-		f, err := download(ctx, c, routeDocumentsDownload.at("x"), nil, nil, "application/pdf")
+		f, err := c.file(ctx, routeDocumentsDownload.at("x"), nil, nil, "application/pdf")
 		apiErr := tpAPIError(t, tpErr(t, err))
 		if f != nil || apiErr.Message != "document is being scanned" || apiErr.Path != "/documents/x/download" {
 			t.Errorf("APIError = %+v", apiErr)
@@ -35,7 +35,7 @@ func TestDownload(t *testing.T) {
 			writeJSON(w, http.StatusNotFound, `{"success":false,"message":"no such document"}`)
 		})
 		c := newTestClient(t, srv)
-		_, err := download(ctx, c, routeDocumentsDownload.at("x"), nil, nil, "application/pdf")
+		_, err := c.file(ctx, routeDocumentsDownload.at("x"), nil, nil, "application/pdf")
 		if !errors.Is(tpErr(t, err), ErrNotFound) || tpAPIError(t, err).Message != "no such document" {
 			t.Errorf("err = %v, want ErrNotFound with the message", err)
 		}
@@ -46,7 +46,7 @@ func TestDownload(t *testing.T) {
 			_, _ = io.WriteString(w, "<html>login</html>")
 		})
 		c := newTestClient(t, srv)
-		f, err := download(ctx, c, routeDocumentsDownload.at("x"), nil, nil, "application/pdf")
+		f, err := c.file(ctx, routeDocumentsDownload.at("x"), nil, nil, "application/pdf")
 		var de *DecodeError
 		if f != nil || !errors.As(tpErr(t, err), &de) {
 			t.Fatalf("err = %v (%T), want a *DecodeError", err, err)
@@ -64,7 +64,7 @@ func TestDownload(t *testing.T) {
 			_, _ = w.Write(content)
 		})
 		c := newTestClient(t, srv)
-		f, err := download(ctx, c, routeDocumentsDownload.at("x"), nil, nil, "application/pdf")
+		f, err := c.file(ctx, routeDocumentsDownload.at("x"), nil, nil, "application/pdf")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -120,7 +120,7 @@ func TestDownloadFilename(t *testing.T) {
 			_, _ = io.WriteString(w, "%PDF-1.7\n")
 		})
 		c := newTestClient(t, srv)
-		f, err := download(ctx, c, routeDocumentsDownload.at("x"), nil, nil, "application/pdf")
+		f, err := c.file(ctx, routeDocumentsDownload.at("x"), nil, nil, "application/pdf")
 		if err != nil {
 			t.Fatalf("%s: %v", tc.disposition, err)
 		}

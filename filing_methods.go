@@ -31,11 +31,17 @@ type FilingMethodListParams struct {
 // the company p.CompanyID in p.Jurisdiction. GET /filing-methods.
 func (s *FilingMethodsClient) List(ctx context.Context, p *FilingMethodListParams) ([]FilingMethod, error) {
 	p = orZero(p)
-	check := firstErr(checkID("company_id", p.CompanyID), checkRequired("jurisdiction", p.Jurisdiction),
-		checkID("filing_product_id", p.FilingProductID))
+	if err := firstErr(checkID("company_id", p.CompanyID), checkRequired("jurisdiction", p.Jurisdiction),
+		checkID("filing_product_id", p.FilingProductID)); err != nil {
+		return nil, err
+	}
 	q := new(query).id("company_id", p.CompanyID).str("jurisdiction", p.Jurisdiction).
 		id("filing_product_id", p.FilingProductID)
-	return send[[]FilingMethod](ctx, s.c, check, routeFilingMethodsList.at(), q, nil)
+	var methods []FilingMethod
+	if err := s.c.json(ctx, routeFilingMethodsList.at(), q, nil, &methods); err != nil {
+		return nil, err
+	}
+	return methods, nil
 }
 
 // FormSchema is the form a filing method needs answered, as the form data
@@ -76,8 +82,13 @@ type FormSchemaParams struct {
 // list of one). GET /filing-methods/schemas.
 func (s *FilingMethodsClient) Schemas(ctx context.Context, p *FormSchemaParams) ([]FormSchema, error) {
 	p = orZero(p)
-	check := firstErr(checkID("company_id", p.CompanyID), checkID("filing_method_id", p.FilingMethodID))
+	if err := firstErr(checkID("company_id", p.CompanyID), checkID("filing_method_id", p.FilingMethodID)); err != nil {
+		return nil, err
+	}
 	q := new(query).id("company_id", p.CompanyID).id("filing_method_id", p.FilingMethodID)
-	schemas, err := send[formSchemaList](ctx, s.c, check, routeFilingMethodsSchemas.at(), q, nil)
-	return []FormSchema(schemas), err
+	var schemas formSchemaList
+	if err := s.c.json(ctx, routeFilingMethodsSchemas.at(), q, nil, &schemas); err != nil {
+		return nil, err
+	}
+	return []FormSchema(schemas), nil
 }

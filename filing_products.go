@@ -85,8 +85,15 @@ type FilingProductListParams struct {
 // filing methods in p.Jurisdiction when given. GET /filing-products.
 func (s *FilingProductsClient) List(ctx context.Context, p *FilingProductListParams) ([]FilingProduct, error) {
 	p = orZero(p)
+	if err := checkRequired("url", p.URL); err != nil {
+		return nil, err
+	}
 	q := new(query).str("url", p.URL).str("jurisdiction", p.Jurisdiction).str("entity_type", p.EntityType)
-	return send[[]FilingProduct](ctx, s.c, checkRequired("url", p.URL), routeFilingProductsList.at(), q, nil)
+	var products []FilingProduct
+	if err := s.c.json(ctx, routeFilingProductsList.at(), q, nil, &products); err != nil {
+		return nil, err
+	}
+	return products, nil
 }
 
 // OfferingParams chooses the products of GET /filing-products/offerings:
@@ -102,9 +109,15 @@ type OfferingParams struct {
 // GET /filing-products/offerings.
 func (s *FilingProductsClient) Offerings(ctx context.Context, p *OfferingParams) ([]FilingProduct, error) {
 	p = orZero(p)
-	check := firstErr(checkID("company_id", p.CompanyID), checkRequired("jurisdiction", p.Jurisdiction))
+	if err := firstErr(checkID("company_id", p.CompanyID), checkRequired("jurisdiction", p.Jurisdiction)); err != nil {
+		return nil, err
+	}
 	q := new(query).id("company_id", p.CompanyID).str("jurisdiction", p.Jurisdiction)
-	return send[[]FilingProduct](ctx, s.c, check, routeFilingProductsOfferings.at(), q, nil)
+	var products []FilingProduct
+	if err := s.c.json(ctx, routeFilingProductsOfferings.at(), q, nil, &products); err != nil {
+		return nil, err
+	}
+	return products, nil
 }
 
 // filingWords are the names a filing goes by, in groups of synonyms: the

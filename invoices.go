@@ -133,7 +133,14 @@ func (p *InvoiceListParams) query() *query {
 // given). GET /invoices.
 func (s *InvoicesClient) List(ctx context.Context, p *InvoiceListParams) ([]Invoice, error) {
 	p = orZero(p)
-	return send[[]Invoice](ctx, s.c, p.validate(), routeInvoicesList.at(), p.query(), nil)
+	if err := p.validate(); err != nil {
+		return nil, err
+	}
+	var page []Invoice
+	if err := s.c.json(ctx, routeInvoicesList.at(), p.query(), nil, &page); err != nil {
+		return nil, err
+	}
+	return page, nil
 }
 
 // All returns every invoice, page after page (100 a page unless p.Limit
@@ -148,7 +155,14 @@ func (s *InvoicesClient) All(ctx context.Context, p *InvoiceListParams) iter.Seq
 
 // Get returns the invoice id. GET /invoices/:id.
 func (s *InvoicesClient) Get(ctx context.Context, id uuid.UUID) (*Invoice, error) {
-	return getByID[Invoice](ctx, s.c, routeInvoicesGet, id)
+	if err := checkID("id", id); err != nil {
+		return nil, err
+	}
+	var inv Invoice
+	if err := s.c.json(ctx, routeInvoicesGet.at(id.String()), nil, nil, &inv); err != nil {
+		return nil, err
+	}
+	return &inv, nil
 }
 
 // InvoicePayParams pays invoices with a stored card: both fields are
@@ -165,10 +179,15 @@ type InvoicePayParams struct {
 // POST /invoices/pay.
 func (s *InvoicesClient) Pay(ctx context.Context, p *InvoicePayParams) ([]Invoice, error) {
 	p = orZero(p)
-	check := firstErr(checkID("payment_token", p.PaymentMethodID),
-		checkNotEmpty("invoice_ids", len(p.InvoiceIDs)), checkIDs("invoice_ids", p.InvoiceIDs))
-	paid, err := send[invoiceList](ctx, s.c, check, routeInvoicesPay.at(), nil, p)
-	return []Invoice(paid), err
+	if err := firstErr(checkID("payment_token", p.PaymentMethodID),
+		checkNotEmpty("invoice_ids", len(p.InvoiceIDs)), checkIDs("invoice_ids", p.InvoiceIDs)); err != nil {
+		return nil, err
+	}
+	var paid invoiceList
+	if err := s.c.json(ctx, routeInvoicesPay.at(), nil, p, &paid); err != nil {
+		return nil, err
+	}
+	return []Invoice(paid), nil
 }
 
 // Total returns the sum of the invoice's items (each its price times its

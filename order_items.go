@@ -92,9 +92,15 @@ type OrderItemListParams struct {
 // SubmitFormData. GET /order-items/requiring-attention.
 func (s *OrderItemsClient) ListRequiringAttention(ctx context.Context, p *OrderItemListParams) ([]OrderItem, error) {
 	p = orZero(p)
+	if err := checkIDs("company_ids", p.CompanyIDs); err != nil {
+		return nil, err
+	}
 	q := new(query).id("company_id", p.CompanyID).ids("company_ids", p.CompanyIDs)
-	rt := routeOrderItemsRequiringAttention.at()
-	return send[[]OrderItem](ctx, s.c, checkIDs("company_ids", p.CompanyIDs), rt, q, nil)
+	var items []OrderItem
+	if err := s.c.json(ctx, routeOrderItemsRequiringAttention.at(), q, nil, &items); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 // OrderItemFormDataParams answers the form of an order item; all fields
@@ -113,10 +119,12 @@ type OrderItemFormDataParams struct {
 // POST /order-items/requiring-attention.
 func (s *OrderItemsClient) SubmitFormData(ctx context.Context, p *OrderItemFormDataParams) (*OrderItem, error) {
 	p = orZero(p)
-	check := firstErr(checkID("company_id", p.CompanyID), checkID("order_item_id", p.OrderItemID),
-		checkFormData("form_data", p.FormData, true))
-	items, err := send[orderItemList](ctx, s.c, check, routeOrderItemsSubmitFormData.at(), nil, bodyOf{p})
-	if err != nil || len(items) == 0 {
+	if err := firstErr(checkID("company_id", p.CompanyID), checkID("order_item_id", p.OrderItemID),
+		checkFormData("form_data", p.FormData, true)); err != nil {
+		return nil, err
+	}
+	var items orderItemList
+	if err := s.c.json(ctx, routeOrderItemsSubmitFormData.at(), nil, bodyOf{p}, &items); err != nil || len(items) == 0 {
 		return nil, err
 	}
 	return &items[0], nil

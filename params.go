@@ -2,7 +2,6 @@ package acctadmin
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/url"
@@ -254,33 +253,6 @@ func checkNotEmpty(field string, n int) error {
 		return invalid(field, "give at least one")
 	}
 	return nil
-}
-
-// send makes a call whose parameters passed check (nil); otherwise it
-// returns check's error, and nothing is sent.
-func send[T any](ctx context.Context, c *Client, check error, ep endpoint, q *query, in any) (T, error) {
-	if check != nil {
-		var zero T
-		return zero, check
-	}
-	return call[T](ctx, c, ep, q, in)
-}
-
-// sendOne is send for a result that is one record.
-func sendOne[R any](ctx context.Context, c *Client, check error, ep endpoint, q *query, in any) (*R, error) {
-	return one(send[R](ctx, c, check, ep, q, in))
-}
-
-// getByID reads the record at rt for id, which must not be the nil UUID.
-func getByID[R any](ctx context.Context, c *Client, rt *route, id uuid.UUID) (*R, error) {
-	if err := checkID("id", id); err != nil {
-		return nil, err
-	}
-	r, err := call[R](ctx, c, rt.at(id.String()), nil, nil)
-	if err != nil {
-		return nil, err
-	}
-	return &r, nil
 }
 
 // bodyOf sends the params struct p points to as a JSON body, its fields

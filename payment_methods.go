@@ -143,7 +143,11 @@ func (p *Card) body() *cardBody {
 
 // List returns the account's stored cards. GET /payment-methods.
 func (s *PaymentMethodsClient) List(ctx context.Context) ([]PaymentMethod, error) {
-	return call[[]PaymentMethod](ctx, s.c, routePaymentMethodsList.at(), nil, nil)
+	var cards []PaymentMethod
+	if err := s.c.json(ctx, routePaymentMethodsList.at(), nil, nil, &cards); err != nil {
+		return nil, err
+	}
+	return cards, nil
 }
 
 // Create stores a card and returns it when the answer holds it; the real
@@ -152,25 +156,36 @@ func (s *PaymentMethodsClient) List(ctx context.Context) ([]PaymentMethod, error
 // PaymentMethods.List shows whether the card was stored (by its last four
 // digits and expiry). POST /payment-methods.
 func (s *PaymentMethodsClient) Create(ctx context.Context, card *Card) (*PaymentMethod, error) {
-	card, rt := orZero(card), routePaymentMethodsCreate.at()
-	return storedCard(send[paymentMethodList](ctx, s.c, card.validate(), rt, nil, card.body()))
+	card = orZero(card)
+	if err := card.validate(); err != nil {
+		return nil, err
+	}
+	var list paymentMethodList
+	err := s.c.json(ctx, routePaymentMethodsCreate.at(), nil, card.body(), &list)
+	return storedCard(list, err)
 }
 
 // Update replaces every detail of the stored card id and returns the card
 // when the answer holds it (nil after {status_code, success}). Sent at most once; after ErrOutcomeUnknown,
 // PaymentMethods.List shows the card's details. PATCH /payment-methods/:id.
 func (s *PaymentMethodsClient) Update(ctx context.Context, id uuid.UUID, card *Card) (*PaymentMethod, error) {
-	card, rt := orZero(card), routePaymentMethodsUpdate.at(id.String())
-	check := firstErr(checkID("id", id), card.validate())
-	return storedCard(send[paymentMethodList](ctx, s.c, check, rt, nil, card.body()))
+	card = orZero(card)
+	if err := firstErr(checkID("id", id), card.validate()); err != nil {
+		return nil, err
+	}
+	var list paymentMethodList
+	err := s.c.json(ctx, routePaymentMethodsUpdate.at(id.String()), nil, card.body(), &list)
+	return storedCard(list, err)
 }
 
 // Delete removes the stored card id. Sent at most once; after
 // ErrOutcomeUnknown, PaymentMethods.List shows whether the card is still
 // there. DELETE /payment-methods/:id.
 func (s *PaymentMethodsClient) Delete(ctx context.Context, id uuid.UUID) error {
-	_, err := send[ignored](ctx, s.c, checkID("id", id), routePaymentMethodsDelete.at(id.String()), nil, nil)
-	return err
+	if err := checkID("id", id); err != nil {
+		return err
+	}
+	return s.c.json(ctx, routePaymentMethodsDelete.at(id.String()), nil, nil, nil)
 }
 
 // Store stores a card, as Create does, and returns the stored card. The

@@ -49,7 +49,12 @@ type RegisteredAgentProductListParams struct {
 // GET /registered-agent-products.
 func (s *RegisteredAgentProductsClient) List(ctx context.Context, p *RegisteredAgentProductListParams) ([]RegisteredAgentProduct, error) {
 	p = orZero(p)
-	q := new(query).str("url", p.URL)
-	rt := routeRegisteredAgentProductsList.at()
-	return send[[]RegisteredAgentProduct](ctx, s.c, checkRequired("url", p.URL), rt, q, nil)
+	if err := checkRequired("url", p.URL); err != nil {
+		return nil, err
+	}
+	var products []RegisteredAgentProduct
+	if err := s.c.json(ctx, routeRegisteredAgentProductsList.at(), new(query).str("url", p.URL), nil, &products); err != nil {
+		return nil, err
+	}
+	return products, nil
 }

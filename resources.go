@@ -4,6 +4,7 @@ import (
 	"context"
 	"iter"
 	"net/http"
+	"strconv"
 
 	"github.com/google/uuid"
 )
@@ -69,7 +70,14 @@ func (p *ResourceListParams) query() *query {
 // List returns one page of resources. GET /resources.
 func (s *ResourcesClient) List(ctx context.Context, p *ResourceListParams) ([]Resource, error) {
 	p = orZero(p)
-	return send[[]Resource](ctx, s.c, p.validate(), routeResourcesList.at(), p.query(), nil)
+	if err := p.validate(); err != nil {
+		return nil, err
+	}
+	var page []Resource
+	if err := s.c.json(ctx, routeResourcesList.at(), p.query(), nil, &page); err != nil {
+		return nil, err
+	}
+	return page, nil
 }
 
 // All returns every resource, page after page (200 a page unless p.Limit
@@ -81,17 +89,31 @@ func (s *ResourcesClient) All(ctx context.Context, p *ResourceListParams) iter.S
 // Get returns the resource id (an undocumented answer, read as a
 // Resource). GET /resources/:id.
 func (s *ResourcesClient) Get(ctx context.Context, id uuid.UUID) (*Resource, error) {
-	return getByID[Resource](ctx, s.c, routeResourcesGet, id)
+	if err := checkID("id", id); err != nil {
+		return nil, err
+	}
+	var r Resource
+	if err := s.c.json(ctx, routeResourcesGet.at(id.String()), nil, nil, &r); err != nil {
+		return nil, err
+	}
+	return &r, nil
 }
 
 // Page returns page n (from 0) of the resource id as a PNG image,
 // streamed; the caller closes it. GET /resources/:id/page/:page_number.
 func (s *ResourcesClient) Page(ctx context.Context, id uuid.UUID, n int, p *PageParams) (*File, error) {
-	return pageImage(ctx, s.c, routeResourcesPage, id, n, p)
+	p = orZero(p)
+	if err := firstErr(checkID("id", id), p.validate(), checkNotNegative("page_number", n)); err != nil {
+		return nil, err
+	}
+	return s.c.file(ctx, routeResourcesPage.at(id.String(), strconv.Itoa(n)), new(query).int("dpi", p.DPI), nil, "image/png")
 }
 
 // Download returns the resource id as a PDF file, streamed; the caller
 // closes it. GET /resources/:id/download.
 func (s *ResourcesClient) Download(ctx context.Context, id uuid.UUID) (*File, error) {
-	return pdfFile(ctx, s.c, routeResourcesDownload, id)
+	if err := checkID("id", id); err != nil {
+		return nil, err
+	}
+	return s.c.file(ctx, routeResourcesDownload.at(id.String()), nil, nil, "application/pdf")
 }

@@ -119,8 +119,14 @@ func (p *ServiceListParams) query() *query {
 // List returns one page of the account's services. GET /services.
 func (s *ServicesClient) List(ctx context.Context, p *ServiceListParams) ([]Service, error) {
 	p = orZero(p)
-	page, err := send[[]jsonService](ctx, s.c, p.validate(), routeServicesList.at(), p.query(), nil)
-	return records(page, (*jsonService).service), err
+	if err := p.validate(); err != nil {
+		return nil, err
+	}
+	var page []jsonService
+	if err := s.c.json(ctx, routeServicesList.at(), p.query(), nil, &page); err != nil {
+		return nil, err
+	}
+	return records(page, (*jsonService).service), nil
 }
 
 // All returns every service, page after page (100 a page unless p.Limit
@@ -143,12 +149,18 @@ type ServiceCreateParams struct {
 // shows whether the services were ordered. POST /services.
 func (s *ServicesClient) Create(ctx context.Context, p *ServiceCreateParams) ([]Service, error) {
 	p = orZero(p)
-	check := firstErr(
+	if err := firstErr(
 		checkOne("company", p.Company != "", "company_id", p.CompanyID != uuid.Nil),
 		checkOne("jurisdictions", len(p.Jurisdictions) > 0, "jurisdiction_ids", len(p.JurisdictionIDs) > 0),
 		checkIDs("jurisdiction_ids", p.JurisdictionIDs),
-	)
-	return send[[]Service](ctx, s.c, check, routeServicesCreate.at(), nil, bodyOf{p})
+	); err != nil {
+		return nil, err
+	}
+	var created []Service
+	if err := s.c.json(ctx, routeServicesCreate.at(), nil, bodyOf{p}, &created); err != nil {
+		return nil, err
+	}
+	return created, nil
 }
 
 // RequestCancellation asks for the service id to be cancelled and returns
@@ -156,14 +168,21 @@ func (s *ServicesClient) Create(ctx context.Context, p *ServiceCreateParams) ([]
 // after ErrOutcomeUnknown, Services.List shows whether the service is
 // cancel-requested. POST /services/:id/cancel-request.
 func (s *ServicesClient) RequestCancellation(ctx context.Context, id uuid.UUID) (*Service, error) {
-	svc, err := sendOne[Service](ctx, s.c, checkID("id", id), routeServicesCancel.at(id.String()), nil, nil)
+	if err := checkID("id", id); err != nil {
+		return nil, err
+	}
+	var svc Service
+	err := s.c.json(ctx, routeServicesCancel.at(id.String()), nil, nil, &svc)
 	var apiErr *APIError
 	if errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusBadRequest {
 		if invoices, ok := unpaidInvoices(apiErr.Body); ok {
 			return nil, &UnpaidInvoicesError{Invoices: invoices, Err: apiErr}
 		}
 	}
-	return svc, err
+	if err != nil {
+		return nil, err
+	}
+	return &svc, nil
 }
 
 // ServiceInfo is what a service holds: its contact person and the officers
@@ -244,16 +263,29 @@ func (si *ServiceInfo) UnmarshalJSON(data []byte) error {
 // Info returns the information the service id holds.
 // GET /services/:id/info.
 func (s *ServicesClient) Info(ctx context.Context, id uuid.UUID) (*ServiceInfo, error) {
-	return getByID[ServiceInfo](ctx, s.c, routeServicesInfo, id)
+	if err := checkID("id", id); err != nil {
+		return nil, err
+	}
+	var si ServiceInfo
+	if err := s.c.json(ctx, routeServicesInfo.at(id.String()), nil, nil, &si); err != nil {
+		return nil, err
+	}
+	return &si, nil
 }
 
 // AddInfo gives the service id the information it waits for and returns
 // what it then holds. Sent at most once; after ErrOutcomeUnknown,
 // Services.Info shows what the service holds. POST /services/:id/info.
 func (s *ServicesClient) AddInfo(ctx context.Context, id uuid.UUID, info *ServiceInfo) (*ServiceInfo, error) {
-	check := checkID("id", id)
-	if info == nil && check == nil {
-		check = invalid("info", "is required")
+	if err := checkID("id", id); err != nil {
+		return nil, err
 	}
-	return sendOne[ServiceInfo](ctx, s.c, check, routeServicesAddInfo.at(id.String()), nil, info)
+	if info == nil {
+		return nil, invalid("info", "is required")
+	}
+	var si ServiceInfo
+	if err := s.c.json(ctx, routeServicesAddInfo.at(id.String()), nil, info, &si); err != nil {
+		return nil, err
+	}
+	return &si, nil
 }

@@ -76,8 +76,14 @@ type CartListParams struct {
 // GET /shopping-cart.
 func (s *ShoppingCartClient) List(ctx context.Context, p *CartListParams) ([]CartItem, error) {
 	p = orZero(p)
-	q := new(query).ids("company_ids", p.CompanyIDs)
-	return send[[]CartItem](ctx, s.c, checkIDs("company_ids", p.CompanyIDs), routeCartList.at(), q, nil)
+	if err := checkIDs("company_ids", p.CompanyIDs); err != nil {
+		return nil, err
+	}
+	var items []CartItem
+	if err := s.c.json(ctx, routeCartList.at(), new(query).ids("company_ids", p.CompanyIDs), nil, &items); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 // CartAddParams puts a product in a company's cart. CompanyID and
@@ -100,8 +106,14 @@ type CartAddParams struct {
 // ShoppingCart.List shows whether the item was added. POST /shopping-cart.
 func (s *ShoppingCartClient) Add(ctx context.Context, p *CartAddParams) ([]CartItem, error) {
 	p = orZero(p)
-	items, err := send[cartItemList](ctx, s.c, p.check(), routeCartAdd.at(), nil, bodyOf{p})
-	return []CartItem(items), err
+	if err := p.check(); err != nil {
+		return nil, err
+	}
+	var items cartItemList
+	if err := s.c.json(ctx, routeCartAdd.at(), nil, bodyOf{p}, &items); err != nil {
+		return nil, err
+	}
+	return []CartItem(items), nil
 }
 
 // CartRemoveParams chooses what Remove removes: the items ItemIDs, or
@@ -117,10 +129,11 @@ type CartRemoveParams struct {
 // still there. DELETE /shopping-cart.
 func (s *ShoppingCartClient) Remove(ctx context.Context, p *CartRemoveParams) error {
 	p = orZero(p)
-	check := firstErr(checkSome("item_ids", len(p.ItemIDs) > 0, "company_ids", len(p.CompanyIDs) > 0),
-		checkIDs("company_ids", p.CompanyIDs), checkIDs("item_ids", p.ItemIDs))
-	_, err := send[ignored](ctx, s.c, check, routeCartRemove.at(), nil, p)
-	return err
+	if err := firstErr(checkSome("item_ids", len(p.ItemIDs) > 0, "company_ids", len(p.CompanyIDs) > 0),
+		checkIDs("company_ids", p.CompanyIDs), checkIDs("item_ids", p.ItemIDs)); err != nil {
+		return err
+	}
+	return s.c.json(ctx, routeCartRemove.at(), nil, p, nil)
 }
 
 // CheckoutParams pays for cart items with the card PaymentMethodID
@@ -146,8 +159,11 @@ type Checkout struct {
 // charge the card twice). POST /shopping-cart/checkout.
 func (s *ShoppingCartClient) Checkout(ctx context.Context, p *CheckoutParams) (*Checkout, error) {
 	p = orZero(p)
-	out, err := send[checkoutAnswer](ctx, s.c, p.check(), routeCartCheckout.at(), nil, p)
-	if err != nil {
+	if err := p.check(); err != nil {
+		return nil, err
+	}
+	var out checkoutAnswer
+	if err := s.c.json(ctx, routeCartCheckout.at(), nil, p, &out); err != nil {
 		return nil, err
 	}
 	return &out.Checkout, nil

@@ -50,6 +50,13 @@ type SignedFormListParams struct {
 // GET /signed-forms.
 func (s *SignedFormsClient) List(ctx context.Context, p *SignedFormListParams) ([]SignedForm, error) {
 	p = orZero(p)
+	if err := checkID("filing_method_id", p.FilingMethodID); err != nil {
+		return nil, err
+	}
 	q := new(query).id("filing_method_id", p.FilingMethodID).id("website_id", p.WebsiteID)
-	return send[[]SignedForm](ctx, s.c, checkID("filing_method_id", p.FilingMethodID), routeSignedFormsList.at(), q, nil)
+	var forms []SignedForm
+	if err := s.c.json(ctx, routeSignedFormsList.at(), q, nil, &forms); err != nil {
+		return nil, err
+	}
+	return forms, nil
 }

@@ -44,6 +44,12 @@ type SimpleProductListParams struct {
 // GET /simple-products.
 func (s *SimpleProductsClient) List(ctx context.Context, p *SimpleProductListParams) ([]SimpleProduct, error) {
 	p = orZero(p)
-	q := new(query).str("url", p.URL)
-	return send[[]SimpleProduct](ctx, s.c, checkRequired("url", p.URL), routeSimpleProductsList.at(), q, nil)
+	if err := checkRequired("url", p.URL); err != nil {
+		return nil, err
+	}
+	var products []SimpleProduct
+	if err := s.c.json(ctx, routeSimpleProductsList.at(), new(query).str("url", p.URL), nil, &products); err != nil {
+		return nil, err
+	}
+	return products, nil
 }

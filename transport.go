@@ -25,8 +25,8 @@ import (
 // One call, from the resource method to the wire and back, reads top to
 // bottom in this file:
 //
-//	call            a JSON call: send, then its result decoded into a T
-//	                (download, in files.go, is the same for a file, by do)
+//	Client.json     a JSON call: send, then its result decoded into out
+//	                (Client.file, in files.go, is the same for a file)
 //	Client.send     build the request, run its attempts through
 //	                go-retryablehttp, hand back the final answer
 //	checkRetry      after each attempt: may it be sent again (the
@@ -99,23 +99,35 @@ type callState struct {
 	redactValues []string
 }
 
-// call makes one JSON call and decodes the result of its envelope into a
-// T; in, when not nil, is sent as the JSON body. A 2xx answer whose
-// envelope says success false is an *APIError. Every typed method is a
-// call (or a download), most of them through send, sendOne and getByID
-// (params.go); one shapes its result.
-func call[T any](ctx context.Context, c *Client, ep endpoint, q *query, in any) (T, error) {
-	var out T
+// json makes one JSON call and decodes the result of its envelope into
+// out, a pointer (nil: the result is read but not kept); in, when not
+// nil, is sent as the JSON body. A 2xx answer whose envelope says success
+// false is an *APIError; a result that does not fit out, a *DecodeError
+// naming the endpoint and the JSON path. A result that can say it is no
+// record (absentResult) makes the answer an ErrNotFound. With file (in
+// files.go) and the listing (pagination.go), it is one of the three
+// calls every typed method makes.
+func (c *Client) json(ctx context.Context, ep endpoint, q *query, in, out any) error {
+	if out == nil {
+		out = &ignored{}
+	}
 	st, resp, buf, err := c.send(ctx, ep, q, in, false)
 	if buf != nil {
 		body := buf.Bytes()
 		// An empty answer to a delete, or a 204, has no envelope.
 		if len(bytes.TrimSpace(body)) > 0 || st.method != http.MethodDelete && resp.StatusCode != http.StatusNoContent {
-			ok, _, derr := decodeEnvelopeInto(st.method+" "+st.path, body, &out)
-			if derr != nil {
+			ok, null, derr := decodeEnvelopeInto(st.method+" "+st.path, body, out)
+			switch a, _ := out.(absentResult); {
+			case derr != nil:
 				err = st.cleanDecode(derr)
-			} else if !ok {
+			case !ok:
 				err = st.failure(resp, body)
+			case a != nil:
+				if why := a.absent(null, body); why != "" {
+					e := st.failure(resp, body)
+					e.StatusCode, e.Message = http.StatusNotFound, why
+					err = e
+				}
 			}
 		}
 		releaseBuf(buf)
@@ -123,45 +135,15 @@ func call[T any](ctx context.Context, c *Client, ep endpoint, q *query, in any) 
 	if err != nil || st != nil && st.obs != nil {
 		err = st.end(err)
 	}
-	if err != nil {
-		var zero T
-		return zero, err
-	}
-	return out, nil
+	return err
 }
 
-// one returns the record a call read, as the typed methods hand it back.
-func one[R any](r R, err error) (*R, error) {
-	if err != nil {
-		return nil, err
-	}
-	return &r, nil
-}
-
-// do makes one call whose answer goes to decode: the final 2xx answer
-// (for a JSON answer, its bytes; for a file, its body open and no bytes
-// read), or a 404 to a repeated delete with no bytes (the delete that got
-// lost is the call's answer). Any other answer is an *APIError, any
-// failure to get one a *TransportError (see send). The hooks end here,
-// with the call's error; for a file that decode accepts, they end when
-// the file is closed (see fileBody).
-func (c *Client) do(ctx context.Context, ep endpoint, q *query, in any, file bool, decode func(*callState, *http.Response, []byte) error) error {
-	st, resp, buf, err := c.send(ctx, ep, q, in, file)
-	if err == nil {
-		var body []byte
-		if buf != nil {
-			body = buf.Bytes()
-		}
-		err = decode(st, resp, body)
-		if buf != nil {
-			releaseBuf(buf)
-		}
-		if err == nil && file && st.obs != nil {
-			st.answered() // the hooks end as the file is closed
-			return nil
-		}
-	}
-	return st.end(err)
+// absentResult is a result that a 2xx answer may give as no record at
+// all (GET /websites answers {"website": null} for a URL it does not
+// know): absent says why, given the answer and whether its result was
+// JSON null, or "" for a record.
+type absentResult interface {
+	absent(null bool, body []byte) string
 }
 
 // send sends one call's request (in, when not nil, as its JSON body),

@@ -1172,7 +1172,7 @@ func TestTimeoutPerAttempt(t *testing.T) {
 		})
 		c := newTestClient(t, srv, WithTimeout(100*time.Millisecond))
 		start := time.Now()
-		f, err := download(context.Background(), c, routeDocumentsDownload.at("x"), nil, nil, "application/pdf")
+		f, err := c.file(context.Background(), routeDocumentsDownload.at("x"), nil, nil, "application/pdf")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -92,25 +92,19 @@ func (s *WebsitesClient) Get(ctx context.Context, websiteURL string) (*Website, 
 		return nil, err
 	}
 	var w Website
-	err := s.c.do(ctx, routeWebsitesGet.at(), new(query).str("url", websiteURL), nil, false,
-		func(st *callState, resp *http.Response, body []byte) error {
-			ok, null, err := decodeEnvelopeInto(st.method+" "+st.path, body, &w)
-			switch {
-			case err != nil:
-				return st.cleanDecode(err)
-			case !ok:
-				return st.failure(resp, body)
-			case null || noWebsite(body):
-				e := st.failure(resp, body)
-				e.StatusCode, e.Message = http.StatusNotFound, websiteNotRegistered
-				return e
-			}
-			return nil
-		})
-	if err != nil {
+	if err := s.c.json(ctx, routeWebsitesGet.at(), new(query).str("url", websiteURL), nil, &w); err != nil {
 		return nil, err
 	}
 	return &w, nil
+}
+
+// absent says that an answer to GET /websites holds no website: a null
+// result, or {"website": null} (see Get).
+func (*Website) absent(null bool, body []byte) string {
+	if null || noWebsite(body) {
+		return websiteNotRegistered
+	}
+	return ""
 }
 
 // websiteNotRegistered is the message of Get's ErrNotFound.

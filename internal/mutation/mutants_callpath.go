@@ -28,10 +28,10 @@ func init() {
 		fresh, err := r.GetBody()`,
 			to: `	if false {
 		fresh, err := r.GetBody()`},
-		mutant{id: `callpath-file-ends-at-headers`, file: `transport.go`, pkg: `.`,
+		mutant{id: `callpath-file-ends-at-headers`, file: `files.go`, pkg: `.`,
 			what: `a file's call ends for the hooks as its headers arrive, not as it is closed`,
-			from: `			st.answered() // the hooks end as the file is closed`,
-			to:   `			st.finish(nil)`},
+			from: `		st.answered() // the hooks end as the file is closed`,
+			to:   `		st.finish(nil)`},
 		mutant{id: `callpath-page-error-unnamed`, file: `envelope.go`, pkg: `.`,
 			what: `a page with a record at fault fails without the path of the field at fault`,
 			from: `			return locateIn(item, t.Elem(), names[i], err, depth+1)`,
