@@ -2,6 +2,7 @@ package acctadmin
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,26 +11,20 @@ import (
 	"math"
 	"math/big"
 	"reflect"
+	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 
 	"github.com/google/uuid"
 )
 
-// The value types of the API's records, and their tolerant parsers. The
-// wire writes the same kind of value in several shapes depending on the
-// endpoint; every shape is absorbed here, once, so that the rest of the
-// client and its callers see one Go type per value.
-
 // apiTimeLayout is how the API writes times, and so how they are sent.
 const apiTimeLayout = "2006-01-02 15:04:05 -0700"
 
 // describe says what kind of JSON value data is, and how long, for an
-// error message. It never quotes the value: a server may have put a
-// secret or a query string there, and errors end up in logs.
+// error message. It never quotes the value: errors end up in logs.
 func describe(data []byte) string {
 	data = bytes.TrimSpace(data)
 	switch {
@@ -60,8 +55,7 @@ func byteCount(n int) string {
 }
 
 // unquote returns the content of a JSON string, or ok=false when data is
-// not a JSON string. Like encoding/json, it gives valid UTF-8: a byte that
-// is not is read as U+FFFD.
+// not one. As encoding/json does, it reads invalid UTF-8 as U+FFFD.
 func unquote(data []byte) (s string, ok bool) {
 	if len(data) < 2 || data[0] != '"' || data[len(data)-1] != '"' {
 		return "", false
@@ -76,31 +70,26 @@ func unquote(data []byte) (s string, ok bool) {
 	return s, true
 }
 
-// Time is a point in time as the API writes it: the SDK reads every
-// record's time.Time fields through it, and it is exported for programs
-// that decode the API's JSON themselves. It accepts
-// "2006-01-02 15:04:05 -0700" (the API's usual shape), RFC 3339 / ISO 8601
-// with or without fractional seconds and with a "Z", "+07:00" or "+0700"
-// offset (the cancel-request shape), and JSON null or "" for the zero
-// time. It marshals as RFC 3339 with nanoseconds, or null when zero.
+// Time is a time.Time as the API writes it: "2006-01-02 15:04:05 -0700",
+// or RFC 3339 with or without fractional seconds and with a "Z", "+07:00"
+// or "+0700" offset; null and "" are the zero time. It marshals as RFC
+// 3339 with nanoseconds, or null when zero.
 type Time struct{ time.Time }
 
 // UnmarshalJSON implements json.Unmarshaler.
 func (t *Time) UnmarshalJSON(data []byte) error {
-	if string(data) == "null" {
-		t.Time = time.Time{}
-		return nil
-	}
-	// The API's usual shape is read in place, without a copy of its text.
-	if n := len(data); n == len(`""`)+len(apiTimeLayout) && data[0] == '"' && data[n-1] == '"' {
-		if v, ok := parseAPITime(data[1 : n-1]); ok {
-			t.Time = v
-			return nil
-		}
-	}
-	s, ok := unquote(data)
-	if !ok {
+	var s string
+	switch n := len(data); {
+	case string(data) == "null":
+	case n < 2 || data[0] != '"' || data[n-1] != '"':
 		return fmt.Errorf("want a time string, got %s", describe(data))
+	case bytes.IndexByte(data, '\\') < 0 && utf8.Valid(data):
+		s = string(data[1 : n-1])
+	default:
+		var ok bool
+		if s, ok = unquote(data); !ok {
+			return fmt.Errorf("want a time string, got %s", describe(data))
+		}
 	}
 	v, err := ParseTime(s)
 	if err != nil {
@@ -118,88 +107,52 @@ func (t Time) MarshalJSON() ([]byte, error) {
 	return []byte(`"` + t.Format(time.RFC3339Nano) + `"`), nil
 }
 
-// ParseTime reads a time in any of the shapes Time accepts. The empty
-// string is the zero time.
+// apiTimeFields are where apiTimeLayout holds its numbers, and their
+// bounds: year, month, day, hour, minute, second, offset hours and minutes.
+var apiTimeFields = [8]struct{ from, to, min, max int }{
+	{0, 4, 0, 9999}, {5, 7, 1, 12}, {8, 10, 1, 31}, {11, 13, 0, 23},
+	{14, 16, 0, 59}, {17, 19, 0, 59}, {21, 23, 0, 23}, {23, 25, 0, 59},
+}
+
+// timeLayouts are the other shapes ParseTime reads.
+var timeLayouts = []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999Z0700", "2006-01-02 15:04:05.999999999 -0700", "2006-01-02 15:04:05.999999999Z07:00"}
+
+// ParseTime reads a time in any of the shapes Time accepts; "" is the
+// zero time.
 func ParseTime(s string) (time.Time, error) {
 	if s == "" {
 		return time.Time{}, nil
 	}
-	if t, ok := parseAPITime(s); ok {
-		return t, nil
+	// The API's own shape is read by hand, for speed and so that its
+	// location is the fixed offset written (time.Parse may pick Local).
+	var n [8]int
+	read := 0
+	if len(s) == len(apiTimeLayout) && s[4] == '-' && s[7] == '-' && s[10] == ' ' && s[13] == ':' && s[16] == ':' && s[19] == ' ' && (s[20] == '+' || s[20] == '-') {
+		for _, f := range apiTimeFields {
+			v, err := strconv.ParseUint(s[f.from:f.to], 10, 16)
+			if err != nil || int(v) < f.min || int(v) > f.max {
+				break
+			}
+			n[read] = int(v)
+			read++
+		}
 	}
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999Z0700", "2006-01-02 15:04:05.999999999 -0700", "2006-01-02 15:04:05.999999999Z07:00"} {
+	if read == len(n) && n[2] <= time.Date(n[0], time.Month(n[1])+1, 0, 0, 0, 0, 0, time.UTC).Day() {
+		offset, loc := n[6]*3600+n[7]*60, time.UTC
+		if s[20] == '-' {
+			offset = -offset
+		}
+		if offset != 0 {
+			loc = time.FixedZone("", offset)
+		}
+		return time.Date(n[0], time.Month(n[1]), n[2], n[3], n[4], n[5], 0, loc), nil
+	}
+	for _, layout := range timeLayouts {
 		if t, err := time.Parse(layout, s); err == nil {
 			return t, nil
 		}
 	}
 	return time.Time{}, fmt.Errorf("unrecognised time (%s)", describeText(s))
-}
-
-// parseAPITime is the fast path for "2006-01-02 15:04:05 -0700", the shape
-// of nearly every time the API sends; the offsets' locations are cached so
-// a decode allocates nothing per time. It reads the text as a string or,
-// straight from the JSON, as bytes.
-func parseAPITime[S string | []byte](s S) (time.Time, bool) {
-	if !apiTimeShaped(s) {
-		return time.Time{}, false
-	}
-	var n [8]int
-	for i, f := range apiTimeFields {
-		v, ok := digits(s[f[0]:f[1]])
-		if !ok {
-			return time.Time{}, false
-		}
-		n[i] = v
-	}
-	year, month, day, hour, min, sec, oh, om := n[0], n[1], n[2], n[3], n[4], n[5], n[6], n[7]
-	if month < 1 || month > 12 || day < 1 || day > daysIn(time.Month(month), year) ||
-		hour > 23 || min > 59 || sec > 59 || oh > 23 || om > 59 {
-		return time.Time{}, false
-	}
-	offset := oh*3600 + om*60
-	if s[20] == '-' {
-		offset = -offset
-	}
-	return time.Date(year, time.Month(month), day, hour, min, sec, 0, fixedZone(offset)), true
-}
-
-// apiTimeShaped reports whether s has the separators of
-// "2006-01-02 15:04:05 -0700" where they belong.
-func apiTimeShaped[S string | []byte](s S) bool {
-	return len(s) == 25 && s[4] == '-' && s[7] == '-' && s[10] == ' ' && s[13] == ':' && s[16] == ':' && s[19] == ' ' && (s[20] == '+' || s[20] == '-')
-}
-
-// apiTimeFields are where "2006-01-02 15:04:05 -0700" holds its numbers:
-// year, month, day, hour, minute, second, the offset's hours and minutes.
-var apiTimeFields = [8][2]int{{0, 4}, {5, 7}, {8, 10}, {11, 13}, {14, 16}, {17, 19}, {21, 23}, {23, 25}}
-
-func digits[S string | []byte](s S) (int, bool) {
-	n := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		n = n*10 + int(c-'0')
-	}
-	return n, true
-}
-
-func daysIn(m time.Month, year int) int {
-	return time.Date(year, m+1, 0, 0, 0, 0, 0, time.UTC).Day()
-}
-
-var zones sync.Map // offset seconds -> *time.Location
-
-func fixedZone(offset int) *time.Location {
-	if offset == 0 {
-		return time.UTC
-	}
-	if loc, ok := zones.Load(offset); ok {
-		return loc.(*time.Location)
-	}
-	loc, _ := zones.LoadOrStore(offset, time.FixedZone("", offset))
-	return loc.(*time.Location)
 }
 
 // Date is a civil date with no time zone, as the API writes due dates:
@@ -218,21 +171,15 @@ func DateOf(t time.Time) Date {
 
 // ParseDate reads a date written "YYYY-MM-DD".
 func ParseDate(s string) (Date, error) {
-	if len(s) != 10 || s[4] != '-' || s[7] != '-' {
-		return Date{}, fmt.Errorf("unrecognised date (%s; want YYYY-MM-DD)", describeText(s))
-	}
-	y, ok1 := digits(s[0:4])
-	m, ok2 := digits(s[5:7])
-	d, ok3 := digits(s[8:10])
-	if !(ok1 && ok2 && ok3) {
-		return Date{}, fmt.Errorf("unrecognised date (%s; want YYYY-MM-DD)", describeText(s))
-	}
-	if m < 1 || m > 12 || d < 1 || d > daysIn(time.Month(m), y) {
-		// Shaped as a date, it can be quoted: digits and dashes hold
-		// no secret.
+	t, err := time.Parse(time.DateOnly, s)
+	switch {
+	case err == nil:
+		return DateOf(t), nil
+	case len(s) == 10 && s[4] == '-' && s[7] == '-' && strings.Count(s, "-") == 2 && strings.Trim(s, "-0123456789") == "":
+		// Digits and dashes hold no secret: the text can be quoted.
 		return Date{}, fmt.Errorf("unrecognised date %q (no such day)", s)
 	}
-	return Date{Year: y, Month: time.Month(m), Day: d}, nil
+	return Date{}, fmt.Errorf("unrecognised date (%s; want YYYY-MM-DD)", describeText(s))
 }
 
 // String returns the date as "YYYY-MM-DD", or "" for the zero Date.
@@ -257,38 +204,26 @@ func (d Date) AddDays(n int) Date {
 }
 
 // Before reports whether d is before e.
-func (d Date) Before(e Date) bool {
-	if d.Year != e.Year {
-		return d.Year < e.Year
-	}
-	if d.Month != e.Month {
-		return d.Month < e.Month
-	}
-	return d.Day < e.Day
-}
+func (d Date) Before(e Date) bool { return d.Compare(e) < 0 }
 
 // After reports whether d is after e.
-func (d Date) After(e Date) bool { return e.Before(d) }
+func (d Date) After(e Date) bool { return d.Compare(e) > 0 }
 
-// Compare returns -1 if d is before e, 0 if they are the same date and +1
-// if d is after e, as time.Time.Compare does; it suits slices.SortFunc.
+// Compare returns -1, 0 or +1 as d is before, the same as or after e, as
+// time.Time.Compare does.
 func (d Date) Compare(e Date) int {
-	switch {
-	case d.Before(e):
-		return -1
-	case e.Before(d):
-		return +1
+	if c := cmp.Compare(d.Year, e.Year); c != 0 {
+		return c
 	}
-	return 0
+	if c := cmp.Compare(d.Month, e.Month); c != 0 {
+		return c
+	}
+	return cmp.Compare(d.Day, e.Day)
 }
 
-// DaysUntil returns the number of days from d to e: positive when e is
-// after d, negative when it is before, 0 on the same date. It counts
-// calendar days of the proleptic Gregorian calendar, so daylight-saving
-// changes play no part. It is exact for any two dates, however far from
-// the present (a month or day out of range is normalized, as time.Date
-// does); a count too large for an int saturates at the largest (or
-// smallest) int.
+// DaysUntil returns the number of calendar days from d to e (negative
+// when e is before d), exactly for any two dates, a month or day out of
+// range normalized as time.Date does; beyond an int it saturates.
 func (d Date) DaysUntil(e Date) int {
 	n := new(big.Int).Sub(e.dayNumber(), d.dayNumber())
 	switch {
@@ -300,18 +235,16 @@ func (d Date) DaysUntil(e Date) int {
 	return int(n.Int64())
 }
 
-// dayNumber returns the number of days from 0000-03-01 to d, exactly, in
-// the proleptic Gregorian calendar, with the month and the day normalized
-// as time.Date does. It counts in whole 400-year eras (146,097 days each),
-// so no year is too large.
+// dayNumber returns the number of days from 0000-03-01 to d in the
+// proleptic Gregorian calendar, counted in whole 400-year eras of 146,097
+// days so that no year is too large.
 func (d Date) dayNumber() *big.Int {
-	// Normalize the month into 0..11 (March is 0), carrying whole years:
-	// the year counts from March, so that the leap day ends it.
+	// Years count from March, so that the leap day ends them.
 	m := new(big.Int).SetInt64(int64(d.Month))
 	m.Sub(m, big.NewInt(3))
-	y, mp := new(big.Int).DivMod(m, big.NewInt(12), new(big.Int)) // Euclidean: mp in 0..11
+	y, mp := new(big.Int).DivMod(m, big.NewInt(12), new(big.Int))
 	y.Add(y, big.NewInt(int64(d.Year)))
-	era, yoe := new(big.Int).DivMod(y, big.NewInt(400), new(big.Int)) // yoe in 0..399
+	era, yoe := new(big.Int).DivMod(y, big.NewInt(400), new(big.Int))
 	yo, mo := yoe.Int64(), mp.Int64()
 	doe := yo*365 + yo/4 - yo/100 + (153*mo+2)/5 // the day before day 1 of the month
 	n := new(big.Int).Mul(era, big.NewInt(146097))
@@ -319,11 +252,10 @@ func (d Date) dayNumber() *big.Int {
 	return n.Add(n, big.NewInt(int64(d.Day)))
 }
 
-// MarshalText implements encoding.TextMarshaler: "YYYY-MM-DD", or empty
-// for the zero Date. With it a Date can key a map that encoding/json
-// marshals, as map[Date]int. A date that "YYYY-MM-DD" cannot write so
-// that it reads back (a year outside 0000-9999, a month or a day that
-// does not exist) is an error, never text that UnmarshalText refuses.
+// MarshalText implements encoding.TextMarshaler, so that a Date can key
+// a map: "YYYY-MM-DD", or empty for the zero Date. A date that would not
+// read back (a year outside 0000-9999, a day that does not exist) is an
+// error.
 func (d Date) MarshalText() ([]byte, error) {
 	if err := d.checkWritable(); err != nil {
 		return nil, err
@@ -331,8 +263,8 @@ func (d Date) MarshalText() ([]byte, error) {
 	return []byte(d.String()), nil
 }
 
-// checkWritable reports whether d can be written as "YYYY-MM-DD" and read
-// back: the zero Date, or a real day of a year from 0000 to 9999.
+// checkWritable reports whether d is the zero Date or a real day of a
+// year from 0000 to 9999.
 func (d Date) checkWritable() error {
 	if d.IsZero() {
 		return nil
@@ -340,7 +272,7 @@ func (d Date) checkWritable() error {
 	if d.Year < 0 || d.Year > 9999 {
 		return fmt.Errorf("acctadmin: date with year %d cannot be written as YYYY-MM-DD", d.Year)
 	}
-	if d.Month < 1 || d.Month > 12 || d.Day < 1 || d.Day > daysIn(d.Month, d.Year) {
+	if DateOf(d.In(time.UTC)) != d {
 		return fmt.Errorf("acctadmin: date %04d-%02d-%02d does not exist", d.Year, int(d.Month), d.Day)
 	}
 	return nil
@@ -367,15 +299,17 @@ func (d *Date) UnmarshalJSON(data []byte) error {
 		*d = Date{}
 		return nil
 	}
-	s, ok := unquote(data)
-	if !ok {
+	var s string
+	if n := len(data); n < 2 || data[0] != '"' || data[n-1] != '"' || json.Unmarshal(data, &s) != nil {
 		return fmt.Errorf("want a date string, got %s", describe(data))
 	}
-	v, err := ParseDate(s)
+	t, err := time.Parse(time.DateOnly, s)
 	if err != nil {
+		_, err = ParseDate(s) // for its message
 		return err
 	}
-	*d = v
+	y, m, day := t.Date()
+	*d = Date{Year: y, Month: m, Day: day}
 	return nil
 }
 
@@ -392,26 +326,23 @@ func (d Date) MarshalJSON() ([]byte, error) {
 }
 
 // Money is an amount of money kept exactly as the API wrote it, never
-// rounded through a float64. The API writes amounts as JSON numbers
-// (149.00, 1e2) or as numeric strings ("0.10"); both decode, and JSON null
-// or "" decode to the zero Money. String gives the decimal text, Cents the
-// amount in minor units. Money marshals as a JSON number with the same
-// text.
+// through a float64: a JSON number (149.00, 1e2) or a numeric string
+// ("0.10"); null and "" are the zero Money. It marshals as a JSON number
+// of the same text.
 //
-// Compare amounts with Equal or Cmp, not ==. A Money keeps the digits the
-// API wrote, so "1.0" and "1.00" are the same amount (Equal is true, Cmp
-// is 0) but not the same value for ==, and String shows each as it was
-// written; this is the same choice time.Time makes for its locations. Add
-// and Sub are exact, in decimal, and never fail: see Add.
+// Compare amounts with Equal or Cmp, not ==: "1.0" and "1.00" are the
+// same amount, but String shows each as written, as time.Time keeps its
+// location.
 type Money struct {
-	// text is the canonical decimal text: an optional "-", digits, and an
-	// optional "." with digits. Empty means zero.
-	text string
+	text string // an optional "-", digits, and an optional "." with digits; "" is zero
 }
 
 // maxMoneyDigits bounds the digits a Money may hold, so that an exponent
 // cannot make a small input expand into a huge one.
 const maxMoneyDigits = 64
+
+// moneyPattern is what ParseMoney reads: sign, digits, fraction, exponent.
+var moneyPattern = regexp.MustCompile(`^([+-]?)([0-9]*)(?:\.([0-9]*))?(?:[eE]([+-]?[0-9]+))?$`)
 
 // ParseMoney reads a decimal amount: an optional sign, digits, an optional
 // fraction and an optional exponent ("19.99", "-5", "1e2", "0.10").
@@ -419,138 +350,43 @@ func ParseMoney(s string) (Money, error) {
 	if s == "" {
 		return Money{}, nil
 	}
-	text, ok := canonicalDecimal(s)
-	if !ok {
+	m := moneyPattern.FindStringSubmatch(s)
+	if m == nil || m[2]+m[3] == "" {
 		return Money{}, fmt.Errorf("unrecognised amount (%s)", describeText(s))
+	}
+	intPart, frac, exp, err := m[2], m[3], 0, error(nil)
+	if m[4] != "" {
+		exp, err = strconv.Atoi(m[4])
+	}
+	if err != nil || len(intPart)+len(frac) > maxMoneyDigits || exp > maxMoneyDigits || exp < -maxMoneyDigits {
+		return Money{}, fmt.Errorf("unrecognised amount (%s)", describeText(s))
+	}
+	// Move the point by exp within zeros wide enough for any exp allowed.
+	zeros := strings.Repeat("0", maxMoneyDigits)
+	all, point := zeros+intPart+frac+zeros, maxMoneyDigits+len(intPart)+exp
+	text, fp := strings.TrimLeft(all[:point], "0"), all[point:max(point, maxMoneyDigits+len(intPart)+len(frac))]
+	if text == "" {
+		text = "0"
+	}
+	if len(text)+len(fp) > maxMoneyDigits {
+		// The text must itself be an amount ParseMoney reads.
+		return Money{}, fmt.Errorf("unrecognised amount (%s)", describeText(s))
+	}
+	if fp != "" {
+		text += "." + fp
+	}
+	if m[1] == "-" && strings.Trim(text, "0.") != "" {
+		text = "-" + text
 	}
 	return Money{text: text}, nil
 }
 
 // MoneyFromCents returns the amount of cents minor units, with two
 // decimals ("12.34" for 1234).
-func MoneyFromCents(cents int64) Money {
-	neg := cents < 0
-	u := uint64(cents)
-	if neg {
-		u = -u
-	}
-	s := strconv.FormatUint(u, 10)
-	for len(s) < 3 {
-		s = "0" + s
-	}
-	s = s[:len(s)-2] + "." + s[len(s)-2:]
-	if neg {
-		s = "-" + s
-	}
-	return Money{text: s}
-}
+func MoneyFromCents(cents int64) Money { return moneyOf(big.NewInt(cents), 2) }
 
-// canonicalDecimal rewrites a decimal number, possibly with an exponent,
-// as plain decimal text, keeping every digit (trailing zeros included).
-func canonicalDecimal(s string) (string, bool) {
-	neg, intPart, frac, i := decimalMantissa(s)
-	if intPart == "" && frac == "" {
-		return "", false
-	}
-	exp, i, ok := decimalExponent(s, i)
-	if !ok {
-		return "", false
-	}
-	if i != len(s) || len(intPart)+len(frac) > maxMoneyDigits || exp > maxMoneyDigits || exp < -maxMoneyDigits {
-		return "", false
-	}
-	ip, fp := movePoint(intPart+frac, len(intPart)+exp)
-	if len(ip)+len(fp) > maxMoneyDigits {
-		// The expanded text must itself be an amount ParseMoney accepts.
-		return "", false
-	}
-	out := ip
-	if fp != "" {
-		out += "." + fp
-	}
-	if neg && strings.Trim(out, "0.") != "" {
-		out = "-" + out
-	}
-	return out, true
-}
-
-// decimalMantissa reads an optional sign, the digits before the point and
-// those after it from the start of s; i is where it stopped.
-func decimalMantissa(s string) (neg bool, intPart, frac string, i int) {
-	if i < len(s) && (s[i] == '-' || s[i] == '+') {
-		neg = s[i] == '-'
-		i++
-	}
-	start := i
-	i = skipDigits(s, i)
-	intPart = s[start:i]
-	if i < len(s) && s[i] == '.' {
-		fs := i + 1
-		i = skipDigits(s, fs)
-		frac = s[fs:i]
-	}
-	return neg, intPart, frac, i
-}
-
-// skipDigits returns the index of the first byte at or after i of s that
-// is not a decimal digit.
-func skipDigits(s string, i int) int {
-	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-		i++
-	}
-	return i
-}
-
-// decimalExponent reads the exponent that may start at s[i] ("e-3");
-// ok is false for one without digits or past maxMoneyDigits.
-func decimalExponent(s string, i int) (exp, next int, ok bool) {
-	if i >= len(s) || (s[i] != 'e' && s[i] != 'E') {
-		return 0, i, true
-	}
-	i++
-	eneg := false
-	if i < len(s) && (s[i] == '-' || s[i] == '+') {
-		eneg = s[i] == '-'
-		i++
-	}
-	es := i
-	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-		if exp > maxMoneyDigits {
-			return 0, i, false
-		}
-		exp = exp*10 + int(s[i]-'0')
-		i++
-	}
-	if i == es {
-		return 0, i, false
-	}
-	if eneg {
-		exp = -exp
-	}
-	return exp, i, true
-}
-
-// movePoint puts the decimal point of the digits all before all[point]
-// (point may lie outside them) and returns the integer part without
-// leading zeros ("0" at least) and the fraction.
-func movePoint(all string, point int) (ip, fp string) {
-	for point < 0 {
-		all = "0" + all
-		point++
-	}
-	for point > len(all) {
-		all += "0"
-	}
-	ip, fp = strings.TrimLeft(all[:point], "0"), all[point:]
-	if ip == "" {
-		ip = "0"
-	}
-	return ip, fp
-}
-
-// String returns the amount as decimal text, exactly as the API wrote it
-// once any exponent is expanded ("0.10", "19.99", "100"); "0" for the zero
-// Money.
+// String returns the amount as decimal text, as the API wrote it with any
+// exponent expanded ("0.10", "100"); "0" for the zero Money.
 func (m Money) String() string {
 	if m.text == "" {
 		return "0"
@@ -561,9 +397,8 @@ func (m Money) String() string {
 // IsZero reports whether the amount is zero.
 func (m Money) IsZero() bool { return strings.Trim(m.text, "-0.") == "" }
 
-// Cents returns the amount in minor units (hundredths). It is an error for
-// an amount with a fraction of a cent ("1.005") or one too large for an
-// int64; the computation is exact, never through a float64.
+// Cents returns the amount in minor units (hundredths), exactly. It is an
+// error for a fraction of a cent ("1.005") or an amount beyond an int64.
 func (m Money) Cents() (int64, error) {
 	s := m.text
 	if s == "" {
@@ -600,12 +435,10 @@ func (m Money) Cents() (int64, error) {
 	return int64(n), nil
 }
 
-// Equal reports whether m and n are the same amount, whatever their
-// number of decimals: "1.0" equals "1.00", and "-0" equals "0".
+// Equal reports whether m and n are the same amount: "1.0" equals "1.00".
 func (m Money) Equal(n Money) bool { return m.Cmp(n) == 0 }
 
-// Cmp compares m and n as amounts and returns -1 if m < n, 0 if m == n and
-// +1 if m > n. It suits slices.SortFunc.
+// Cmp returns -1, 0 or +1 as m is less than, equal to or more than n.
 func (m Money) Cmp(n Money) int {
 	a, as := m.decimal()
 	b, bs := n.decimal()
@@ -613,15 +446,9 @@ func (m Money) Cmp(n Money) int {
 	return a.Cmp(b)
 }
 
-// Add returns m + n, exactly, with as many decimals as the operand that
-// has more ("1.5" + "0.25" is "1.75"; "1.00" + "2" is "3.00").
-//
-// Add never fails and never rounds. The sum of two amounts has at most one
-// more digit than the longer of them, so it may go beyond the 64 digits
-// that ParseMoney and decoding accept (a bound that keeps an exponent such
-// as 1e999999 from expanding a short input); only operands close to 10^64
-// get there. Such a Money still compares, adds, prints and marshals
-// exactly, but decoding its text is refused.
+// Add returns m + n, exactly, with the decimals of the operand that has
+// more ("1.00" + "2" is "3.00"). It never fails nor rounds; a sum past
+// the 64 digits decoding accepts still prints and compares exactly.
 func (m Money) Add(n Money) Money {
 	a, as := m.decimal()
 	b, bs := n.decimal()
@@ -637,8 +464,7 @@ func (m Money) Sub(n Money) Money {
 	return moneyOf(a.Sub(a, b), max(as, bs))
 }
 
-// times returns m multiplied by the whole number k, exactly, with m's
-// decimals.
+// times returns m multiplied by k, exactly, with m's decimals.
 func (m Money) times(k int64) Money {
 	a, as := m.decimal()
 	return moneyOf(a.Mul(a, big.NewInt(k)), as)
@@ -651,14 +477,12 @@ func (m Money) decimal() (*big.Int, int) {
 		return v, 0
 	}
 	ip, fp, _ := strings.Cut(m.text, ".")
-	// The text is canonical (see canonicalDecimal), so this cannot fail.
 	v.SetString(ip+fp, 10)
 	return v, len(fp)
 }
 
-// align scales the one of a (scale as) and b (scale bs) with fewer
-// decimals up to the other's scale, so that the two can be compared or
-// added as integers.
+// align scales the one of a and b with fewer decimals up to the other's
+// scale.
 func align(a *big.Int, as int, b *big.Int, bs int) (*big.Int, *big.Int) {
 	if as < bs {
 		a.Mul(a, pow10(bs-as))
@@ -672,11 +496,11 @@ func pow10(n int) *big.Int {
 	return new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(n)), nil)
 }
 
-// moneyOf returns the Money v × 10^-scale, in canonical text.
+// moneyOf returns the Money v × 10^-scale.
 func moneyOf(v *big.Int, scale int) Money {
 	digits := new(big.Int).Abs(v).String()
-	for len(digits) <= scale {
-		digits = "0" + digits
+	if len(digits) <= scale {
+		digits = strings.Repeat("0", scale+1-len(digits)) + digits
 	}
 	text := digits
 	if scale > 0 {
@@ -690,14 +514,16 @@ func moneyOf(v *big.Int, scale int) Money {
 
 // UnmarshalJSON implements json.Unmarshaler.
 func (m *Money) UnmarshalJSON(data []byte) error {
-	if string(data) == "null" {
-		*m = Money{}
-		return nil
-	}
 	s := string(data)
-	if u, ok := unquote(data); ok {
-		s = strings.TrimSpace(u)
-	} else if len(data) == 0 || !(data[0] == '-' || data[0] >= '0' && data[0] <= '9') {
+	switch n := len(data); {
+	case s == "null":
+		s = ""
+	case n >= 2 && data[0] == '"' && data[n-1] == '"':
+		if json.Unmarshal(data, &s) != nil {
+			return fmt.Errorf("want an amount, got %s", describe(data))
+		}
+		s = strings.TrimSpace(s)
+	case n == 0 || !(data[0] == '-' || data[0] >= '0' && data[0] <= '9'):
 		return fmt.Errorf("want an amount, got %s", describe(data))
 	}
 	v, err := ParseMoney(s)
@@ -711,20 +537,17 @@ func (m *Money) UnmarshalJSON(data []byte) error {
 // MarshalJSON implements json.Marshaler.
 func (m Money) MarshalJSON() ([]byte, error) { return []byte(m.String()), nil }
 
-// Turnaround is how long a filing method takes: Days and Hours. The API
-// writes it as an object {"days", "hours"}, as an array holding one such
-// object, or as null (the zero Turnaround); the numbers may also come as
-// numeric strings. An array of more than one object is an error, since it
-// cannot be told which one holds.
+// Turnaround is how long a filing method takes. The API writes it as an
+// object {"days", "hours"} (numbers or numeric strings), as an array of
+// one such object, or as null (the zero Turnaround); an array of several
+// is an error, since it cannot be told which one holds.
 type Turnaround struct {
 	Days  int `json:"days"`
 	Hours int `json:"hours"`
 }
 
-// Duration returns the turnaround as a time.Duration (a day is 24 hours).
-// A time.Duration holds about 292 years; a turnaround longer than that
-// (or more negative) saturates at the largest (or smallest) Duration
-// rather than wrap around.
+// Duration returns the turnaround as a time.Duration (a day is 24 hours),
+// saturating at the largest (or smallest) Duration rather than wrapping.
 func (t Turnaround) Duration() time.Duration {
 	hours := new(big.Int).Mul(big.NewInt(int64(t.Days)), big.NewInt(24))
 	hours.Add(hours, big.NewInt(int64(t.Hours)))
@@ -776,8 +599,7 @@ func (t *Turnaround) UnmarshalJSON(data []byte) error {
 			*t = Turnaround{}
 			return nil
 		case 1:
-			// One level only: reading nested arrays level by level would
-			// read the inner levels again at each one.
+			// One level only: nested arrays would be read again at each.
 			if item := bytes.TrimSpace(items[0]); len(item) > 0 && item[0] == '[' {
 				return errors.New("want one turnaround, got an array inside an array")
 			}
@@ -800,7 +622,7 @@ func (t *Turnaround) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// flexInt is an integer carried as a JSON number or a numeric string. A
+// flexInt is an integer written as a JSON number or a numeric string; a
 // null leaves it as it is, as encoding/json does for an int.
 type flexInt int
 
@@ -809,7 +631,8 @@ func (n *flexInt) UnmarshalJSON(data []byte) error {
 		return nil
 	}
 	s := string(data)
-	if u, ok := unquote(data); ok {
+	if len(data) > 0 && data[0] == '"' {
+		u, _ := unquote(data)
 		s = strings.TrimSpace(u)
 	}
 	v, err := strconv.Atoi(s)
@@ -820,11 +643,9 @@ func (n *flexInt) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// epochTime is a time.Time as Time reads it or as a JSON number of
-// seconds since the Unix epoch, in UTC (order items' created_at and
-// updated_at, as a TypeScript client of the real API types them). A
-// number of 1e11 or more is taken for milliseconds: as seconds it would
-// lie past the year 5000.
+// epochTime is a time as Time reads it or a JSON number of seconds since
+// the Unix epoch, in UTC (order items' times); a number of 1e11 or more
+// is milliseconds, since as seconds it would lie past the year 5000.
 type epochTime struct{ time.Time }
 
 func (t *epochTime) UnmarshalJSON(data []byte) error {
@@ -843,11 +664,8 @@ func (t *epochTime) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// listedID is an id that may be unusable: one that is not a UUID (a
-// legacy "legacy-42", a number, an empty string) is read as no id rather
-// than failing the whole page. A record read so is one without an id,
-// which costs only itself (All yields it, Pull passes over it and counts it
-// in PullProgress.Skipped), as a null or missing id does.
+// listedID is an id read as none when it is not a UUID ("legacy-42", a
+// number, ""), so that it costs only its record, not the whole page.
 type listedID uuid.UUID
 
 func (id *listedID) UnmarshalJSON(data []byte) error {
@@ -865,9 +683,9 @@ func (id *listedID) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// jurisdictionNames is a list of jurisdictions written as plain strings or
-// as objects {"jurisdiction": name} (or {"name": name}), as
-// compliance-event listings do, or one name alone (a string; "" is none).
+// jurisdictionNames is a list of jurisdictions written as strings or as
+// objects {"jurisdiction": name} (or {"name": name}), or one name alone
+// (a string; "" is none).
 type jurisdictionNames []string
 
 func (j *jurisdictionNames) UnmarshalJSON(data []byte) error {
@@ -898,38 +716,19 @@ func (j *jurisdictionNames) UnmarshalJSON(data []byte) error {
 		if err := json.Unmarshal(raw, &obj); err != nil || (obj.Jurisdiction == nil && obj.Name == nil) {
 			return fmt.Errorf("item %d: want a jurisdiction name or {\"jurisdiction\": name}, got %s", i, describe(raw))
 		}
-		if obj.Jurisdiction != nil {
-			out = append(out, *obj.Jurisdiction)
-		} else {
-			out = append(out, *obj.Name)
-		}
+		out = append(out, *cmp.Or(obj.Jurisdiction, obj.Name))
 	}
 	*j = out
 	return nil
 }
 
-// Secret is a value that must never be shown: a card number, a CVC, a
-// password, a reset or session token. It formats itself as "[redacted]"
-// (and the empty Secret as "") under every fmt verb, in slog, and in JSON
-// and text encodings; the SDK sends its value only in the body of the
-// request that needs it, and takes it out of any error message or error
-// body an answer echoes it into. Reveal returns the value itself.
-//
-// Two places show the value, since they call none of its methods and see
-// only a string:
-//
-//   - fmt, where it reaches a Secret by reflection: in a struct field
-//     that is not exported (struct{ pw Secret }), anywhere inside a value
-//     reached through such a field, and inside the %!verb(*T=…) text fmt
-//     writes for a value of a type without a Format method that does not
-//     take the verb, as %s or %q of a []*T or a map[K]*T whose T holds a
-//     Secret. Give such a T a Format method, or export the field. The
-//     SDK's own types that hold Secrets (Card, LoginParams,
-//     ResetPasswordParams, Session) have one: they print redacted in
-//     slices and maps and behind pointers too.
-//   - encoding/json, for a Secret used as a map key: it writes a key of
-//     a string type as it is, without MarshalText or MarshalJSON, so
-//     map[Secret]int{"4111…": 1} marshals as {"4111…":1}.
+// Secret is a value that must never be shown (a card number, a CVC, a
+// password, a token): it prints as "[redacted]" ("" when empty) under
+// every fmt verb, in slog and in JSON and text encodings; Reveal returns
+// it. Two places show it, as they see only a string: fmt reaching it by
+// reflection (through an unexported field, or inside the %!verb(*T=…)
+// text of a type without a Format method, which the SDK's own types
+// have), and encoding/json writing it as a map key.
 type Secret string
 
 const redactedText = "[redacted]"
@@ -948,8 +747,7 @@ func (s Secret) String() string {
 // GoString returns the redacted form, for %#v.
 func (s Secret) GoString() string { return strconv.Quote(s.String()) }
 
-// Format writes the redacted form under every verb (%v, %+v, %#v, %s,
-// %q, %x, …), so that no verb prints the value.
+// Format writes the redacted form under every verb.
 func (s Secret) Format(f fmt.State, verb rune) {
 	switch verb {
 	case 'q':
@@ -969,12 +767,10 @@ func (s Secret) Format(f fmt.State, verb rune) {
 func (s Secret) LogValue() slog.Value { return slog.StringValue(s.String()) }
 
 // formatFields prints v, a struct that holds Secrets, as fmt prints a
-// struct under f's verb and flags, field by field: each field is printed
-// as a value of its own, so a Secret field formats itself redacted. Under
-// %#v the type reads as name. The types that hold Secrets format
-// themselves through it, so that fmt never writes them in the
-// %!verb(*T=…) form, which calls no method: that is how %s of a []*Card
-// or a map[string]*Card would show the number.
+// struct under f's verb and flags, but field by field so that each Secret
+// formats itself; under %#v the type reads as name. The types that hold
+// Secrets format through it, since fmt's %!verb(*T=…) form calls no
+// method (%s of a []*Card would show the number).
 func formatFields(f fmt.State, verb rune, v any, name string) {
 	rv := reflect.ValueOf(v)
 	sharp, plus := verb == 'v' && f.Flag('#'), verb == 'v' && f.Flag('+')
@@ -1007,8 +803,8 @@ func formatFields(f fmt.State, verb rune, v any, name string) {
 	_, _ = io.WriteString(f, b.String())
 }
 
-// MarshalJSON writes the redacted form: a params value marshalled by a
-// program shows no secret. The SDK writes request bodies with the value.
+// MarshalJSON writes the redacted form; the SDK writes request bodies
+// with the value.
 func (s Secret) MarshalJSON() ([]byte, error) { return json.Marshal(s.String()) }
 
 // MarshalText writes the redacted form.
