@@ -24,7 +24,7 @@ import (
 const apiTimeLayout = "2006-01-02 15:04:05 -0700"
 
 // describe says what kind of JSON value data is, and how long, for an
-// error message. It never quotes the value: errors end up in logs.
+// error message: never the value, as errors end up in logs.
 func describe(data []byte) string {
 	data = bytes.TrimSpace(data)
 	switch {
@@ -54,8 +54,8 @@ func byteCount(n int) string {
 	return strconv.Itoa(n) + " bytes"
 }
 
-// unquote returns the content of a JSON string, or ok=false when data is
-// not one. As encoding/json does, it reads invalid UTF-8 as U+FFFD.
+// unquote returns the content of a JSON string, invalid UTF-8 read as
+// U+FFFD as encoding/json does; ok=false when data is not one.
 func unquote(data []byte) (s string, ok bool) {
 	if len(data) < 2 || data[0] != '"' || data[len(data)-1] != '"' {
 		return "", false
@@ -78,25 +78,20 @@ type Time struct{ time.Time }
 
 // UnmarshalJSON implements json.Unmarshaler.
 func (t *Time) UnmarshalJSON(data []byte) error {
-	var s string
-	switch n := len(data); {
-	case string(data) == "null":
-	case n < 2 || data[0] != '"' || data[n-1] != '"':
+	s, ok := "", string(data) == "null"
+	if n := len(data); !ok && n >= 2 && data[0] == '"' && data[n-1] == '"' && bytes.IndexByte(data, '\\') < 0 && utf8.Valid(data) {
+		s, ok = string(data[1:n-1]), true // as unquote does, without a call
+	} else if !ok {
+		s, ok = unquote(data)
+	}
+	if !ok {
 		return fmt.Errorf("want a time string, got %s", describe(data))
-	case bytes.IndexByte(data, '\\') < 0 && utf8.Valid(data):
-		s = string(data[1 : n-1])
-	default:
-		var ok bool
-		if s, ok = unquote(data); !ok {
-			return fmt.Errorf("want a time string, got %s", describe(data))
-		}
 	}
 	v, err := ParseTime(s)
-	if err != nil {
-		return err
+	if err == nil {
+		t.Time = v
 	}
-	t.Time = v
-	return nil
+	return err
 }
 
 // MarshalJSON implements json.Marshaler.
@@ -107,14 +102,14 @@ func (t Time) MarshalJSON() ([]byte, error) {
 	return []byte(`"` + t.Format(time.RFC3339Nano) + `"`), nil
 }
 
-// apiTimeFields are where apiTimeLayout holds its numbers, and their
-// bounds: year, month, day, hour, minute, second, offset hours and minutes.
+// apiTimeFields are where apiTimeLayout holds its numbers (year, month,
+// day, hour, minute, second, offset hours and minutes), and their bounds.
 var apiTimeFields = [8]struct{ from, to, min, max int }{
 	{0, 4, 0, 9999}, {5, 7, 1, 12}, {8, 10, 1, 31}, {11, 13, 0, 23},
 	{14, 16, 0, 59}, {17, 19, 0, 59}, {21, 23, 0, 23}, {23, 25, 0, 59},
 }
 
-// timeLayouts are the other shapes ParseTime reads.
+// timeLayouts are the shapes ParseTime reads through time.Parse.
 var timeLayouts = []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999Z0700", "2006-01-02 15:04:05.999999999 -0700", "2006-01-02 15:04:05.999999999Z07:00"}
 
 // ParseTime reads a time in any of the shapes Time accepts; "" is the
@@ -123,8 +118,8 @@ func ParseTime(s string) (time.Time, error) {
 	if s == "" {
 		return time.Time{}, nil
 	}
-	// The API's own shape is read by hand, for speed and so that its
-	// location is the fixed offset written (time.Parse may pick Local).
+	// The API's own shape is read by hand: faster, and in the offset's
+	// fixed zone (time.Parse may pick Local).
 	var n [8]int
 	read := 0
 	if len(s) == len(apiTimeLayout) && s[4] == '-' && s[7] == '-' && s[10] == ' ' && s[13] == ':' && s[16] == ':' && s[19] == ' ' && (s[20] == '+' || s[20] == '-') {
@@ -199,9 +194,7 @@ func (d Date) In(loc *time.Location) time.Time {
 }
 
 // AddDays returns d moved by n days (n may be negative).
-func (d Date) AddDays(n int) Date {
-	return DateOf(d.In(time.UTC).AddDate(0, 0, n))
-}
+func (d Date) AddDays(n int) Date { return DateOf(d.In(time.UTC).AddDate(0, 0, n)) }
 
 // Before reports whether d is before e.
 func (d Date) Before(e Date) bool { return d.Compare(e) < 0 }
@@ -209,21 +202,14 @@ func (d Date) Before(e Date) bool { return d.Compare(e) < 0 }
 // After reports whether d is after e.
 func (d Date) After(e Date) bool { return d.Compare(e) > 0 }
 
-// Compare returns -1, 0 or +1 as d is before, the same as or after e, as
-// time.Time.Compare does.
+// Compare returns -1, 0 or +1 as d is before, the same as or after e.
 func (d Date) Compare(e Date) int {
-	if c := cmp.Compare(d.Year, e.Year); c != 0 {
-		return c
-	}
-	if c := cmp.Compare(d.Month, e.Month); c != 0 {
-		return c
-	}
-	return cmp.Compare(d.Day, e.Day)
+	return cmp.Or(cmp.Compare(d.Year, e.Year), cmp.Compare(d.Month, e.Month), cmp.Compare(d.Day, e.Day))
 }
 
-// DaysUntil returns the number of calendar days from d to e (negative
-// when e is before d), exactly for any two dates, a month or day out of
-// range normalized as time.Date does; beyond an int it saturates.
+// DaysUntil returns the number of calendar days from d to e, negative when
+// e is before d, exactly for any two dates (normalized as time.Date does);
+// beyond an int it saturates.
 func (d Date) DaysUntil(e Date) int {
 	n := new(big.Int).Sub(e.dayNumber(), d.dayNumber())
 	switch {
@@ -235,11 +221,10 @@ func (d Date) DaysUntil(e Date) int {
 	return int(n.Int64())
 }
 
-// dayNumber returns the number of days from 0000-03-01 to d in the
-// proleptic Gregorian calendar, counted in whole 400-year eras of 146,097
-// days so that no year is too large.
+// dayNumber returns the number of days from 0000-03-01 to d, in whole
+// 400-year eras of 146,097 days so that no year is too large; years count
+// from March, so that the leap day ends them.
 func (d Date) dayNumber() *big.Int {
-	// Years count from March, so that the leap day ends them.
 	m := new(big.Int).SetInt64(int64(d.Month))
 	m.Sub(m, big.NewInt(3))
 	y, mp := new(big.Int).DivMod(m, big.NewInt(12), new(big.Int))
@@ -252,30 +237,17 @@ func (d Date) dayNumber() *big.Int {
 	return n.Add(n, big.NewInt(int64(d.Day)))
 }
 
-// MarshalText implements encoding.TextMarshaler, so that a Date can key
-// a map: "YYYY-MM-DD", or empty for the zero Date. A date that would not
-// read back (a year outside 0000-9999, a day that does not exist) is an
-// error.
+// MarshalText implements encoding.TextMarshaler (a Date can key a map):
+// "YYYY-MM-DD", or empty for the zero Date; a date that would not read
+// back (a year outside 0000-9999, no such day) is an error.
 func (d Date) MarshalText() ([]byte, error) {
-	if err := d.checkWritable(); err != nil {
-		return nil, err
+	if d.Year < 0 || d.Year > 9999 {
+		return nil, fmt.Errorf("acctadmin: date with year %d cannot be written as YYYY-MM-DD", d.Year)
+	}
+	if !d.IsZero() && DateOf(d.In(time.UTC)) != d {
+		return nil, fmt.Errorf("acctadmin: date %04d-%02d-%02d does not exist", d.Year, int(d.Month), d.Day)
 	}
 	return []byte(d.String()), nil
-}
-
-// checkWritable reports whether d is the zero Date or a real day of a
-// year from 0000 to 9999.
-func (d Date) checkWritable() error {
-	if d.IsZero() {
-		return nil
-	}
-	if d.Year < 0 || d.Year > 9999 {
-		return fmt.Errorf("acctadmin: date with year %d cannot be written as YYYY-MM-DD", d.Year)
-	}
-	if DateOf(d.In(time.UTC)) != d {
-		return fmt.Errorf("acctadmin: date %04d-%02d-%02d does not exist", d.Year, int(d.Month), d.Day)
-	}
-	return nil
 }
 
 // UnmarshalText implements encoding.TextUnmarshaler: "YYYY-MM-DD", or
@@ -286,11 +258,10 @@ func (d *Date) UnmarshalText(text []byte) error {
 		return nil
 	}
 	v, err := ParseDate(string(text))
-	if err != nil {
-		return err
+	if err == nil {
+		*d = v
 	}
-	*d = v
-	return nil
+	return err
 }
 
 // UnmarshalJSON implements json.Unmarshaler.
@@ -313,32 +284,29 @@ func (d *Date) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// MarshalJSON implements json.Marshaler: "YYYY-MM-DD", or null for the
-// zero Date; a date MarshalText refuses is an error here too.
+// MarshalJSON implements json.Marshaler: as MarshalText, null for zero.
 func (d Date) MarshalJSON() ([]byte, error) {
 	if d.IsZero() {
 		return []byte("null"), nil
 	}
-	if err := d.checkWritable(); err != nil {
+	text, err := d.MarshalText()
+	if err != nil {
 		return nil, err
 	}
-	return []byte(`"` + d.String() + `"`), nil
+	return []byte(`"` + string(text) + `"`), nil
 }
 
-// Money is an amount of money kept exactly as the API wrote it, never
-// through a float64: a JSON number (149.00, 1e2) or a numeric string
-// ("0.10"); null and "" are the zero Money. It marshals as a JSON number
-// of the same text.
-//
-// Compare amounts with Equal or Cmp, not ==: "1.0" and "1.00" are the
-// same amount, but String shows each as written, as time.Time keeps its
-// location.
+// Money is an amount kept exactly as the API wrote it, never through a
+// float64: a JSON number (149.00, 1e2) or a numeric string ("0.10"); null
+// and "" are zero. It marshals as a JSON number of the same text. Compare
+// with Equal or Cmp, not ==: "1.0" and "1.00" are the same amount, but
+// String shows each as written.
 type Money struct {
 	text string // an optional "-", digits, and an optional "." with digits; "" is zero
 }
 
-// maxMoneyDigits bounds the digits a Money may hold, so that an exponent
-// cannot make a small input expand into a huge one.
+// maxMoneyDigits bounds a Money's digits, so that an exponent cannot make
+// a small input huge.
 const maxMoneyDigits = 64
 
 // moneyPattern is what ParseMoney reads: sign, digits, fraction, exponent.
@@ -361,7 +329,7 @@ func ParseMoney(s string) (Money, error) {
 	if err != nil || len(intPart)+len(frac) > maxMoneyDigits || exp > maxMoneyDigits || exp < -maxMoneyDigits {
 		return Money{}, fmt.Errorf("unrecognised amount (%s)", describeText(s))
 	}
-	// Move the point by exp within zeros wide enough for any exp allowed.
+	// The point moves by exp within zeros wide enough for any exp allowed.
 	zeros := strings.Repeat("0", maxMoneyDigits)
 	all, point := zeros+intPart+frac+zeros, maxMoneyDigits+len(intPart)+exp
 	text, fp := strings.TrimLeft(all[:point], "0"), all[point:max(point, maxMoneyDigits+len(intPart)+len(frac))]
@@ -381,12 +349,11 @@ func ParseMoney(s string) (Money, error) {
 	return Money{text: text}, nil
 }
 
-// MoneyFromCents returns the amount of cents minor units, with two
-// decimals ("12.34" for 1234).
+// MoneyFromCents returns cents minor units, with two decimals ("12.34").
 func MoneyFromCents(cents int64) Money { return moneyOf(big.NewInt(cents), 2) }
 
-// String returns the amount as decimal text, as the API wrote it with any
-// exponent expanded ("0.10", "100"); "0" for the zero Money.
+// String returns the amount as written, any exponent expanded ("0.10",
+// "100"); "0" for the zero Money.
 func (m Money) String() string {
 	if m.text == "" {
 		return "0"
@@ -397,18 +364,11 @@ func (m Money) String() string {
 // IsZero reports whether the amount is zero.
 func (m Money) IsZero() bool { return strings.Trim(m.text, "-0.") == "" }
 
-// Cents returns the amount in minor units (hundredths), exactly. It is an
-// error for a fraction of a cent ("1.005") or an amount beyond an int64.
+// Cents returns the amount in hundredths, exactly; a fraction of a cent
+// ("1.005") or an amount beyond an int64 is an error.
 func (m Money) Cents() (int64, error) {
-	s := m.text
-	if s == "" {
-		return 0, nil
-	}
-	neg := s[0] == '-'
-	if neg {
-		s = s[1:]
-	}
-	ip, fp, _ := strings.Cut(s, ".")
+	digits, neg := strings.CutPrefix(m.String(), "-")
+	ip, fp, _ := strings.Cut(digits, ".")
 	fp = strings.TrimRight(fp, "0")
 	if len(fp) > 2 {
 		return 0, fmt.Errorf("acctadmin: amount %s has a fraction of a cent", m.text)
@@ -421,13 +381,9 @@ func (m Money) Cents() (int64, error) {
 	if neg {
 		limit++
 	}
-	var n uint64
-	for _, c := range ip + fp {
-		d := uint64(c - '0')
-		if n > (limit-d)/10 {
-			return 0, fmt.Errorf("acctadmin: amount %s is too large for int64 cents", m.text)
-		}
-		n = n*10 + d
+	n, err := strconv.ParseUint(ip+fp, 10, 64)
+	if err != nil || n > limit {
+		return 0, fmt.Errorf("acctadmin: amount %s is too large for int64 cents", m.text)
 	}
 	if neg {
 		return int64(-n), nil // -n wraps to -2⁶³ for n = 2⁶³, as wanted
@@ -440,9 +396,7 @@ func (m Money) Equal(n Money) bool { return m.Cmp(n) == 0 }
 
 // Cmp returns -1, 0 or +1 as m is less than, equal to or more than n.
 func (m Money) Cmp(n Money) int {
-	a, as := m.decimal()
-	b, bs := n.decimal()
-	a, b = align(a, as, b, bs)
+	a, b, _ := aligned(m, n)
 	return a.Cmp(b)
 }
 
@@ -450,62 +404,39 @@ func (m Money) Cmp(n Money) int {
 // more ("1.00" + "2" is "3.00"). It never fails nor rounds; a sum past
 // the 64 digits decoding accepts still prints and compares exactly.
 func (m Money) Add(n Money) Money {
-	a, as := m.decimal()
-	b, bs := n.decimal()
-	a, b = align(a, as, b, bs)
-	return moneyOf(a.Add(a, b), max(as, bs))
+	a, b, scale := aligned(m, n)
+	return moneyOf(a.Add(a, b), scale)
 }
 
 // Sub returns m - n, exactly, as Add does.
 func (m Money) Sub(n Money) Money {
-	a, as := m.decimal()
-	b, bs := n.decimal()
-	a, b = align(a, as, b, bs)
-	return moneyOf(a.Sub(a, b), max(as, bs))
+	a, b, scale := aligned(m, n)
+	return moneyOf(a.Sub(a, b), scale)
 }
 
 // times returns m multiplied by k, exactly, with m's decimals.
 func (m Money) times(k int64) Money {
-	a, as := m.decimal()
-	return moneyOf(a.Mul(a, big.NewInt(k)), as)
+	a, _, scale := aligned(m, Money{})
+	return moneyOf(a.Mul(a, big.NewInt(k)), scale)
 }
 
-// decimal returns m as the integer v and the scale s, m = v × 10^-s.
-func (m Money) decimal() (*big.Int, int) {
-	v := new(big.Int)
-	if m.text == "" {
-		return v, 0
-	}
-	ip, fp, _ := strings.Cut(m.text, ".")
-	v.SetString(ip+fp, 10)
-	return v, len(fp)
-}
-
-// align scales the one of a and b with fewer decimals up to the other's
-// scale.
-func align(a *big.Int, as int, b *big.Int, bs int) (*big.Int, *big.Int) {
-	if as < bs {
-		a.Mul(a, pow10(bs-as))
-	} else if bs < as {
-		b.Mul(b, pow10(as-bs))
-	}
-	return a, b
-}
-
-func pow10(n int) *big.Int {
-	return new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(n)), nil)
+// aligned returns m and n as the integers a and b of one scale:
+// m = a × 10^-scale, n = b × 10^-scale.
+func aligned(m, n Money) (a, b *big.Int, scale int) {
+	mi, mf, _ := strings.Cut(m.String(), ".")
+	ni, nf, _ := strings.Cut(n.String(), ".")
+	scale = max(len(mf), len(nf))
+	a, _ = new(big.Int).SetString(mi+mf+strings.Repeat("0", scale-len(mf)), 10)
+	b, _ = new(big.Int).SetString(ni+nf+strings.Repeat("0", scale-len(nf)), 10)
+	return a, b, scale
 }
 
 // moneyOf returns the Money v × 10^-scale.
 func moneyOf(v *big.Int, scale int) Money {
 	digits := new(big.Int).Abs(v).String()
-	if len(digits) <= scale {
-		digits = strings.Repeat("0", scale+1-len(digits)) + digits
-	}
-	text := digits
-	if scale > 0 {
-		text = digits[:len(digits)-scale] + "." + digits[len(digits)-scale:]
-	}
+	digits = strings.Repeat("0", max(0, scale+1-len(digits))) + digits
+	point := len(digits) - scale
+	text := strings.TrimSuffix(digits[:point]+"."+digits[point:], ".")
 	if v.Sign() < 0 {
 		text = "-" + text
 	}
@@ -527,27 +458,25 @@ func (m *Money) UnmarshalJSON(data []byte) error {
 		return fmt.Errorf("want an amount, got %s", describe(data))
 	}
 	v, err := ParseMoney(s)
-	if err != nil {
-		return err
+	if err == nil {
+		*m = v
 	}
-	*m = v
-	return nil
+	return err
 }
 
 // MarshalJSON implements json.Marshaler.
 func (m Money) MarshalJSON() ([]byte, error) { return []byte(m.String()), nil }
 
-// Turnaround is how long a filing method takes. The API writes it as an
-// object {"days", "hours"} (numbers or numeric strings), as an array of
-// one such object, or as null (the zero Turnaround); an array of several
-// is an error, since it cannot be told which one holds.
+// Turnaround is how long a filing method takes: an object {"days",
+// "hours"} (numbers or numeric strings), an array of one, or null; an
+// array of several is an error, as which one holds cannot be told.
 type Turnaround struct {
 	Days  int `json:"days"`
 	Hours int `json:"hours"`
 }
 
 // Duration returns the turnaround as a time.Duration (a day is 24 hours),
-// saturating at the largest (or smallest) Duration rather than wrapping.
+// saturating rather than wrapping.
 func (t Turnaround) Duration() time.Duration {
 	hours := new(big.Int).Mul(big.NewInt(int64(t.Days)), big.NewInt(24))
 	hours.Add(hours, big.NewInt(int64(t.Hours)))
@@ -585,35 +514,24 @@ func (t Turnaround) IsZero() bool { return t == Turnaround{} }
 // UnmarshalJSON implements json.Unmarshaler.
 func (t *Turnaround) UnmarshalJSON(data []byte) error {
 	data = bytes.TrimSpace(data)
-	if string(data) == "null" {
-		*t = Turnaround{}
-		return nil
-	}
 	if len(data) > 0 && data[0] == '[' {
 		var items []json.RawMessage
 		if err := json.Unmarshal(data, &items); err != nil {
 			return err
 		}
-		switch len(items) {
-		case 0:
-			*t = Turnaround{}
-			return nil
-		case 1:
-			// One level only: nested arrays would be read again at each.
-			if item := bytes.TrimSpace(items[0]); len(item) > 0 && item[0] == '[' {
-				return errors.New("want one turnaround, got an array inside an array")
-			}
-			return t.UnmarshalJSON(items[0])
-		default:
+		switch data = []byte("null"); {
+		case len(items) > 1:
 			return fmt.Errorf("want one turnaround, got an array of %d", len(items))
+		case len(items) == 1 && bytes.HasPrefix(bytes.TrimSpace(items[0]), []byte("[")):
+			// One level only: nested arrays would be read again at each.
+			return errors.New("want one turnaround, got an array inside an array")
+		case len(items) == 1:
+			data = bytes.TrimSpace(items[0])
 		}
 	}
-	if len(data) == 0 || data[0] != '{' {
+	var w struct{ Days, Hours flexInt }
+	if string(data) != "null" && (len(data) == 0 || data[0] != '{') {
 		return fmt.Errorf("want a turnaround object, got %s", describe(data))
-	}
-	var w struct {
-		Days  flexInt `json:"days"`
-		Hours flexInt `json:"hours"`
 	}
 	if err := json.Unmarshal(data, &w); err != nil {
 		return err
@@ -690,45 +608,36 @@ type jurisdictionNames []string
 
 func (j *jurisdictionNames) UnmarshalJSON(data []byte) error {
 	*j = nil
-	if s, ok := unquote(data); ok {
+	if s, ok := unquote(data); ok || string(data) == "null" {
 		if s != "" {
 			*j = jurisdictionNames{s}
 		}
-		return nil
-	}
-	if string(data) == "null" {
 		return nil
 	}
 	var items []json.RawMessage
 	if err := json.Unmarshal(data, &items); err != nil {
 		return fmt.Errorf("want an array of jurisdictions, got %s", describe(data))
 	}
-	out := make([]string, 0, len(items))
+	out := make([]string, len(items))
 	for i, raw := range items {
-		if s, ok := unquote(raw); ok {
-			out = append(out, s)
+		var ok bool
+		if out[i], ok = unquote(raw); ok {
 			continue
 		}
-		var obj struct {
-			Jurisdiction *string `json:"jurisdiction"`
-			Name         *string `json:"name"`
-		}
+		var obj struct{ Jurisdiction, Name *string }
 		if err := json.Unmarshal(raw, &obj); err != nil || (obj.Jurisdiction == nil && obj.Name == nil) {
 			return fmt.Errorf("item %d: want a jurisdiction name or {\"jurisdiction\": name}, got %s", i, describe(raw))
 		}
-		out = append(out, *cmp.Or(obj.Jurisdiction, obj.Name))
+		out[i] = *cmp.Or(obj.Jurisdiction, obj.Name)
 	}
 	*j = out
 	return nil
 }
 
-// Secret is a value that must never be shown (a card number, a CVC, a
-// password, a token): it prints as "[redacted]" ("" when empty) under
-// every fmt verb, in slog and in JSON and text encodings; Reveal returns
-// it. Two places show it, as they see only a string: fmt reaching it by
-// reflection (through an unexported field, or inside the %!verb(*T=…)
-// text of a type without a Format method, which the SDK's own types
-// have), and encoding/json writing it as a map key.
+// Secret is a value never shown (a card number, a password, a token): it
+// prints "[redacted]" ("" if empty) in fmt, slog, JSON and text. Two see
+// its bare string: fmt by reflection (an unexported field, the %!verb(*T=…)
+// text of a type without a Format method), and encoding/json for map keys.
 type Secret string
 
 const redactedText = "[redacted]"
@@ -749,28 +658,19 @@ func (s Secret) GoString() string { return strconv.Quote(s.String()) }
 
 // Format writes the redacted form under every verb.
 func (s Secret) Format(f fmt.State, verb rune) {
-	switch verb {
-	case 'q':
-		fmt.Fprint(f, strconv.Quote(s.String()))
-	case 'v':
-		if f.Flag('#') {
-			fmt.Fprint(f, s.GoString())
-			return
-		}
-		fmt.Fprint(f, s.String())
-	default:
-		fmt.Fprint(f, s.String())
+	if verb == 'q' || verb == 'v' && f.Flag('#') {
+		fmt.Fprint(f, s.GoString())
+		return
 	}
+	fmt.Fprint(f, s.String())
 }
 
 // LogValue makes slog log the redacted form.
 func (s Secret) LogValue() slog.Value { return slog.StringValue(s.String()) }
 
-// formatFields prints v, a struct that holds Secrets, as fmt prints a
-// struct under f's verb and flags, but field by field so that each Secret
-// formats itself; under %#v the type reads as name. The types that hold
-// Secrets format through it, since fmt's %!verb(*T=…) form calls no
-// method (%s of a []*Card would show the number).
+// formatFields prints v, a struct that holds Secrets, as fmt would, but
+// field by field so that each Secret formats itself (fmt's %!verb(*T=…)
+// form calls no method); under %#v the type reads as name.
 func formatFields(f fmt.State, verb rune, v any, name string) {
 	rv := reflect.ValueOf(v)
 	sharp, plus := verb == 'v' && f.Flag('#'), verb == 'v' && f.Flag('+')
@@ -803,8 +703,7 @@ func formatFields(f fmt.State, verb rune, v any, name string) {
 	_, _ = io.WriteString(f, b.String())
 }
 
-// MarshalJSON writes the redacted form; the SDK writes request bodies
-// with the value.
+// MarshalJSON writes the redacted form (request bodies carry the value).
 func (s Secret) MarshalJSON() ([]byte, error) { return json.Marshal(s.String()) }
 
 // MarshalText writes the redacted form.
