@@ -23,8 +23,7 @@ import (
 // apiTimeLayout is how the API writes times, and so how they are sent.
 const apiTimeLayout = "2006-01-02 15:04:05 -0700"
 
-// describe says what kind of JSON value data is, and how long, for an
-// error message: never the value, as errors end up in logs.
+// describe says what kind of JSON value data is and how long, never what.
 func describe(data []byte) string {
 	data = bytes.TrimSpace(data)
 	switch {
@@ -54,8 +53,7 @@ func byteCount(n int) string {
 	return strconv.Itoa(n) + " bytes"
 }
 
-// unquote returns the content of a JSON string, invalid UTF-8 read as
-// U+FFFD as encoding/json does; ok=false when data is not one.
+// unquote reads a JSON string as encoding/json does (bad UTF-8 as U+FFFD).
 func unquote(data []byte) (s string, ok bool) {
 	if len(data) < 2 || data[0] != '"' || data[len(data)-1] != '"' {
 		return "", false
@@ -70,10 +68,8 @@ func unquote(data []byte) (s string, ok bool) {
 	return s, true
 }
 
-// Time is a time.Time as the API writes it: "2006-01-02 15:04:05 -0700",
-// or RFC 3339 with or without fractional seconds and with a "Z", "+07:00"
-// or "+0700" offset; null and "" are the zero time. It marshals as RFC
-// 3339 with nanoseconds, or null when zero.
+// Time is a time.Time written "2006-01-02 15:04:05 -0700" or RFC 3339 (offset
+// "Z", "+07:00" or "+0700"), null and "" zero; it marshals as RFC 3339.
 type Time struct{ time.Time }
 
 // UnmarshalJSON implements json.Unmarshaler.
@@ -102,8 +98,7 @@ func (t Time) MarshalJSON() ([]byte, error) {
 	return []byte(`"` + t.Format(time.RFC3339Nano) + `"`), nil
 }
 
-// apiTimeFields are where apiTimeLayout holds its numbers (year, month,
-// day, hour, minute, second, offset hours and minutes), and their bounds.
+// apiTimeFields are where apiTimeLayout holds each number, and its bounds.
 var apiTimeFields = [8]struct{ from, to, min, max int }{
 	{0, 4, 0, 9999}, {5, 7, 1, 12}, {8, 10, 1, 31}, {11, 13, 0, 23},
 	{14, 16, 0, 59}, {17, 19, 0, 59}, {21, 23, 0, 23}, {23, 25, 0, 59},
@@ -112,14 +107,12 @@ var apiTimeFields = [8]struct{ from, to, min, max int }{
 // timeLayouts are the shapes ParseTime reads through time.Parse.
 var timeLayouts = []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999Z0700", "2006-01-02 15:04:05.999999999 -0700", "2006-01-02 15:04:05.999999999Z07:00"}
 
-// ParseTime reads a time in any of the shapes Time accepts; "" is the
-// zero time.
+// ParseTime reads a time in any shape Time accepts; "" is the zero time.
 func ParseTime(s string) (time.Time, error) {
 	if s == "" {
 		return time.Time{}, nil
 	}
-	// The API's own shape is read by hand: faster, and in the offset's
-	// fixed zone (time.Parse may pick Local).
+	// The API's own shape, by hand: faster, and in a fixed zone, never Local.
 	var n [8]int
 	read := 0
 	if len(s) == len(apiTimeLayout) && s[4] == '-' && s[7] == '-' && s[10] == ' ' && s[13] == ':' && s[16] == ':' && s[19] == ' ' && (s[20] == '+' || s[20] == '-') {
@@ -150,8 +143,7 @@ func ParseTime(s string) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("unrecognised time (%s)", describeText(s))
 }
 
-// Date is a civil date with no time zone, as the API writes due dates:
-// "YYYY-MM-DD". JSON null and "" decode to the zero Date.
+// Date is a civil date, written "YYYY-MM-DD"; null and "" are zero.
 type Date struct {
 	Year  int
 	Month time.Month
@@ -159,10 +151,7 @@ type Date struct {
 }
 
 // DateOf returns the civil date of t in t's location.
-func DateOf(t time.Time) Date {
-	y, m, d := t.Date()
-	return Date{Year: y, Month: m, Day: d}
-}
+func DateOf(t time.Time) Date { return Date{t.Year(), t.Month(), t.Day()} }
 
 // ParseDate reads a date written "YYYY-MM-DD".
 func ParseDate(s string) (Date, error) {
@@ -207,9 +196,7 @@ func (d Date) Compare(e Date) int {
 	return cmp.Or(cmp.Compare(d.Year, e.Year), cmp.Compare(d.Month, e.Month), cmp.Compare(d.Day, e.Day))
 }
 
-// DaysUntil returns the number of calendar days from d to e, negative when
-// e is before d, exactly for any two dates (normalized as time.Date does);
-// beyond an int it saturates.
+// DaysUntil returns the days from d to e, exactly; beyond an int it saturates.
 func (d Date) DaysUntil(e Date) int {
 	n := new(big.Int).Sub(e.dayNumber(), d.dayNumber())
 	switch {
@@ -221,9 +208,8 @@ func (d Date) DaysUntil(e Date) int {
 	return int(n.Int64())
 }
 
-// dayNumber returns the number of days from 0000-03-01 to d, in whole
-// 400-year eras of 146,097 days so that no year is too large; years count
-// from March, so that the leap day ends them.
+// dayNumber returns the days from 0000-03-01 to d, in whole 400-year eras
+// of 146,097 days; years count from March, so that leap days end them.
 func (d Date) dayNumber() *big.Int {
 	m := new(big.Int).SetInt64(int64(d.Month))
 	m.Sub(m, big.NewInt(3))
@@ -237,9 +223,8 @@ func (d Date) dayNumber() *big.Int {
 	return n.Add(n, big.NewInt(int64(d.Day)))
 }
 
-// MarshalText implements encoding.TextMarshaler (a Date can key a map):
-// "YYYY-MM-DD", or empty for the zero Date; a date that would not read
-// back (a year outside 0000-9999, no such day) is an error.
+// MarshalText implements encoding.TextMarshaler (a Date can key a map); a
+// date that would not read back (year past 0000-9999, no such day) fails.
 func (d Date) MarshalText() ([]byte, error) {
 	if d.Year < 0 || d.Year > 9999 {
 		return nil, fmt.Errorf("acctadmin: date with year %d cannot be written as YYYY-MM-DD", d.Year)
@@ -250,14 +235,12 @@ func (d Date) MarshalText() ([]byte, error) {
 	return []byte(d.String()), nil
 }
 
-// UnmarshalText implements encoding.TextUnmarshaler: "YYYY-MM-DD", or
-// empty for the zero Date.
+// UnmarshalText implements encoding.TextUnmarshaler; empty is zero.
 func (d *Date) UnmarshalText(text []byte) error {
-	if len(text) == 0 {
-		*d = Date{}
-		return nil
+	v, err := Date{}, error(nil)
+	if len(text) > 0 {
+		v, err = ParseDate(string(text))
 	}
-	v, err := ParseDate(string(text))
 	if err == nil {
 		*d = v
 	}
@@ -279,8 +262,7 @@ func (d *Date) UnmarshalJSON(data []byte) error {
 		_, err = ParseDate(s) // for its message
 		return err
 	}
-	y, m, day := t.Date()
-	*d = Date{Year: y, Month: m, Day: day}
+	*d = Date{Year: t.Year(), Month: t.Month(), Day: t.Day()}
 	return nil
 }
 
@@ -296,24 +278,19 @@ func (d Date) MarshalJSON() ([]byte, error) {
 	return []byte(`"` + string(text) + `"`), nil
 }
 
-// Money is an amount kept exactly as the API wrote it, never through a
-// float64: a JSON number (149.00, 1e2) or a numeric string ("0.10"); null
-// and "" are zero. It marshals as a JSON number of the same text. Compare
-// with Equal or Cmp, not ==: "1.0" and "1.00" are the same amount, but
-// String shows each as written.
+// Money is an amount exactly as written (149.00, 1e2, "0.10"); null and ""
+// are zero. Compare with Equal or Cmp, not ==: "1.0" and "1.00" are equal.
 type Money struct {
 	text string // an optional "-", digits, and an optional "." with digits; "" is zero
 }
 
-// maxMoneyDigits bounds a Money's digits, so that an exponent cannot make
-// a small input huge.
+// maxMoneyDigits bounds a Money's digits: an exponent cannot make it huge.
 const maxMoneyDigits = 64
 
 // moneyPattern is what ParseMoney reads: sign, digits, fraction, exponent.
 var moneyPattern = regexp.MustCompile(`^([+-]?)([0-9]*)(?:\.([0-9]*))?(?:[eE]([+-]?[0-9]+))?$`)
 
-// ParseMoney reads a decimal amount: an optional sign, digits, an optional
-// fraction and an optional exponent ("19.99", "-5", "1e2", "0.10").
+// ParseMoney reads a decimal amount ("19.99", "-5", "1e2", "0.10").
 func ParseMoney(s string) (Money, error) {
 	if s == "" {
 		return Money{}, nil
@@ -332,17 +309,12 @@ func ParseMoney(s string) (Money, error) {
 	// The point moves by exp within zeros wide enough for any exp allowed.
 	zeros := strings.Repeat("0", maxMoneyDigits)
 	all, point := zeros+intPart+frac+zeros, maxMoneyDigits+len(intPart)+exp
-	text, fp := strings.TrimLeft(all[:point], "0"), all[point:max(point, maxMoneyDigits+len(intPart)+len(frac))]
-	if text == "" {
-		text = "0"
-	}
-	if len(text)+len(fp) > maxMoneyDigits {
+	ip, fp := cmp.Or(strings.TrimLeft(all[:point], "0"), "0"), all[point:max(point, maxMoneyDigits+len(intPart)+len(frac))]
+	if len(ip)+len(fp) > maxMoneyDigits {
 		// The text must itself be an amount ParseMoney reads.
 		return Money{}, fmt.Errorf("unrecognised amount (%s)", describeText(s))
 	}
-	if fp != "" {
-		text += "." + fp
-	}
+	text := strings.TrimSuffix(ip+"."+fp, ".")
 	if m[1] == "-" && strings.Trim(text, "0.") != "" {
 		text = "-" + text
 	}
@@ -352,23 +324,15 @@ func ParseMoney(s string) (Money, error) {
 // MoneyFromCents returns cents minor units, with two decimals ("12.34").
 func MoneyFromCents(cents int64) Money { return moneyOf(big.NewInt(cents), 2) }
 
-// String returns the amount as written, any exponent expanded ("0.10",
-// "100"); "0" for the zero Money.
-func (m Money) String() string {
-	if m.text == "" {
-		return "0"
-	}
-	return m.text
-}
+// String returns the amount as written, exponent expanded; "0" for zero.
+func (m Money) String() string { return cmp.Or(m.text, "0") }
 
 // IsZero reports whether the amount is zero.
 func (m Money) IsZero() bool { return strings.Trim(m.text, "-0.") == "" }
 
-// Cents returns the amount in hundredths, exactly; a fraction of a cent
-// ("1.005") or an amount beyond an int64 is an error.
+// Cents returns the amount in cents; a fraction of a cent is an error.
 func (m Money) Cents() (int64, error) {
-	digits, neg := strings.CutPrefix(m.String(), "-")
-	ip, fp, _ := strings.Cut(digits, ".")
+	ip, fp, _ := strings.Cut(m.String(), ".")
 	fp = strings.TrimRight(fp, "0")
 	if len(fp) > 2 {
 		return 0, fmt.Errorf("acctadmin: amount %s has a fraction of a cent", m.text)
@@ -376,19 +340,11 @@ func (m Money) Cents() (int64, error) {
 	for len(fp) < 2 {
 		fp += "0"
 	}
-	// An int64 holds one more negative cent than positive: -2⁶³.
-	limit := uint64(1<<63 - 1)
-	if neg {
-		limit++
-	}
-	n, err := strconv.ParseUint(ip+fp, 10, 64)
-	if err != nil || n > limit {
+	n, err := strconv.ParseInt(ip+fp, 10, 64)
+	if err != nil {
 		return 0, fmt.Errorf("acctadmin: amount %s is too large for int64 cents", m.text)
 	}
-	if neg {
-		return int64(-n), nil // -n wraps to -2⁶³ for n = 2⁶³, as wanted
-	}
-	return int64(n), nil
+	return n, nil
 }
 
 // Equal reports whether m and n are the same amount: "1.0" equals "1.00".
@@ -400,9 +356,8 @@ func (m Money) Cmp(n Money) int {
 	return a.Cmp(b)
 }
 
-// Add returns m + n, exactly, with the decimals of the operand that has
-// more ("1.00" + "2" is "3.00"). It never fails nor rounds; a sum past
-// the 64 digits decoding accepts still prints and compares exactly.
+// Add returns m + n exactly, with the most decimals of the two ("1.00" +
+// "2" is "3.00"); a sum past 64 digits still prints and compares.
 func (m Money) Add(n Money) Money {
 	a, b, scale := aligned(m, n)
 	return moneyOf(a.Add(a, b), scale)
@@ -420,8 +375,7 @@ func (m Money) times(k int64) Money {
 	return moneyOf(a.Mul(a, big.NewInt(k)), scale)
 }
 
-// aligned returns m and n as the integers a and b of one scale:
-// m = a × 10^-scale, n = b × 10^-scale.
+// aligned returns m = a × 10^-scale and n = b × 10^-scale.
 func aligned(m, n Money) (a, b *big.Int, scale int) {
 	mi, mf, _ := strings.Cut(m.String(), ".")
 	ni, nf, _ := strings.Cut(n.String(), ".")
@@ -445,16 +399,13 @@ func moneyOf(v *big.Int, scale int) Money {
 
 // UnmarshalJSON implements json.Unmarshaler.
 func (m *Money) UnmarshalJSON(data []byte) error {
-	s := string(data)
-	switch n := len(data); {
+	s, n := string(data), len(data)
+	switch quoted := n >= 2 && data[0] == '"' && data[n-1] == '"'; {
 	case s == "null":
 		s = ""
-	case n >= 2 && data[0] == '"' && data[n-1] == '"':
-		if json.Unmarshal(data, &s) != nil {
-			return fmt.Errorf("want an amount, got %s", describe(data))
-		}
+	case quoted && json.Unmarshal(data, &s) == nil:
 		s = strings.TrimSpace(s)
-	case n == 0 || !(data[0] == '-' || data[0] >= '0' && data[0] <= '9'):
+	case quoted || n == 0 || !(data[0] == '-' || data[0] >= '0' && data[0] <= '9'):
 		return fmt.Errorf("want an amount, got %s", describe(data))
 	}
 	v, err := ParseMoney(s)
@@ -467,16 +418,14 @@ func (m *Money) UnmarshalJSON(data []byte) error {
 // MarshalJSON implements json.Marshaler.
 func (m Money) MarshalJSON() ([]byte, error) { return []byte(m.String()), nil }
 
-// Turnaround is how long a filing method takes: an object {"days",
-// "hours"} (numbers or numeric strings), an array of one, or null; an
-// array of several is an error, as which one holds cannot be told.
+// Turnaround is how long a filing method takes: {"days", "hours"} (numbers
+// or numeric strings), an array of one, or null; several is an error.
 type Turnaround struct {
 	Days  int `json:"days"`
 	Hours int `json:"hours"`
 }
 
-// Duration returns the turnaround as a time.Duration (a day is 24 hours),
-// saturating rather than wrapping.
+// Duration returns t as a time.Duration (a day is 24 hours), saturating.
 func (t Turnaround) Duration() time.Duration {
 	hours := new(big.Int).Mul(big.NewInt(int64(t.Days)), big.NewInt(24))
 	hours.Add(hours, big.NewInt(int64(t.Hours)))
@@ -490,8 +439,7 @@ func (t Turnaround) Duration() time.Duration {
 	return time.Duration(hours.Int64()) * time.Hour
 }
 
-// String returns the turnaround in words: "1 day", "2 days 4 hours",
-// "5 hours", or "0 days" for the zero Turnaround.
+// String returns the turnaround in words: "1 day", "2 days 4 hours".
 func (t Turnaround) String() string {
 	unit := func(n int, one string) string {
 		if n == 1 || n == -1 {
@@ -540,8 +488,7 @@ func (t *Turnaround) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// flexInt is an integer written as a JSON number or a numeric string; a
-// null leaves it as it is, as encoding/json does for an int.
+// flexInt is an int written as a number or a numeric string; null keeps it.
 type flexInt int
 
 func (n *flexInt) UnmarshalJSON(data []byte) error {
@@ -561,9 +508,8 @@ func (n *flexInt) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// epochTime is a time as Time reads it or a JSON number of seconds since
-// the Unix epoch, in UTC (order items' times); a number of 1e11 or more
-// is milliseconds, since as seconds it would lie past the year 5000.
+// epochTime is a Time or a number of Unix seconds, in UTC; 1e11 or more
+// is milliseconds (as seconds it would lie past the year 5000).
 type epochTime struct{ time.Time }
 
 func (t *epochTime) UnmarshalJSON(data []byte) error {
@@ -582,8 +528,7 @@ func (t *epochTime) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// listedID is an id read as none when it is not a UUID ("legacy-42", a
-// number, ""), so that it costs only its record, not the whole page.
+// listedID is an id read as none when not a UUID, failing no listing.
 type listedID uuid.UUID
 
 func (id *listedID) UnmarshalJSON(data []byte) error {
@@ -601,9 +546,7 @@ func (id *listedID) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// jurisdictionNames is a list of jurisdictions written as strings or as
-// objects {"jurisdiction": name} (or {"name": name}), or one name alone
-// (a string; "" is none).
+// jurisdictionNames are names, {"jurisdiction"|"name": name}, or one name.
 type jurisdictionNames []string
 
 func (j *jurisdictionNames) UnmarshalJSON(data []byte) error {
@@ -620,24 +563,22 @@ func (j *jurisdictionNames) UnmarshalJSON(data []byte) error {
 	}
 	out := make([]string, len(items))
 	for i, raw := range items {
-		var ok bool
-		if out[i], ok = unquote(raw); ok {
-			continue
-		}
 		var obj struct{ Jurisdiction, Name *string }
-		if err := json.Unmarshal(raw, &obj); err != nil || (obj.Jurisdiction == nil && obj.Name == nil) {
-			return fmt.Errorf("item %d: want a jurisdiction name or {\"jurisdiction\": name}, got %s", i, describe(raw))
+		var ok bool
+		if out[i], ok = unquote(raw); !ok {
+			if json.Unmarshal(raw, &obj) != nil || obj.Jurisdiction == nil && obj.Name == nil {
+				return fmt.Errorf("item %d: want a jurisdiction name or {\"jurisdiction\": name}, got %s", i, describe(raw))
+			}
+			out[i] = *cmp.Or(obj.Jurisdiction, obj.Name)
 		}
-		out[i] = *cmp.Or(obj.Jurisdiction, obj.Name)
 	}
 	*j = out
 	return nil
 }
 
 // Secret is a value never shown (a card number, a password, a token): it
-// prints "[redacted]" ("" if empty) in fmt, slog, JSON and text. Two see
-// its bare string: fmt by reflection (an unexported field, the %!verb(*T=…)
-// text of a type without a Format method), and encoding/json for map keys.
+// prints "[redacted]" ("" if empty) in fmt, slog, JSON and text, except to
+// fmt by reflection (an unexported field, %!verb(*T=…)) and as a map key.
 type Secret string
 
 const redactedText = "[redacted]"
@@ -668,24 +609,22 @@ func (s Secret) Format(f fmt.State, verb rune) {
 // LogValue makes slog log the redacted form.
 func (s Secret) LogValue() slog.Value { return slog.StringValue(s.String()) }
 
-// formatFields prints v, a struct that holds Secrets, as fmt would, but
-// field by field so that each Secret formats itself (fmt's %!verb(*T=…)
-// form calls no method); under %#v the type reads as name.
+// formatFields prints v, a struct holding Secrets, as fmt would but field
+// by field, so that each Secret formats itself; %#v names it name.
 func formatFields(f fmt.State, verb rune, v any, name string) {
 	rv := reflect.ValueOf(v)
 	sharp, plus := verb == 'v' && f.Flag('#'), verb == 'v' && f.Flag('+')
 	format := fmt.FormatString(f, verb)
 	var b strings.Builder
+	sep := " "
 	if sharp {
 		b.WriteString(name)
+		sep = ", "
 	}
 	b.WriteByte('{')
 	for i := 0; i < rv.NumField(); i++ {
-		switch {
-		case i > 0 && sharp:
-			b.WriteString(", ")
-		case i > 0:
-			b.WriteByte(' ')
+		if i > 0 {
+			b.WriteString(sep)
 		}
 		if sharp || plus {
 			b.WriteString(rv.Type().Field(i).Name + ":")

@@ -280,10 +280,10 @@ var mutants = []mutant{
 		return 0, fmt.Errorf`},
 	{id: `values-cents-min-int64`, file: `values.go`, pkg: `.`,
 		what: `the smallest int64 of cents refused`,
-		from: `	if neg {
-		limit++
-	}`,
-		to: ``},
+		from: `	if err != nil {
+		return 0, fmt.Errorf("acctadmin: amount %s is too large for int64 cents", m.text)`,
+		to: `	if err != nil || n == math.MinInt64 {
+		return 0, fmt.Errorf("acctadmin: amount %s is too large for int64 cents", m.text)`},
 	{id: `values-money-digits`, file: `values.go`, pkg: `.`,
 		what: `no bound on an amount's digits`,
 		from: `if err != nil || len(intPart)+len(frac) > maxMoneyDigits || exp > maxMoneyDigits || exp < -maxMoneyDigits {`,
