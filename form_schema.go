@@ -13,21 +13,18 @@ import (
 )
 
 // formSchema is the part of a filing method's JSON Schema that Client.Order
-// checks a form against before the cart: type, required, properties,
-// items, enum, const, pattern, minLength, maxLength, and $ref to the
-// schema's own $defs or definitions. Other keywords are not checked (the
-// API checks the whole schema when it gets the form), nor is a pattern Go's
-// regexp cannot read.
+// checks a form against: type, required, properties, items, enum, const,
+// pattern (when Go's regexp reads it), minLength, maxLength, and $ref to
+// the schema's own $defs or definitions. The API checks the rest.
 type formSchema struct {
 	root map[string]any
 }
 
 // maxSchemaDepth bounds how deep the check follows objects, arrays and
-// $ref: a schema that refers to itself ends there.
+// $ref, for a schema that refers to itself.
 const maxSchemaDepth = 32
 
-// parseFormSchema reads a JSON Schema; one that is not a JSON object
-// cannot be used.
+// parseFormSchema reads a JSON Schema, which must be a JSON object.
 func parseFormSchema(raw json.RawMessage) (*formSchema, error) {
 	v, err := decodeNumbers(raw)
 	root, ok := v.(map[string]any)
@@ -50,12 +47,8 @@ func decodeNumbers(b []byte) (any, error) {
 // first fault is a *ValidationError naming the field ("form_data.ssn"),
 // never its value.
 func (s *formSchema) check(field string, form any) error {
-	b, err := json.Marshal(form)
-	if err != nil {
-		return invalid(field, "does not encode as JSON")
-	}
-	v, err := decodeNumbers(b)
-	if err != nil {
+	v, ok := walkForm(form, func(v any) any { return v })
+	if !ok {
 		return invalid(field, "does not encode as JSON")
 	}
 	return s.value(s.root, field, v, 0)
@@ -115,8 +108,7 @@ func (s *formSchema) resolve(n map[string]any, depth int) (map[string]any, int) 
 	return n, depth
 }
 
-// object checks an object's required fields, then its fields in the
-// order of their names.
+// object checks an object's required fields, then its fields by name.
 func (s *formSchema) object(n map[string]any, field string, v map[string]any, depth int) error {
 	required, _ := n["required"].([]any)
 	for _, r := range required {
@@ -161,8 +153,7 @@ func checkType(t any, field string, v any) error {
 	return invalid(field, "must be %s", strings.Join(names, " or "))
 }
 
-// isType reports whether v, as JSON decoded it, is of the JSON Schema
-// type name.
+// isType reports whether v, as JSON decoded it, is of the type name.
 func isType(name string, v any) bool {
 	switch v := v.(type) {
 	case nil:
@@ -209,8 +200,7 @@ func schemaInt(v any) (int, bool) {
 	return int(i), err == nil
 }
 
-// sameValue reports whether two values as JSON decoded them are the same
-// JSON value.
+// sameValue reports whether two decoded values are the same JSON value.
 func sameValue(a, b any) bool {
 	x, errA := json.Marshal(a)
 	y, errB := json.Marshal(b)
