@@ -74,10 +74,8 @@ type Client struct {
 	retryAfterMax time.Duration
 	limiter       RateLimiter // nil when none is set
 	hooks         *Hooks      // nil when none is set
-	// auth (the signer), keys (the redaction of the client's keys) and
-	// downloads (see downloadWatch) are functions so that fmt, printing
-	// a Client it reaches by reflection, where it calls no Format, shows
-	// no key: it follows pointers there, not closures.
+	// Functions, so that fmt, printing a Client by reflection (where it
+	// calls no Format), shows no key.
 	auth      func() Authenticator
 	keys      func() *redactor
 	downloads func() *downloadWatch
@@ -100,7 +98,7 @@ func (c Client) Format(f fmt.State, verb rune) {
 type service struct{ c *Client }
 
 // Option configures a Client; NewClient returns the error of an option
-// given a value it cannot use. A nil Option is skipped.
+// given a value it cannot use, and skips a nil one.
 type Option interface{ apply(*settings) error }
 
 type optionFunc func(*settings) error
@@ -389,16 +387,16 @@ func (c *Client) CloseIdleConnections() {
 	}
 }
 
+// parseBaseURL checks a base URL; its errors show no password, and no
+// reason that could quote one.
 func parseBaseURL(s string) (*url.URL, error) {
 	u, err := url.Parse(strings.TrimSpace(s))
 	if err != nil {
 		shown, changed := redactURLText(s)
 		var ue *url.Error
 		if !changed && errors.As(err, &ue) {
-			// The reason alone: url.Error repeats the whole URL.
 			return nil, fmt.Errorf("acctadmin: base URL %q does not parse: %v", shown, ue.Err)
 		}
-		// The reason may quote a piece of the password.
 		return nil, fmt.Errorf("acctadmin: base URL %q does not parse", shown)
 	}
 	shown, _ := redactURLText(s)
@@ -453,24 +451,22 @@ func newTransport() *http.Transport {
 	}
 }
 
-// RawRequest is a request to a route the SDK does not type, for Client.Do
-// and Client.DoFile.
+// RawRequest is a request to a route the SDK does not type.
 type RawRequest struct {
 	// Method is GET, POST, PATCH, PUT or DELETE.
 	Method string
-	// Path is the route's path, starting with "/", without a query.
-	Path string
-	// Pattern is the path as hooks see it ("/order-items/{id}"); empty
-	// means Path.
+	// Path is the route's path, starting with "/", without a query;
+	// Pattern is the path as hooks see it ("/order-items/{id}"), Path when
+	// empty.
+	Path    string
 	Pattern string
 	// Query is sent in the order of its sorted keys; a key ending in "[]"
 	// keeps its brackets unescaped ("company_ids[]").
 	Query url.Values
 	// Body, when not nil, is sent as JSON (a json.RawMessage or []byte as
-	// it is). Put plain strings in it, not Secrets, which marshal
-	// redacted.
-	Body any
-	// Secrets are values of the body that no error may show.
+	// it is), with plain strings, not Secrets, which marshal redacted;
+	// Secrets are its values that no error may show.
+	Body    any
 	Secrets []string
 	// AtMostOnce sends a GET or DELETE at most once, as POST, PATCH and
 	// PUT always are.

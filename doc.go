@@ -110,27 +110,17 @@
 //
 // # Choices where the API is silent
 //
-//   - Zero values in params mean "not given" and are not sent; no write
-//     sends null of its own.
-//   - Times in queries are written as the API writes them
-//     ("2006-01-02 15:04:05 -0700"), dates as "YYYY-MM-DD". A record's
-//     times are plain time.Time values in the offset the API wrote;
-//     [Time] reads the API's time shapes for programs that decode its
-//     JSON themselves.
-//   - [Money] keeps the digits the API wrote: compare with [Money.Equal]
-//     or [Money.Cmp], not ==.
-//   - Records whose shape is undocumented keep the whole record in a Raw
-//     field.
-//   - Routes whose answer may be a list or one record read either; calls
-//     that find what a write made ([ShoppingCartClient.AddItem],
-//     [PaymentMethodsClient.Store], [ShoppingCartClient.CheckoutOrder],
-//     [Client.Order]) list before and after the write when the answer does
-//     not hold the record, and never guess: no fit is [ErrNoMatch], two
-//     are [ErrAmbiguous].
-//   - DELETE /shopping-cart sends its ids in a signed JSON body.
-//   - A website is matched as registered text; an unregistered one is
-//     [ErrNotFound]. An error's detail inside result is read into
-//     [APIError.Message] and Fields.
+// Zero values in params mean "not given" and are not sent. Times in
+// queries are written as the API writes them ("2006-01-02 15:04:05
+// -0700"); a record's times are plain time.Time values ([Time] reads the
+// API's shapes). [Money] keeps the digits the API wrote: compare with
+// [Money.Equal], not ==. Records of undocumented shape keep the whole
+// record in a Raw field, and an answer that may be a list or one record
+// is read either way. Calls that find what a write made
+// ([ShoppingCartClient.AddItem], [PaymentMethodsClient.Store],
+// [Client.Order]) list before and after the write when the answer does
+// not hold the record, and never guess: no fit is [ErrNoMatch], two are
+// [ErrAmbiguous].
 //
 // # Observing calls
 //

@@ -25,19 +25,18 @@ type Response struct {
 
 type responseKey struct{}
 
-// WithResponseInto returns a context that makes each call made with it
-// fill *dst with the metadata of its final answer when it ends, whether
-// it succeeded or failed with an *APIError or a *TransportError, in the
-// manner of net/http/httptrace:
+// WithResponseInto returns a context whose calls fill *dst with the
+// metadata of their final answer as they end, in success or failure, in
+// the manner of net/http/httptrace:
 //
 //	var meta acctadmin.Response
 //	docs, err := c.Documents.List(acctadmin.WithResponseInto(ctx, &meta), nil)
 //	log.Println(meta.StatusCode, meta.RequestID)
 //
-// All fills it on the loop's goroutine with each page's answer before it
-// yields the page's first item; Pull fills it once, as it returns, with
-// its last listing's answer. A call refused before anything was sent
-// leaves *dst as it was. Do not share dst between concurrent calls.
+// All fills it with each page's answer before it yields the page's first
+// item, on the loop's goroutine; Pull fills it as it returns. A call
+// refused before sending leaves *dst alone. Do not share dst between
+// concurrent calls.
 func WithResponseInto(ctx context.Context, dst *Response) context.Context {
 	return context.WithValue(ctx, responseKey{}, dst)
 }
@@ -123,19 +122,17 @@ type observer struct {
 // observe starts observing a call for the hooks and into (either may be
 // nil), and returns the call's context.
 func (st *callState) observe(ctx context.Context, into *Response) context.Context {
-	h := st.c.hooks
-	st.obs = &observer{hooks: h, into: into, ctx: ctx}
-	st.obs.call = CallInfo{Method: st.method, Start: time.Now()}
-	if h != nil {
-		st.obs.call.Operation = st.route.operation
-		st.obs.call.Path = st.route.pattern
-		if h.CallStart != nil {
-			if c := h.CallStart(ctx, st.obs.call); c != nil {
-				st.obs.ctx = c
+	o := &observer{hooks: st.c.hooks, into: into, ctx: ctx, call: CallInfo{Method: st.method, Start: time.Now()}}
+	st.obs = o
+	if o.hooks != nil {
+		o.call.Operation, o.call.Path = st.route.operation, st.route.pattern
+		if o.hooks.CallStart != nil {
+			if c := o.hooks.CallStart(ctx, o.call); c != nil {
+				o.ctx = c
 			}
 		}
 	}
-	return st.obs.ctx
+	return o.ctx
 }
 
 // attemptStarted ends the previous attempt and starts attempt n, and

@@ -11,11 +11,6 @@ import (
 	"unicode/utf8"
 )
 
-// Every text a server controls (a message, a header, a field it got
-// wrong) passes through the call's redactor before an error, a log
-// record, a hook or a Response shows it, and is then cut to a bound (see
-// Redaction in the package doc).
-
 // tokenLike matches a bearer token as a server may echo it: a JWT, whole
 // or cut short, with or without the Bearer scheme.
 var tokenLike = regexp.MustCompile(`(?i:bearer\s+)?eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]*)?`)
@@ -47,16 +42,14 @@ const (
 	maxDetail = 200
 )
 
-// redactor takes secrets out of texts. The zero redactor still takes out
-// anything shaped like a token.
+// redactor takes secrets out of every text a server controls before an
+// error, a log record, a hook or a Response shows it (see Redaction in
+// the package doc). The zero redactor takes out what looks like a token.
 type redactor struct {
 	secrets []string // each at least minSecret bytes, longest first
 	marks   []string // what each secret reads as instead
-	// short are secrets shorter than minSecret, taken out only where they
-	// stand alone, between characters that are not letters or digits.
-	short []string
-	// cards match the numbers whose digits are cardDigits, however
-	// grouped.
+	short   []string // shorter ones, taken out only where they stand alone
+	// cards match the numbers whose digits are cardDigits, however grouped.
 	cards      []*regexp.Regexp
 	cardDigits []string
 }
@@ -90,8 +83,8 @@ func digitsOf(v, seps string) string {
 	return b.String()
 }
 
-// addNumber makes the redactor look for the digits d however they are
-// grouped, when there are min to max of them.
+// addNumber makes the redactor look for min to max digits d, however
+// grouped.
 func (r *redactor) addNumber(d string, min, max int) {
 	if len(d) < min || len(d) > max || slices.Contains(r.cardDigits, d) {
 		return
@@ -107,8 +100,8 @@ func (r *redactor) addNumber(d string, min, max int) {
 	r.cards = append(r.cards, regexp.MustCompile(b.String()))
 }
 
-// addSensitive makes the redactor look for a secret a request body
-// carried (a card number, a CVC, a password), however short.
+// addSensitive makes the redactor look for a body's secret (a card
+// number, a CVC, a password).
 func (r *redactor) addSensitive(secret string) {
 	r.addNumber(digitsOf(secret, " -."), minCardDigits, maxCardDigits)
 	if len(secret) >= minSecret {
@@ -121,8 +114,7 @@ func (r *redactor) addSensitive(secret string) {
 	r.short = append(r.short, secret)
 }
 
-// addPersonal makes the redactor look for a value of a form a request
-// body carried.
+// addPersonal makes the redactor look for a value of a body's form.
 func (r *redactor) addPersonal(v string) {
 	r.addNumber(digitsOf(v, personalSeps), minPersonalDigits, maxPersonalDigits)
 	switch {
@@ -151,9 +143,8 @@ func (r *redactor) addBodyValues(values []string, add func(*redactor, string)) {
 	}
 }
 
-// formValues returns the values of a form as its JSON carries them: every
-// string, and every number of minPersonalDigits digits or more, at any
-// depth. Nil when form does not encode.
+// formValues returns the strings and long numbers of a form, at any
+// depth, as its JSON carries them.
 func formValues(form any) []string {
 	var out []string
 	walkForm(form, func(v any) any {
@@ -170,9 +161,8 @@ func formValues(form any) []string {
 	return out
 }
 
-// redactedForm returns a copy of a form, as its JSON carries it, whose
-// strings and numbers read "[redacted]"; a form that does not encode
-// reads "[redacted]" whole.
+// redactedForm returns a form as its JSON carries it, its strings and
+// numbers (or, when it does not encode, all of it) "[redacted]".
 func redactedForm(form any) any {
 	if form == nil {
 		return nil
@@ -190,9 +180,8 @@ func redactedForm(form any) any {
 	return v
 }
 
-// walkForm returns form as JSON decodes it (numbers as json.Number), each
-// value that is not an object or an array replaced by leaf's; false when
-// form does not encode.
+// walkForm returns form as its JSON decodes, each value that is not an
+// object or an array replaced by leaf's; false when form does not encode.
 func walkForm(form any, leaf func(any) any) (any, bool) {
 	b, err := json.Marshal(form)
 	if err != nil {
@@ -250,8 +239,8 @@ func isAlnum(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
 }
 
-// addToken makes the redactor look for a bearer token the call sent, and
-// for each of its parts (a server may echo only the signature).
+// addToken makes the redactor look for a token the call sent and each of
+// its parts.
 func (r *redactor) addToken(authorization string) {
 	tok := strings.TrimSpace(authorization)
 	if len(tok) >= 7 && strings.EqualFold(tok[:7], "bearer ") {
@@ -263,8 +252,8 @@ func (r *redactor) addToken(authorization string) {
 	}
 }
 
-// addQuery makes the redactor look for a query string and each of its
-// values, as sent and as a server may have decoded them.
+// addQuery makes the redactor look for a query string and its values, as
+// sent and decoded.
 func (r *redactor) addQuery(q string) {
 	if q == "" {
 		return
@@ -330,9 +319,7 @@ func (r *redactor) cleanBytes(b []byte, n int) []byte {
 }
 
 // cleanHeader returns a copy of h without the secretHeaders, redacted and
-// bounded: each value cut to maxHeaderValue bytes, and at most
-// maxHeaderFields values and maxHeaderBytes bytes kept, in the order of
-// the sorted names. Nil for nil.
+// bounded, in the order of the sorted names. Nil for nil.
 func (r *redactor) cleanHeader(h http.Header) http.Header {
 	if h == nil {
 		return nil
