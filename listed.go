@@ -41,7 +41,6 @@ func made[T any](before, after []T, id func(T) uuid.UUID, fits func(T) bool, wha
 func cartItemID(it CartItem) uuid.UUID   { return it.ID }
 func cardID(m PaymentMethod) uuid.UUID   { return m.ID }
 func orderItemID(it OrderItem) uuid.UUID { return it.ID }
-func invoiceID(inv Invoice) uuid.UUID    { return inv.ID }
 func ids[T any](list []T, id func(T) uuid.UUID) []uuid.UUID {
 	out := make([]uuid.UUID, 0, len(list))
 	for _, r := range list {

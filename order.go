@@ -277,7 +277,7 @@ func (c *Client) orderCheckout(ctx context.Context, r *OrderRequest, res *OrderR
 
 // checkoutFailed is the *CheckoutOutcomeError of a failed checkout; after
 // a lost answer the invoices and the cart are listed again.
-func (c *Client) checkoutFailed(ctx context.Context, r *OrderRequest, res *OrderResult, invBefore []Invoice, err error) error {
+func (c *Client) checkoutFailed(ctx context.Context, r *OrderRequest, res *OrderResult, invBefore []uuid.UUID, err error) error {
 	e := &CheckoutOutcomeError{Verdict: NotCharged, Err: err}
 	if !errors.Is(err, ErrOutcomeUnknown) {
 		return e
@@ -286,10 +286,9 @@ func (c *Client) checkoutFailed(ctx context.Context, r *OrderRequest, res *Order
 	invAfter, ierr := c.companyInvoices(ctx, r.CompanyID)
 	inCart, cerr := c.inCart(ctx, r.CompanyID, res.CartItem.ID)
 	if e.CheckErr = errors.Join(ierr, cerr); e.CheckErr == nil {
-		known := ids(invBefore, invoiceID)
-		for _, inv := range invAfter {
-			if !slices.Contains(known, inv.ID) {
-				e.InvoiceIDs = append(e.InvoiceIDs, inv.ID)
+		for _, id := range invAfter {
+			if !slices.Contains(invBefore, id) {
+				e.InvoiceIDs = append(e.InvoiceIDs, id)
 			}
 		}
 		e.Verdict = verdict(len(e.InvoiceIDs), inCart)
@@ -297,14 +296,14 @@ func (c *Client) checkoutFailed(ctx context.Context, r *OrderRequest, res *Order
 	return e
 }
 
-// companyInvoices lists every invoice of the company.
-func (c *Client) companyInvoices(ctx context.Context, company uuid.UUID) ([]Invoice, error) {
-	var list []Invoice
+// companyInvoices lists the ids of every invoice of the company.
+func (c *Client) companyInvoices(ctx context.Context, company uuid.UUID) ([]uuid.UUID, error) {
+	var list []uuid.UUID
 	for inv, err := range c.Invoices.All(ctx, &InvoiceListParams{CompanyIDs: []uuid.UUID{company}}) {
 		if err != nil {
 			return nil, err
 		}
-		list = append(list, inv)
+		list = append(list, inv.ID)
 	}
 	return list, nil
 }
