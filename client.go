@@ -13,7 +13,6 @@ import (
 	"os"
 	"reflect"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -25,11 +24,8 @@ const Version = "0.4.0"
 // DefaultBaseURL is the production API.
 const DefaultBaseURL = "https://api.corporatetools.com"
 
-// Defaults of the options.
 const (
-	// maxRetriesLimit is the most retries WithMaxRetries takes.
-	maxRetriesLimit = 100
-
+	maxRetriesLimit     = 100 // the most retries WithMaxRetries takes
 	defaultMaxRetries   = 3
 	defaultRetryWaitMin = 250 * time.Millisecond
 	defaultRetryWaitMax = 8 * time.Second
@@ -44,7 +40,7 @@ const (
 )
 
 // Client talks to the Account Administration API. Its fields are the
-// API's resources; each method of theirs is one endpoint. A Client is safe
+// API's resources; each method of theirs is one route. A Client is safe
 // for concurrent use and should be reused: it keeps its connections.
 type Client struct {
 	Services                *ServicesClient
@@ -66,38 +62,27 @@ type Client struct {
 	PaymentMethods          *PaymentMethodsClient
 	OrderItems              *OrderItemsClient
 
-	baseURL      *url.URL
-	httpClient   *http.Client      // for JSON answers: the timeout bounds their body
-	fileClient   *http.Client      // for files: the timeout ends at their headers
-	transport    http.RoundTripper // the one under the signer, for CloseIdleConnections
-	logger       *slog.Logger
-	userAgent    []string
-	maxRetries   int
-	retryWaitMin time.Duration
-	retryWaitMax time.Duration
-	// retryAfterMax is the longest Retry-After a call waits
-	// (WithMaxRetryAfter).
+	baseURL       *url.URL
+	httpClient    *http.Client      // for JSON answers: the timeout bounds their body
+	fileClient    *http.Client      // for files: the timeout ends at their headers
+	transport     http.RoundTripper // the one under the signer, for CloseIdleConnections
+	logger        *slog.Logger
+	userAgent     []string
+	maxRetries    int
+	retryWaitMin  time.Duration
+	retryWaitMax  time.Duration
 	retryAfterMax time.Duration
-	// limiter is waited on before every request (WithRateLimit); nil
-	// when none is set.
-	limiter RateLimiter
-	hooks   *Hooks // nil when none is set
-	// auth returns the request signer; keys the redaction of the keys the
-	// client was given. Both serve the redaction of errors (see
-	// redactor). They are functions so that fmt, printing a Client it
-	// reaches by reflection (in an unexported field, where it calls no
-	// Format), shows an address: fmt follows pointers there, not closures.
-	auth func() Authenticator
-	keys func() *redactor
-	// downloads tells the walks over the unread listing which documents
-	// were downloaded through this client while they run (see
-	// downloadWatch); a function for the same reason as auth.
+	limiter       RateLimiter // nil when none is set
+	hooks         *Hooks      // nil when none is set
+	// Functions, so that fmt, printing a Client by reflection (where it
+	// calls no Format), shows no key.
+	auth      func() Authenticator
+	keys      func() *redactor
 	downloads func() *downloadWatch
 }
 
 // Format prints the client as acctadmin.Client(base URL) under every verb
-// (%q quotes it), for a Client and a *Client alike: printing or logging a
-// client, or a configuration that holds one, shows no key.
+// (%q quotes it), for a Client and a *Client alike, so that no key shows.
 func (c Client) Format(f fmt.State, verb rune) {
 	text := "acctadmin.Client(<nil>)"
 	if c.baseURL != nil {
@@ -112,32 +97,28 @@ func (c Client) Format(f fmt.State, verb rune) {
 // service is the shape every resource client shares.
 type service struct{ c *Client }
 
-// Option configures a Client. An option given a value it cannot use makes
-// NewClient return an error. The With functions make the options; a nil
-// Option is skipped.
+// Option configures a Client; NewClient returns the error of an option
+// given a value it cannot use, and skips a nil one.
 type Option interface{ apply(*settings) error }
 
-// optionFunc is an Option that is a function.
 type optionFunc func(*settings) error
 
 func (f optionFunc) apply(s *settings) error { return f(s) }
 
 type settings struct {
-	baseURL      string
-	httpClient   *http.Client
-	auth         Authenticator
-	logger       *slog.Logger
-	userAgent    string
-	maxRetries   int
-	retryWaitMin time.Duration
-	retryWaitMax time.Duration
-	timeout      time.Duration
-	hooks        Hooks
-	// retryAfterMax is WithMaxRetryAfter's.
+	baseURL       string
+	httpClient    *http.Client
+	auth          Authenticator
+	logger        *slog.Logger
+	userAgent     string
+	maxRetries    int
+	retryWaitMin  time.Duration
+	retryWaitMax  time.Duration
+	timeout       time.Duration
+	hooks         Hooks
 	retryAfterMax time.Duration
 	limiter       RateLimiter
-	// bodyOnly is WithBodyOnlySigning's.
-	bodyOnly bool
+	bodyOnly      bool
 }
 
 // WithBaseURL sends requests to u instead of DefaultBaseURL: an absolute
@@ -149,10 +130,10 @@ func WithBaseURL(u string) Option {
 	})
 }
 
-// WithHTTPClient sends requests through hc. The client keeps hc's
-// transport, timeout and cookie jar, but puts its request signer in front
-// of the transport and refuses redirects to another host, and every
-// redirect of a call sent at most once (hc's CheckRedirect is not asked).
+// WithHTTPClient sends requests through hc, keeping its transport,
+// timeout and cookie jar. The client puts its signer in front of the
+// transport and refuses redirects to another host and every redirect of a
+// call sent at most once (hc's CheckRedirect is not asked).
 func WithHTTPClient(hc *http.Client) Option {
 	return optionFunc(func(s *settings) error {
 		if hc == nil {
@@ -163,11 +144,8 @@ func WithHTTPClient(hc *http.Client) Option {
 	})
 }
 
-// WithMaxRetries sets how many times a failed call that may be repeated
-// (a read, or the delete of a callback) is tried again (default 3, at
-// most 100); a call sent at most once is tried again only when the
-// connection could not be made. Zero turns retries off; a count below zero or
-// above 100 is an error.
+// WithMaxRetries sets how many times a call that may be repeated is tried
+// again (default 3, 0 to 100); see the package doc.
 func WithMaxRetries(n int) Option {
 	return optionFunc(func(s *settings) error {
 		if n < 0 {
@@ -181,10 +159,9 @@ func WithMaxRetries(n int) Option {
 	})
 }
 
-// WithRetryWait sets the bounds of the wait between retries (default 250ms
-// to 8s). Every wait lies between min and max, jitter included: the wait
-// before retry n is a random point between min·2ⁿ⁻¹ and twice that, both
-// capped at max. A Retry-After header from the API replaces it.
+// WithRetryWait sets the bounds of the wait between retries (default
+// 250ms to 8s), jitter included: the wait before retry n is a random
+// point between min·2ⁿ⁻¹ and twice that, both capped at max.
 func WithRetryWait(min, max time.Duration) Option {
 	return optionFunc(func(s *settings) error {
 		if min < 0 || max < 0 || max < min {
@@ -195,11 +172,10 @@ func WithRetryWait(min, max time.Duration) Option {
 	})
 }
 
-// WithTimeout bounds each attempt of a request (default 30s): connecting,
-// waiting for the answer and, for JSON answers, reading it. For a file,
-// only the wait for its headers is bounded, since a large file may take
-// longer to arrive; bound those with the context. Zero turns the timeout
-// off.
+// WithTimeout bounds each attempt of a request (default 30s; zero turns
+// it off): connecting, waiting for the answer and, for JSON answers,
+// reading it. For a file only the wait for its headers is bounded; bound
+// the reading with the context.
 func WithTimeout(d time.Duration) Option {
 	return optionFunc(func(s *settings) error {
 		if d < 0 {
@@ -210,13 +186,8 @@ func WithTimeout(d time.Duration) Option {
 	})
 }
 
-// WithMaxRetryAfter sets the longest Retry-After a call waits before it
-// tries again (default 60s). An answer that asks for a longer wait ends
-// the call at once with ErrRateLimited, and so does one whose wait the
-// context's deadline would cut short. A program that would rather wait
-// out a long Retry-After than fail opts in here, up to the wait d it can
-// afford; CallMaxRetryAfter does it for one call. Zero waits no
-// Retry-After but zero seconds; below zero is an error.
+// WithMaxRetryAfter sets the longest Retry-After a call waits (default
+// 60s); see the package doc.
 func WithMaxRetryAfter(d time.Duration) Option {
 	return optionFunc(func(s *settings) error {
 		if d < 0 {
@@ -228,25 +199,16 @@ func WithMaxRetryAfter(d time.Duration) Option {
 }
 
 // RateLimiter spaces out a client's requests: Wait blocks until the next
-// request may go, or returns an error when it may not (the context ended,
-// or the limiter knows the context's deadline would pass first).
-// *rate.Limiter of golang.org/x/time/rate is one.
+// request may go, or returns an error when it may not. *rate.Limiter of
+// golang.org/x/time/rate is one.
 type RateLimiter interface {
 	Wait(ctx context.Context) error
 }
 
 // WithRateLimit makes every request the client sends wait for l first:
-// every attempt of every call, retries and redirects included, the pages
-// All reads ahead, Pull's listing and its workers' downloads, and all
-// that the mail room does through the client. It is one budget for the
-// whole client, so set it to the rate the API allows the account (for
-// *rate.Limiter, rate.NewLimiter(perSecond, burst) with a small burst).
-// A wait ended by the call's context ends the call with the context's
-// error (a *TransportError, errors.Is context.Canceled or
-// context.DeadlineExceeded) and nothing is sent; a limiter that refuses
-// to wait because the context's deadline would pass first, as
-// *rate.Limiter does, ends it the same way, its error also
-// context.DeadlineExceeded. A nil l is an error.
+// one budget for the whole client (see the package doc). A wait that the
+// context ends, or that the limiter refuses, ends the call with a
+// *TransportError that is the context's error, and nothing is sent.
 func WithRateLimit(l RateLimiter) Option {
 	return optionFunc(func(s *settings) error {
 		if l == nil {
@@ -261,9 +223,8 @@ func WithRateLimit(l RateLimiter) Option {
 }
 
 // WithLogger logs every attempt at Debug level and every retry at Warn
-// level, with the method, the path (never the query string), the status,
-// the attempt number and the wait. The client is silent without it.
-// Credentials are never logged.
+// level: the method, the path (never the query), the status, the attempt
+// and the wait. The client is silent without it.
 func WithLogger(l *slog.Logger) Option {
 	return optionFunc(func(s *settings) error {
 		s.logger = l
@@ -271,10 +232,8 @@ func WithLogger(l *slog.Logger) Option {
 	})
 }
 
-// WithUserAgent puts ua in front of the client's own User-Agent. A line
-// break or any other control character (NUL, ESC, DEL, …; a tab is
-// allowed) makes NewClient return an error: no server would take the
-// header, and every call would fail after its retries.
+// WithUserAgent puts ua in front of the client's own User-Agent. A
+// control character (a tab is allowed) is an error.
 func WithUserAgent(ua string) Option {
 	return optionFunc(func(s *settings) error {
 		if strings.ContainsAny(ua, "\r\n") {
@@ -301,12 +260,8 @@ func WithAuthenticator(a Authenticator) Option {
 	})
 }
 
-// WithBodyOnlySigning makes the signer made from the keys hash the body
-// alone into the content claim, whatever the query: the form of the
-// provider's GitHub examples. By default the claim covers the raw query
-// followed by the body, as the provider's documentation says and as the
-// real API was recorded accepting on GETs with a query; use this option
-// only for a server that refuses that form. It has no effect with
+// WithBodyOnlySigning makes the signer hash the body alone into the
+// content claim (see Signing in the package doc). It has no effect with
 // WithAuthenticator.
 func WithBodyOnlySigning() Option {
 	return optionFunc(func(s *settings) error {
@@ -316,19 +271,11 @@ func WithBodyOnlySigning() Option {
 }
 
 // NewClient returns a client that signs its requests with the account's
-// access key and secret key. It checks its arguments and options at once:
-// empty keys, a base URL that is not an absolute http(s) URL, or an option
-// out of range give an error here rather than a failure later.
+// access key and secret key. Empty keys, a base URL that is not an
+// absolute http(s) URL, or an option out of range are an error here.
 func NewClient(accessKey, secretKey string, opts ...Option) (*Client, error) {
-	s := settings{
-		baseURL:      DefaultBaseURL,
-		maxRetries:   defaultMaxRetries,
-		retryWaitMin: defaultRetryWaitMin,
-		retryWaitMax: defaultRetryWaitMax,
-		timeout:      defaultTimeout,
-
-		retryAfterMax: maxRetryAfter,
-	}
+	s := settings{baseURL: DefaultBaseURL, maxRetries: defaultMaxRetries, retryWaitMin: defaultRetryWaitMin,
+		retryWaitMax: defaultRetryWaitMax, timeout: defaultTimeout, retryAfterMax: maxRetryAfter}
 	for _, o := range opts {
 		if o == nil {
 			continue
@@ -356,15 +303,14 @@ func NewClient(accessKey, secretKey string, opts ...Option) (*Client, error) {
 	auth := s.auth
 	watch := &downloadWatch{}
 	c := &Client{
-		auth:         func() Authenticator { return auth },
-		keys:         func() *redactor { return keys },
-		downloads:    func() *downloadWatch { return watch },
-		baseURL:      base,
-		logger:       s.logger,
-		maxRetries:   s.maxRetries,
-		retryWaitMin: s.retryWaitMin,
-		retryWaitMax: s.retryWaitMax,
-
+		auth:          func() Authenticator { return auth },
+		keys:          func() *redactor { return keys },
+		downloads:     func() *downloadWatch { return watch },
+		baseURL:       base,
+		logger:        s.logger,
+		maxRetries:    s.maxRetries,
+		retryWaitMin:  s.retryWaitMin,
+		retryWaitMax:  s.retryWaitMax,
 		retryAfterMax: s.retryAfterMax,
 		limiter:       s.limiter,
 	}
@@ -416,10 +362,9 @@ func NewClient(accessKey, secretKey string, opts ...Option) (*Client, error) {
 	return c, nil
 }
 
-// NewClientFromEnv is NewClient with the keys read from the environment:
+// NewClientFromEnv is NewClient with the keys read from
 // ACCTADMIN_ACCESS_KEY and ACCTADMIN_SECRET_KEY, and the base URL from
-// ACCTADMIN_BASE_URL when it is set. Options given here apply after the
-// environment, so WithBaseURL overrides ACCTADMIN_BASE_URL.
+// ACCTADMIN_BASE_URL when it is set; opts apply after the environment.
 func NewClientFromEnv(opts ...Option) (*Client, error) {
 	access, secret := os.Getenv(EnvAccessKey), os.Getenv(EnvSecretKey)
 	if strings.TrimSpace(access) == "" {
@@ -434,25 +379,24 @@ func NewClientFromEnv(opts ...Option) (*Client, error) {
 	return NewClient(access, secret, opts...)
 }
 
-// CloseIdleConnections closes the client's idle connections. A client
-// needs no closing; this frees its connections early.
+// CloseIdleConnections closes the client's idle connections early; a
+// client needs no closing.
 func (c *Client) CloseIdleConnections() {
 	if ci, ok := c.transport.(interface{ CloseIdleConnections() }); ok {
 		ci.CloseIdleConnections()
 	}
 }
 
+// parseBaseURL checks a base URL; its errors show no password, and no
+// reason that could quote one.
 func parseBaseURL(s string) (*url.URL, error) {
 	u, err := url.Parse(strings.TrimSpace(s))
 	if err != nil {
 		shown, changed := redactURLText(s)
 		var ue *url.Error
 		if !changed && errors.As(err, &ue) {
-			// The reason alone: url.Error repeats the whole URL.
 			return nil, fmt.Errorf("acctadmin: base URL %q does not parse: %v", shown, ue.Err)
 		}
-		// A URL with a password that does not parse: its reason may
-		// quote a piece of the password, so it is left out.
 		return nil, fmt.Errorf("acctadmin: base URL %q does not parse", shown)
 	}
 	shown, _ := redactURLText(s)
@@ -473,11 +417,9 @@ func parseBaseURL(s string) (*url.URL, error) {
 	return u, nil
 }
 
-// redactURLText hides the password of a URL that may not parse: whatever
-// lies between the first colon after the scheme and the last @ becomes
-// xxxxx, as url.URL.Redacted writes it. It reports whether it changed s.
-// It errs on hiding too much: a URL without a password but with an @ in
-// its path loses the part between its port and that @.
+// redactURLText hides the password of a URL that may not parse, as
+// url.URL.Redacted does, and reports whether it changed s. It errs on
+// hiding too much (an @ in a path).
 func redactURLText(s string) (string, bool) {
 	prefix, rest := "", s
 	if i := strings.Index(s, "://"); i >= 0 {
@@ -494,16 +436,12 @@ func redactURLText(s string) (string, bool) {
 	return prefix + user + ":xxxxx" + rest[at:], true
 }
 
-// newTransport is the default transport: pooled connections (enough idle
-// ones per host for concurrent callers), dial and TLS timeouts, HTTP/2
-// when offered.
+// newTransport is the default transport: pooled connections, dial and TLS
+// timeouts, HTTP/2 when offered.
 func newTransport() *http.Transport {
 	return &http.Transport{
-		Proxy: http.ProxyFromEnvironment,
-		DialContext: (&net.Dialer{
-			Timeout:   10 * time.Second,
-			KeepAlive: 30 * time.Second,
-		}).DialContext,
+		Proxy:                 http.ProxyFromEnvironment,
+		DialContext:           (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
 		ForceAttemptHTTP2:     true,
 		MaxIdleConns:          100,
 		MaxIdleConnsPerHost:   32,
@@ -513,31 +451,25 @@ func newTransport() *http.Transport {
 	}
 }
 
-// RawRequest is a request to a route the SDK does not type yet, for
-// Client.Do and Client.DoFile.
+// RawRequest is a request to a route the SDK does not type.
 type RawRequest struct {
 	// Method is GET, POST, PATCH, PUT or DELETE.
 	Method string
-	// Path is the route's path, starting with "/", without a query
-	// string: "/order-items".
-	Path string
-	// Pattern is the path as hooks see it, with ids replaced, as
-	// "/order-items/{id}"; empty means Path.
+	// Path is the route's path, starting with "/", without a query;
+	// Pattern is the path as hooks see it ("/order-items/{id}"), Path when
+	// empty.
+	Path    string
 	Pattern string
 	// Query is sent in the order of its sorted keys; a key ending in "[]"
-	// keeps its brackets unescaped, as the API reads arrays
-	// ("company_ids[]").
+	// keeps its brackets unescaped ("company_ids[]").
 	Query url.Values
-	// Body, when not nil, is sent as JSON (a json.RawMessage or []byte is
-	// sent as it is). Put plain strings in it, not Secrets, which marshal
-	// redacted; name the values to keep out of errors in Secrets.
-	Body any
-	// Secrets are values the body carries that no error may show: they
-	// are taken out of anything the answer echoes, as for the typed
-	// methods' card numbers and passwords.
+	// Body, when not nil, is sent as JSON (a json.RawMessage or []byte as
+	// it is), with plain strings, not Secrets, which marshal redacted;
+	// Secrets are its values that no error may show.
+	Body    any
 	Secrets []string
 	// AtMostOnce sends a GET or DELETE at most once, as POST, PATCH and
-	// PUT always are: retried only when the connection could not be made.
+	// PUT always are.
 	AtMostOnce bool
 }
 
@@ -559,9 +491,8 @@ func (b rawBody) MarshalJSON() ([]byte, error) {
 
 func (b rawBody) secretValues() []string { return b.secrets }
 
-// endpoint checks r and declares it as a route of its own: its operation
-// is "Client.Do" (or "Client.DoFile"), its retry class follows from its
-// method.
+// endpoint checks r and declares it as a route of its own, its retry
+// class following from its method.
 func (r *RawRequest) endpoint(operation string) (endpoint, *query, any, error) {
 	if r == nil {
 		return endpoint{}, nil, nil, invalid("request", "is required")
@@ -591,7 +522,7 @@ func (r *RawRequest) endpoint(operation string) (endpoint, *query, any, error) {
 	for k := range r.Query {
 		keys = append(keys, k)
 	}
-	sort.Strings(keys)
+	slices.Sort(keys)
 	for _, k := range keys {
 		for _, v := range r.Query[k] {
 			q.add(k, v)
@@ -604,19 +535,12 @@ func (r *RawRequest) endpoint(operation string) (endpoint, *query, any, error) {
 	return endpoint{route: rt, path: r.Path}, q, body, nil
 }
 
-// Do sends a signed request to a route the SDK does not type, and decodes
+// Do sends a signed request to a route the SDK does not type and decodes
 // the result of the API's envelope into out (a pointer, as for
-// json.Unmarshal; nil discards it). It is the typed methods' call in all
-// but the types: the same signing, the same retry rules by method (a GET
-// or DELETE is retried, a POST, PATCH or PUT never sent again once it may
-// have arrived nor redirected, and then failing with ErrOutcomeUnknown, an
-// answer it cannot decode into out included), the same hooks
-// (operation "Client.Do", path req.Pattern), WithResponseInto, errors and
-// redaction. A failure the API reports is an *APIError. A result that
-// does not fit out is a *DecodeError that names the JSON path of the value
-// at fault and says what kind of value it is and how long, never the
-// value; an error of out's own UnmarshalJSON is shown as it says, less
-// the keys, the query and req.Secrets.
+// json.Unmarshal; nil discards it), with the typed methods' signing,
+// retries, hooks (operation "Client.Do"), errors and redaction. A write
+// is sent at most once (see the package doc); a result that does not fit
+// out is a *DecodeError naming the JSON path, never the value.
 func (c *Client) Do(ctx context.Context, req *RawRequest, out any) error {
 	ep, q, body, err := req.endpoint("Client.Do")
 	if err != nil {
@@ -627,18 +551,14 @@ func (c *Client) Do(ctx context.Context, req *RawRequest, out any) error {
 		return err
 	}
 	if err := json.Unmarshal(result, out); err != nil {
-		// An answer that cannot be read, like any other (see Client.json).
 		return c.doDecodeError(ep.route.method+" "+c.baseURL.Path+ep.path, q, req.Secrets, result, out, err, ep.route.verify)
 	}
 	return nil
 }
 
 // doDecodeError is the *DecodeError of a Do whose result does not fit
-// out, as the typed methods make theirs: it names the JSON path of the
-// value at fault and says what kind of value it is and how long, never
-// the value; the path and the cause pass through the redaction of the
-// keys, the query and the request's Secrets. unknown, when not "", is
-// the route's hint: the answer was to a write, whose outcome is unknown.
+// out, redacted of the keys, the query and the secrets; unknown is the
+// route's hint when the outcome of a write is unknown.
 func (c *Client) doDecodeError(endpoint string, q *query, secrets []string, result []byte, out any, err error, unknown string) error {
 	path, cause := "result", err
 	var inv *json.InvalidUnmarshalError
@@ -663,10 +583,9 @@ func (c *Client) doDecodeError(endpoint string, q *query, secrets []string, resu
 	return &DecodeError{Endpoint: endpoint, Path: red.clean(path, maxDetail), Err: cause, unknown: unknown}
 }
 
-// DoFile is Do for a route whose answer is a file: any answer that is not
+// DoFile is Do for a route whose answer is a file: an answer that is not
 // JSON comes back as a streamed *File, which the caller closes; a JSON
-// answer is read as the API's error. Its hooks see the operation
-// "Client.DoFile".
+// answer is read as the API's error. Hooks see "Client.DoFile".
 func (c *Client) DoFile(ctx context.Context, req *RawRequest) (*File, error) {
 	ep, q, body, err := req.endpoint("Client.DoFile")
 	if err != nil {

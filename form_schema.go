@@ -13,28 +13,50 @@ import (
 )
 
 // formSchema is the part of a filing method's JSON Schema that Client.Order
-// checks a form against before the cart: type, required, properties,
-// items, enum, const, pattern, minLength, maxLength, and $ref to the
-// schema's own $defs or definitions. Other keywords are not checked (the
-// API checks the whole schema when it gets the form), nor is a pattern Go's
-// regexp cannot read.
+// checks a form against: type, required, properties, items, enum, const,
+// pattern (when Go's regexp reads it), minLength, maxLength, and $ref to
+// the root's $defs or definitions. The API checks the rest; a schema whose
+// keywords have other shapes is not used.
 type formSchema struct {
-	root map[string]any
+	Type        schemaTypes            `json:"type"`
+	Required    []string               `json:"required"`
+	Properties  map[string]*formSchema `json:"properties"`
+	Items       *formSchema            `json:"items"`
+	Enum        []any                  `json:"enum"`
+	Const       json.RawMessage        `json:"const"`
+	Pattern     string                 `json:"pattern"`
+	MinLength   *int                   `json:"minLength"`
+	MaxLength   *int                   `json:"maxLength"`
+	Ref         string                 `json:"$ref"`
+	Defs        map[string]*formSchema `json:"$defs"`
+	Definitions map[string]*formSchema `json:"definitions"`
+}
+
+// schemaTypes is a schema's type: one name or a list of names.
+type schemaTypes []string
+
+func (t *schemaTypes) UnmarshalJSON(b []byte) error {
+	var one string
+	if json.Unmarshal(b, &one) == nil {
+		*t = schemaTypes{one}
+		return nil
+	}
+	return json.Unmarshal(b, (*[]string)(t))
 }
 
 // maxSchemaDepth bounds how deep the check follows objects, arrays and
-// $ref: a schema that refers to itself ends there.
+// $ref, for a schema that refers to itself.
 const maxSchemaDepth = 32
 
-// parseFormSchema reads a JSON Schema; one that is not a JSON object
-// cannot be used.
+// parseFormSchema reads a JSON Schema, which must be a JSON object.
 func parseFormSchema(raw json.RawMessage) (*formSchema, error) {
-	v, err := decodeNumbers(raw)
-	root, ok := v.(map[string]any)
-	if err != nil || !ok {
-		return nil, errors.New("the filing method's schema is not a JSON object")
+	var s *formSchema
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(&s); err != nil || s == nil {
+		return nil, errors.New("the filing method's schema is not a JSON object Order can use")
 	}
-	return &formSchema{root: root}, nil
+	return s, nil
 }
 
 // decodeNumbers decodes JSON with its numbers as json.Number.
@@ -50,31 +72,29 @@ func decodeNumbers(b []byte) (any, error) {
 // first fault is a *ValidationError naming the field ("form_data.ssn"),
 // never its value.
 func (s *formSchema) check(field string, form any) error {
-	b, err := json.Marshal(form)
-	if err != nil {
+	v, ok := walkForm(form, func(v any) any { return v })
+	if !ok {
 		return invalid(field, "does not encode as JSON")
 	}
-	v, err := decodeNumbers(b)
-	if err != nil {
-		return invalid(field, "does not encode as JSON")
-	}
-	return s.value(s.root, field, v, 0)
+	return s.value(s, field, v, 0)
 }
 
 // value checks v, the field's value, against the schema node n.
-func (s *formSchema) value(n map[string]any, field string, v any, depth int) error {
+func (s *formSchema) value(n *formSchema, field string, v any, depth int) error {
 	n, depth = s.resolve(n, depth)
 	if depth > maxSchemaDepth {
 		return nil
 	}
-	if err := checkType(n["type"], field, v); err != nil {
-		return err
+	if len(n.Type) > 0 && !slices.ContainsFunc(n.Type, func(name string) bool { return isType(name, v) }) {
+		return invalid(field, "must be %s", strings.Join(n.Type, " or "))
 	}
-	if enum, ok := n["enum"].([]any); ok && !slices.ContainsFunc(enum, func(e any) bool { return sameValue(e, v) }) {
+	if n.Enum != nil && !slices.ContainsFunc(n.Enum, func(e any) bool { return sameValue(e, v) }) {
 		return invalid(field, "is not one of the values the schema allows")
 	}
-	if c, ok := n["const"]; ok && !sameValue(c, v) {
-		return invalid(field, "is not the value the schema requires")
+	if n.Const != nil {
+		if c, err := decodeNumbers(n.Const); err != nil || !sameValue(c, v) {
+			return invalid(field, "is not the value the schema requires")
+		}
 	}
 	switch v := v.(type) {
 	case string:
@@ -82,9 +102,8 @@ func (s *formSchema) value(n map[string]any, field string, v any, depth int) err
 	case map[string]any:
 		return s.object(n, field, v, depth)
 	case []any:
-		items, ok := n["items"].(map[string]any)
-		for i := 0; ok && i < len(v); i++ {
-			if err := s.value(items, fmt.Sprintf("%s[%d]", field, i), v[i], depth+1); err != nil {
+		for i := 0; n.Items != nil && i < len(v); i++ {
+			if err := s.value(n.Items, fmt.Sprintf("%s[%d]", field, i), v[i], depth+1); err != nil {
 				return err
 			}
 		}
@@ -92,21 +111,15 @@ func (s *formSchema) value(n map[string]any, field string, v any, depth int) err
 	return nil
 }
 
-// resolve follows n's $ref to the schema's own $defs or definitions.
-func (s *formSchema) resolve(n map[string]any, depth int) (map[string]any, int) {
+// resolve follows n's $ref to the root's $defs or definitions.
+func (s *formSchema) resolve(n *formSchema, depth int) (*formSchema, int) {
 	for depth <= maxSchemaDepth {
-		ref, _ := n["$ref"].(string)
-		name, ok := strings.CutPrefix(ref, "#/$defs/")
-		defs := "$defs"
-		if !ok {
-			name, ok = strings.CutPrefix(ref, "#/definitions/")
-			defs = "definitions"
+		var next *formSchema
+		if name, ok := strings.CutPrefix(n.Ref, "#/$defs/"); ok {
+			next = s.Defs[name]
+		} else if name, ok := strings.CutPrefix(n.Ref, "#/definitions/"); ok {
+			next = s.Definitions[name]
 		}
-		if !ok {
-			return n, depth
-		}
-		all, _ := s.root[defs].(map[string]any)
-		next, _ := all[name].(map[string]any)
 		if next == nil {
 			return n, depth
 		}
@@ -115,25 +128,20 @@ func (s *formSchema) resolve(n map[string]any, depth int) (map[string]any, int) 
 	return n, depth
 }
 
-// object checks an object's required fields, then its fields in the
-// order of their names.
-func (s *formSchema) object(n map[string]any, field string, v map[string]any, depth int) error {
-	required, _ := n["required"].([]any)
-	for _, r := range required {
-		if name, ok := r.(string); ok {
-			if _, there := v[name]; !there {
-				return invalid(field+"."+name, "is required")
-			}
+// object checks an object's required fields, then its fields by name.
+func (s *formSchema) object(n *formSchema, field string, v map[string]any, depth int) error {
+	for _, name := range n.Required {
+		if _, there := v[name]; !there {
+			return invalid(field+"."+name, "is required")
 		}
 	}
-	props, _ := n["properties"].(map[string]any)
 	names := make([]string, 0, len(v))
 	for k := range v {
 		names = append(names, k)
 	}
 	sort.Strings(names)
 	for _, k := range names {
-		if p, ok := props[k].(map[string]any); ok {
+		if p := n.Properties[k]; p != nil {
 			if err := s.value(p, field+"."+k, v[k], depth+1); err != nil {
 				return err
 			}
@@ -142,27 +150,7 @@ func (s *formSchema) object(n map[string]any, field string, v map[string]any, de
 	return nil
 }
 
-// checkType checks v against a schema's type: a name or a list of names.
-func checkType(t any, field string, v any) error {
-	var names []string
-	switch t := t.(type) {
-	case string:
-		names = []string{t}
-	case []any:
-		for _, e := range t {
-			if name, ok := e.(string); ok {
-				names = append(names, name)
-			}
-		}
-	}
-	if len(names) == 0 || slices.ContainsFunc(names, func(name string) bool { return isType(name, v) }) {
-		return nil
-	}
-	return invalid(field, "must be %s", strings.Join(names, " or "))
-}
-
-// isType reports whether v, as JSON decoded it, is of the JSON Schema
-// type name.
+// isType reports whether v, as JSON decoded it, is of the type name.
 func isType(name string, v any) bool {
 	switch v := v.(type) {
 	case nil:
@@ -183,34 +171,23 @@ func isType(name string, v any) bool {
 }
 
 // checkText checks a string against a schema's lengths and pattern.
-func checkText(n map[string]any, field, v string) error {
+func checkText(n *formSchema, field, v string) error {
 	length := utf8.RuneCountInString(v)
-	if min, ok := schemaInt(n["minLength"]); ok && length < min {
-		return invalid(field, "must be at least %d characters long", min)
+	if n.MinLength != nil && length < *n.MinLength {
+		return invalid(field, "must be at least %d characters long", *n.MinLength)
 	}
-	if max, ok := schemaInt(n["maxLength"]); ok && length > max {
-		return invalid(field, "must be at most %d characters long", max)
+	if n.MaxLength != nil && length > *n.MaxLength {
+		return invalid(field, "must be at most %d characters long", *n.MaxLength)
 	}
-	if p, ok := n["pattern"].(string); ok {
-		if re, err := regexp.Compile(p); err == nil && !re.MatchString(v) {
-			return invalid(field, "does not match the pattern %s", p)
+	if n.Pattern != "" {
+		if re, err := regexp.Compile(n.Pattern); err == nil && !re.MatchString(v) {
+			return invalid(field, "does not match the pattern %s", n.Pattern)
 		}
 	}
 	return nil
 }
 
-// schemaInt reads a schema's whole number.
-func schemaInt(v any) (int, bool) {
-	n, ok := v.(json.Number)
-	if !ok {
-		return 0, false
-	}
-	i, err := n.Int64()
-	return int(i), err == nil
-}
-
-// sameValue reports whether two values as JSON decoded them are the same
-// JSON value.
+// sameValue reports whether two decoded values are the same JSON value.
 func sameValue(a, b any) bool {
 	x, errA := json.Marshal(a)
 	y, errB := json.Marshal(b)

@@ -7,14 +7,8 @@ import (
 	"github.com/google/uuid"
 )
 
-// The records a write made, found by listing: ShoppingCart.AddItem,
-// PaymentMethods.Store and ShoppingCart.CheckoutOrder return the cart
-// item, card and order items they made, and the API's answers to those
-// writes may hold the record, the whole list it joined, or nothing. They
-// find the record by listing before and after the write when the answer
-// does not hold it, match it exactly, and never guess: no fit is
-// ErrNoMatch, two are ErrAmbiguous. Client.Order and FilingProducts.Find
-// pick from listings the same way.
+// Picking from listings, exactly (see the package doc): no fit is
+// ErrNoMatch, two are ErrAmbiguous.
 
 // only returns the one element of list that fits; what names it in
 // errors.
@@ -47,7 +41,6 @@ func made[T any](before, after []T, id func(T) uuid.UUID, fits func(T) bool, wha
 func cartItemID(it CartItem) uuid.UUID   { return it.ID }
 func cardID(m PaymentMethod) uuid.UUID   { return m.ID }
 func orderItemID(it OrderItem) uuid.UUID { return it.ID }
-func invoiceID(inv Invoice) uuid.UUID    { return inv.ID }
 func ids[T any](list []T, id func(T) uuid.UUID) []uuid.UUID {
 	out := make([]uuid.UUID, 0, len(list))
 	for _, r := range list {

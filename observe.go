@@ -6,99 +6,76 @@ import (
 	"time"
 )
 
-// What a program can see of its calls: the metadata of an answer
-// (WithResponseInto, APIError.Header), and hooks around every call and
-// every attempt (WithHooks), enough to build traces and metrics without
-// the SDK depending on any telemetry library.
-
-// Response is the metadata of a call's final answer. Get it with
+// Response is the metadata of a call's final answer; get it with
 // WithResponseInto.
 type Response struct {
-	// StatusCode is the HTTP status of the final answer; 0 when no answer
-	// came (a *TransportError).
+	// StatusCode is the final answer's status; 0 when none came.
 	StatusCode int
-	// Header is the final answer's header, less anything secret (see
-	// APIError.Header).
+	// Header is the final answer's header, redacted as APIError.Header.
 	Header http.Header
-	// RequestID is the answer's request id, from the first of the headers
-	// X-Request-Id, Request-Id and X-Correlation-Id that it has; "" when
-	// none.
+	// RequestID is the first of the headers X-Request-Id, Request-Id and
+	// X-Correlation-Id that the answer has; "" when none.
 	RequestID string
 	// Attempts is how many times the request was sent.
 	Attempts int
 	// Duration is the time from the first attempt to the final answer
-	// (for a file, to its headers; reading the file is not counted).
+	// (for a file, to its headers).
 	Duration time.Duration
 }
 
 type responseKey struct{}
 
-// WithResponseInto returns a context that makes a call fill *dst with the
-// metadata of its final answer when it ends, whether it succeeded or
-// failed with an *APIError or a *TransportError. It is the SDK's way of
-// giving a call's status, headers and request id without changing any
-// method's results, in the manner of net/http/httptrace:
+// WithResponseInto returns a context whose calls fill *dst with the
+// metadata of their final answer as they end, in success or failure, in
+// the manner of net/http/httptrace:
 //
 //	var meta acctadmin.Response
 //	docs, err := c.Documents.List(acctadmin.WithResponseInto(ctx, &meta), nil)
 //	log.Println(meta.StatusCode, meta.RequestID)
 //
-// Each call made with the context fills *dst; a file's call as its
-// headers arrive. All fills it on the loop's goroutine, before it yields
-// the first item of each page, with that page's answer (pages read ahead
-// keep theirs apart until then), so the loop body may read it. Pull fills
-// it once, as it returns, with the answer to its last listing request;
-// the contexts it gives fn and its downloads do not carry dst, so nothing
-// writes it while Pull runs. A call refused before anything was sent (a
-// nil context, invalid parameters) leaves *dst as it was. Do not share dst
-// between calls that run at the same time.
+// All fills it with each page's answer before it yields the page's first
+// item, on the loop's goroutine; Pull fills it as it returns. A call
+// refused before sending leaves *dst alone. Do not share dst between
+// concurrent calls.
 func WithResponseInto(ctx context.Context, dst *Response) context.Context {
 	return context.WithValue(ctx, responseKey{}, dst)
 }
 
 // Hooks are functions the client calls around every call and every
-// attempt of a call. Any of them may be nil. They run on the calling
-// goroutine (for Pull and All, on the goroutine that makes the request)
-// and must be safe for concurrent use when the client is.
-//
-// A call refused before anything is sent (a nil context, invalid
-// parameters) reaches no hook. Neither the query string nor any secret
-// reaches a hook: Path is a pattern such as "/documents/{id}/download".
+// attempt; any may be nil. They run on the goroutine that makes the
+// request and must be safe for concurrent use. A call refused before
+// anything is sent reaches no hook, and no hook sees a query string or a
+// secret.
 type Hooks struct {
-	// CallStart is called before the first attempt. The context it
-	// returns (if not nil) is the call's from then on, so it may carry a
-	// span that the attempts' spans become children of.
+	// CallStart is called before the first attempt; the context it
+	// returns (if not nil) is the call's from then on.
 	CallStart func(ctx context.Context, c CallInfo) context.Context
-	// CallEnd is called once the call has its final result, with ctx as
-	// CallStart returned it and c's outcome fields filled.
+	// CallEnd is called once the call has its final result, with the
+	// outcome fields of c filled.
 	CallEnd func(ctx context.Context, c CallInfo)
-	// AttemptStart is called before each attempt is sent, with the
-	// call's context; the context it returns (if not nil) is the
-	// attempt's, and the HTTP request's.
+	// AttemptStart is called before each attempt is sent; the context it
+	// returns (if not nil) is the attempt's and the HTTP request's.
 	AttemptStart func(ctx context.Context, a AttemptInfo) context.Context
-	// AttemptEnd is called once per attempt, after its answer was read or
-	// it failed, before the next attempt starts or the call ends, with ctx
-	// as AttemptStart returned it. For a file (Download, Page) the last
-	// attempt ends, and then the call, when the file is closed: its
-	// Duration counts the reading, and its Err is what cut the file short.
+	// AttemptEnd is called once per attempt, before the next one starts
+	// or the call ends. For a file the last attempt, and then the call,
+	// end when the file is closed: its Duration counts the reading, and
+	// its Err is what cut the file short.
 	AttemptEnd func(ctx context.Context, a AttemptInfo)
 }
 
 // CallInfo describes one call: one SDK method that sent a request.
 type CallInfo struct {
-	// Operation is the SDK method, as "Documents.List", from the route's
-	// declaration; a page read by All or Pull is a List call, each
-	// document Pull fetches a Download call, and a request of Client.Do
-	// is "Client.Do" (of DoFile, "Client.DoFile").
+	// Operation is the SDK method, as "Documents.List"; a page of All or
+	// Pull is a List call, a document Pull fetches a Download call, and a
+	// request of Client.Do "Client.Do" (DoFile: "Client.DoFile").
 	Operation string
-	// Method is the HTTP method; Path the request's path pattern, with
-	// ids and page numbers replaced by {id} and {n}.
+	// Method is the HTTP method; Path the path pattern, with ids and page
+	// numbers as {id} and {n}.
 	Method string
 	Path   string
-	// Start is when the call started.
-	Start time.Time
-	// The outcome, set for CallEnd: the final status (0 when no answer
-	// came), the attempts made, the time taken and the error returned.
+	Start  time.Time
+	// The outcome, for CallEnd: the final status (0 when no answer came),
+	// the attempts, the time taken and the error returned.
 	StatusCode int
 	Attempts   int
 	Duration   time.Duration
@@ -107,24 +84,21 @@ type CallInfo struct {
 
 // AttemptInfo describes one attempt of a call.
 type AttemptInfo struct {
-	// Operation, Method and Path are those of the call.
 	Operation string
 	Method    string
 	Path      string
 	// Attempt counts the call's attempts from 1.
 	Attempt int
-	// Start is when the attempt was sent.
-	Start time.Time
-	// The outcome, set for AttemptEnd: the status of its answer (0 when
-	// none came), how long it took up to its answer (or failure), and the
-	// failure, if any (a retried status is no failure).
+	Start   time.Time
+	// The outcome, for AttemptEnd: the answer's status (0 when none
+	// came), the time up to it, and the failure (a retried status is
+	// none).
 	StatusCode int
 	Duration   time.Duration
 	Err        error
 }
 
 // WithHooks makes the client call h around every call and every attempt.
-// See Hooks; an Example shows the wiring of a tracer.
 func WithHooks(h Hooks) Option {
 	return optionFunc(func(s *settings) error {
 		s.hooks = h
@@ -148,24 +122,21 @@ type observer struct {
 // observe starts observing a call for the hooks and into (either may be
 // nil), and returns the call's context.
 func (st *callState) observe(ctx context.Context, into *Response) context.Context {
-	h := st.c.hooks
-	st.obs = &observer{hooks: h, into: into, ctx: ctx}
-	st.obs.call = CallInfo{Method: st.method, Start: time.Now()}
-	if h != nil {
-		st.obs.call.Operation = st.route.operation
-		st.obs.call.Path = st.route.pattern
-		if h.CallStart != nil {
-			if c := h.CallStart(ctx, st.obs.call); c != nil {
-				st.obs.ctx = c
+	o := &observer{hooks: st.c.hooks, into: into, ctx: ctx, call: CallInfo{Method: st.method, Start: time.Now()}}
+	st.obs = o
+	if o.hooks != nil {
+		o.call.Operation, o.call.Path = st.route.operation, st.route.pattern
+		if o.hooks.CallStart != nil {
+			if c := o.hooks.CallStart(ctx, o.call); c != nil {
+				o.ctx = c
 			}
 		}
 	}
-	return st.obs.ctx
+	return o.ctx
 }
 
-// attemptStarted ends the previous attempt and starts attempt n (from 1),
-// whose request is req; it returns the request to send, with the
-// attempt's context.
+// attemptStarted ends the previous attempt and starts attempt n, and
+// returns req with the attempt's context.
 func (o *observer) attemptStarted(req *http.Request, n int) *http.Request {
 	o.endAttempt()
 	if o.hooks == nil {
@@ -177,14 +148,13 @@ func (o *observer) attemptStarted(req *http.Request, n int) *http.Request {
 	if o.hooks.AttemptStart != nil {
 		if c := o.hooks.AttemptStart(o.ctx, o.attempt); c != nil {
 			o.actx = c
-			req = req.WithContext(c) // the transport sees it too
+			req = req.WithContext(c)
 		}
 	}
 	return req
 }
 
-// attemptOutcome notes what the current attempt came to: its answer (for
-// JSON, read) or its error.
+// attemptOutcome notes the current attempt's answer or error.
 func (o *observer) attemptOutcome(resp *http.Response, err error) {
 	if !o.open {
 		return
@@ -206,7 +176,7 @@ func (o *observer) endAttempt() {
 	}
 }
 
-// answered records the call's final answer, for WithResponseInto, once:
+// answered records the call's final answer for WithResponseInto, once:
 // for a file as it is handed out, else as the call finishes.
 func (st *callState) answered() {
 	o := st.obs
@@ -228,10 +198,9 @@ func (st *callState) answered() {
 	}
 }
 
-// finish ends the call with err: its final answer is recorded (see
-// answered), then the last attempt's AttemptEnd runs, then CallEnd. A
-// file handed out finishes as it is closed: its last attempt lasted until
-// then, and failed if err (what cut the file short) is set.
+// finish ends the call with err: answered, then the last AttemptEnd,
+// then CallEnd. A file handed out finishes as it is closed, and err is
+// what cut it short.
 func (st *callState) finish(err error) {
 	o := st.obs
 	if o == nil {
@@ -252,7 +221,6 @@ func (st *callState) finish(err error) {
 	}
 }
 
-// requestID reads the request id an answer carries, if any.
 func requestID(h http.Header) string {
 	for _, k := range []string{"X-Request-Id", "Request-Id", "X-Correlation-Id"} {
 		if v := h.Get(k); v != "" {

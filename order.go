@@ -12,12 +12,10 @@ import (
 
 // OrderRequest is a filing to order with Client.Order. CompanyID,
 // Jurisdiction, one of Filing and ProductID, and one of PaymentMethodID
-// and Card are required. It prints, logs and marshals with the card's
-// number and CVC and every value of FormData redacted.
+// and Card are required. It prints and marshals redacted.
 type OrderRequest struct {
 	CompanyID uuid.UUID
-	// Jurisdiction is where the company files ("WY" or "Wyoming"): the
-	// offerings and filing methods are those of that jurisdiction.
+	// Jurisdiction is where the company files ("WY" or "Wyoming").
 	Jurisdiction string
 	// Filing is what the filing files, as FilingProducts.Find takes it
 	// ("EIN", "annual report"); ProductID names the product instead.
@@ -28,44 +26,36 @@ type OrderRequest struct {
 	FilingMethodID uuid.UUID
 	Method         string
 	// PaymentMethodID is the stored card to charge; Card is a card to
-	// store first (PaymentMethods.Store) and charge: stored anew by every
-	// Order given it (pass the result's Card.ID the next time).
+	// store first, anew by every Order given it (pass the result's
+	// Card.ID the next time).
 	PaymentMethodID uuid.UUID
 	Card            *Card
 	// FormData answers the form the order item waits for (see
-	// FilingMethods.Schemas); nil leaves the item waiting. Order checks it
-	// against the filing method's schema before anything is put in the
-	// cart. It may hold personal data: Order sends it in that one request
-	// and redacts its values from every error, log line and hook.
+	// FilingMethods.Schemas); nil leaves the item waiting.
 	FormData any
-	// AllowDuplicate orders even when the company has an order item of
-	// the product that is not finished; without it, Order refuses such an
-	// order with a *DuplicateOrderError before anything moves money.
+	// AllowDuplicate orders even when the company has an unfinished
+	// order item of the product.
 	AllowDuplicate bool
 }
 
-// OrderResult is what Client.Order did, step by step; the fields of the
-// steps it did not reach are zero.
+// OrderResult is what Client.Order did, step by step; the steps it did
+// not reach are zero.
 type OrderResult struct {
 	Product *FilingProduct
 	Method  *FilingMethod
 	// SchemaChecked is true when FormData passed the filing method's
-	// schema before anything was put in the cart. When it is false,
-	// SchemaNote says why (no FormData, no schema listed, the schema could
-	// not be read or is not one Order can use), and only the API checks
-	// the form, once the card is charged.
+	// schema before anything was put in the cart; else SchemaNote says
+	// why, and only the API checks the form, once the card is charged.
 	SchemaChecked bool
 	SchemaNote    string
 	Card          *PaymentMethod // the card charged
 	CartItem      *CartItem      // the item put in the cart
 	// Checkout is the checkout's answer, with the order items it made.
 	// Non-nil, the card was charged: do not order again, whatever error
-	// comes with it. Nil beside a *CheckoutOutcomeError, the error's
-	// Verdict says.
+	// comes with it.
 	Checkout *Checkout
-	// OrderItem is the order item of the filing: as SubmitFormData
-	// answered it when FormData was given, else as it waits for its form;
-	// nil when the filing needs no form.
+	// OrderItem is the order item of the filing (as SubmitFormData
+	// answered it, when FormData was given); nil when it needs no form.
 	OrderItem *OrderItem
 }
 
@@ -75,24 +65,20 @@ type ChargeVerdict string
 
 // The verdicts.
 const (
-	// Charged: the checkout's answer was lost, and the listings show it
-	// took effect: new invoices of the company, and the item left the
-	// cart. Do not order again.
+	// Charged: the answer was lost, and the listings show new invoices
+	// of the company and the item gone from the cart.
 	Charged ChargeVerdict = "charged"
-	// NotCharged: the answer proves the checkout was not applied (the API
-	// refused it, with a 4xx or success false, or the request never
-	// left): ordering again is safe.
+	// NotCharged: the answer proves the checkout was not applied; ordering
+	// again is safe.
 	NotCharged ChargeVerdict = "not charged"
-	// ChargeUnknown: the checkout's answer was lost and the listings do
-	// not show it took effect. It may still take effect: do not order
-	// again before Invoices.List and ShoppingCart.List show it did not.
+	// ChargeUnknown: the answer was lost and the listings do not show the
+	// charge, which may still happen: do not order again before
+	// Invoices.List and ShoppingCart.List show it did not.
 	ChargeUnknown ChargeVerdict = "still unknown"
 )
 
-// verdict is what the listings show after a checkout whose answer was
-// lost, compared with what they showed before: the invoices made since,
-// and whether the item is still in the cart. Charged when both show it,
-// and never "not charged": a lost checkout may take effect later.
+// verdict is what the listings show after a lost checkout: never "not
+// charged", since it may take effect later.
 func verdict(newInvoices int, inCart bool) ChargeVerdict {
 	if newInvoices > 0 && !inCart {
 		return Charged
@@ -100,49 +86,29 @@ func verdict(newInvoices int, inCart bool) ChargeVerdict {
 	return ChargeUnknown
 }
 
-// unfinished are the order item statuses of a filing not yet done, as
-// the API names them: waiting for its form, or new (being worked on).
+// unfinished are the statuses of an order item not yet done.
 var unfinished = []OrderItemStatus{OrderItemRequiringAttention, OrderItemNew}
 
 // Order orders a filing for a company, end to end, with the client's
-// public methods, in this order:
+// public methods:
 //
-//  1. the product: found by what it files (FilingProducts.Find), or
-//     r.ProductID among the offerings;
-//  2. its filing method (FilingMethods.List);
-//  3. the form, when r.FormData is given: the method's schema
-//     (FilingMethods.Schemas) is read and the form checked against it
-//     (required fields, types, patterns, enumerations, lengths); a form
-//     it refuses is a *ValidationError that names the field, never its
-//     value, and nothing more is sent. When no schema can be read, the
-//     result's SchemaNote says so and the order goes on;
-//  4. the company's waiting order items (OrderItems.ListRequiringAttention):
-//     one of the same product (by id) that is not finished, its status
-//     requiring-client-attention or new, refuses the order with a
-//     *DuplicateOrderError (ErrDuplicateOrder), and nothing more is sent,
-//     unless r.AllowDuplicate;
-//  5. the card: r.PaymentMethodID among the stored cards, or r.Card
-//     stored (PaymentMethods.Store);
-//  6. the cart item (ShoppingCart.AddItem);
-//  7. the checkout of that item alone (ShoppingCart.Checkout), after
-//     listing the company's invoices and cart;
-//  8. the form of the one new order item of the company and product
-//     (OrderItems.SubmitFormData), when r.FormData is given.
+//  1. the product (FilingProducts.Find, or r.ProductID among the
+//     offerings) and its filing method (FilingMethods.List);
+//  2. r.FormData checked against the method's schema
+//     (FilingMethods.Schemas): a refusal is a *ValidationError naming the
+//     field; a schema that cannot be read is noted in SchemaNote;
+//  3. an unfinished order item of the same product refuses the order with
+//     a *DuplicateOrderError, unless r.AllowDuplicate;
+//  4. the card (r.PaymentMethodID among the stored cards, or r.Card
+//     stored), the cart item (ShoppingCart.AddItem), and the checkout of
+//     that item alone, after listing the company's invoices and cart;
+//  5. the form of the one new order item (OrderItems.SubmitFormData).
 //
-// Every call carries the card's number and CVC and the form's values in
-// CallRedact: no error, log line or hook shows them, whatever an answer
-// echoes.
-//
-// The checkout is sent once and never again. A failure before it has
-// charged nothing. A failed checkout is a *CheckoutOutcomeError whose
-// Verdict says whether the card was charged: NotCharged only when the
-// answer proves the checkout was not applied; after a lost answer (a
-// timeout, a broken connection, a 5xx), Order lists the invoices and the
-// cart again, and says Charged when they show the checkout took effect,
-// else ChargeUnknown. Order does not go on to the form then. After the
-// checkout, the result's Checkout is set: the card was charged. The
-// order item is the one new waiting item of the company and product:
-// none while FormData is given, or two, is ErrNoMatch or ErrAmbiguous.
+// Every call redacts the card and the form's values (CallRedact). A
+// failure before the checkout has charged nothing. The checkout is sent
+// once (see the package doc); its failure is a *CheckoutOutcomeError
+// whose Verdict says whether the card was charged, from the listings of
+// invoices and cart after a lost answer.
 func (c *Client) Order(ctx context.Context, r *OrderRequest) (*OrderResult, error) {
 	r = orZero(r)
 	if err := r.check(ctx); err != nil {
@@ -193,8 +159,7 @@ func (r *OrderRequest) check(ctx context.Context) error {
 	return err
 }
 
-// secrets are the values every call of the order redacts: the card's
-// number and CVC, and the form's values.
+// secrets are the values every call of the order redacts.
 func (r *OrderRequest) secrets() []string {
 	values := formValues(r.FormData)
 	if r.Card != nil {
@@ -216,8 +181,7 @@ func (c *Client) orderProduct(ctx context.Context, r *OrderRequest) (*FilingProd
 	return only(products, func(p FilingProduct) bool { return p.ID == r.ProductID }, "offered product "+r.ProductID.String())
 }
 
-// orderMethod finds the filing method of the order: by id, by name, or
-// the product's only one.
+// orderMethod finds the filing method: by id, by name, or the only one.
 func (c *Client) orderMethod(ctx context.Context, r *OrderRequest, product *FilingProduct) (*FilingMethod, error) {
 	methods, err := c.FilingMethods.List(ctx, &FilingMethodListParams{CompanyID: r.CompanyID, Jurisdiction: r.Jurisdiction, FilingProductID: product.ID})
 	if err != nil {
@@ -229,9 +193,8 @@ func (c *Client) orderMethod(ctx context.Context, r *OrderRequest, product *Fili
 	}, "filing method of "+product.Name)
 }
 
-// checkOrderForm checks r.FormData against the schema of the order's
-// filing method. A schema that cannot be read or used is noted in res,
-// and the order goes on.
+// checkOrderForm checks r.FormData against the filing method's schema;
+// one that cannot be read or used is noted in res.
 func (c *Client) checkOrderForm(ctx context.Context, r *OrderRequest, res *OrderResult) error {
 	if r.FormData == nil {
 		res.SchemaNote = "no form data given"
@@ -259,9 +222,8 @@ func (c *Client) checkOrderForm(ctx context.Context, r *OrderRequest, res *Order
 	return nil
 }
 
-// refuseDuplicate refuses the order when items, the company's waiting
-// order items, hold one of the product that is not finished, unless
-// r.AllowDuplicate.
+// refuseDuplicate refuses the order when items hold an unfinished one of
+// the product, unless r.AllowDuplicate.
 func refuseDuplicate(r *OrderRequest, product *FilingProduct, items []OrderItem) error {
 	if r.AllowDuplicate {
 		return nil
@@ -286,9 +248,8 @@ func (c *Client) orderCard(ctx context.Context, r *OrderRequest) (*PaymentMethod
 	return only(cards, func(m PaymentMethod) bool { return m.ID == r.PaymentMethodID }, "stored card "+r.PaymentMethodID.String())
 }
 
-// orderCheckout checks out the order's cart item, once, and answers the
-// form of the order item it made. before are the company's waiting order
-// items before the checkout.
+// orderCheckout checks out the cart item, once, and answers the form of
+// the order item it made; before are the waiting order items before it.
 func (c *Client) orderCheckout(ctx context.Context, r *OrderRequest, res *OrderResult, before []OrderItem) error {
 	invBefore, err := c.companyInvoices(ctx, r.CompanyID)
 	if err != nil {
@@ -314,11 +275,9 @@ func (c *Client) orderCheckout(ctx context.Context, r *OrderRequest, res *OrderR
 	return c.submitOrderForm(ctx, r, res)
 }
 
-// checkoutFailed is the *CheckoutOutcomeError of a checkout that failed
-// with err. An answer that proves the checkout was not applied is
-// NotCharged; after a lost answer the invoices and the cart are listed
-// again, and compared with invBefore and the cart item.
-func (c *Client) checkoutFailed(ctx context.Context, r *OrderRequest, res *OrderResult, invBefore []Invoice, err error) error {
+// checkoutFailed is the *CheckoutOutcomeError of a failed checkout; after
+// a lost answer the invoices and the cart are listed again.
+func (c *Client) checkoutFailed(ctx context.Context, r *OrderRequest, res *OrderResult, invBefore []uuid.UUID, err error) error {
 	e := &CheckoutOutcomeError{Verdict: NotCharged, Err: err}
 	if !errors.Is(err, ErrOutcomeUnknown) {
 		return e
@@ -327,10 +286,9 @@ func (c *Client) checkoutFailed(ctx context.Context, r *OrderRequest, res *Order
 	invAfter, ierr := c.companyInvoices(ctx, r.CompanyID)
 	inCart, cerr := c.inCart(ctx, r.CompanyID, res.CartItem.ID)
 	if e.CheckErr = errors.Join(ierr, cerr); e.CheckErr == nil {
-		known := ids(invBefore, invoiceID)
-		for _, inv := range invAfter {
-			if !slices.Contains(known, inv.ID) {
-				e.InvoiceIDs = append(e.InvoiceIDs, inv.ID)
+		for _, id := range invAfter {
+			if !slices.Contains(invBefore, id) {
+				e.InvoiceIDs = append(e.InvoiceIDs, id)
 			}
 		}
 		e.Verdict = verdict(len(e.InvoiceIDs), inCart)
@@ -338,14 +296,14 @@ func (c *Client) checkoutFailed(ctx context.Context, r *OrderRequest, res *Order
 	return e
 }
 
-// companyInvoices lists every invoice of the company.
-func (c *Client) companyInvoices(ctx context.Context, company uuid.UUID) ([]Invoice, error) {
-	var list []Invoice
+// companyInvoices lists the ids of every invoice of the company.
+func (c *Client) companyInvoices(ctx context.Context, company uuid.UUID) ([]uuid.UUID, error) {
+	var list []uuid.UUID
 	for inv, err := range c.Invoices.All(ctx, &InvoiceListParams{CompanyIDs: []uuid.UUID{company}}) {
 		if err != nil {
 			return nil, err
 		}
-		list = append(list, inv)
+		list = append(list, inv.ID)
 	}
 	return list, nil
 }
@@ -356,8 +314,8 @@ func (c *Client) inCart(ctx context.Context, company, item uuid.UUID) (bool, err
 	return slices.Contains(ids(cart, cartItemID), item), err
 }
 
-// submitOrderForm answers, with r.FormData, the form of the one new
-// order item of the company and product that waits for it.
+// submitOrderForm answers the form of the one new order item of the
+// company and product.
 func (c *Client) submitOrderForm(ctx context.Context, r *OrderRequest, res *OrderResult) error {
 	var waiting []OrderItem
 	for _, it := range res.Checkout.OrderItems {
@@ -379,19 +337,15 @@ func (c *Client) submitOrderForm(ctx context.Context, r *OrderRequest, res *Orde
 	return err
 }
 
-// Format prints the request as fmt prints a struct, with every string
-// and number of FormData read "[redacted]", under every verb (the card
-// prints as an address, or as Card prints itself); so do a
-// []*OrderRequest and a map of them. slog's text handler prints it so.
+// Format prints the request as fmt prints a struct, with FormData's
+// strings and numbers as "[redacted]" (the card prints itself redacted).
 func (r OrderRequest) Format(f fmt.State, verb rune) {
 	r.FormData = redactedForm(r.FormData)
 	formatFields(f, verb, r, "acctadmin.OrderRequest")
 }
 
-// MarshalJSON writes the request as encoding/json would, with FormData
-// redacted as Format prints it and the card's number and CVC as
-// "[redacted]": a request that a program marshals, or logs with slog's
-// JSON handler, shows no personal data.
+// MarshalJSON writes the request as encoding/json would, redacted as
+// Format prints it.
 func (r OrderRequest) MarshalJSON() ([]byte, error) {
 	type plain OrderRequest
 	r.FormData = redactedForm(r.FormData)

@@ -21,8 +21,8 @@ var (
 	routeResourcesDownload = declare(http.MethodGet, "/resources/{id}/download", "Resources.Download")
 )
 
-// ResourceKind says what a resource is. Values the API adds later are kept
-// as they come.
+// ResourceKind says what a resource is; other values are kept as they
+// come.
 type ResourceKind string
 
 // The resource kinds the API documents.
@@ -31,16 +31,15 @@ const (
 	ResourceKindURL      ResourceKind = "url"      // a link to a page elsewhere
 )
 
-// Resource is a reference form or link. GET /resources.
+// Resource is a reference form or link.
 type Resource struct {
 	ID           uuid.UUID    `json:"id"`
 	Name         string       `json:"name"`
 	URL          string       `json:"url"` // where the original is
 	Kind         ResourceKind `json:"kind"`
 	Jurisdiction string       `json:"jurisdiction"`
-	Agency       string       `json:"agency"` // the agency that provides it
-	// EntityTypes are the entity types the resource is for.
-	EntityTypes []string `json:"entity_types"`
+	Agency       string       `json:"agency"`       // the agency that provides it
+	EntityTypes  []string     `json:"entity_types"` // the entity types it is for
 }
 
 // maxResourcesLimit is the largest page of GET /resources.

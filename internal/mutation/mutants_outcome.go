@@ -39,17 +39,13 @@ func init() {
 			to:   `	if err == nil || !connectFailed(err) {`},
 		mutant{id: `outcome-query-map-order`, file: `client.go`, pkg: `.`,
 			what: `RawRequest.Query sent in map order`,
-			from: `	keys := make([]string, 0, len(r.Query))
-	for k := range r.Query {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+			from: `	slices.Sort(keys)
 	for _, k := range keys {
 		for _, v := range r.Query[k] {
 			q.add(k, v)
 		}
 	}`,
-			to: `	_ = sort.Strings
+			to: `	_ = keys
 	for k, vs := range r.Query {
 		for _, v := range vs {
 			q.add(k, v)
