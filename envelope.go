@@ -10,21 +10,10 @@ import (
 	"strings"
 )
 
-// The envelope every JSON answer comes in, its decoding into a typed
-// result, and the *DecodeError that names the endpoint and the JSON path of
-// a field that could not be read. Records read themselves with plain
-// encoding/json: each record type's UnmarshalJSON reads the API's shapes
-// through field types that do (Time, listedID, flexInt, … in values.go).
-
-// envelope is the API's response wrapper: {"success", "timestamp",
-// "result"}, its result decoded into the pointer Result holds. The
-// timestamp is not read: the SDK never uses it, and a shape of it the SDK
-// does not know must not fail a good answer. The success flag is JSON
-// true/false or the strings "true"/"false"; decodeEnvelope reads it.
-type envelope struct {
-	Success json.RawMessage `json:"success"`
-	Result  any             `json:"result"`
-}
+// What a decode that failed says: the *DecodeError that names the
+// endpoint and the JSON path of the field at fault. Records read
+// themselves with plain encoding/json (see values.go for the field types
+// that read the API's shapes).
 
 // errNotEnvelope says that a JSON body is not {"success", "result"}.
 var errNotEnvelope = errors.New("answer is not the API's envelope (no success field)")
@@ -35,48 +24,26 @@ func decodeEnvelope(endpoint string, body []byte, out any) (success bool, err er
 	return success, err
 }
 
-// envelopeDecoder is a result that reads its envelope itself: an answer
-// that puts fields beside "result".
-type envelopeDecoder interface {
-	decodeEnvelope(endpoint string, body []byte) (success bool, err error)
-}
-
-// decodeEnvelopeInto reads the API envelope in body and reports its
-// success flag; endpoint names the request in errors. The result is
-// decoded into *out as it stands, as encoding/json does (a slice's
-// backing array is written over; pass a zero value for a fresh result),
-// unless *out reads its envelope itself (envelopeDecoder). null reports
-// that the result was JSON null (*out is then left as it was).
-func decodeEnvelopeInto(endpoint string, body []byte, out any) (success, null bool, err error) {
-	if d, ok := out.(envelopeDecoder); ok {
-		success, err = d.decodeEnvelope(endpoint, body)
-		return success, false, err
-	}
-	env := envelope{Result: out}
-	if err := json.Unmarshal(body, &env); err != nil {
-		return false, false, resultFailure(endpoint, body, reflect.TypeOf(out), err)
-	}
-	switch string(env.Success) {
-	case "true", `"true"`:
-		return true, env.Result == nil, nil
-	case "false", `"false"`:
-		return false, env.Result == nil, nil
+// envelopeFailure is the error of an envelope whose success flag is
+// missing, null or not a boolean.
+func envelopeFailure(endpoint string, success json.RawMessage) error {
+	switch string(success) {
 	case "", "null":
-		return false, false, &DecodeError{Endpoint: endpoint, Err: errNotEnvelope}
+		return &DecodeError{Endpoint: endpoint, Err: errNotEnvelope}
 	}
-	return false, false, &DecodeError{Endpoint: endpoint, Path: "success", Err: fmt.Errorf("want a boolean, got %s", describe(env.Success))}
+	return &DecodeError{Endpoint: endpoint, Path: "success", Err: fmt.Errorf("want a boolean, got %s", describe(success))}
 }
 
-// resultFailure is decodeFailure for an envelope whose result, read as a
-// t, failed: the path it names starts at "result".
-func resultFailure(endpoint string, body []byte, t reflect.Type, err error) error {
+// resultFailure is decodeFailure for an envelope whose result, read into
+// out, failed: the path it names starts at "result".
+func resultFailure(endpoint string, body []byte, out any, err error) error {
 	var env struct {
 		Result json.RawMessage `json:"result"`
 	}
 	if json.Unmarshal(body, &env) != nil || len(env.Result) == 0 {
 		return decodeFailure(endpoint, body, reflect.TypeOf(env), err)
 	}
-	path, cause := locateIn(bytes.TrimSpace(env.Result), t, "result", err, 0)
+	path, cause := locateIn(bytes.TrimSpace(env.Result), reflect.TypeOf(out), "result", err, 0)
 	var ute *json.UnmarshalTypeError
 	if errors.As(cause, &ute) {
 		cause = errors.New(typeErrorText(ute))
@@ -260,27 +227,6 @@ func jsonFields(t reflect.Type) map[string]reflect.Type {
 	return out
 }
 
-// readRecord reads data, a JSON object, into w, a record's JSON form:
-// the record's own fields beside those that read the API's shapes. null
-// leaves w as it is.
-func readRecord(data []byte, w any) error {
-	if string(data) == "null" {
-		return nil
-	}
-	if len(data) == 0 || data[0] != '{' {
-		return fmt.Errorf("want a JSON object, got %s", describe(data))
-	}
-	return json.Unmarshal(data, w)
-}
-
-// keepRaw returns a copy of data, for a record's Raw.
-func keepRaw(data []byte) json.RawMessage {
-	if string(data) == "null" {
-		return nil
-	}
-	return append(json.RawMessage(nil), data...)
-}
-
 // decodeJSON reads data into *v, as an answer's fields beside "result"
 // are read; an error is a *DecodeError that names the bad field.
 func decodeJSON[T any](endpoint string, data []byte, v *T) error {
@@ -296,33 +242,3 @@ type ignored struct{}
 
 // UnmarshalJSON accepts any value.
 func (*ignored) UnmarshalJSON([]byte) error { return nil }
-
-// listOrOne reads an answer whose shape is not documented into *list: a
-// list of records as it is, one record (an object) as a list of it, and
-// anything else (null, true, a message) as no records.
-func listOrOne[R any](data []byte, list *[]R) error {
-	*list = nil
-	data = bytes.TrimSpace(data)
-	switch {
-	case len(data) > 0 && data[0] == '[':
-		return json.Unmarshal(data, list)
-	case len(data) > 0 && data[0] == '{':
-		*list = make([]R, 1)
-		return json.Unmarshal(data, &(*list)[0])
-	}
-	return nil
-}
-
-// records returns the records of a page read as their JSON forms (a type
-// without UnmarshalJSON, which encoding/json fills in one pass); a null
-// page is nil.
-func records[J, R any](page []J, record func(*J) R) []R {
-	if page == nil {
-		return nil
-	}
-	out := make([]R, len(page))
-	for i := range page {
-		out[i] = record(&page[i])
-	}
-	return out
-}

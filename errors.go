@@ -7,8 +7,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"sort"
 	"strings"
 	"time"
@@ -807,3 +809,201 @@ func (e *DuplicateOrderError) Error() string {
 
 // Is makes errors.Is(err, ErrDuplicateOrder) true.
 func (e *DuplicateOrderError) Is(target error) bool { return target == ErrDuplicateOrder }
+
+// What a failed call runs to build its error.
+
+// apiError reads a failed answer (capped) into an *APIError and closes it.
+func (st *callState) apiError(resp *http.Response) *APIError {
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	drainAndClose(resp.Body)
+	e := st.failure(resp, body)
+	e.Header = st.secrets().cleanHeader(resp.Header)
+	if d, ok := retryAfter(resp.Header.Get("Retry-After"), time.Now()); ok {
+		e.RetryAfter = d
+	}
+	e.fromCall, e.overWait = true, st.overWait || e.RetryAfter > st.c.retryAfterMax
+	if resp.StatusCode >= 300 && resp.StatusCode < 400 {
+		e.Message = st.redirectText(resp)
+	}
+	return e
+}
+
+// redirectText says why the redirect resp was not followed, never where
+// it led.
+func (st *callState) redirectText(resp *http.Response) string {
+	loc, err := resp.Location()
+	switch {
+	case err != nil || resp.Request == nil:
+		return "redirect not followed"
+	case loc.Host != resp.Request.URL.Host || loc.Scheme != resp.Request.URL.Scheme:
+		return "redirect to another host not followed"
+	case st.route.class == atMostOnce:
+		return "redirect not followed: a write is sent at most once"
+	}
+	hops := 0
+	for r := resp.Request; r.Response != nil && r.Response.Request != nil && hops < maxRedirects; r = r.Response.Request {
+		hops++
+	}
+	if hops >= maxRedirects-1 {
+		return "redirect not followed: too many redirects"
+	}
+	return "redirect not followed"
+}
+
+// failure builds the *APIError of an answer resp that reports a failure,
+// whose body (or its start) is body, through the call's redaction.
+func (st *callState) failure(resp *http.Response, body []byte) *APIError {
+	st.noteTokens(resp)
+	e := newAPIError(resp.StatusCode, st.method, st.path, body, st.secrets())
+	e.pay = st.route.pay
+	return e
+}
+
+// secrets returns the call's redaction, made on first use: the client's
+// keys, the query string, the values of CallRedact, those the body
+// carries (a card number, a password, a form's values), and the tokens
+// noted so far.
+func (st *callState) secrets() *redactor {
+	if st.red == nil {
+		k := st.c.keys()
+		st.red = &redactor{
+			secrets: append(make([]string, 0, len(k.secrets)+6), k.secrets...),
+			marks:   append(make([]string, 0, len(k.marks)+6), k.marks...),
+		}
+		st.red.addQuery(st.query)
+		st.red.addBodyValues(st.redactValues, (*redactor).addCallValue)
+		if sb, ok := st.in.(secretBody); ok {
+			st.red.addBodyValues(sb.secretValues(), (*redactor).addSensitive)
+		}
+		if pb, ok := st.in.(personalBody); ok {
+			st.red.addBodyValues(pb.personalValues(), (*redactor).addPersonal)
+		}
+	}
+	return st.red
+}
+
+// noteTokens adds to the call's redaction the token sent for the request
+// that got resp, and those of the redirects that led to it.
+func (st *callState) noteTokens(resp *http.Response) {
+	for i := 0; resp != nil && resp.Request != nil && i <= maxRedirects; i++ {
+		if a := resp.Request.Header.Get("Authorization"); a != "" {
+			st.secrets().addToken(a)
+		}
+		resp = resp.Request.Response
+	}
+}
+
+// learnToken adds to the call's redaction the token the client's signer
+// makes for the call (it is deterministic): a transport error may quote
+// what was sent before any answer handed the token back.
+func (st *callState) learnToken() {
+	s, ok := st.c.auth().(*signer)
+	if !ok {
+		return
+	}
+	req := &http.Request{URL: &url.URL{Path: st.path, RawQuery: st.query}, Header: make(http.Header, 1)}
+	if s.Authenticate(req, st.body) == nil {
+		st.secrets().addToken(req.Header.Get("Authorization"))
+	}
+}
+
+// cleanDecode passes the path and the cause of a *DecodeError through the
+// call's redaction: the path may hold a key the server chose, and the
+// cause may quote the answer.
+func (st *callState) cleanDecode(err error) error {
+	var de *DecodeError
+	if !errors.As(err, &de) {
+		return err
+	}
+	r := st.secrets()
+	de.Path = r.clean(de.Path, maxDetail)
+	if de.Err != nil {
+		if text := de.Err.Error(); r.clean(text, maxMessage) != text {
+			de.Err = &redactedError{text: r.clean(text, maxMessage), cause: de.Err}
+		}
+	}
+	return err
+}
+
+// endpoint names a call in decode errors: "GET /documents".
+func (st *callState) endpoint() string { return st.method + " " + st.path }
+
+// shown is an attempt's error as a hook sees it: redacted, nil for none.
+func (st *callState) shown(err error) error {
+	if err == nil {
+		return nil
+	}
+	return st.readError(err)
+}
+
+// readError says why an answer could not be had, without the URL: an
+// answer over the cap is a *DecodeError, anything else a *TransportError.
+func (st *callState) readError(err error) error {
+	if errors.Is(err, ErrResponseTooLarge) {
+		return &DecodeError{Endpoint: st.endpoint(), Err: fmt.Errorf("%w: over %d bytes", ErrResponseTooLarge, maxJSONBody)}
+	}
+	return st.redact(err)
+}
+
+// redact makes err a *TransportError whose text has no URL nor secret,
+// keeping the cause.
+func (st *callState) redact(err error) error {
+	var te *TransportError
+	var de *DecodeError
+	if errors.As(err, &te) || errors.As(err, &de) {
+		return err
+	}
+	origin := connectOrigin(err)
+	err = stripURL(err)
+	st.learnToken()
+	r := st.secrets()
+	text := r.clean(causeText(err), maxMessage)
+	if origin != "" {
+		text = "connect to " + r.clean(origin, maxDetail) + ": " + text
+	}
+	if raw := err.Error(); r.clean(raw, maxMessage) != raw {
+		// The cause quotes a secret, or at length: kept for errors.Is only.
+		err = &redactedError{text: r.clean(raw, maxMessage), cause: err}
+	}
+	return &TransportError{Method: st.method, Path: st.path, Attempts: max(st.attempt, 1), Err: err, text: text}
+}
+
+// connectOrigin returns "scheme://host:port" of the URL that err failed
+// to connect to (a dial, a name, a TLS handshake), else "".
+func connectOrigin(err error) string {
+	var ue *url.Error
+	if !errors.As(err, &ue) || !connectFailure(ue.Err) {
+		return ""
+	}
+	u, perr := url.Parse(ue.URL)
+	if perr != nil || u.Scheme == "" || u.Host == "" {
+		return ""
+	}
+	return u.Scheme + "://" + u.Host
+}
+
+// connectFailure reports whether err says that no connection to the API
+// could be made.
+func connectFailure(err error) bool {
+	var (
+		op  *net.OpError
+		dns *net.DNSError
+		rh  tls.RecordHeaderError
+		cv  *tls.CertificateVerificationError
+		hn  x509.HostnameError
+		ua  x509.UnknownAuthorityError
+		ci  x509.CertificateInvalidError
+	)
+	return errors.As(err, &op) && op.Op == "dial" || errors.As(err, &dns) || errors.As(err, &rh) ||
+		errors.As(err, &cv) || errors.As(err, &hn) || errors.As(err, &ua) || errors.As(err, &ci)
+}
+
+// stripURL drops the *url.Error wrappers of err, whose text repeats the
+// URL with its query string.
+func stripURL(err error) error {
+	var ue *url.Error
+	for errors.As(err, &ue) {
+		err = ue.Err
+	}
+	return err
+}

@@ -1,9 +1,7 @@
 package acctadmin
 
 import (
-	"fmt"
 	"net/http"
-	"strings"
 )
 
 // Every route of the API is declared once, as a *route value in the file
@@ -88,38 +86,4 @@ func (r *route) paying(role payRole) *route {
 func declareRoute(r *route) *route {
 	routes = append(routes, r)
 	return r
-}
-
-// endpoint is a route with its parameters filled in: the request's path.
-type endpoint struct {
-	route *route
-	path  string
-}
-
-// at fills the route's parameters ({id}, {n}, in order) with args. A count
-// that does not match the pattern is a mistake in this package: it panics.
-func (r *route) at(args ...string) endpoint {
-	if !strings.Contains(r.pattern, "{") {
-		if len(args) != 0 {
-			panic(fmt.Sprintf("acctadmin: route %s %s takes no parameters", r.method, r.pattern))
-		}
-		return endpoint{route: r, path: r.pattern}
-	}
-	var b strings.Builder
-	rest := r.pattern
-	for _, a := range args {
-		open := strings.IndexByte(rest, '{')
-		if open < 0 {
-			panic(fmt.Sprintf("acctadmin: route %s %s: too many parameters", r.method, r.pattern))
-		}
-		end := strings.IndexByte(rest[open:], '}')
-		b.WriteString(rest[:open])
-		b.WriteString(a)
-		rest = rest[open+end+1:]
-	}
-	if strings.IndexByte(rest, '{') >= 0 {
-		panic(fmt.Sprintf("acctadmin: route %s %s: too few parameters", r.method, r.pattern))
-	}
-	b.WriteString(rest)
-	return endpoint{route: r, path: b.String()}
 }
