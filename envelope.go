@@ -10,12 +10,9 @@ import (
 	"strings"
 )
 
-// What a decode that failed says: the *DecodeError that names the
-// endpoint and the JSON path of the field at fault. Records read
-// themselves with plain encoding/json (see values.go for the field types
-// that read the API's shapes).
+// What a failed decode says: the *DecodeError that names the endpoint and
+// the JSON path of the field at fault.
 
-// errNotEnvelope says that a JSON body is not {"success", "result"}.
 var errNotEnvelope = errors.New("answer is not the API's envelope (no success field)")
 
 // decodeEnvelope is decodeEnvelopeInto without the null flag.
@@ -24,8 +21,8 @@ func decodeEnvelope(endpoint string, body []byte, out any) (success bool, err er
 	return success, err
 }
 
-// envelopeFailure is the error of an envelope whose success flag is
-// missing, null or not a boolean.
+// envelopeFailure is the error of a success flag missing, null or not a
+// boolean.
 func envelopeFailure(endpoint string, success json.RawMessage) error {
 	switch string(success) {
 	case "", "null":
@@ -43,18 +40,12 @@ func resultFailure(endpoint string, body []byte, out any, err error) error {
 	if json.Unmarshal(body, &env) != nil || len(env.Result) == 0 {
 		return decodeFailure(endpoint, body, reflect.TypeOf(env), err)
 	}
-	path, cause := locateIn(bytes.TrimSpace(env.Result), reflect.TypeOf(out), "result", err, 0)
-	var ute *json.UnmarshalTypeError
-	if errors.As(cause, &ute) {
-		cause = errors.New(typeErrorText(ute))
-	}
-	return &DecodeError{Endpoint: endpoint, Path: path, Err: cause}
+	return locatedError(endpoint, bytes.TrimSpace(env.Result), reflect.TypeOf(out), "result", err)
 }
 
 // decodeFailure turns an encoding/json error into a *DecodeError that
-// names the JSON path of the bad field. encoding/json does not report the
-// path of errors raised inside custom decoders, nor array indexes, so on
-// this (rare) path locate looks for the value at fault.
+// names the JSON path of the bad field, which encoding/json does not
+// report inside custom decoders nor in lists: locateIn looks for it.
 func decodeFailure(endpoint string, body []byte, t reflect.Type, err error) error {
 	var syn *json.SyntaxError
 	if errors.As(err, &syn) {
@@ -64,7 +55,11 @@ func decodeFailure(endpoint string, body []byte, t reflect.Type, err error) erro
 	if len(trimmed) == 0 || trimmed[0] != '{' {
 		return &DecodeError{Endpoint: endpoint, Err: errNotEnvelope}
 	}
-	path, cause := locateIn(trimmed, t, "", err, 0)
+	return locatedError(endpoint, trimmed, t, "", err)
+}
+
+func locatedError(endpoint string, data []byte, t reflect.Type, path string, err error) error {
+	path, cause := locateIn(data, t, path, err, 0)
 	var ute *json.UnmarshalTypeError
 	if errors.As(cause, &ute) {
 		cause = errors.New(typeErrorText(ute))
@@ -72,8 +67,8 @@ func decodeFailure(endpoint string, body []byte, t reflect.Type, err error) erro
 	return &DecodeError{Endpoint: endpoint, Path: path, Err: cause}
 }
 
-// locate finds the first value in data that cannot be decoded into t and
-// returns its JSON path and error; a nil error means it found none.
+// locate returns the JSON path and error of the first value in data that
+// cannot be decoded into t, or a nil error.
 func locate(data []byte, t reflect.Type, path string, depth int) (string, error) {
 	err := json.Unmarshal(data, reflect.New(t).Interface())
 	if err == nil {
@@ -82,9 +77,9 @@ func locate(data []byte, t reflect.Type, path string, depth int) (string, error)
 	return locateIn(data, t, path, err, depth)
 }
 
-// locateIn finds the value inside data, which reads as a t with the error
-// err, that is at fault, and returns its JSON path and its error. A list
-// or a map with a decoder of its own is judged whole.
+// locateIn returns the path and error of the value at fault inside data,
+// which reads as a t with the error err. A type with a decoder of its own
+// but a struct is judged whole.
 func locateIn(data []byte, t reflect.Type, path string, err error, depth int) (string, error) {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
@@ -109,8 +104,7 @@ func locateIn(data []byte, t reflect.Type, path string, err error, depth int) (s
 	return path, err
 }
 
-// locateItem reads each item of data, a JSON list or object read as the
-// slice or map type t, alone, and looks inside the first that fails.
+// locateItem looks inside the first item of a list or map that fails.
 func locateItem(data []byte, t reflect.Type, path string, depth int) (string, error) {
 	var names []string
 	var items []json.RawMessage
@@ -134,11 +128,9 @@ func locateItem(data []byte, t reflect.Type, path string, depth int) (string, er
 	return "", nil
 }
 
-// locateField reads each field of data, a JSON object read as the struct
-// type t, alone into t, in sorted order, so that a record's own decoder
-// judges it (second names and tolerant fields included), and looks inside
-// the first that fails when the field's own type fails on it alike; a
-// field read in a shape of the API's (a time, say) is judged whole.
+// locateField reads each field of data alone into the struct type t, in
+// sorted order, so that a record's own decoder judges it, and looks
+// inside the first that fails when the field's own type fails alike.
 func locateField(data []byte, t reflect.Type, path string, depth int) (string, error) {
 	var fields map[string]json.RawMessage
 	_ = json.Unmarshal(data, &fields)
@@ -162,8 +154,8 @@ func locateField(data []byte, t reflect.Type, path string, depth int) (string, e
 
 var unmarshalerType = reflect.TypeOf((*json.Unmarshaler)(nil)).Elem()
 
-// sortedKeys returns the keys of an object in order: the same answer
-// names the same field every time.
+// sortedKeys returns the keys of an object in order, so that the same
+// answer names the same field every time.
 func sortedKeys(fields map[string]json.RawMessage) []string {
 	keys := make([]string, 0, len(fields))
 	for key := range fields {
@@ -173,9 +165,8 @@ func sortedKeys(fields map[string]json.RawMessage) []string {
 	return keys
 }
 
-// sameError reports whether a and b are the same failure: both nil, or
-// the same text, or encoding/json's refusal of the same value for the
-// same type (its text also names where).
+// sameError reports whether a and b are the same failure (encoding/json's
+// text of a refusal also names where).
 func sameError(a, b error) bool {
 	var ua, ub *json.UnmarshalTypeError
 	if errors.As(a, &ua) && errors.As(b, &ub) {
@@ -192,7 +183,7 @@ func joinPath(path, key string) string {
 }
 
 // jsonFields maps the lower-cased JSON name of every field of struct type
-// t (embedded structs promoted, shallower fields first) to its type.
+// t (embedded structs promoted) to its type.
 func jsonFields(t reflect.Type) map[string]reflect.Type {
 	out := map[string]reflect.Type{}
 	var walk func(t reflect.Type)
@@ -227,8 +218,7 @@ func jsonFields(t reflect.Type) map[string]reflect.Type {
 	return out
 }
 
-// decodeJSON reads data into *v, as an answer's fields beside "result"
-// are read; an error is a *DecodeError that names the bad field.
+// decodeJSON reads data into *v; an error is a *DecodeError.
 func decodeJSON[T any](endpoint string, data []byte, v *T) error {
 	if err := json.Unmarshal(data, v); err != nil {
 		return decodeFailure(endpoint, data, reflect.TypeOf(v), err)
@@ -236,9 +226,7 @@ func decodeJSON[T any](endpoint string, data []byte, v *T) error {
 	return nil
 }
 
-// ignored decodes any JSON value and keeps nothing: the result of an
-// endpoint whose answer shape is not documented.
+// ignored decodes any JSON value and keeps nothing.
 type ignored struct{}
 
-// UnmarshalJSON accepts any value.
 func (*ignored) UnmarshalJSON([]byte) error { return nil }

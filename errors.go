@@ -11,7 +11,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"sort"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -174,12 +173,7 @@ func readFieldErrors(raw json.RawMessage, unnamed string, keep func(field, msg s
 	case raw[0] == '"':
 		return keep(unnamed, text(raw))
 	case raw[0] == '{' && json.Unmarshal(raw, &obj) == nil:
-		keys := make([]string, 0, len(obj))
-		for k := range obj {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
+		for _, k := range sortedKeys(obj) {
 			field := k
 			if unnamed != "" {
 				field = unnamed + "." + k

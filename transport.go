@@ -21,48 +21,39 @@ import (
 	retryablehttp "github.com/hashicorp/go-retryablehttp"
 )
 
-// One call reads top to bottom in this file: the method's checks and
-// query, Client.json (or Client.file, in files.go), Client.send, which
-// has go-retryablehttp run the attempts, checkRetry after each attempt,
-// authTransport under each, and the envelope read into the result. What
-// only a failure runs is in errors.go.
+// One call reads top to bottom in this file: Client.json (or
+// Client.file), Client.send, go-retryablehttp running the attempts,
+// checkRetry after each, authTransport under each, the envelope read, and
+// the checks and query a method makes first. What only a failure runs is
+// in errors.go.
 
-// Limits of the transport.
 const (
-	maxJSONBody   = 32 << 20         // the largest JSON answer read
-	maxRetryAfter = 60 * time.Second // the default WithMaxRetryAfter
-	// maxDrain is how much of a discarded answer is read so that its
-	// connection is reused.
-	maxDrain = 1 << 20
-	// maxTrustedLength is how much of a Content-Length is allocated before
-	// the bytes arrive.
-	maxTrustedLength = 64 << 10
-	maxRedirects     = 5 // same-host redirects followed
+	maxJSONBody      = 32 << 20         // the largest JSON answer read
+	maxRetryAfter    = 60 * time.Second // the default WithMaxRetryAfter
+	maxDrain         = 1 << 20          // read of a discarded answer, to reuse its connection
+	maxTrustedLength = 64 << 10         // of a Content-Length, allocated before the bytes arrive
+	maxRedirects     = 5
 )
 
 // callState is the state of one API call across its attempts.
 type callState struct {
-	c      *Client
-	route  *route
-	method string
-	path   string // never with the query string
-	query  string
-	in     any    // the body's value, for its secrets
-	body   []byte // the bytes every attempt sends; nil for none
-	stream bool   // a file: the attempt timeout stops at its headers
-	// attempt counts the attempts made so far.
-	attempt int
+	c       *Client
+	route   *route
+	method  string
+	path    string // never with the query string
+	query   string
+	in      any    // the body's value, for its secrets
+	body    []byte // the bytes every attempt sends; nil for none
+	stream  bool   // a file: the attempt timeout stops at its headers
+	attempt int    // attempts made so far
 	// sent: an attempt may have reached the server. resent: one was
 	// retried after that, so later answers may see its effect.
 	sent, resent bool
-	// overWait: the call gave up on a Retry-After that its context's
-	// deadline comes before.
-	overWait bool
-	lastErr  error     // the error of the attempt about to be retried
-	obs      *observer // WithHooks and WithResponseInto; nil when none
-	red      *redactor // made on first use (secrets)
-	// redactValues are the values of CallRedact.
-	redactValues []string
+	overWait     bool      // gave up on a Retry-After past the deadline
+	lastErr      error     // of the attempt about to be retried
+	obs          *observer // WithHooks and WithResponseInto; nil when none
+	red          *redactor // made on first use (secrets)
+	redactValues []string  // of CallRedact
 }
 
 // json makes one JSON call and decodes the result of its envelope into
@@ -97,18 +88,17 @@ func (c *Client) json(ctx context.Context, ep endpoint, q *query, in, out any) e
 	return err
 }
 
-// absentResult is a result that a 2xx answer may give as no record
-// (GET /websites answers {"website": null} for a URL it does not know):
-// absent says why, or "" for a record.
+// absentResult is a result a 2xx answer may give as no record
+// ({"website": null}): absent says why, or "" for a record.
 type absentResult interface {
 	absent(null bool, body []byte) string
 }
 
 // send sends one call's request and returns its final answer: a 2xx JSON
 // answer read whole into body, a file's answer with its body open, or a
-// 404 to a repeated delete, drained. Any other answer is an *APIError; no
-// answer, a *TransportError. st is nil when the call was refused before
-// it started; else the caller ends it (end).
+// 404 to a repeated delete. Any other answer is an *APIError; none, a
+// *TransportError. st is nil for a call refused before it started; else
+// the caller ends it (end).
 func (c *Client) send(ctx context.Context, ep endpoint, q *query, in any, file bool) (st *callState, resp *http.Response, body []byte, err error) {
 	if ctx == nil {
 		return nil, nil, nil, nilContext()
@@ -166,8 +156,6 @@ func (c *Client) send(ctx context.Context, ep endpoint, q *query, in any, file b
 		rc.ResponseLogHook = st.logAnswer
 	}
 	if c.limiter != nil {
-		// The retries wait their turn in PrepareRetry, the redirects in
-		// the redirect policy.
 		rc.PrepareRetry = st.waitBeforeRetry
 		if err := c.waitTurn(ctx); err != nil {
 			return st, nil, nil, st.readError(err)
@@ -186,11 +174,9 @@ func (c *Client) send(ctx context.Context, ep endpoint, q *query, in any, file b
 	return st.finalAnswer(resp, file)
 }
 
-// checkRetry is the call's CheckRetry, asked after every attempt with its
-// answer resp (a 2xx JSON answer already read) or its error err. It notes
-// the attempt, then says whether it may be sent again (mayRetry); when a
-// retry follows, the answer it discards is drained, so that its
-// connection is reused.
+// checkRetry is the call's CheckRetry, asked after every attempt: it
+// notes the attempt, says whether it may be sent again (mayRetry), and
+// drains the answer a retry discards.
 func (st *callState) checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
 	st.attempt++
 	if err == nil || !neverSent(err) {
@@ -249,9 +235,7 @@ func (st *callState) mayRetry(ctx context.Context, resp *http.Response, err erro
 	return true
 }
 
-// transient reports whether a retry may mend the transport error err: not
-// a failure to sign, an answer over the cap, a rate limiter's refusal, nor
-// what go-retryablehttp knows no retry mends (an untrusted certificate).
+// transient reports whether a retry may mend the transport error err.
 func transient(err error) bool {
 	var ae *authError
 	if errors.As(err, &ae) || errors.Is(err, ErrResponseTooLarge) || errors.As(err, new(*limiterError)) {
@@ -261,8 +245,8 @@ func transient(err error) bool {
 	return retry
 }
 
-// backoff is the call's Backoff: the answer's Retry-After when it has one
-// (checkRetry kept it within the cap), else the client's backoff.
+// backoff is the call's Backoff: the answer's Retry-After (mayRetry kept
+// it within the cap), else the client's backoff.
 func (st *callState) backoff(_, _ time.Duration, attempt int, resp *http.Response) time.Duration {
 	wait := st.c.backoff(attempt + 1)
 	if resp != nil {
@@ -288,8 +272,7 @@ func lastAnswer(resp *http.Response, err error, _ int) (*http.Response, error) {
 	return resp, nil
 }
 
-// attemptStarts is the call's RequestLogHook: it starts attempt i+1 for
-// the hooks (whose context the request carries from then on) and logs it.
+// attemptStarts is the call's RequestLogHook.
 func (st *callState) attemptStarts(_ retryablehttp.Logger, req *http.Request, i int) {
 	if st.obs != nil {
 		r := st.obs.attemptStarted(req.WithContext(st.obs.ctx), i+1)
@@ -308,9 +291,9 @@ func (st *callState) waitBeforeRetry(req *http.Request) error {
 	return st.c.waitTurn(req.Context())
 }
 
-// finalAnswer takes the final answer resp that no attempt read: a 404 to
-// a repeated delete (an earlier attempt deleted it), a failure, a file, or
-// a JSON answer under a caller's http.Client.
+// finalAnswer takes the final answer that no attempt read: a 404 to a
+// repeated delete (an earlier attempt deleted it), a failure, a file, or
+// JSON under a caller's http.Client.
 func (st *callState) finalAnswer(resp *http.Response, file bool) (*callState, *http.Response, []byte, error) {
 	switch {
 	case resp.StatusCode == http.StatusNotFound && st.route.goneIsDone && st.resent:
@@ -330,8 +313,7 @@ func (st *callState) finalAnswer(resp *http.Response, file bool) (*callState, *h
 	return st, resp, body, nil
 }
 
-// end ends a call that came to err (nil for success): an error passes
-// through outcome, and the hooks end. A nil st returns err as it is.
+// end ends a call that came to err (nil for success) for the hooks.
 func (st *callState) end(err error) error {
 	if st == nil {
 		return err
@@ -345,15 +327,14 @@ func (st *callState) end(err error) error {
 	return err
 }
 
-// secretBody is a request body that carries secrets.
+// secretBody and personalBody are request bodies that carry secrets or
+// the values of a form.
 type secretBody interface{ secretValues() []string }
 
-// personalBody is a request body that carries the values of a form.
 type personalBody interface{ personalValues() []string }
 
 // outcome marks the failure err of an at-most-once call ErrOutcomeUnknown
-// when the API may have applied it (a 2xx saying success false is a
-// refusal).
+// when the API may have applied it.
 func (st *callState) outcome(err error) error {
 	if st.route.class != atMostOnce {
 		return err
@@ -375,13 +356,11 @@ func (st *callState) outcome(err error) error {
 
 var jsonContentType = []string{"application/json"}
 
-// log logs msg about attempt n, with attrs.
 func (st *callState) log(ctx context.Context, level slog.Level, msg string, n int, attrs ...slog.Attr) {
 	attrs = append([]slog.Attr{slog.String("method", st.method), slog.String("path", st.path), slog.Int("attempt", n)}, attrs...)
 	st.c.logger.LogAttrs(ctx, level, msg, attrs...)
 }
 
-// logRetry logs a retry before its wait, with what caused it.
 func (st *callState) logRetry(resp *http.Response, err error, wait time.Duration) {
 	attrs := []slog.Attr{slog.Duration("wait", wait)}
 	if resp != nil {
@@ -410,8 +389,7 @@ func (c *Client) backoff(n int) time.Duration {
 	return lo + rand.N(up-lo+1)
 }
 
-// waitTurn waits for the client's rate limiter, if any: a wait the
-// context ended is the context's error; a refusal, a *limiterError.
+// waitTurn waits for the client's rate limiter, if any.
 func (c *Client) waitTurn(ctx context.Context) error {
 	if c.limiter == nil {
 		return nil
@@ -427,8 +405,7 @@ func (c *Client) waitTurn(ctx context.Context) error {
 	return &limiterError{err: err, deadline: deadline}
 }
 
-// limiterError is a rate limiter's refusal while the context is live
-// (context.DeadlineExceeded when the context has a deadline).
+// limiterError is a rate limiter's refusal while the context is live.
 type limiterError struct {
 	err      error
 	deadline bool
@@ -440,8 +417,7 @@ func (e *limiterError) Is(target error) bool {
 	return e.deadline && target == context.DeadlineExceeded
 }
 
-// connectFailed reports whether err says the connection could not be
-// made, so that no byte of the request reached the server.
+// connectFailed reports whether the connection could not be made.
 func connectFailed(err error) bool {
 	var op *net.OpError
 	if errors.As(err, &op) && op.Op == "dial" {
@@ -451,16 +427,13 @@ func connectFailed(err error) bool {
 	return errors.As(err, &dns)
 }
 
-// neverSent reports whether no byte of the request reached the server:
-// the connection could not be made, or signing failed.
+// neverSent reports whether no byte of the request reached the server.
 func neverSent(err error) bool {
 	var ae *authError
 	return connectFailed(err) || errors.As(err, &ae)
 }
 
-// retryAfter reads a Retry-After header: seconds, or an HTTP date. (go-
-// retryablehttp reads it only in DefaultBackoff, on 429 and 503, without
-// a cap.)
+// retryAfter reads a Retry-After header: seconds, or an HTTP date.
 func retryAfter(v string, now time.Time) (time.Duration, bool) {
 	v = strings.TrimSpace(v)
 	if v == "" {
@@ -493,24 +466,20 @@ func drainAndClose(body io.ReadCloser) {
 	body.Close()
 }
 
-// authTransport signs every attempt to the API's own host (a request
-// sent elsewhere never carries the credentials) and bounds it with the
-// client's timeout. It sits under the retries, so a retry is signed anew.
+// authTransport sits under the retries: it signs every attempt to the
+// API's own host and bounds it with the client's timeout, which for a
+// file (headersOnly) ends at the headers.
 type authTransport struct {
-	base    http.RoundTripper
-	auth    Authenticator
-	scheme  string
-	host    string
-	timeout time.Duration
-	// headersOnly ends the timeout at the answer's headers: a file may take
-	// longer than any timeout to arrive.
-	headersOnly bool
+	base         http.RoundTripper
+	auth         Authenticator
+	scheme, host string
+	timeout      time.Duration
+	headersOnly  bool
 }
 
-// RoundTrip signs req, when it goes to the API's host, and sends it within
-// the client's timeout. A 2xx answer for JSON is read whole within the
-// timeout and handed on as a bufferBody: an answer cut off halfway, or
-// over the cap, fails the attempt as a broken connection would.
+// RoundTrip signs req, when it goes to the API's host, and sends it. A 2xx
+// answer for JSON is read whole within the timeout (a bufferBody), so that
+// an answer cut off halfway fails its attempt like a broken connection.
 func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req.URL.Host != t.host || req.URL.Scheme != t.scheme {
 		return t.base.RoundTrip(req)
@@ -571,7 +540,6 @@ func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
-// bufferBody is the body of a 2xx JSON answer its attempt read whole.
 type bufferBody struct {
 	bytes.Reader
 	b []byte
@@ -579,9 +547,8 @@ type bufferBody struct {
 
 func (*bufferBody) Close() error { return nil }
 
-// bodyBytes returns the bytes the request carries, to sign them: a fresh
-// copy from GetBody (which the retries and redirects set), or else the
-// body, read and put back.
+// bodyBytes returns the body's bytes, to sign them: a fresh copy from
+// GetBody, or else the body, read and put back.
 func bodyBytes(r *http.Request) ([]byte, error) {
 	rc := r.Body
 	if r.GetBody != nil {
@@ -602,11 +569,10 @@ func bodyBytes(r *http.Request) ([]byte, error) {
 	return b, nil
 }
 
-// errAttemptTimeout is what every attempt timeout is (errors.Is).
 var errAttemptTimeout = errors.New("attempt timed out")
 
-// attemptTimeout ends an attempt that outlived WithTimeout: a net.Error
-// whose Timeout is true, and context.DeadlineExceeded for errors.Is.
+// attemptTimeout ends an attempt that outlived WithTimeout: a net.Error,
+// and context.DeadlineExceeded.
 type attemptTimeout struct{ d time.Duration }
 
 func (e *attemptTimeout) Error() string {
@@ -620,13 +586,11 @@ func (e *attemptTimeout) Is(target error) bool {
 
 func (t *authTransport) timeoutError() error { return &attemptTimeout{t.timeout} }
 
-// authError is the failure of the Authenticator: no request was sent.
 type authError struct{ err error }
 
 func (e *authError) Error() string { return "authenticate: " + e.err.Error() }
 func (e *authError) Unwrap() error { return e.err }
 
-// cancelBody releases an attempt's context when its body is closed.
 type cancelBody struct {
 	io.ReadCloser
 	cancel context.CancelCauseFunc
@@ -645,10 +609,8 @@ func (b *cancelBody) Close() error {
 	return err
 }
 
-// redirectPolicy is the policy of reads: it follows a redirect only to
-// the same scheme and host, so the signed header never reaches another
-// server, after waiting its turn (turn). Any other is the answer. A write
-// follows none (refuseRedirect).
+// redirectPolicy is the policy of reads: it follows a redirect to the
+// same scheme and host only, after waiting its turn. A write follows none.
 func redirectPolicy(next func(*http.Request, []*http.Request) error, turn func(context.Context) error) func(*http.Request, []*http.Request) error {
 	return func(req *http.Request, via []*http.Request) error {
 		if len(via) >= maxRedirects {
@@ -668,11 +630,9 @@ func redirectPolicy(next func(*http.Request, []*http.Request) error, turn func(c
 
 func refuseRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
-// readJSON reads a JSON answer through the size cap. Its buffer grows by
-// doubling but never past one byte over the cap (io.ReadAll would
-// allocate far more to find the byte after it), and believes
-// Content-Length only up to maxTrustedLength: a server that announces
-// 32 MiB and sends 100 bytes must not cost 32 MiB.
+// readJSON reads a JSON answer through the size cap. Its buffer doubles
+// but never past one byte over the cap (io.ReadAll would allocate far
+// more), and believes Content-Length only up to maxTrustedLength.
 func readJSON(resp *http.Response) ([]byte, error) {
 	if resp.ContentLength > maxJSONBody {
 		return nil, ErrResponseTooLarge // said so up front: not worth reading
@@ -704,24 +664,20 @@ func readJSON(resp *http.Response) ([]byte, error) {
 	return b, nil
 }
 
-// envelope is the API's answer: {"success", "timestamp", "result"}, its
-// result decoded into the pointer Result holds. The timestamp is not
-// read: the SDK never uses it.
+// envelope is the API's answer, less its unused timestamp.
 type envelope struct {
 	Success json.RawMessage `json:"success"`
 	Result  any             `json:"result"`
 }
 
-// envelopeDecoder is a result that reads its envelope itself: an answer
-// that puts fields beside "result".
+// envelopeDecoder is a result that reads fields beside "result" too.
 type envelopeDecoder interface {
 	decodeEnvelope(endpoint string, body []byte) (success bool, err error)
 }
 
-// decodeEnvelopeInto reads the envelope in body into out (as encoding/json
-// does: a slice's backing array is written over) unless out reads it
-// itself, and reports its success flag (true/false or "true"/"false") and
-// whether the result was null; endpoint names the request in errors.
+// decodeEnvelopeInto reads the envelope in body, its result into out, and
+// reports its success flag (true/false or "true"/"false") and whether the
+// result was null; endpoint names the request in errors.
 func decodeEnvelopeInto(endpoint string, body []byte, out any) (success, null bool, err error) {
 	if d, ok := out.(envelopeDecoder); ok {
 		success, err = d.decodeEnvelope(endpoint, body)
@@ -740,8 +696,7 @@ func decodeEnvelopeInto(endpoint string, body []byte, out any) (success, null bo
 	return false, false, envelopeFailure(endpoint, env.Success)
 }
 
-// readRecord reads data, a JSON object (null leaves w as it is), into w,
-// a record's JSON form.
+// readRecord reads data, a JSON object or null, into w.
 func readRecord(data []byte, w any) error {
 	if len(data) == 0 || data[0] != '{' {
 		if string(data) == "null" {
@@ -752,7 +707,6 @@ func readRecord(data []byte, w any) error {
 	return json.Unmarshal(data, w)
 }
 
-// keepRaw returns a copy of data, for a record's Raw.
 func keepRaw(data []byte) json.RawMessage {
 	if string(data) == "null" {
 		return nil
@@ -775,8 +729,7 @@ func listOrOne[R any](data []byte, list *[]R) error {
 	return nil
 }
 
-// records returns the records of a page read as their JSON forms; a null
-// page is nil.
+// records makes the records of a page of their JSON forms.
 func records[J, R any](page []J, record func(*J) R) []R {
 	if page == nil {
 		return nil
@@ -788,14 +741,12 @@ func records[J, R any](page []J, record func(*J) R) []R {
 	return out
 }
 
-// endpoint is a route with its parameters filled in.
 type endpoint struct {
 	route *route
 	path  string
 }
 
-// at fills the route's parameters ({id}, {n}, in order) with args; a
-// count that does not match the pattern is a mistake here: it panics.
+// at fills the route's parameters ({id}, {n}) with args, or panics.
 func (r *route) at(args ...string) endpoint {
 	var b strings.Builder
 	rest := r.pattern
@@ -818,16 +769,13 @@ func (r *route) at(args ...string) endpoint {
 	return endpoint{route: r, path: b.String()}
 }
 
-// query builds a query string in the order its parameters are added, the
-// way the API reads it: empty and zero values are left out, a list is
-// repeated under its key with "[]" (jurisdictions[]=Utah&jurisdictions[]=Idaho),
-// times and dates are in the API's formats. Each adder returns q, so that
-// a query is one chain: new(query).str("url", u).id("company_id", id).
+// query builds a query string in the order its parameters are added:
+// zero values are left out, a list repeats its key with "[]", times and
+// dates are in the API's formats. Each adder returns q, for one chain.
 type query struct {
 	b []byte
 }
 
-// add adds key=v, even when v is "".
 func (q *query) add(key, v string) *query {
 	if len(q.b) > 0 {
 		q.b = append(q.b, '&')
@@ -890,10 +838,8 @@ func (q *query) ids(key string, vs []uuid.UUID) *query {
 	return q
 }
 
-// pageQuery starts the query of a listing with its limit and offset.
 func pageQuery(limit, offset int) *query { return new(query).int("limit", limit).int("offset", offset) }
 
-// encode returns the query string; a nil query encodes as "".
 func (q *query) encode() string {
 	if q == nil {
 		return ""
@@ -901,8 +847,7 @@ func (q *query) encode() string {
 	return string(q.b)
 }
 
-// orZero returns p, or a new zero P when p is nil: nil params read as the
-// zero params.
+// orZero reads nil params as the zero params.
 func orZero[P any](p *P) *P {
 	if p == nil {
 		return new(P)
@@ -910,8 +855,7 @@ func orZero[P any](p *P) *P {
 	return p
 }
 
-// The checks on the paths of calls; the others are in params.go. Each
-// returns a *ValidationError naming the parameter, or nil.
+// The checks on the paths of calls (the others are in params.go).
 
 func checkID(field string, id uuid.UUID) error {
 	if id == uuid.Nil {
@@ -920,7 +864,6 @@ func checkID(field string, id uuid.UUID) error {
 	return nil
 }
 
-// checkIDs refuses the nil UUID in a list of ids.
 func checkIDs(field string, ids []uuid.UUID) error {
 	for i, id := range ids {
 		if id == uuid.Nil {
@@ -930,7 +873,6 @@ func checkIDs(field string, ids []uuid.UUID) error {
 	return nil
 }
 
-// checkNotEmpty requires a list of at least one item.
 func checkNotEmpty(field string, n int) error {
 	if n == 0 {
 		return invalid(field, "give at least one")
@@ -951,7 +893,6 @@ func checkPage(limit, maxLimit, offset int) error {
 	return nil
 }
 
-// firstErr returns the first non-nil error.
 func firstErr(errs ...error) error {
 	for _, err := range errs {
 		if err != nil {
