@@ -688,7 +688,7 @@ func (e *DuplicateOrderError) Error() string {
 // Is makes errors.Is(err, ErrDuplicateOrder) true.
 func (e *DuplicateOrderError) Is(target error) bool { return target == ErrDuplicateOrder }
 
-// What a failed call runs to build its error.
+// What only a failed call runs.
 
 // apiError reads a failed answer (capped) into an *APIError and closes it.
 func (st *callState) apiError(resp *http.Response) *APIError {
@@ -728,8 +728,7 @@ func (st *callState) redirectText(resp *http.Response) string {
 	return "redirect not followed"
 }
 
-// failure builds the *APIError of an answer resp that reports a failure,
-// whose body (or its start) is body, through the call's redaction.
+// failure builds the *APIError of an answer resp and its body (or start).
 func (st *callState) failure(resp *http.Response, body []byte) *APIError {
 	st.noteTokens(resp)
 	e := newAPIError(resp.StatusCode, st.method, st.path, body, st.secrets())
@@ -785,9 +784,8 @@ func (st *callState) learnToken() {
 	}
 }
 
-// cleanDecode passes the path and the cause of a *DecodeError through the
-// call's redaction: the path may hold a key the server chose, and the
-// cause may quote the answer.
+// cleanDecode passes the path (a key the server chose) and the cause (a
+// quote of the answer) of a *DecodeError through the call's redaction.
 func (st *callState) cleanDecode(err error) error {
 	var de *DecodeError
 	if !errors.As(err, &de) {
@@ -803,7 +801,6 @@ func (st *callState) cleanDecode(err error) error {
 	return err
 }
 
-// endpoint names a call in decode errors: "GET /documents".
 func (st *callState) endpoint() string { return st.method + " " + st.path }
 
 // shown is an attempt's error as a hook sees it: redacted, nil for none.
@@ -860,8 +857,7 @@ func connectOrigin(err error) string {
 	return u.Scheme + "://" + u.Host
 }
 
-// connectFailure reports whether err says that no connection to the API
-// could be made.
+// connectFailure reports whether no connection to the API could be made.
 func connectFailure(err error) bool {
 	var (
 		op  *net.OpError
@@ -876,8 +872,7 @@ func connectFailure(err error) bool {
 		errors.As(err, &cv) || errors.As(err, &hn) || errors.As(err, &ua) || errors.As(err, &ci)
 }
 
-// stripURL drops the *url.Error wrappers of err, whose text repeats the
-// URL with its query string.
+// stripURL drops the *url.Error wrappers of err, whose text has the URL.
 func stripURL(err error) error {
 	var ue *url.Error
 	for errors.As(err, &ue) {

@@ -11,8 +11,8 @@ import (
 	"github.com/google/uuid"
 )
 
-// The checks below are the API's rules that can be known before sending,
-// beside those of transport.go.
+// The checks of the API's rules a call can know before sending, but
+// those on the path of a call (in transport.go).
 
 // checkNotBoth refuses two parameters that exclude each other.
 func checkNotBoth(a string, aSet bool, b string, bSet bool) error {
@@ -24,10 +24,7 @@ func checkNotBoth(a string, aSet bool, b string, bSet bool) error {
 
 // checkOne requires exactly one of two parameters.
 func checkOne(a string, aSet bool, b string, bSet bool) error {
-	if !aSet && !bSet {
-		return invalid(a, "give %s or %s", a, b)
-	}
-	return checkNotBoth(a, aSet, b, bSet)
+	return firstErr(checkSome(a, aSet, b, bSet), checkNotBoth(a, aSet, b, bSet))
 }
 
 func checkRequired(field, v string) error {
