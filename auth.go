@@ -30,21 +30,11 @@ type AuthenticatorFunc func(req *http.Request, body []byte) error
 func (f AuthenticatorFunc) Authenticate(req *http.Request, body []byte) error { return f(req, body) }
 
 // NewSigner returns the Authenticator the API expects: an
-// "Authorization: Bearer <JWT>" header whose token is signed HS256 with
-// secretKey, carries accessKey in its header as the field access_key, and
-// has exactly two claims: path (the request path, without the query
-// string) and content: the lowercase hex SHA-256 of the raw query string
-// exactly as sent (without "?") followed by the body bytes, as the
-// provider's documentation gives it and as the real API was recorded
-// accepting on every GET with a query. Without a query that is the hash
-// of the body (of the empty string when there is none), the form of the
-// provider's GitHub examples. WithBodyOnlySigning makes a client hash the
-// body alone whatever the query.
-//
-// The token is the one golang-jwt's Token.SignedString makes for that
-// header and those claims, and golang-jwt signs it (SigningMethodHS256);
-// the header's segment is encoded once here, since it never changes and
-// encoding it costs more than the rest of the signing.
+// "Authorization: Bearer <JWT>" header, signed HS256 by golang-jwt with
+// secretKey, with accessKey in its header as access_key and exactly two
+// claims: path (the request path, without the query) and content (the
+// lowercase hex SHA-256 of the raw query string as sent, without "?",
+// followed by the body bytes). WithBodyOnlySigning hashes the body alone.
 func NewSigner(accessKey, secretKey string) (Authenticator, error) {
 	if strings.TrimSpace(accessKey) == "" {
 		return nil, errors.New("acctadmin: empty access key")
@@ -52,6 +42,7 @@ func NewSigner(accessKey, secretKey string) (Authenticator, error) {
 	if strings.TrimSpace(secretKey) == "" {
 		return nil, errors.New("acctadmin: empty secret key")
 	}
+	// The header never changes: it is encoded once, as golang-jwt would.
 	header, err := json.Marshal(map[string]string{"alg": jwt.SigningMethodHS256.Alg(), "typ": "JWT", "access_key": accessKey})
 	if err != nil {
 		return nil, err
@@ -60,13 +51,11 @@ func NewSigner(accessKey, secretKey string) (Authenticator, error) {
 }
 
 type signer struct {
-	header    string // the token's first segment, as golang-jwt encodes it
+	header    string // the token's first segment
 	secretKey []byte
-	bodyOnly  bool // WithBodyOnlySigning: the content claim ignores the query
+	bodyOnly  bool // WithBodyOnlySigning
 }
 
-// requestClaims are the claims of a request's token: exactly path and
-// content.
 type requestClaims struct {
 	Path    string `json:"path"`
 	Content string `json:"content"`
@@ -77,11 +66,11 @@ func (s *signer) Authenticate(req *http.Request, body []byte) error {
 	if path == "" {
 		path = "/"
 	}
-	query := req.URL.RawQuery
-	if s.bodyOnly {
-		query = ""
+	content := body
+	if q := req.URL.RawQuery; q != "" && !s.bodyOnly {
+		content = append([]byte(q), body...)
 	}
-	sum := sha256.Sum256(signedContent(query, body))
+	sum := sha256.Sum256(content)
 	claims, err := json.Marshal(requestClaims{Path: path, Content: hex.EncodeToString(sum[:])})
 	if err != nil {
 		return err
@@ -93,14 +82,4 @@ func (s *signer) Authenticate(req *http.Request, body []byte) error {
 	}
 	req.Header["Authorization"] = []string{"Bearer " + signing + "." + base64.RawURLEncoding.EncodeToString(sig)}
 	return nil
-}
-
-// signedContent returns the bytes whose SHA-256 is the content claim of a
-// request with the raw query string rawQuery (as sent, without "?") and
-// the body bytes body: the query followed by the body.
-func signedContent(rawQuery string, body []byte) []byte {
-	if rawQuery == "" {
-		return body
-	}
-	return append([]byte(rawQuery), body...)
 }

@@ -10,23 +10,9 @@ import (
 	"strings"
 )
 
-// The envelope every JSON answer comes in, its decoding into a typed
-// result, and the *DecodeError that names the endpoint and the JSON path of
-// a field that could not be read. Records read themselves with plain
-// encoding/json: each record type's UnmarshalJSON reads the API's shapes
-// through field types that do (Time, listedID, flexInt, … in values.go).
+// What a failed decode says: the *DecodeError that names the endpoint and
+// the JSON path of the field at fault.
 
-// envelope is the API's response wrapper: {"success", "timestamp",
-// "result"}, its result decoded into the pointer Result holds. The
-// timestamp is not read: the SDK never uses it, and a shape of it the SDK
-// does not know must not fail a good answer. The success flag is JSON
-// true/false or the strings "true"/"false"; decodeEnvelope reads it.
-type envelope struct {
-	Success json.RawMessage `json:"success"`
-	Result  any             `json:"result"`
-}
-
-// errNotEnvelope says that a JSON body is not {"success", "result"}.
 var errNotEnvelope = errors.New("answer is not the API's envelope (no success field)")
 
 // decodeEnvelope is decodeEnvelopeInto without the null flag.
@@ -35,59 +21,31 @@ func decodeEnvelope(endpoint string, body []byte, out any) (success bool, err er
 	return success, err
 }
 
-// envelopeDecoder is a result that reads its envelope itself: an answer
-// that puts fields beside "result".
-type envelopeDecoder interface {
-	decodeEnvelope(endpoint string, body []byte) (success bool, err error)
-}
-
-// decodeEnvelopeInto reads the API envelope in body and reports its
-// success flag; endpoint names the request in errors. The result is
-// decoded into *out as it stands, as encoding/json does (a slice's
-// backing array is written over; pass a zero value for a fresh result),
-// unless *out reads its envelope itself (envelopeDecoder). null reports
-// that the result was JSON null (*out is then left as it was).
-func decodeEnvelopeInto(endpoint string, body []byte, out any) (success, null bool, err error) {
-	if d, ok := out.(envelopeDecoder); ok {
-		success, err = d.decodeEnvelope(endpoint, body)
-		return success, false, err
-	}
-	env := envelope{Result: out}
-	if err := json.Unmarshal(body, &env); err != nil {
-		return false, false, resultFailure(endpoint, body, reflect.TypeOf(out), err)
-	}
-	switch string(env.Success) {
-	case "true", `"true"`:
-		return true, env.Result == nil, nil
-	case "false", `"false"`:
-		return false, env.Result == nil, nil
+// envelopeFailure is the error of a success flag missing, null or not a
+// boolean.
+func envelopeFailure(endpoint string, success json.RawMessage) error {
+	switch string(success) {
 	case "", "null":
-		return false, false, &DecodeError{Endpoint: endpoint, Err: errNotEnvelope}
+		return &DecodeError{Endpoint: endpoint, Err: errNotEnvelope}
 	}
-	return false, false, &DecodeError{Endpoint: endpoint, Path: "success", Err: fmt.Errorf("want a boolean, got %s", describe(env.Success))}
+	return &DecodeError{Endpoint: endpoint, Path: "success", Err: fmt.Errorf("want a boolean, got %s", describe(success))}
 }
 
-// resultFailure is decodeFailure for an envelope whose result, read as a
-// t, failed: the path it names starts at "result".
-func resultFailure(endpoint string, body []byte, t reflect.Type, err error) error {
+// resultFailure is decodeFailure for an envelope whose result, read into
+// out, failed: the path it names starts at "result".
+func resultFailure(endpoint string, body []byte, out any, err error) error {
 	var env struct {
 		Result json.RawMessage `json:"result"`
 	}
 	if json.Unmarshal(body, &env) != nil || len(env.Result) == 0 {
 		return decodeFailure(endpoint, body, reflect.TypeOf(env), err)
 	}
-	path, cause := locateIn(bytes.TrimSpace(env.Result), t, "result", err, 0)
-	var ute *json.UnmarshalTypeError
-	if errors.As(cause, &ute) {
-		cause = errors.New(typeErrorText(ute))
-	}
-	return &DecodeError{Endpoint: endpoint, Path: path, Err: cause}
+	return locatedError(endpoint, bytes.TrimSpace(env.Result), reflect.TypeOf(out), "result", err)
 }
 
 // decodeFailure turns an encoding/json error into a *DecodeError that
-// names the JSON path of the bad field. encoding/json does not report the
-// path of errors raised inside custom decoders, nor array indexes, so on
-// this (rare) path locate looks for the value at fault.
+// names the JSON path of the bad field, which encoding/json does not
+// report inside custom decoders nor in lists: locateIn looks for it.
 func decodeFailure(endpoint string, body []byte, t reflect.Type, err error) error {
 	var syn *json.SyntaxError
 	if errors.As(err, &syn) {
@@ -97,7 +55,11 @@ func decodeFailure(endpoint string, body []byte, t reflect.Type, err error) erro
 	if len(trimmed) == 0 || trimmed[0] != '{' {
 		return &DecodeError{Endpoint: endpoint, Err: errNotEnvelope}
 	}
-	path, cause := locateIn(trimmed, t, "", err, 0)
+	return locatedError(endpoint, trimmed, t, "", err)
+}
+
+func locatedError(endpoint string, data []byte, t reflect.Type, path string, err error) error {
+	path, cause := locateIn(data, t, path, err, 0)
 	var ute *json.UnmarshalTypeError
 	if errors.As(cause, &ute) {
 		cause = errors.New(typeErrorText(ute))
@@ -105,8 +67,8 @@ func decodeFailure(endpoint string, body []byte, t reflect.Type, err error) erro
 	return &DecodeError{Endpoint: endpoint, Path: path, Err: cause}
 }
 
-// locate finds the first value in data that cannot be decoded into t and
-// returns its JSON path and error; a nil error means it found none.
+// locate returns the JSON path and error of the first value in data that
+// cannot be decoded into t, or a nil error.
 func locate(data []byte, t reflect.Type, path string, depth int) (string, error) {
 	err := json.Unmarshal(data, reflect.New(t).Interface())
 	if err == nil {
@@ -115,9 +77,9 @@ func locate(data []byte, t reflect.Type, path string, depth int) (string, error)
 	return locateIn(data, t, path, err, depth)
 }
 
-// locateIn finds the value inside data, which reads as a t with the error
-// err, that is at fault, and returns its JSON path and its error. A list
-// or a map with a decoder of its own is judged whole.
+// locateIn returns the path and error of the value at fault inside data,
+// which reads as a t with the error err. A type with a decoder of its own
+// but a struct is judged whole.
 func locateIn(data []byte, t reflect.Type, path string, err error, depth int) (string, error) {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
@@ -142,8 +104,7 @@ func locateIn(data []byte, t reflect.Type, path string, err error, depth int) (s
 	return path, err
 }
 
-// locateItem reads each item of data, a JSON list or object read as the
-// slice or map type t, alone, and looks inside the first that fails.
+// locateItem looks inside the first item of a list or map that fails.
 func locateItem(data []byte, t reflect.Type, path string, depth int) (string, error) {
 	var names []string
 	var items []json.RawMessage
@@ -167,11 +128,9 @@ func locateItem(data []byte, t reflect.Type, path string, depth int) (string, er
 	return "", nil
 }
 
-// locateField reads each field of data, a JSON object read as the struct
-// type t, alone into t, in sorted order, so that a record's own decoder
-// judges it (second names and tolerant fields included), and looks inside
-// the first that fails when the field's own type fails on it alike; a
-// field read in a shape of the API's (a time, say) is judged whole.
+// locateField reads each field of data alone into the struct type t, in
+// sorted order, so that a record's own decoder judges it, and looks
+// inside the first that fails when the field's own type fails alike.
 func locateField(data []byte, t reflect.Type, path string, depth int) (string, error) {
 	var fields map[string]json.RawMessage
 	_ = json.Unmarshal(data, &fields)
@@ -195,8 +154,8 @@ func locateField(data []byte, t reflect.Type, path string, depth int) (string, e
 
 var unmarshalerType = reflect.TypeOf((*json.Unmarshaler)(nil)).Elem()
 
-// sortedKeys returns the keys of an object in order: the same answer
-// names the same field every time.
+// sortedKeys returns the keys of an object in order, so that the same
+// answer names the same field every time.
 func sortedKeys(fields map[string]json.RawMessage) []string {
 	keys := make([]string, 0, len(fields))
 	for key := range fields {
@@ -206,9 +165,8 @@ func sortedKeys(fields map[string]json.RawMessage) []string {
 	return keys
 }
 
-// sameError reports whether a and b are the same failure: both nil, or
-// the same text, or encoding/json's refusal of the same value for the
-// same type (its text also names where).
+// sameError reports whether a and b are the same failure (encoding/json's
+// text of a refusal also names where).
 func sameError(a, b error) bool {
 	var ua, ub *json.UnmarshalTypeError
 	if errors.As(a, &ua) && errors.As(b, &ub) {
@@ -225,7 +183,7 @@ func joinPath(path, key string) string {
 }
 
 // jsonFields maps the lower-cased JSON name of every field of struct type
-// t (embedded structs promoted, shallower fields first) to its type.
+// t (embedded structs promoted) to its type.
 func jsonFields(t reflect.Type) map[string]reflect.Type {
 	out := map[string]reflect.Type{}
 	var walk func(t reflect.Type)
@@ -260,29 +218,7 @@ func jsonFields(t reflect.Type) map[string]reflect.Type {
 	return out
 }
 
-// readRecord reads data, a JSON object, into w, a record's JSON form:
-// the record's own fields beside those that read the API's shapes. null
-// leaves w as it is.
-func readRecord(data []byte, w any) error {
-	if string(data) == "null" {
-		return nil
-	}
-	if len(data) == 0 || data[0] != '{' {
-		return fmt.Errorf("want a JSON object, got %s", describe(data))
-	}
-	return json.Unmarshal(data, w)
-}
-
-// keepRaw returns a copy of data, for a record's Raw.
-func keepRaw(data []byte) json.RawMessage {
-	if string(data) == "null" {
-		return nil
-	}
-	return append(json.RawMessage(nil), data...)
-}
-
-// decodeJSON reads data into *v, as an answer's fields beside "result"
-// are read; an error is a *DecodeError that names the bad field.
+// decodeJSON reads data into *v; an error is a *DecodeError.
 func decodeJSON[T any](endpoint string, data []byte, v *T) error {
 	if err := json.Unmarshal(data, v); err != nil {
 		return decodeFailure(endpoint, data, reflect.TypeOf(v), err)
@@ -290,39 +226,7 @@ func decodeJSON[T any](endpoint string, data []byte, v *T) error {
 	return nil
 }
 
-// ignored decodes any JSON value and keeps nothing: the result of an
-// endpoint whose answer shape is not documented.
+// ignored decodes any JSON value and keeps nothing.
 type ignored struct{}
 
-// UnmarshalJSON accepts any value.
 func (*ignored) UnmarshalJSON([]byte) error { return nil }
-
-// listOrOne reads an answer whose shape is not documented into *list: a
-// list of records as it is, one record (an object) as a list of it, and
-// anything else (null, true, a message) as no records.
-func listOrOne[R any](data []byte, list *[]R) error {
-	*list = nil
-	data = bytes.TrimSpace(data)
-	switch {
-	case len(data) > 0 && data[0] == '[':
-		return json.Unmarshal(data, list)
-	case len(data) > 0 && data[0] == '{':
-		*list = make([]R, 1)
-		return json.Unmarshal(data, &(*list)[0])
-	}
-	return nil
-}
-
-// records returns the records of a page read as their JSON forms (a type
-// without UnmarshalJSON, which encoding/json fills in one pass); a null
-// page is nil.
-func records[J, R any](page []J, record func(*J) R) []R {
-	if page == nil {
-		return nil
-	}
-	out := make([]R, len(page))
-	for i := range page {
-		out[i] = record(&page[i])
-	}
-	return out
-}

@@ -74,11 +74,10 @@ func (c *Client) file(ctx context.Context, ep endpoint, q *query, in any, want s
 func (st *callState) notFile(resp *http.Response, mt, want string) error {
 	defer drainAndClose(resp.Body)
 	if mt == "application/json" {
-		if buf, err := readJSON(resp); err == nil {
-			defer releaseBuf(buf)
+		if body, err := readJSON(resp); err == nil {
 			var raw json.RawMessage
-			if ok, derr := decodeEnvelope(st.endpoint(), buf.Bytes(), &raw); derr == nil && !ok {
-				return st.failure(resp, buf.Bytes())
+			if ok, derr := decodeEnvelope(st.endpoint(), body, &raw); derr == nil && !ok {
+				return st.failure(resp, body)
 			}
 		}
 	}

@@ -4,124 +4,15 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"net/url"
 	"reflect"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/google/uuid"
 )
 
-// query builds a query string in the order its parameters are added, the
-// way the API reads it: zero values are left out, arrays are repeated
-// under the key with a "[]" suffix (jurisdictions[]=Utah&jurisdictions[]=Idaho),
-// times and dates are written in the API's own formats.
-type query struct {
-	b []byte
-}
-
-func (q *query) add(key, value string) {
-	if len(q.b) > 0 {
-		q.b = append(q.b, '&')
-	}
-	if base, ok := strings.CutSuffix(key, "[]"); ok {
-		q.b = append(q.b, url.QueryEscape(base)...)
-		q.b = append(q.b, "[]"...)
-	} else {
-		q.b = append(q.b, url.QueryEscape(key)...)
-	}
-	q.b = append(q.b, '=')
-	q.b = append(q.b, url.QueryEscape(value)...)
-}
-
-// The adders below return q, so that a query is written as one chain:
-// new(query).str("url", u).id("company_id", id).
-
-func (q *query) str(key, v string) *query {
-	if v != "" {
-		q.add(key, v)
-	}
-	return q
-}
-
-func (q *query) int(key string, v int) *query {
-	if v != 0 {
-		q.add(key, strconv.Itoa(v))
-	}
-	return q
-}
-
-func (q *query) id(key string, v uuid.UUID) *query {
-	if v != uuid.Nil {
-		q.add(key, v.String())
-	}
-	return q
-}
-
-func (q *query) time(key string, v time.Time) *query {
-	if !v.IsZero() {
-		q.add(key, v.Format(apiTimeLayout))
-	}
-	return q
-}
-
-func (q *query) date(key string, v Date) *query {
-	if !v.IsZero() {
-		q.add(key, v.String())
-	}
-	return q
-}
-
-func (q *query) strs(key string, vs []string) *query {
-	for _, v := range vs {
-		q.add(key+"[]", v)
-	}
-	return q
-}
-
-func (q *query) ids(key string, vs []uuid.UUID) *query {
-	for _, v := range vs {
-		q.add(key+"[]", v.String())
-	}
-	return q
-}
-
-// pageQuery starts the query of a listing with its limit and offset.
-func pageQuery(limit, offset int) *query { return new(query).int("limit", limit).int("offset", offset) }
-
-// orZero returns p, or a new zero P when p is nil: a method given nil
-// params reads them as the zero params.
-func orZero[P any](p *P) *P {
-	if p == nil {
-		return new(P)
-	}
-	return p
-}
-
-// encode returns the query string; a nil query encodes as "".
-func (q *query) encode() string {
-	if q == nil {
-		return ""
-	}
-	return string(q.b)
-}
-
-// The checks below are the API's rules that can be known before sending.
-// Each returns a *ValidationError naming the parameter, or nil.
-
-func checkPage(limit, maxLimit, offset int) error {
-	if limit < 0 {
-		return invalid("limit", "must not be negative, got %d", limit)
-	}
-	if limit > maxLimit {
-		return invalid("limit", "must be at most %d, got %d", maxLimit, limit)
-	}
-	if offset < 0 {
-		return invalid("offset", "must not be negative, got %d", offset)
-	}
-	return nil
-}
+// The checks of the API's rules a call can know before sending, but
+// those on the path of a call (in transport.go).
 
 // checkNotBoth refuses two parameters that exclude each other.
 func checkNotBoth(a string, aSet bool, b string, bSet bool) error {
@@ -133,32 +24,12 @@ func checkNotBoth(a string, aSet bool, b string, bSet bool) error {
 
 // checkOne requires exactly one of two parameters.
 func checkOne(a string, aSet bool, b string, bSet bool) error {
-	if !aSet && !bSet {
-		return invalid(a, "give %s or %s", a, b)
-	}
-	return checkNotBoth(a, aSet, b, bSet)
-}
-
-func checkID(field string, id uuid.UUID) error {
-	if id == uuid.Nil {
-		return invalid(field, "must not be the nil UUID")
-	}
-	return nil
+	return firstErr(checkSome(a, aSet, b, bSet), checkNotBoth(a, aSet, b, bSet))
 }
 
 func checkRequired(field, v string) error {
 	if strings.TrimSpace(v) == "" {
 		return invalid(field, "is required")
-	}
-	return nil
-}
-
-// firstErr returns the first non-nil error.
-func firstErr(errs ...error) error {
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
 	}
 	return nil
 }
@@ -202,16 +73,6 @@ func checkDates(start, end Date) error {
 	return nil
 }
 
-// checkIDs refuses the nil UUID in a list of ids.
-func checkIDs(field string, ids []uuid.UUID) error {
-	for i, id := range ids {
-		if id == uuid.Nil {
-			return invalid(field, "item %d is the nil UUID", i)
-		}
-	}
-	return nil
-}
-
 // checkSome requires at least one of two parameters.
 func checkSome(a string, aSet bool, b string, bSet bool) error {
 	if !aSet && !bSet {
@@ -243,14 +104,6 @@ func checkFormData(field string, v any, required bool) error {
 func checkNotNegative(field string, n int) error {
 	if n < 0 {
 		return invalid(field, "must not be negative, got %d", n)
-	}
-	return nil
-}
-
-// checkNotEmpty requires a list of at least one item.
-func checkNotEmpty(field string, n int) error {
-	if n == 0 {
-		return invalid(field, "give at least one")
 	}
 	return nil
 }

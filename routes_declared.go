@@ -2,9 +2,8 @@ package acctadmin
 
 import "github.com/acctadmin/acctadmin-go/internal/declared"
 
-// The route declarations are unexported; the tests that run this package
-// against the fake from another module (internal/integration) read them
-// through package declared.
+// The tests of other modules read the route declarations through package
+// declared.
 func init() {
 	declared.Routes = func() []declared.Route {
 		out := make([]declared.Route, len(routes))

@@ -248,28 +248,6 @@ func TestDeclaredRoutes(t *testing.T) {
 	}
 }
 
-// at fills a pattern's parameters in order, and refuses a count that
-// does not match.
-func TestRouteAt(t *testing.T) {
-	r := &route{method: "GET", pattern: "/documents/{id}/page/{n}"}
-	if got := r.at("abc", "7").path; got != "/documents/abc/page/7" {
-		t.Errorf("at = %q", got)
-	}
-	if got := (&route{pattern: "/companies"}).at().path; got != "/companies" {
-		t.Errorf("at = %q", got)
-	}
-	for _, args := range [][]string{nil, {"abc"}, {"a", "b", "c"}} {
-		func() {
-			defer func() {
-				if recover() == nil {
-					t.Errorf("at(%q) did not panic", args)
-				}
-			}()
-			r.at(args...)
-		}()
-	}
-}
-
 // Each route beyond the first spec sends exactly what the provider's
 // clients send (method, path, query, body), signed, and reads the answer
 // in the shape the fake gives.

@@ -2234,3 +2234,25 @@ func TestMaxRetryAfter(t *testing.T) {
 		}
 	})
 }
+
+// at fills a pattern's parameters in order, and refuses a count that
+// does not match.
+func TestRouteAt(t *testing.T) {
+	r := &route{method: "GET", pattern: "/documents/{id}/page/{n}"}
+	if got := r.at("abc", "7").path; got != "/documents/abc/page/7" {
+		t.Errorf("at = %q", got)
+	}
+	if got := (&route{pattern: "/companies"}).at().path; got != "/companies" {
+		t.Errorf("at = %q", got)
+	}
+	for _, args := range [][]string{nil, {"abc"}, {"a", "b", "c"}} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("at(%q) did not panic", args)
+				}
+			}()
+			r.at(args...)
+		}()
+	}
+}

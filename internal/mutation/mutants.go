@@ -36,8 +36,8 @@ var mutants = []mutant{
 }`},
 	{id: `transport-retry-after-600`, file: `transport.go`, pkg: `.`,
 		what: `the Retry-After cap raised to 600 s`,
-		from: `maxRetryAfter = 60 * time.Second`,
-		to:   `maxRetryAfter = 600 * time.Second`},
+		from: `maxRetryAfter    = 60 * time.Second`,
+		to:   `maxRetryAfter    = 600 * time.Second`},
 	{id: `transport-retry-after-boundary`, file: `transport.go`, pkg: `.`,
 		what: `a Retry-After of exactly the cap refused`,
 		from: `	case wait > st.c.retryAfterMax:`,
@@ -45,21 +45,19 @@ var mutants = []mutant{
 	{id: `transport-json-cap-plus-one`, file: `transport.go`, pkg: `.`,
 		what: `a JSON answer one byte over the cap accepted`,
 		from: `	if len(b) > maxJSONBody {
-		releaseBuf(buf)
 		return nil, ErrResponseTooLarge
 	}
-	*buf`,
+	return b, nil`,
 		to: `	if len(b) > maxJSONBody+1 {
-		releaseBuf(buf)
 		return nil, ErrResponseTooLarge
 	}
-	*buf`},
+	return b, nil`},
 	{id: `transport-json-cap-loop`, file: `transport.go`, pkg: `.`,
 		what: `the read loop stops one byte late`,
 		from: `			if len(b) > maxJSONBody {
-				releaseBuf(buf)`,
+				return nil, ErrResponseTooLarge`,
 		to: `			if len(b) > maxJSONBody+1 {
-				releaseBuf(buf)`},
+				return nil, ErrResponseTooLarge`},
 	{id: `transport-content-length-cap`, file: `transport.go`, pkg: `.`,
 		what: `an announced Content-Length over the cap is read anyway`,
 		from: `	if resp.ContentLength > maxJSONBody {`,
@@ -131,31 +129,31 @@ var mutants = []mutant{
 		to: `	body.Close()`},
 	{id: `transport-timeout-vs-cancel`, file: `transport.go`, pkg: `.`,
 		what: `a cancel by the caller is reported as a timeout`,
-		from: `		if err != nil && fired && r.Context().Err() == nil {`,
-		to:   `		if err != nil && (fired || r.Context().Err() != nil) {`},
+		from: `	if err != nil && fired && r.Context().Err() == nil {`,
+		to:   `	if err != nil && (fired || r.Context().Err() != nil) {`},
 	{id: `transport-trusted-length`, file: `transport.go`, pkg: `.`,
 		what: `Content-Length believed up to the cap`,
 		from: `	if n := min(resp.ContentLength, maxTrustedLength); n >= 0`,
 		to:   `	if n := min(resp.ContentLength, maxJSONBody); n >= 0`},
-	{id: `transport-token-not-learnt`, file: `transport.go`, pkg: `.`,
+	{id: `transport-token-not-learnt`, file: `errors.go`, pkg: `.`,
 		what: `a transport error does not learn the call's token`,
 		from: `		st.secrets().addToken(req.Header.Get("Authorization"))`,
 		to:   `		_ = req`},
-	{id: `transport-redirect-tokens`, file: `transport.go`, pkg: `.`,
+	{id: `transport-redirect-tokens`, file: `errors.go`, pkg: `.`,
 		what: `the tokens of earlier redirects are not redacted`,
 		from: `		resp = resp.Request.Response
 `,
 		to: `		resp = nil
 `},
-	{id: `transport-redirect-host-raw`, file: `transport.go`, pkg: `.`,
+	{id: `transport-redirect-host-raw`, file: `errors.go`, pkg: `.`,
 		what: `a redirect's host is shown raw`,
 		from: `return "redirect to another host not followed"`,
 		to:   `return "redirect to " + loc.Scheme + "://" + loc.Host + " not followed"`},
-	{id: `transport-cause-raw`, file: `transport.go`, pkg: `.`,
+	{id: `transport-cause-raw`, file: `errors.go`, pkg: `.`,
 		what: `a transport error shows its cause raw`,
 		from: `	text := r.clean(causeText(err), maxMessage)`,
 		to:   `	text := causeText(err)`},
-	{id: `transport-attempt-error-raw`, file: `transport.go`, pkg: `.`,
+	{id: `transport-attempt-error-raw`, file: `errors.go`, pkg: `.`,
 		what: `a hook gets the attempt's raw error`,
 		from: `		return nil
 	}
@@ -236,21 +234,21 @@ var mutants = []mutant{
 		to: `	if len(s) <= n+1 {
 		return s
 	}`},
-	{id: `envelope-string-true`, file: `envelope.go`, pkg: `.`,
+	{id: `envelope-string-true`, file: `transport.go`, pkg: `.`,
 		what: `success "true" not read`,
 		from: "case \"true\", `\"true\"`:",
 		to:   `case "true":`},
 	{id: `envelope-no-success`, file: `envelope.go`, pkg: `.`,
 		what: `a body without success taken for the envelope`,
 		from: `	case "", "null":
-		return false, false, &DecodeError{Endpoint: endpoint, Err: errNotEnvelope}`,
+		return &DecodeError{Endpoint: endpoint, Err: errNotEnvelope}`,
 		to: `	case "", "null":
-		return false, env.Result == nil, nil`},
+		return nil`},
 	{id: `envelope-locate-shallow`, file: `envelope.go`, pkg: `.`,
 		what: `the bad field's path not looked for`,
 		from: `if depth > 64 || len(data) == 0 ||`,
 		to:   `if depth > 0 || len(data) == 0 ||`},
-	{id: `envelope-null-ok`, file: `envelope.go`, pkg: `.`,
+	{id: `envelope-null-ok`, file: `transport.go`, pkg: `.`,
 		what: `a null result reported as not null`,
 		from: `		return true, env.Result == nil, nil`,
 		to:   `		return true, false, nil`},

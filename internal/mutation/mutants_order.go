@@ -86,7 +86,7 @@ func init() {
 			what: `the order's calls not told its card and form: a later answer's echo shown`,
 			from: `	ctx = WithCallOptions(ctx, CallRedact(r.secrets()...))`,
 			to:   `	ctx = WithCallOptions(ctx)`},
-		mutant{id: `order-call-redact-unused`, file: `transport.go`, pkg: `.`, run: run,
+		mutant{id: `order-call-redact-unused`, file: `errors.go`, pkg: `.`, run: run,
 			what: `the values of CallRedact not given to the call's redaction`,
 			from: `		st.red.addBodyValues(st.redactValues, (*redactor).addCallValue)`,
 			to:   ``},

@@ -6,9 +6,9 @@ package main
 func init() {
 	const run = `TestFormDataNeverLeaksGenerated|TestFormRefusalDoesNotQuoteTheSSN|TestRedactorPersonalValues|TestFormParamsFormatRedacted`
 	mutants = append(mutants,
-		mutant{id: `privacy-form-values-not-registered`, file: `transport.go`, pkg: `.`, run: run,
+		mutant{id: `privacy-form-values-not-registered`, file: `errors.go`, pkg: `.`, run: run,
 			what: `the values of a form the call sent are not given to the call's redaction`,
-			from: `			st.secrets().addBodyValues(pb.personalValues(), (*redactor).addPersonal)`,
+			from: `			st.red.addBodyValues(pb.personalValues(), (*redactor).addPersonal)`,
 			to:   `			_ = pb`},
 		mutant{id: `privacy-json-escaped-not-registered`, file: `redact.go`, pkg: `.`, run: run,
 			what: `a value is looked for as given only, not as a JSON body carried it`,

@@ -20,7 +20,7 @@ func init() {
 		mutant{id: `ratelimit-ended-wait-sends`, file: `transport.go`, pkg: `.`, run: `TestRateLimit`,
 			what: `a wait the context ended sends the request anyway`,
 			from: `		if err := c.waitTurn(ctx); err != nil {
-			return nil, nil, st.readError(err)
+			return st, nil, nil, st.readError(err)
 		}`,
 			to: `		_ = c.waitTurn(ctx)`},
 		mutant{id: `ratelimit-refusal-not-deadline`, file: `transport.go`, pkg: `.`, run: `TestRateLimit`,
@@ -47,8 +47,8 @@ func init() {
 			to:   `	_ = d`},
 		mutant{id: `ratelimit-call-header-not-sent`, file: `transport.go`, pkg: `.`, run: `TestCall`,
 			what: `a CallHeader is not sent`,
-			from: `			req.Header[k] = v`,
-			to:   `			_, _ = k, v`},
+			from: `		req.Header[k] = v`,
+			to:   `		_, _ = k, v`},
 		mutant{id: `ratelimit-call-header-authorization`, file: `call_options.go`, pkg: `.`, run: `TestCall`,
 			what: `a call may set the Authorization header`,
 			from: `	"Authorization": true, "Content-Type": true,`,

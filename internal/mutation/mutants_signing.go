@@ -7,15 +7,12 @@ func init() {
 	mutants = append(mutants,
 		mutant{id: `signing-query-not-hashed`, file: `auth.go`, pkg: `.`, run: run,
 			what: `the content claim of a request with a query hashes the body alone`,
-			from: `	return append([]byte(rawQuery), body...)`,
-			to:   `	return body`},
+			from: `		content = append([]byte(q), body...)`,
+			to:   `		content = body`},
 		mutant{id: `signing-body-only-ignored`, file: `auth.go`, pkg: `.`, run: run,
 			what: `WithBodyOnlySigning still hashes the query`,
-			from: `	if s.bodyOnly {
-		query = ""
-	}`,
-			to: `	if s.bodyOnly {
-	}`},
+			from: `q != "" && !s.bodyOnly {`,
+			to:   `q != "" {`},
 		mutant{id: `signing-body-only-option-lost`, file: `client.go`, pkg: `.`, run: run,
 			what: `the client's signer made without WithBodyOnlySigning's setting`,
 			from: `		a.(*signer).bodyOnly = s.bodyOnly`,
