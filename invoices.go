@@ -53,12 +53,27 @@ func (inv *Invoice) UnmarshalJSON(data []byte) error {
 	type fields Invoice
 	w := struct {
 		*fields
-		CreatedAt Time `json:"created_at"`
-		UpdatedAt Time `json:"updated_at"`
+		CreatedAt Time               `json:"created_at"`
+		UpdatedAt Time               `json:"updated_at"`
+		Items     []*jsonInvoiceItem `json:"items"`
 	}{fields: (*fields)(inv)}
 	*inv = Invoice{}
 	err := readRecord(data, &w)
 	inv.CreatedAt, inv.UpdatedAt, inv.Raw = w.CreatedAt.Time, w.UpdatedAt.Time, keepRaw(data)
+	if w.Items != nil {
+		inv.Items = make([]InvoiceItem, len(w.Items))
+	}
+	for i, line := range w.Items {
+		if line == nil {
+			continue
+		}
+		it := &inv.Items[i]
+		it.Price, it.Description = line.Price, line.Description
+		it.Quantity = 1 // when the API does not say
+		if line.Quantity != nil {
+			it.Quantity = int(*line.Quantity)
+		}
+	}
 	return err
 }
 
@@ -77,19 +92,23 @@ type InvoiceItem struct {
 	Quantity int `json:"quantity"`
 }
 
+// jsonInvoiceItem is an InvoiceItem as the API writes it (Quantity nil
+// when missing or null); an invoice reads its lines through it in one pass.
+type jsonInvoiceItem struct {
+	Price       Money    `json:"price"`
+	Description string   `json:"description"`
+	Quantity    *flexInt `json:"quantity"`
+}
+
 // UnmarshalJSON reads an invoice line as the API writes it.
 func (it *InvoiceItem) UnmarshalJSON(data []byte) error {
-	type fields InvoiceItem
-	w := struct {
-		*fields
-		Quantity *flexInt `json:"quantity"`
-	}{fields: (*fields)(it)}
+	var w jsonInvoiceItem
 	*it = InvoiceItem{}
 	if string(data) == "null" {
 		return nil
 	}
 	err := readRecord(data, &w)
-	it.Quantity = 1 // when the API does not say
+	*it = InvoiceItem{Price: w.Price, Description: w.Description, Quantity: 1}
 	if w.Quantity != nil {
 		it.Quantity = int(*w.Quantity)
 	}
@@ -173,21 +192,23 @@ type InvoicePayParams struct {
 }
 
 // Pay pays the invoices with the card and returns those the API answers
-// with. A declined card is ErrPaymentDeclined (nothing was paid). Sent at
-// most once; after ErrOutcomeUnknown, Invoices.Get shows
-// whether each invoice is paid (trying again may charge the card twice).
-// POST /invoices/pay.
+// with; a declined card is ErrPaymentDeclined. Sent at most once (see the
+// package doc). POST /invoices/pay.
 func (s *InvoicesClient) Pay(ctx context.Context, p *InvoicePayParams) ([]Invoice, error) {
-	p = orZero(p)
-	if err := firstErr(checkID("payment_token", p.PaymentMethodID),
-		checkNotEmpty("invoice_ids", len(p.InvoiceIDs)), checkIDs("invoice_ids", p.InvoiceIDs)); err != nil {
+	switch {
+	case p == nil || p.PaymentMethodID == uuid.Nil:
+		return nil, invalid("payment_token", "must not be the nil UUID")
+	case len(p.InvoiceIDs) == 0:
+		return nil, invalid("invoice_ids", "give at least one")
+	}
+	if err := checkIDs("invoice_ids", p.InvoiceIDs); err != nil {
 		return nil, err
 	}
 	var paid invoiceList
 	if err := s.c.json(ctx, routeInvoicesPay.at(), nil, p, &paid); err != nil {
 		return nil, err
 	}
-	return []Invoice(paid), nil
+	return paid, nil
 }
 
 // Total returns the sum of the invoice's items (each its price times its
