@@ -14,7 +14,6 @@ import (
 // InvoicesClient reads and pays the account's invoices.
 type InvoicesClient service
 
-// The routes of invoices.
 var (
 	routeInvoicesList = declare(http.MethodGet, "/invoices", "Invoices.List")
 	routeInvoicesGet  = declare(http.MethodGet, "/invoices/{id}", "Invoices.Get")
@@ -22,20 +21,18 @@ var (
 		"Invoices.Get shows whether each invoice is paid").paying(charges)
 )
 
-// InvoiceStatus is the state of an invoice; values beyond the constants
-// are kept as they come.
+// InvoiceStatus is the state of an invoice; other values are kept as they
+// come.
 type InvoiceStatus string
 
-// The invoice states the API is known to send (its description names them
-// where unpaid invoices block a cancellation).
+// The invoice states the API is known to send.
 const (
 	InvoiceUnpaid    InvoiceStatus = "unpaid"
 	InvoicePaid      InvoiceStatus = "paid"
 	InvoiceCancelled InvoiceStatus = "cancelled"
 )
 
-// Invoice is a bill of the account: the fields known from the provider's
-// clients are typed (the shape is undocumented), and the whole is in Raw.
+// Invoice is a bill of the account.
 type Invoice struct {
 	ID        uuid.UUID       `json:"id"`
 	Status    InvoiceStatus   `json:"status"`
@@ -77,8 +74,7 @@ func (inv *Invoice) UnmarshalJSON(data []byte) error {
 	return err
 }
 
-// invoiceList is an answer of invoices whose shape is not documented: a
-// list, one invoice, or none (listOrOne).
+// invoiceList is an answer of invoices: a list, one, or none.
 type invoiceList []Invoice
 
 func (l *invoiceList) UnmarshalJSON(data []byte) error { return listOrOne(data, (*[]Invoice)(l)) }
@@ -87,13 +83,11 @@ func (l *invoiceList) UnmarshalJSON(data []byte) error { return listOrOne(data, 
 type InvoiceItem struct {
 	Price       Money  `json:"price"`
 	Description string `json:"description"`
-	// Quantity is a number or a numeric string, and 1 when missing or null
-	// (as in every line of the provider's examples).
-	Quantity int `json:"quantity"`
+	Quantity    int    `json:"quantity"` // 1 when the API does not say
 }
 
-// jsonInvoiceItem is an InvoiceItem as the API writes it (Quantity nil
-// when missing or null); an invoice reads its lines through it in one pass.
+// jsonInvoiceItem is an InvoiceItem as the API writes it, without
+// UnmarshalJSON, so that an invoice reads its lines in one pass.
 type jsonInvoiceItem struct {
 	Price       Money    `json:"price"`
 	Description string   `json:"description"`
@@ -184,8 +178,7 @@ func (s *InvoicesClient) Get(ctx context.Context, id uuid.UUID) (*Invoice, error
 	return &inv, nil
 }
 
-// InvoicePayParams pays invoices with a stored card: both fields are
-// required.
+// InvoicePayParams pays invoices with a stored card: both are required.
 type InvoicePayParams struct {
 	InvoiceIDs      []uuid.UUID `json:"invoice_ids"`   // the invoices to pay
 	PaymentMethodID uuid.UUID   `json:"payment_token"` // the card to charge
