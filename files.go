@@ -23,7 +23,7 @@ type File struct {
 	Filename string
 }
 
-// Read reads from the file's body, so a *File is an io.Reader.
+// Read reads from the file's body.
 func (f *File) Read(p []byte) (int, error) { return f.Body.Read(p) }
 
 // Close closes the file's body, releasing its connection.

@@ -54,10 +54,8 @@ type FormSchema struct {
 // UnmarshalJSON reads a form schema, into Raw too.
 func (f *FormSchema) UnmarshalJSON(data []byte) error {
 	type fields FormSchema
-	*f = FormSchema{}
-	err := readRecord(data, (*fields)(f))
-	f.Raw = keepRaw(data)
-	return err
+	*f = FormSchema{Raw: keepRaw(data)}
+	return readRecord(data, (*fields)(f))
 }
 
 // formSchemaList is an answer of form schemas: a list, one, or none.

@@ -28,10 +28,8 @@ type RegisteredAgentProduct struct {
 // UnmarshalJSON reads a product as the API writes it, into Raw too.
 func (p *RegisteredAgentProduct) UnmarshalJSON(data []byte) error {
 	type fields RegisteredAgentProduct
-	*p = RegisteredAgentProduct{}
-	err := readRecord(data, (*fields)(p))
-	p.Raw = keepRaw(data)
-	return err
+	*p = RegisteredAgentProduct{Raw: keepRaw(data)}
+	return readRecord(data, (*fields)(p))
 }
 
 // RegisteredAgentProductListParams chooses the products of the website

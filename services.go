@@ -15,7 +15,6 @@ import (
 // registered-agent service, of a company in a jurisdiction.
 type ServicesClient service
 
-// The routes of services.
 var (
 	routeServicesList   = declare(http.MethodGet, "/services", "Services.List")
 	routeServicesCreate = declareOnce(http.MethodPost, "/services", "Services.Create",
@@ -167,16 +166,16 @@ func (s *ServicesClient) RequestCancellation(ctx context.Context, id uuid.UUID) 
 }
 
 // ServiceInfo is what a service holds: its contact person and the officers
-// a corporation's service needs. Zero values are not sent.
+// (each with the matching Role) a corporation's service needs. Zero values
+// are not sent.
 type ServiceInfo struct {
-	ContactPerson *ServiceContact `json:"contact_person,omitempty"`
-	// The officers, each with the matching Role.
-	Directors   []ServiceOfficer `json:"official.director,omitempty"`
-	Presidents  []ServiceOfficer `json:"official.president,omitempty"`
-	Secretaries []ServiceOfficer `json:"official.secretary,omitempty"`
-	Treasurers  []ServiceOfficer `json:"official.treasurer,omitempty"`
-	Status      ServiceStatus    `json:"-"` // when the answer says (read only)
-	Raw         json.RawMessage  `json:"-"` // the record as the API sent it (read only)
+	ContactPerson *ServiceContact  `json:"contact_person,omitempty"`
+	Directors     []ServiceOfficer `json:"official.director,omitempty"`
+	Presidents    []ServiceOfficer `json:"official.president,omitempty"`
+	Secretaries   []ServiceOfficer `json:"official.secretary,omitempty"`
+	Treasurers    []ServiceOfficer `json:"official.treasurer,omitempty"`
+	Status        ServiceStatus    `json:"-"` // when the answer says (read only)
+	Raw           json.RawMessage  `json:"-"` // the record as the API sent it (read only)
 }
 
 // ServiceContact is the contact person of a service.

@@ -25,10 +25,8 @@ type SimpleProduct struct {
 // UnmarshalJSON reads a product as the API writes it, into Raw too.
 func (p *SimpleProduct) UnmarshalJSON(data []byte) error {
 	type fields SimpleProduct
-	*p = SimpleProduct{}
-	err := readRecord(data, (*fields)(p))
-	p.Raw = keepRaw(data)
-	return err
+	*p = SimpleProduct{Raw: keepRaw(data)}
+	return readRecord(data, (*fields)(p))
 }
 
 // SimpleProductListParams chooses the products of the website URL (its
