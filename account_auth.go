@@ -151,10 +151,7 @@ func (b *resetBody) secretValues() []string {
 // (see the package doc). POST /auth/reset-password.
 func (s *AuthClient) ResetPassword(ctx context.Context, p *ResetPasswordParams) error {
 	p = orZero(p)
-	confirm := p.PasswordConfirmation
-	if confirm == "" {
-		confirm = p.Password
-	}
+	confirm := cmp.Or(p.PasswordConfirmation, p.Password)
 	if err := firstErr(checkRequired("token", p.Token.Reveal()), checkRequired("password", p.Password.Reveal())); err != nil {
 		return err
 	}

@@ -92,13 +92,10 @@ func (s *WebsitesClient) Get(ctx context.Context, websiteURL string) (*Website, 
 // {"website": null}.
 func (*Website) absent(null bool, body []byte) string {
 	if null || noWebsite(body) {
-		return websiteNotRegistered
+		return "no website is registered as this url: it must match the registered text exactly, scheme and all"
 	}
 	return ""
 }
-
-// websiteNotRegistered is the message of Get's ErrNotFound.
-const websiteNotRegistered = "no website is registered as this url: it must match the registered text exactly, scheme and all"
 
 // noWebsite reports whether the answer's result is {"website": null}.
 func noWebsite(body []byte) bool {
