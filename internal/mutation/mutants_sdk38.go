@@ -71,7 +71,7 @@ func init() {
 		mutant{id: `sdk38-null-service-contact`, file: `services.go`, pkg: `.`,
 			run:  `TestWritesNeverSendNull`,
 			what: `service info without a contact person sends "contact_person": null`,
-			from: `ContactPerson *ServiceContact ` + "`" + `json:"contact_person,omitempty"` + "`",
-			to:   `ContactPerson *ServiceContact ` + "`" + `json:"contact_person"` + "`"},
+			from: `ContactPerson *ServiceContact  ` + "`" + `json:"contact_person,omitempty"` + "`",
+			to:   `ContactPerson *ServiceContact  ` + "`" + `json:"contact_person"` + "`"},
 	)
 }
