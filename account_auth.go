@@ -23,8 +23,7 @@ var (
 		"logging in with the new password shows whether it was set")
 )
 
-// Session is what logging in or refreshing gives (no raw copy of the
-// answer, which holds the token, is kept).
+// Session is what logging in or refreshing gives (no raw copy is kept).
 type Session struct {
 	Token     Secret    `json:"token"`
 	ExpiresAt time.Time `json:"expires_at"`
@@ -131,8 +130,7 @@ type ResetPasswordParams struct {
 	PasswordConfirmation Secret
 }
 
-// Format prints the params as fmt prints a struct, the token and
-// passwords redacted.
+// Format prints the params as fmt prints a struct, secrets redacted.
 func (p ResetPasswordParams) Format(f fmt.State, verb rune) {
 	formatFields(f, verb, p, "acctadmin.ResetPasswordParams")
 }

@@ -13,8 +13,7 @@ import (
 	"github.com/google/uuid"
 )
 
-// CallbacksClient manages the callback URLs that the API posts events to
-// (see the webhook package to receive them).
+// CallbacksClient manages the URLs the API posts events to (see webhook).
 type CallbacksClient service
 
 var (
@@ -120,8 +119,7 @@ func (s *CallbacksClient) Ensure(ctx context.Context, callbackURL string) (*Call
 // after it lacks the URL (not quoted: it may hold a secret).
 var errCallbackNotListed = errors.New("acctadmin: callback created but not listed")
 
-// registrationsOf returns the callbacks of cbs registered for u, oldest
-// first, then by ID.
+// registrationsOf returns the callbacks of cbs registered for u, oldest first.
 func registrationsOf(cbs []Callback, u string) []Callback {
 	var out []Callback
 	for _, cb := range cbs {

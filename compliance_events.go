@@ -9,14 +9,12 @@ import (
 	"github.com/google/uuid"
 )
 
-// ComplianceEventsClient reads the due dates of filings per company and
-// jurisdiction.
+// ComplianceEventsClient reads the due dates of the companies' filings.
 type ComplianceEventsClient service
 
 var routeComplianceEventsList = declare(http.MethodGet, "/compliance-events", "ComplianceEvents.List")
 
-// ComplianceEventStatus is the state of a compliance event; other values
-// are kept as they come.
+// ComplianceEventStatus is the state of a compliance event.
 type ComplianceEventStatus string
 
 // The compliance event states the API documents.

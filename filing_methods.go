@@ -8,8 +8,7 @@ import (
 	"github.com/google/uuid"
 )
 
-// FilingMethodsClient reads the ways a filing product can be filed for a
-// company, and the form each one needs.
+// FilingMethodsClient reads the ways a product is filed, and their forms.
 type FilingMethodsClient service
 
 var (

@@ -11,8 +11,7 @@ import (
 	"github.com/google/uuid"
 )
 
-// FilingProductsClient reads the filings that can be bought, for a
-// website or for one company.
+// FilingProductsClient reads the filings a website or a company can buy.
 type FilingProductsClient service
 
 var (
@@ -29,8 +28,7 @@ type FilingProduct struct {
 	FilingMethods []FilingMethod `json:"filing_methods"` // sent when the request names a jurisdiction
 }
 
-// FilingMethodType is how a filing is made; other values are kept as they
-// come.
+// FilingMethodType is how a filing is made.
 type FilingMethodType string
 
 // The filing method types the API documents.

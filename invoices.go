@@ -21,8 +21,7 @@ var (
 		"Invoices.Get shows whether each invoice is paid").paying(charges)
 )
 
-// InvoiceStatus is the state of an invoice; other values are kept as they
-// come.
+// InvoiceStatus is the state of an invoice.
 type InvoiceStatus string
 
 // The invoice states the API is known to send.

@@ -10,8 +10,7 @@ import (
 	"github.com/google/uuid"
 )
 
-// OrderItemsClient reads the order items that wait for the client, and
-// answers them.
+// OrderItemsClient reads and answers the order items that wait for the client.
 type OrderItemsClient service
 
 var (
@@ -20,8 +19,7 @@ var (
 		"OrderItems.ListRequiringAttention shows whether the item still waits for its form")
 )
 
-// OrderItemStatus is the state of an order item; other values are kept as
-// they come.
+// OrderItemStatus is the state of an order item.
 type OrderItemStatus string
 
 // The order item states the provider's clients name.

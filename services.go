@@ -11,8 +11,7 @@ import (
 	"github.com/google/uuid"
 )
 
-// ServicesClient reads and orders services: subscriptions, such as a
-// registered-agent service, of a company in a jurisdiction.
+// ServicesClient reads and orders a company's services in jurisdictions.
 type ServicesClient service
 
 var (
@@ -26,8 +25,7 @@ var (
 		"Services.List shows whether the service is cancel-requested")
 )
 
-// ServiceStatus is the state of a service; other values are kept as they
-// come.
+// ServiceStatus is the state of a service.
 type ServiceStatus string
 
 // The service states the API documents.

@@ -10,8 +10,7 @@ import (
 	"github.com/google/uuid"
 )
 
-// WebsitesClient reads the contact and billing information of the
-// account's websites.
+// WebsitesClient reads the account's websites.
 type WebsitesClient service
 
 var routeWebsitesGet = declare(http.MethodGet, "/websites", "Websites.Get")
@@ -88,8 +87,7 @@ func (s *WebsitesClient) Get(ctx context.Context, websiteURL string) (*Website, 
 	return &w, nil
 }
 
-// absent says that an answer holds no website: a null result, or
-// {"website": null}.
+// absent says that an answer holds no website.
 func (*Website) absent(null bool, body []byte) string {
 	if null || noWebsite(body) {
 		return "no website is registered as this url: it must match the registered text exactly, scheme and all"
