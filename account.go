@@ -13,14 +13,12 @@ import (
 // AccountClient reads the account the keys belong to.
 type AccountClient service
 
-// The routes of the account.
 var (
 	routeAccountGet       = declare(http.MethodGet, "/account", "Account.Get")
 	routeAccountDashPanel = declare(http.MethodGet, "/account/dashpanel", "Account.DashPanel")
 )
 
-// Account is the account the keys belong to, read nested under "account"
-// or not. Its fields are the fake's and clients'; the whole is in Raw.
+// Account is the account the keys belong to.
 type Account struct {
 	ID        uuid.UUID       `json:"id"`
 	WebsiteID uuid.UUID       `json:"website_id"`
@@ -47,8 +45,7 @@ func (a *Account) UnmarshalJSON(data []byte) error {
 }
 
 // unwrapped returns the object that data, an object without an "id",
-// holds under key (GET /account answers {"account": {...}}); otherwise
-// data itself.
+// holds under key ({"account": {...}}); otherwise data itself.
 func unwrapped(data []byte, key string) []byte {
 	var probe map[string]json.RawMessage
 	if len(data) == 0 || data[0] != '{' || json.Unmarshal(data, &probe) != nil || probe["id"] != nil {
@@ -60,8 +57,7 @@ func unwrapped(data []byte, key string) []byte {
 	return data
 }
 
-// DashPanel is the account's summary, as the provider's dashboard shows it
-// (only its name is known: the fields are the fake's; the whole is in Raw).
+// DashPanel is the account's summary, as the provider's dashboard shows it.
 type DashPanel struct {
 	Companies               int             `json:"companies"`
 	ActiveServices          int             `json:"active_services"`

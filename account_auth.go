@@ -10,11 +10,9 @@ import (
 	"github.com/google/uuid"
 )
 
-// AuthClient logs the account's users in and resets their passwords (each
-// request signed with the account's keys; passwords and tokens are Secrets).
+// AuthClient logs the account's users in and resets their passwords.
 type AuthClient service
 
-// The routes of authentication.
 var (
 	routeAuthRefresh = declare(http.MethodGet, "/auth/refresh", "Auth.Refresh")
 	routeAuthLogin   = declareOnce(http.MethodPost, "/auth/login", "Auth.Login",
@@ -25,9 +23,7 @@ var (
 		"logging in with the new password shows whether it was set")
 )
 
-// Session is what logging in or refreshing gives (the fields are the
-// fake's: the provider shows no answer). Token is a Secret, and no raw copy
-// of the answer, which holds it, is kept.
+// Session is what logging in or refreshing gives (no raw copy is kept).
 type Session struct {
 	Token     Secret    `json:"token"`
 	ExpiresAt time.Time `json:"expires_at"`
@@ -35,8 +31,7 @@ type Session struct {
 	UserEmail string    `json:"-"`
 }
 
-// Format prints the session as fmt prints a struct, with Token redacted,
-// under every verb; so do a []*Session and a map of them.
+// Format prints the session as fmt prints a struct, Token redacted.
 func (s Session) Format(f fmt.State, verb rune) { formatFields(f, verb, s, "acctadmin.Session") }
 
 // UnmarshalJSON reads a session: its token from "token", "access_token",
@@ -80,8 +75,7 @@ type LoginParams struct {
 	WebsiteID uuid.UUID // when given, logs in to that website
 }
 
-// Format prints the params as fmt prints a struct, with Password
-// redacted, under every verb; so do a []*LoginParams and a map of them.
+// Format prints the params as fmt prints a struct, Password redacted.
 func (p LoginParams) Format(f fmt.State, verb rune) {
 	formatFields(f, verb, p, "acctadmin.LoginParams")
 }
@@ -95,8 +89,7 @@ type loginBody struct {
 func (b *loginBody) secretValues() []string { return []string{b.Password} }
 
 // Login logs a user of the account in and returns the session. Sent at
-// most once; after ErrOutcomeUnknown, logging in again is harmless.
-// POST /auth/login.
+// most once (see the package doc). POST /auth/login.
 func (s *AuthClient) Login(ctx context.Context, p *LoginParams) (*Session, error) {
 	p = orZero(p)
 	if err := firstErr(checkRequired("email", p.Email), checkRequired("password", p.Password.Reveal())); err != nil {
@@ -119,8 +112,7 @@ type ForgotPasswordParams struct {
 }
 
 // ForgotPassword has the API e-mail a reset token to p.EmailAddress. Sent
-// at most once; after ErrOutcomeUnknown, a second request sends a second
-// e-mail. POST /auth/forgot-password.
+// at most once (see the package doc). POST /auth/forgot-password.
 func (s *AuthClient) ForgotPassword(ctx context.Context, p *ForgotPasswordParams) error {
 	p = orZero(p)
 	if err := checkRequired("email_address", p.EmailAddress); err != nil {
@@ -138,8 +130,7 @@ type ResetPasswordParams struct {
 	PasswordConfirmation Secret
 }
 
-// Format prints the params as fmt prints a struct, the token and passwords
-// redacted, under every verb; so do a []*ResetPasswordParams and a map.
+// Format prints the params as fmt prints a struct, secrets redacted.
 func (p ResetPasswordParams) Format(f fmt.State, verb rune) {
 	formatFields(f, verb, p, "acctadmin.ResetPasswordParams")
 }
@@ -154,15 +145,11 @@ func (b *resetBody) secretValues() []string {
 	return []string{b.Token, b.Password, b.PasswordConfirmation}
 }
 
-// ResetPassword sets a new password with a reset token. Sent at most once;
-// after ErrOutcomeUnknown, logging in with the new password shows whether
-// it was set. POST /auth/reset-password.
+// ResetPassword sets a new password with a reset token. Sent at most once
+// (see the package doc). POST /auth/reset-password.
 func (s *AuthClient) ResetPassword(ctx context.Context, p *ResetPasswordParams) error {
 	p = orZero(p)
-	confirm := p.PasswordConfirmation
-	if confirm == "" {
-		confirm = p.Password
-	}
+	confirm := cmp.Or(p.PasswordConfirmation, p.Password)
 	if err := firstErr(checkRequired("token", p.Token.Reveal()), checkRequired("password", p.Password.Reveal())); err != nil {
 		return err
 	}

@@ -13,11 +13,9 @@ import (
 	"github.com/google/uuid"
 )
 
-// CallbacksClient manages the callback URLs that the API posts events to
-// (see the webhook package to receive them).
+// CallbacksClient manages the URLs the API posts events to (see webhook).
 type CallbacksClient service
 
-// The routes of callbacks.
 var (
 	routeCallbacksList   = declare(http.MethodGet, "/callbacks", "Callbacks.List")
 	routeCallbacksCreate = declareOnce(http.MethodPost, "/callbacks", "Callbacks.Create",
@@ -32,9 +30,8 @@ type Callback struct {
 	URL       string    `json:"url"`
 }
 
-// jsonCallback is a Callback as the API writes it: its time in the API's
-// shapes. It has no UnmarshalJSON, so that a list of them is read in one
-// pass.
+// jsonCallback is a Callback as the API writes it, without UnmarshalJSON,
+// so that a list of them is read in one pass.
 type jsonCallback struct {
 	ID        uuid.UUID `json:"id"`
 	CreatedAt Time      `json:"created_at"`
@@ -63,8 +60,7 @@ func (s *CallbacksClient) List(ctx context.Context) ([]Callback, error) {
 }
 
 // Create registers callbackURL, an absolute http or https URL. Sent at most
-// once; after ErrOutcomeUnknown, Callbacks.List shows whether the URL was
-// registered (Ensure checks that itself). POST /callbacks.
+// once (see the package doc). POST /callbacks.
 func (s *CallbacksClient) Create(ctx context.Context, callbackURL string) (*Callback, error) {
 	if err := checkCallbackURL(callbackURL); err != nil {
 		return nil, err
@@ -77,10 +73,8 @@ func (s *CallbacksClient) Create(ctx context.Context, callbackURL string) (*Call
 	return &cb, nil
 }
 
-// Delete removes the callback id. It is retried like a read; when a retry
-// finds the callback gone (404) after an earlier attempt may have reached
-// the API, that attempt deleted it and Delete succeeds. A 404 to the first
-// attempt is ErrNotFound. DELETE /callbacks/:id.
+// Delete removes the callback id; a 404 to the first attempt is
+// ErrNotFound, to a retry a success. DELETE /callbacks/:id.
 func (s *CallbacksClient) Delete(ctx context.Context, id uuid.UUID) error {
 	if err := checkID("id", id); err != nil {
 		return err
@@ -90,11 +84,9 @@ func (s *CallbacksClient) Delete(ctx context.Context, id uuid.UUID) error {
 
 // Ensure makes sure that callbackURL (compared as written) is registered
 // exactly once and returns that registration: it lists, registers the URL
-// if none has it, lists again (so a create whose answer was lost is found)
-// and deletes every registration of the URL but the oldest (by CreatedAt,
-// then ID), so that concurrent calls from several processes all keep the
-// same one; a 404 counts as deleted. An error from the create is returned
-// only when the second listing lacks the URL.
+// if none has it, lists again, and deletes every registration of the URL
+// but the oldest (by CreatedAt, then ID), so that concurrent calls keep
+// the same one. GET, POST and DELETE /callbacks.
 func (s *CallbacksClient) Ensure(ctx context.Context, callbackURL string) (*Callback, error) {
 	if err := checkCallbackURL(callbackURL); err != nil {
 		return nil, err
@@ -124,11 +116,10 @@ func (s *CallbacksClient) Ensure(ctx context.Context, callbackURL string) (*Call
 }
 
 // errCallbackNotListed reports a create that succeeded while the listing
-// after it lacks the URL (not quoted: its query may hold a secret).
+// after it lacks the URL (not quoted: it may hold a secret).
 var errCallbackNotListed = errors.New("acctadmin: callback created but not listed")
 
-// registrationsOf returns the callbacks of cbs registered for u, oldest
-// first (ties broken by ID, so that every caller orders them alike).
+// registrationsOf returns the callbacks of cbs registered for u, oldest first.
 func registrationsOf(cbs []Callback, u string) []Callback {
 	var out []Callback
 	for _, cb := range cbs {

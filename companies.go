@@ -13,7 +13,6 @@ import (
 // CompaniesClient reads, adds and changes the account's companies.
 type CompaniesClient service
 
-// The routes of companies.
 var (
 	routeCompaniesList   = declare(http.MethodGet, "/companies", "Companies.List")
 	routeCompaniesGet    = declare(http.MethodGet, "/companies/{id}", "Companies.Get")
@@ -23,8 +22,7 @@ var (
 		"Companies.List shows whether the companies were changed")
 )
 
-// Company is a company of the account: the fields known from the API's
-// clients are typed (the shape is undocumented), the whole is in Raw.
+// Company is a company of the account.
 type Company struct {
 	ID            uuid.UUID       `json:"id"`
 	Name          string          `json:"name"`
@@ -65,8 +63,8 @@ func (p *CompanyListParams) query() *query {
 }
 
 // List returns the account's companies: without p, as the API answers
-// unasked (which may be a first page only: All reads them all); with p
-// (at most one), the page it asks for. GET /companies.
+// unasked (maybe a first page only); with p (at most one), the page it
+// asks for. GET /companies.
 func (s *CompaniesClient) List(ctx context.Context, p ...*CompanyListParams) ([]Company, error) {
 	if len(p) > 1 {
 		return nil, invalid("p", "give at most one params struct, got %d", len(p))
@@ -90,23 +88,22 @@ func (s *CompaniesClient) All(ctx context.Context, p *CompanyListParams) iter.Se
 	return paginate(ctx, listingOf(p, 100, list, func(v Company) uuid.UUID { return v.ID }))
 }
 
-// CompanyCreateParams describes a company to add with
-// CompaniesClient.Create. Name is required; zero values are not sent.
+// CompanyCreateParams describes a company to add: Name is required; zero
+// values are not sent.
 type CompanyCreateParams struct {
 	Name string `json:"name"`
 	// HomeState ("Utah" or "UT") sets the domestic registration; older
-	// clients send Jurisdictions (names: where it is registered) instead.
+	// clients send Jurisdictions instead.
 	HomeState     string   `json:"home_state,omitempty"`
 	EntityType    string   `json:"entity_type,omitempty"`
 	Jurisdictions []string `json:"jurisdictions,omitempty"`
-	// DuplicateNameAllowed lets the call use names the account has; the API
-	// takes one flag a call: its companies must agree (*ValidationError).
+	// DuplicateNameAllowed lets the call use names the account has; the
+	// companies of one call must agree on it.
 	DuplicateNameAllowed bool `json:"-"`
 }
 
-// Create adds companies (each needs a name) and returns those added. Sent
-// at most once; after ErrOutcomeUnknown, Companies.List shows whether the
-// companies were added. POST /companies.
+// Create adds companies and returns those added. Sent at most once (see
+// the package doc). POST /companies.
 func (s *CompaniesClient) Create(ctx context.Context, companies ...CompanyCreateParams) ([]Company, error) {
 	body, err := companiesBody(companies, func(f string, c *CompanyCreateParams) (bool, error) {
 		return c.DuplicateNameAllowed, checkRequired(f+"name", c.Name)
@@ -125,21 +122,17 @@ func (s *CompaniesClient) Create(ctx context.Context, companies ...CompanyCreate
 // current name) and CompanyID says which, and at least one of Name,
 // EntityType, HomeState and Jurisdictions (a new list) what changes.
 type CompanyUpdateParams struct {
-	Company    string    `json:"company,omitempty"`
-	CompanyID  uuid.UUID `json:"company_id,omitempty"`
-	Name       string    `json:"name,omitempty"` // the new name
-	EntityType string    `json:"entity_type,omitempty"`
-	// HomeState, a jurisdiction's name ("Utah") or abbreviation ("UT"), is
-	// the new domestic registration.
-	HomeState            string   `json:"home_state,omitempty"`
-	Jurisdictions        []string `json:"jurisdictions,omitempty"`
-	DuplicateNameAllowed bool     `json:"-"` // as in CompanyCreateParams
+	Company              string    `json:"company,omitempty"`
+	CompanyID            uuid.UUID `json:"company_id,omitempty"`
+	Name                 string    `json:"name,omitempty"` // the new name
+	EntityType           string    `json:"entity_type,omitempty"`
+	HomeState            string    `json:"home_state,omitempty"` // the new domestic registration, "Utah" or "UT"
+	Jurisdictions        []string  `json:"jurisdictions,omitempty"`
+	DuplicateNameAllowed bool      `json:"-"` // as in CompanyCreateParams
 }
 
-// Update changes companies and returns those the answer holds (a list, one
-// object with an "id", or {"companies": [...]}; else none). Sent at most
-// once; after ErrOutcomeUnknown, Companies.List shows whether the
-// companies were changed. PATCH /companies.
+// Update changes companies and returns those the answer holds. Sent at
+// most once (see the package doc). PATCH /companies.
 func (s *CompaniesClient) Update(ctx context.Context, updates ...CompanyUpdateParams) ([]Company, error) {
 	body, err := companiesBody(updates, func(f string, u *CompanyUpdateParams) (bool, error) {
 		some := u.Name != "" || u.EntityType != "" || u.HomeState != "" || len(u.Jurisdictions) > 0
@@ -156,9 +149,9 @@ func (s *CompaniesClient) Update(ctx context.Context, updates ...CompanyUpdatePa
 	return []Company(changed), nil
 }
 
-// companyList is the answer of PATCH /companies, whose shape is not
-// documented: a list of companies, one (an object with an "id"), or an
-// object that holds the list under "companies"; anything else is none.
+// companyList is the answer of PATCH /companies: a list of companies, one
+// (an object with an "id"), or an object that holds the list under
+// "companies"; anything else is none.
 type companyList []Company
 
 func (l *companyList) UnmarshalJSON(data []byte) error {
@@ -181,7 +174,7 @@ func (l *companyList) UnmarshalJSON(data []byte) error {
 	return listOrOne(data, (*[]Company)(l))
 }
 
-// Get returns the company id (one object). GET /companies/:id.
+// Get returns the company id. GET /companies/:id.
 func (s *CompaniesClient) Get(ctx context.Context, id uuid.UUID) (*Company, error) {
 	if err := checkID("id", id); err != nil {
 		return nil, err

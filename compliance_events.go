@@ -9,15 +9,12 @@ import (
 	"github.com/google/uuid"
 )
 
-// ComplianceEventsClient reads compliance events: the due dates of filings
-// per company and jurisdiction.
+// ComplianceEventsClient reads the due dates of the companies' filings.
 type ComplianceEventsClient service
 
-// routeComplianceEventsList is the route of compliance events.
 var routeComplianceEventsList = declare(http.MethodGet, "/compliance-events", "ComplianceEvents.List")
 
-// ComplianceEventStatus is the state of a compliance event. Values the API
-// adds later are kept as they come.
+// ComplianceEventStatus is the state of a compliance event.
 type ComplianceEventStatus string
 
 // The compliance event states the API documents.
@@ -27,7 +24,6 @@ const (
 )
 
 // ComplianceEvent is the due date of a filing of a company.
-// GET /compliance-events.
 type ComplianceEvent struct {
 	ID        uuid.UUID             `json:"id"`
 	CreatedAt time.Time             `json:"created_at"`
@@ -42,37 +38,22 @@ type ComplianceEvent struct {
 	Filing        string    `json:"filing"` // the name of the filing due
 }
 
-// jsonComplianceEvent is a ComplianceEvent as the API writes it: times
-// in the API's shapes, jurisdictions as names or objects, also under
-// "jurisdiction". It has no UnmarshalJSON, so that a page of them is read
-// in one pass.
-type jsonComplianceEvent struct {
-	ID            uuid.UUID             `json:"id"`
-	CreatedAt     Time                  `json:"created_at"`
-	UpdatedAt     Time                  `json:"updated_at"`
-	Status        ComplianceEventStatus `json:"status"`
-	DueDate       Date                  `json:"due_date"`
-	Jurisdictions jurisdictionNames     `json:"jurisdictions"`
-	Jurisdiction  jurisdictionNames     `json:"jurisdiction"`
-	Company       string                `json:"company"`
-	CompanyID     uuid.UUID             `json:"company_id"`
-	Filing        string                `json:"filing"`
-}
-
-func (w *jsonComplianceEvent) event() ComplianceEvent {
-	e := ComplianceEvent{ID: w.ID, CreatedAt: w.CreatedAt.Time, UpdatedAt: w.UpdatedAt.Time, Status: w.Status, DueDate: w.DueDate,
-		Jurisdictions: w.Jurisdictions, Company: w.Company, CompanyID: w.CompanyID, Filing: w.Filing}
+// UnmarshalJSON reads a compliance event in every shape the API writes it.
+func (e *ComplianceEvent) UnmarshalJSON(data []byte) error {
+	type fields ComplianceEvent
+	w := struct {
+		*fields
+		CreatedAt     Time              `json:"created_at"`
+		UpdatedAt     Time              `json:"updated_at"`
+		Jurisdictions jurisdictionNames `json:"jurisdictions"`
+		Jurisdiction  jurisdictionNames `json:"jurisdiction"`
+	}{fields: (*fields)(e)}
+	*e = ComplianceEvent{}
+	err := readRecord(data, &w)
+	e.CreatedAt, e.UpdatedAt, e.Jurisdictions = w.CreatedAt.Time, w.UpdatedAt.Time, w.Jurisdictions
 	if len(e.Jurisdictions) == 0 {
 		e.Jurisdictions = w.Jurisdiction
 	}
-	return e
-}
-
-// UnmarshalJSON reads a compliance event in every shape the API writes it.
-func (e *ComplianceEvent) UnmarshalJSON(data []byte) error {
-	var w jsonComplianceEvent
-	err := readRecord(data, &w)
-	*e = w.event()
 	return err
 }
 
@@ -124,11 +105,11 @@ func (s *ComplianceEventsClient) List(ctx context.Context, p *ComplianceEventLis
 	if err := p.validate(); err != nil {
 		return nil, err
 	}
-	var page []jsonComplianceEvent
+	var page []ComplianceEvent
 	if err := s.c.json(ctx, routeComplianceEventsList.at(), p.query(), nil, &page); err != nil {
 		return nil, err
 	}
-	return records(page, (*jsonComplianceEvent).event), nil
+	return page, nil
 }
 
 // All returns every compliance event due between p.StartDate and

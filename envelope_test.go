@@ -80,7 +80,7 @@ var recordSamples = map[string]recordSample{
 	"Company": {`{"id":` + sampleID + `,"name":"Acme","home_state":"Utah","entity_type":"LLC","created_at":` + sampleTime + `,"updated_at":"2024-03-04T12:06:07Z"}`,
 		sdkRead[Company], newOf[Company]()},
 	"ComplianceEvent": {`{"id":` + sampleID + `,"created_at":` + sampleTime + `,"updated_at":"","status":"pending","due_date":"2024-05-01","jurisdictions":[{"jurisdiction":"Utah"},"Idaho"],"company":"Acme","company_id":` + sampleID + `,"filing":"Annual Report"}`,
-		pageRead((*jsonComplianceEvent).event), newOf[ComplianceEvent]()},
+		sdkRead[ComplianceEvent], newOf[ComplianceEvent]()},
 	"Document": {`{"id":` + sampleID + `,"created_at":` + sampleTime + `,"updated_at":null,"title":"Notice","status":"unread","type":"Regular Mail","source":"scanned","pages":3,"payment_locked":false,"state":"Utah","company_name":"Acme","company_id":` + sampleID + `}`,
 		pageRead((*jsonDocument).document), newOf[Document]()},
 	"FilingProduct": {`{"id":` + sampleID + `,"name":"Annual Report","filing_name":"annual report","price":"149.00","filing_methods":[{"id":` + sampleID + `,"name":"Online","type":"online","cost":"10.5","filed_in":[{"days":"2","hours":4}],"docs_in":{"days":1,"hours":0},"agency_name":"SOS","filing_description":"d","jurisdiction":"Utah"}]}`,
@@ -96,7 +96,7 @@ var recordSamples = map[string]recordSample{
 	"Resource": {`{"id":` + sampleID + `,"name":"Form","url":"https://example.com/f","kind":"document","jurisdiction":"Utah","agency":"SOS","entity_types":["LLC"]}`,
 		sdkRead[Resource], newOf[Resource]()},
 	"Service": {`{"id":` + sampleID + `,"created_at":` + sampleTime + `,"updated_at":"2024-03-04T05:06:07.123+07:00","status":"active","type":"registered-agent","jurisdiction":"Utah","jurisdiction_id":` + sampleID + `,"company":"Acme","company_id":` + sampleID + `}`,
-		pageRead((*jsonService).service), newOf[Service]()},
+		sdkRead[Service], newOf[Service]()},
 	"Website": {`{"id":` + sampleID + `,"name":"Acme","url":"https://acme.example","billing_name":"Acme","login_url":"https://acme.example/login","created_at":` + sampleTime + `,"updated_at":` + sampleTime + `,"emails":["a@acme.example"],"phone_numbers":["555"],"addresses":[{"line_1":"1 Main","city":"Provo","state":"UT","zip_code":"84601","country":"US"}]}`,
 		sdkRead[Website], newOf[Website]()},
 	"Address": {`{"line_1":"1 Main","line_2":"","city":"Provo","state":"UT","zip_code":"84601","country":"US"}`,
@@ -362,12 +362,12 @@ func TestDecodePathInsideRecordsWithOwnDecoder(t *testing.T) {
 // bad one is named by its path, in pages read as JSON forms and in records
 // that read themselves alike.
 func TestDecodeTimesInsideRecords(t *testing.T) {
-	var services []jsonService
+	var services []Service
 	body := `{"success":true,"result":[{"id":"6f1c2c1e-2b59-4d4e-9b55-7d3f9a0e8c11","created_at":"2024-05-01 10:00:00 -0600","updated_at":"2024-05-02T10:00:00Z"}]}`
 	if _, err := decodeEnvelope("GET /services", []byte(body), &services); err != nil {
 		t.Fatal(err)
 	}
-	s := services[0].service()
+	s := services[0]
 	created, updated := time.Date(2024, 5, 1, 16, 0, 0, 0, time.UTC), time.Date(2024, 5, 2, 10, 0, 0, 0, time.UTC)
 	if !s.CreatedAt.Equal(created) || !s.UpdatedAt.Equal(updated) || !s.CreatedAt.Before(s.UpdatedAt) || s.UpdatedAt.Sub(s.CreatedAt) != 18*time.Hour {
 		t.Fatalf("times = %v, %v", s.CreatedAt, s.UpdatedAt)
@@ -380,9 +380,9 @@ func TestDecodeTimesInsideRecords(t *testing.T) {
 		name, endpoint, body, path string
 		out                        func() any
 	}{
-		{"service", "GET /services", `{"success":true,"result":[{"created_at":"2024-05-01 10:00:00 -0600"},{"updated_at":"later"}]}`, "result[1].updated_at", func() any { return new([]jsonService) }},
+		{"service", "GET /services", `{"success":true,"result":[{"created_at":"2024-05-01 10:00:00 -0600"},{"updated_at":"later"}]}`, "result[1].updated_at", func() any { return new([]Service) }},
 		{"document", "GET /documents/x", `{"success":true,"result":{"state":"Utah","created_at":"2024-02-30 10:00:00 -0600"}}`, "result.created_at", func() any { return new(Document) }},
-		{"compliance event", "GET /compliance-events", `{"success":true,"result":[{"due_date":"2024-05-01","created_at":17}]}`, "result[0].created_at", func() any { return new([]jsonComplianceEvent) }},
+		{"compliance event", "GET /compliance-events", `{"success":true,"result":[{"due_date":"2024-05-01","created_at":17}]}`, "result[0].created_at", func() any { return new([]ComplianceEvent) }},
 		{"website", "GET /websites", `{"success":true,"result":{"updated_at":"2024-05-01"}}`, "result.updated_at", func() any { return new(Website) }},
 		{"company with raw", "GET /companies", `{"success":true,"result":[{"name":"A","created_at":"2024-05-01 10:00:00 -0600"},{"name":"B","created_at":"2024-05-01 10:00:00 -0600","updated_at":"never"}]}`, "result[1].updated_at", func() any { return new([]Company) }},
 		{"invoice with raw", "GET /invoices", `{"success":true,"result":[{"company":"A","created_at":"2024-05-01 10:00:00 -0600","updated_at":"2024-05-01 25:00:00 -0600"}]}`, "result[0].updated_at", func() any { return new([]Invoice) }},
@@ -391,11 +391,11 @@ func TestDecodeTimesInsideRecords(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var err error
 			switch out := tc.out().(type) {
-			case *[]jsonService:
+			case *[]Service:
 				_, err = decodeEnvelope(tc.endpoint, []byte(tc.body), out)
 			case *Document:
 				_, err = decodeEnvelope(tc.endpoint, []byte(tc.body), out)
-			case *[]jsonComplianceEvent:
+			case *[]ComplianceEvent:
 				_, err = decodeEnvelope(tc.endpoint, []byte(tc.body), out)
 			case *Website:
 				_, err = decodeEnvelope(tc.endpoint, []byte(tc.body), out)
@@ -449,9 +449,9 @@ func TestPageKeepsNothingBetweenAnswers(t *testing.T) {
 		`{"id":"6f1c2c1e-2b59-4d4e-9b55-7d3f9a0e8c12","updated_at":"2024-05-02T10:00:00Z","status":"cancelled","company":"Bluebird","type":"registered-agent"}]}`
 	bare := `{"success":true,"result":[{"id":"6f1c2c1e-2b59-4d4e-9b55-7d3f9a0e8c13"},{},{"status":"active"}]}`
 	decode := func(body string) ([]Service, error) {
-		var page []jsonService
+		var page []Service
 		_, err := decodeEnvelope("GET /services", []byte(body), &page)
-		return records(page, (*jsonService).service), err
+		return page, err
 	}
 	const workers, rounds = 8, 200
 	errc := make(chan error, workers)
@@ -665,9 +665,9 @@ func TestPageFormsCarryEveryField(t *testing.T) {
 		}
 	}
 	check(Document{}, pageRead((*jsonDocument).document))
-	check(Service{}, pageRead((*jsonService).service))
+	check(Service{}, sdkRead[Service])
 	check(Callback{}, pageRead((*jsonCallback).callback))
-	check(ComplianceEvent{}, pageRead((*jsonComplianceEvent).event))
+	check(ComplianceEvent{}, sdkRead[ComplianceEvent])
 }
 
 // decodeEnvelopeInto says when the result was JSON null, and only then.

@@ -11,43 +11,28 @@ import (
 	"unicode"
 )
 
-// Binary answers: the streamed *File, the call that reads one, and the
-// PageParams of a page image.
-
 // File is a binary answer of the API (a PDF document, a PNG page), read as
-// it arrives: nothing holds the whole file in memory. Read it, then Close
-// it; closing early abandons the rest of the transfer.
+// it arrives. Read it, then Close it; closing early abandons the rest.
 type File struct {
-	// Body is the file's content as it arrives.
-	Body io.ReadCloser
-	// ContentType is the media type of the file, as "application/pdf".
-	ContentType string
-	// ContentLength is the size in bytes, or -1 when the API did not say.
-	ContentLength int64
-	// Filename is the last element of the name the API gave the file
-	// (Content-Disposition): never a path, so it cannot lead outside the
-	// folder it is saved into. It is "" when the API gave none, or one
-	// that is no file name: only dots and spaces (., ..), or with a
-	// control character such as NUL.
+	Body          io.ReadCloser
+	ContentType   string // as "application/pdf"
+	ContentLength int64  // -1 when the API did not say
+	// Filename is the last element of the name the API gave the file: never
+	// a path; "" when none, or one of only dots and spaces or with a
+	// control character.
 	Filename string
 }
 
-// Read reads from the file's body, so a *File is an io.Reader.
+// Read reads from the file's body.
 func (f *File) Read(p []byte) (int, error) { return f.Body.Read(p) }
 
 // Close closes the file's body, releasing its connection.
 func (f *File) Close() error { return f.Body.Close() }
 
-// file makes one call whose answer is a file of the media type want
-// ("application/pdf" or "image/png"; "" takes any type but JSON), with
-// the JSON body in when not nil. A JSON answer is read as the API's
-// error; any other type is a *DecodeError rather than a corrupt file.
-// With json (transport.go) and the listing (pagination.go), it is one of
-// the three calls every typed method makes.
-//
-// A file's call ends when the file is closed: the hooks' AttemptEnd and
-// CallEnd run then (with the error that cut the file short, if one did),
-// while WithResponseInto's *Response is filled as the headers arrive.
+// file makes one call whose answer is a file of the media type want (""
+// takes any type but JSON), with the JSON body in when not nil. A JSON
+// answer is read as the API's error, another type is a *DecodeError. The
+// call ends for the hooks when the file is closed.
 func (c *Client) file(ctx context.Context, ep endpoint, q *query, in any, want string) (*File, error) {
 	st, resp, _, err := c.send(ctx, ep, q, in, true)
 	if err != nil {
@@ -70,7 +55,6 @@ func (c *Client) file(ctx context.Context, ep endpoint, q *query, in any, want s
 
 // notFile is the error of a file's call answered with the media type mt,
 // not want: the API's error when the answer is one, else a *DecodeError.
-// It drains and closes the answer.
 func (st *callState) notFile(resp *http.Response, mt, want string) error {
 	defer drainAndClose(resp.Body)
 	if mt == "application/json" {
@@ -87,10 +71,8 @@ func (st *callState) notFile(resp *http.Response, mt, want string) error {
 	return &DecodeError{Endpoint: st.endpoint(), Err: fmt.Errorf("unexpected content type %q (want %s)", st.secrets().clean(mt, maxDetail), want)}
 }
 
-// fileBody is a file's body as the caller reads it. An error that cuts
-// the file short (a connection dropped mid-body, the context ended) is a
-// *TransportError naming the request, whose path names the file; closing
-// the body ends the call for the hooks.
+// fileBody is a file's body as the caller reads it: an error that cuts it
+// short is a *TransportError, and closing it ends the call.
 type fileBody struct {
 	io.ReadCloser
 	st     *callState
@@ -119,11 +101,8 @@ func (b *fileBody) Close() error {
 	return err
 }
 
-// safeFilename keeps only the last element of a name the server gave, so
-// that it cannot point outside the folder a caller saves into. A name
-// with nothing but dots and spaces (., .., and what Windows reads as
-// them) or with a control character (NUL cuts a name short in C) is no
-// name at all: "".
+// safeFilename keeps only the last element of a name the server gave; a
+// name of only dots and spaces, or with a control character, is "".
 func safeFilename(name string) string {
 	name = strings.ReplaceAll(name, "\\", "/")
 	if i := strings.LastIndexByte(name, '/'); i >= 0 {
@@ -137,9 +116,7 @@ func safeFilename(name string) string {
 
 // PageParams chooses how a page image is rendered.
 type PageParams struct {
-	// DPI is the resolution: 72, 150 or 300. Zero leaves the choice to the
-	// API.
-	DPI int
+	DPI int // 72, 150 or 300; zero leaves the choice to the API
 }
 
 func (p *PageParams) validate() error {

@@ -8,19 +8,16 @@ import (
 	"github.com/google/uuid"
 )
 
-// FilingMethodsClient reads the ways a filing product can be filed for a
-// company, and the form each one needs.
+// FilingMethodsClient reads the ways a product is filed, and their forms.
 type FilingMethodsClient service
 
-// The routes of filing methods.
 var (
 	routeFilingMethodsList    = declare(http.MethodGet, "/filing-methods", "FilingMethods.List")
 	routeFilingMethodsSchemas = declare(http.MethodGet, "/filing-methods/schemas", "FilingMethods.Schemas")
 )
 
-// FilingMethodListParams chooses the methods of GET /filing-methods: all
-// fields are required (the provider's clients all send them); Jurisdiction
-// is an abbreviation ("UT") or a name, FilingProductID from Offerings.
+// FilingMethodListParams chooses the methods to list: all fields are
+// required; Jurisdiction is an abbreviation ("UT") or a name.
 type FilingMethodListParams struct {
 	CompanyID       uuid.UUID
 	Jurisdiction    string
@@ -45,9 +42,7 @@ func (s *FilingMethodsClient) List(ctx context.Context, p *FilingMethodListParam
 }
 
 // FormSchema is the form a filing method needs answered, as the form data
-// of an order item (OrderItemsClient.SubmitFormData) or a cart item
-// (CartAddParams.FormData). The fields are the fake's (the provider's
-// clients only print it); the whole record is kept in Raw.
+// of an order item or a cart item.
 type FormSchema struct {
 	FilingMethodID uuid.UUID       `json:"filing_method_id"`
 	Name           string          `json:"name"`   // the request's field it is for: "form_data"
@@ -58,28 +53,23 @@ type FormSchema struct {
 // UnmarshalJSON reads a form schema, into Raw too.
 func (f *FormSchema) UnmarshalJSON(data []byte) error {
 	type fields FormSchema
-	*f = FormSchema{}
-	err := readRecord(data, (*fields)(f))
-	f.Raw = keepRaw(data)
-	return err
+	*f = FormSchema{Raw: keepRaw(data)}
+	return readRecord(data, (*fields)(f))
 }
 
-// formSchemaList is an answer of form schemas whose shape is not
-// documented: a list, one schema, or none (listOrOne).
+// formSchemaList is an answer of form schemas: a list, one, or none.
 type formSchemaList []FormSchema
 
 func (l *formSchemaList) UnmarshalJSON(data []byte) error { return listOrOne(data, (*[]FormSchema)(l)) }
 
-// FormSchemaParams chooses the schemas of GET /filing-methods/schemas:
-// both fields are required.
+// FormSchemaParams chooses the schemas to read: both fields are required.
 type FormSchemaParams struct {
 	CompanyID      uuid.UUID
 	FilingMethodID uuid.UUID
 }
 
 // Schemas returns the forms the filing method p.FilingMethodID needs
-// answered for the company p.CompanyID (one or none; a single object is a
-// list of one). GET /filing-methods/schemas.
+// answered for the company p.CompanyID. GET /filing-methods/schemas.
 func (s *FilingMethodsClient) Schemas(ctx context.Context, p *FormSchemaParams) ([]FormSchema, error) {
 	p = orZero(p)
 	if err := firstErr(checkID("company_id", p.CompanyID), checkID("filing_method_id", p.FilingMethodID)); err != nil {

@@ -11,29 +11,24 @@ import (
 	"github.com/google/uuid"
 )
 
-// FilingProductsClient reads the filings that can be bought, for a
-// website or for one company.
+// FilingProductsClient reads the filings a website or a company can buy.
 type FilingProductsClient service
 
-// The routes of filing products.
 var (
 	routeFilingProductsList      = declare(http.MethodGet, "/filing-products", "FilingProducts.List")
 	routeFilingProductsOfferings = declare(http.MethodGet, "/filing-products/offerings", "FilingProducts.Offerings")
 )
 
-// FilingProduct is a filing that can be bought. GET /filing-products.
+// FilingProduct is a filing that can be bought.
 type FilingProduct struct {
-	ID         uuid.UUID `json:"id"`
-	Name       string    `json:"name"`
-	FilingName string    `json:"filing_name"` // the simplified name
-	Price      Money     `json:"price"`
-	// FilingMethods are the ways the filing can be made; the API sends
-	// them only when the request named a jurisdiction.
-	FilingMethods []FilingMethod `json:"filing_methods"`
+	ID            uuid.UUID      `json:"id"`
+	Name          string         `json:"name"`
+	FilingName    string         `json:"filing_name"` // the simplified name
+	Price         Money          `json:"price"`
+	FilingMethods []FilingMethod `json:"filing_methods"` // sent when the request names a jurisdiction
 }
 
-// FilingMethodType is how a filing is made. Values the API adds later are
-// kept as they come.
+// FilingMethodType is how a filing is made.
 type FilingMethodType string
 
 // The filing method types the API documents.
@@ -73,10 +68,9 @@ func (m *FilingMethod) UnmarshalJSON(data []byte) error {
 	return err
 }
 
-// FilingProductListParams chooses the products of GET /filing-products:
-// those of the website URL (full; required), for EntityType ("LLC") when
-// given, with their filing methods in Jurisdiction ("Utah" or "UT") when
-// given.
+// FilingProductListParams chooses the products of the website URL (full;
+// required), for EntityType ("LLC") and with their filing methods in
+// Jurisdiction ("Utah" or "UT") when given.
 type FilingProductListParams struct {
 	URL, Jurisdiction, EntityType string
 }
@@ -96,17 +90,15 @@ func (s *FilingProductsClient) List(ctx context.Context, p *FilingProductListPar
 	return products, nil
 }
 
-// OfferingParams chooses the products of GET /filing-products/offerings:
-// both fields are required (the provider's clients all send them);
-// Jurisdiction is an abbreviation ("UT") or a name.
+// OfferingParams chooses the products offered to a company: both fields
+// are required; Jurisdiction is an abbreviation ("UT") or a name.
 type OfferingParams struct {
 	CompanyID    uuid.UUID
 	Jurisdiction string
 }
 
 // Offerings returns the filing products offered to the company
-// p.CompanyID in p.Jurisdiction: the first step of ordering a filing.
-// GET /filing-products/offerings.
+// p.CompanyID in p.Jurisdiction. GET /filing-products/offerings.
 func (s *FilingProductsClient) Offerings(ctx context.Context, p *OfferingParams) ([]FilingProduct, error) {
 	p = orZero(p)
 	if err := firstErr(checkID("company_id", p.CompanyID), checkRequired("jurisdiction", p.Jurisdiction)); err != nil {
@@ -120,9 +112,7 @@ func (s *FilingProductsClient) Offerings(ctx context.Context, p *OfferingParams)
 	return products, nil
 }
 
-// filingWords are the names a filing goes by, in groups of synonyms: the
-// catalogue names the EIN "tax id", say. Find matches any word of the
-// group of the word it is given.
+// filingWords are the names a filing goes by, in groups of synonyms.
 var filingWords = [][]string{
 	{"ein", "tax id", "employer identification number", "federal tax id", "fein", "ss 4"},
 	{"annual report", "annual registration", "annual statement", "annual list"},
@@ -155,9 +145,8 @@ func synonyms(what string) []string {
 	return []string{w}
 }
 
-// matchFiling picks the product that files what: first by its filing
-// name (the API's simplified name), then by its name holding one of the
-// words whole ("Tax id filing service" holds "tax id").
+// matchFiling picks the product that files what: by its filing name, else
+// by its name holding one of the words whole.
 func matchFiling(products []FilingProduct, what string) (*FilingProduct, error) {
 	words := synonyms(what)
 	if words[0] == "" {
@@ -177,11 +166,10 @@ func matchFiling(products []FilingProduct, what string) (*FilingProduct, error) 
 }
 
 // Find returns the filing product offered to the company p.CompanyID in
-// p.Jurisdiction that files what: "EIN", "annual report", "good
-// standing"… Words are matched whatever their case and punctuation, with
-// their synonyms ("EIN" is the catalogue's "tax id"), against the
-// products' filing names first, then against their names. No product is
-// ErrNoMatch, two are ErrAmbiguous. GET /filing-products/offerings.
+// p.Jurisdiction that files what ("EIN", "annual report"…), matched with
+// its synonyms whatever the case and punctuation, by filing name then by
+// name. None is ErrNoMatch, two are ErrAmbiguous.
+// GET /filing-products/offerings.
 func (s *FilingProductsClient) Find(ctx context.Context, p *OfferingParams, what string) (*FilingProduct, error) {
 	products, err := s.Offerings(ctx, p)
 	if err != nil {

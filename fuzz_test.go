@@ -100,8 +100,6 @@ func FuzzDecodeEnvelope(f *testing.F) {
 		fuzzDecode[[]Resource](t, body)
 		fuzzDecode[[]FilingProduct](t, body)
 		fuzzDecode[[]ComplianceEvent](t, body)
-		fuzzPage(t, body, (*jsonComplianceEvent).event)
-		fuzzPage(t, body, (*jsonService).service)
 		fuzzPage(t, body, (*jsonCallback).callback)
 		fuzzDecode[Website](t, body)
 		fuzzDecode[[]Callback](t, body)

@@ -14,7 +14,6 @@ import (
 // InvoicesClient reads and pays the account's invoices.
 type InvoicesClient service
 
-// The routes of invoices.
 var (
 	routeInvoicesList = declare(http.MethodGet, "/invoices", "Invoices.List")
 	routeInvoicesGet  = declare(http.MethodGet, "/invoices/{id}", "Invoices.Get")
@@ -22,20 +21,17 @@ var (
 		"Invoices.Get shows whether each invoice is paid").paying(charges)
 )
 
-// InvoiceStatus is the state of an invoice; values beyond the constants
-// are kept as they come.
+// InvoiceStatus is the state of an invoice.
 type InvoiceStatus string
 
-// The invoice states the API is known to send (its description names them
-// where unpaid invoices block a cancellation).
+// The invoice states the API is known to send.
 const (
 	InvoiceUnpaid    InvoiceStatus = "unpaid"
 	InvoicePaid      InvoiceStatus = "paid"
 	InvoiceCancelled InvoiceStatus = "cancelled"
 )
 
-// Invoice is a bill of the account: the fields known from the provider's
-// clients are typed (the shape is undocumented), and the whole is in Raw.
+// Invoice is a bill of the account.
 type Invoice struct {
 	ID        uuid.UUID       `json:"id"`
 	Status    InvoiceStatus   `json:"status"`
@@ -53,17 +49,31 @@ func (inv *Invoice) UnmarshalJSON(data []byte) error {
 	type fields Invoice
 	w := struct {
 		*fields
-		CreatedAt Time `json:"created_at"`
-		UpdatedAt Time `json:"updated_at"`
+		CreatedAt Time               `json:"created_at"`
+		UpdatedAt Time               `json:"updated_at"`
+		Items     []*jsonInvoiceItem `json:"items"`
 	}{fields: (*fields)(inv)}
 	*inv = Invoice{}
 	err := readRecord(data, &w)
 	inv.CreatedAt, inv.UpdatedAt, inv.Raw = w.CreatedAt.Time, w.UpdatedAt.Time, keepRaw(data)
+	if w.Items != nil {
+		inv.Items = make([]InvoiceItem, len(w.Items))
+	}
+	for i, line := range w.Items {
+		if line == nil {
+			continue
+		}
+		it := &inv.Items[i]
+		it.Price, it.Description = line.Price, line.Description
+		it.Quantity = 1 // when the API does not say
+		if line.Quantity != nil {
+			it.Quantity = int(*line.Quantity)
+		}
+	}
 	return err
 }
 
-// invoiceList is an answer of invoices whose shape is not documented: a
-// list, one invoice, or none (listOrOne).
+// invoiceList is an answer of invoices: a list, one, or none.
 type invoiceList []Invoice
 
 func (l *invoiceList) UnmarshalJSON(data []byte) error { return listOrOne(data, (*[]Invoice)(l)) }
@@ -72,24 +82,26 @@ func (l *invoiceList) UnmarshalJSON(data []byte) error { return listOrOne(data, 
 type InvoiceItem struct {
 	Price       Money  `json:"price"`
 	Description string `json:"description"`
-	// Quantity is a number or a numeric string, and 1 when missing or null
-	// (as in every line of the provider's examples).
-	Quantity int `json:"quantity"`
+	Quantity    int    `json:"quantity"` // 1 when the API does not say
+}
+
+// jsonInvoiceItem is an InvoiceItem as the API writes it, without
+// UnmarshalJSON, so that an invoice reads its lines in one pass.
+type jsonInvoiceItem struct {
+	Price       Money    `json:"price"`
+	Description string   `json:"description"`
+	Quantity    *flexInt `json:"quantity"`
 }
 
 // UnmarshalJSON reads an invoice line as the API writes it.
 func (it *InvoiceItem) UnmarshalJSON(data []byte) error {
-	type fields InvoiceItem
-	w := struct {
-		*fields
-		Quantity *flexInt `json:"quantity"`
-	}{fields: (*fields)(it)}
+	var w jsonInvoiceItem
 	*it = InvoiceItem{}
 	if string(data) == "null" {
 		return nil
 	}
 	err := readRecord(data, &w)
-	it.Quantity = 1 // when the API does not say
+	*it = InvoiceItem{Price: w.Price, Description: w.Description, Quantity: 1}
 	if w.Quantity != nil {
 		it.Quantity = int(*w.Quantity)
 	}
@@ -165,29 +177,30 @@ func (s *InvoicesClient) Get(ctx context.Context, id uuid.UUID) (*Invoice, error
 	return &inv, nil
 }
 
-// InvoicePayParams pays invoices with a stored card: both fields are
-// required.
+// InvoicePayParams pays invoices with a stored card: both are required.
 type InvoicePayParams struct {
 	InvoiceIDs      []uuid.UUID `json:"invoice_ids"`   // the invoices to pay
 	PaymentMethodID uuid.UUID   `json:"payment_token"` // the card to charge
 }
 
 // Pay pays the invoices with the card and returns those the API answers
-// with. A declined card is ErrPaymentDeclined (nothing was paid). Sent at
-// most once; after ErrOutcomeUnknown, Invoices.Get shows
-// whether each invoice is paid (trying again may charge the card twice).
-// POST /invoices/pay.
+// with; a declined card is ErrPaymentDeclined. Sent at most once (see the
+// package doc). POST /invoices/pay.
 func (s *InvoicesClient) Pay(ctx context.Context, p *InvoicePayParams) ([]Invoice, error) {
-	p = orZero(p)
-	if err := firstErr(checkID("payment_token", p.PaymentMethodID),
-		checkNotEmpty("invoice_ids", len(p.InvoiceIDs)), checkIDs("invoice_ids", p.InvoiceIDs)); err != nil {
+	switch {
+	case p == nil || p.PaymentMethodID == uuid.Nil:
+		return nil, invalid("payment_token", "must not be the nil UUID")
+	case len(p.InvoiceIDs) == 0:
+		return nil, invalid("invoice_ids", "give at least one")
+	}
+	if err := checkIDs("invoice_ids", p.InvoiceIDs); err != nil {
 		return nil, err
 	}
 	var paid invoiceList
 	if err := s.c.json(ctx, routeInvoicesPay.at(), nil, p, &paid); err != nil {
 		return nil, err
 	}
-	return []Invoice(paid), nil
+	return paid, nil
 }
 
 // Total returns the sum of the invoice's items (each its price times its

@@ -10,19 +10,16 @@ import (
 	"github.com/google/uuid"
 )
 
-// OrderItemsClient reads the items of the account's orders that wait for
-// the client, and answers them.
+// OrderItemsClient reads and answers the order items that wait for the client.
 type OrderItemsClient service
 
-// The routes of order items.
 var (
 	routeOrderItemsRequiringAttention = declare(http.MethodGet, "/order-items/requiring-attention", "OrderItems.ListRequiringAttention")
 	routeOrderItemsSubmitFormData     = declareOnce(http.MethodPost, "/order-items/requiring-attention", "OrderItems.SubmitFormData",
 		"OrderItems.ListRequiringAttention shows whether the item still waits for its form")
 )
 
-// OrderItemStatus is the state of an order item. Values the API adds
-// later are kept as they come.
+// OrderItemStatus is the state of an order item.
 type OrderItemStatus string
 
 // The order item states the provider's clients name.
@@ -31,23 +28,21 @@ const (
 	OrderItemNew                OrderItemStatus = "new"                        // being worked on
 )
 
-// OrderItem is one product of an order, made by a checkout, typed as the
-// provider's C# model has it; the whole record is kept in Raw.
+// OrderItem is one product of an order, made by a checkout.
 type OrderItem struct {
 	ID uuid.UUID `json:"id"`
-	// CreatedAt and UpdatedAt are read from the usual time text or from
-	// epoch seconds (or milliseconds), the real API's numbers, in UTC.
-	CreatedAt time.Time `json:"created_at"`
-	UpdatedAt time.Time `json:"updated_at"`
-	CompanyID uuid.UUID `json:"company_id"`
-	// Name names the product, as "Standard Federal EIN - Tax Id filing".
-	Name     string          `json:"name"`
-	OrderID  uuid.UUID       `json:"order_id"`
-	Quantity int             `json:"quantity"`
-	Status   OrderItemStatus `json:"status"`
-	Type     string          `json:"type"`
-	Product  OrderedProduct  `json:"product"`
-	Raw      json.RawMessage `json:"-"` // the record exactly as the API sent it
+	// CreatedAt and UpdatedAt are read from time text or from epoch
+	// seconds (or milliseconds), in UTC.
+	CreatedAt time.Time       `json:"created_at"`
+	UpdatedAt time.Time       `json:"updated_at"`
+	CompanyID uuid.UUID       `json:"company_id"`
+	Name      string          `json:"name"` // the product's, as "Standard Federal EIN - Tax Id filing"
+	OrderID   uuid.UUID       `json:"order_id"`
+	Quantity  int             `json:"quantity"`
+	Status    OrderItemStatus `json:"status"`
+	Type      string          `json:"type"`
+	Product   OrderedProduct  `json:"product"`
+	Raw       json.RawMessage `json:"-"` // the record exactly as the API sent it
 }
 
 // OrderedProduct is the product an order item is for.
@@ -73,23 +68,21 @@ func (it *OrderItem) UnmarshalJSON(data []byte) error {
 	return err
 }
 
-// orderItemList is an answer of order items whose shape is not
-// documented: a list, one item, or none (listOrOne).
+// orderItemList is an answer of order items: a list, one, or none.
 type orderItemList []OrderItem
 
 func (l *orderItemList) UnmarshalJSON(data []byte) error { return listOrOne(data, (*[]OrderItem)(l)) }
 
 // OrderItemListParams chooses the companies whose items to list: the
-// one CompanyID (sent as company_id), or CompanyIDs (company_ids[]), or,
-// with neither, every company of the account.
+// one CompanyID, or CompanyIDs, or, with neither, every company.
 type OrderItemListParams struct {
 	CompanyID  uuid.UUID
 	CompanyIDs []uuid.UUID
 }
 
-// ListRequiringAttention returns the order items of p.CompanyIDs that wait
-// for the client, as a filing bought without its form data does until
-// SubmitFormData. GET /order-items/requiring-attention.
+// ListRequiringAttention returns the order items of the companies that
+// wait for the client, as a filing bought without its form data does.
+// GET /order-items/requiring-attention.
 func (s *OrderItemsClient) ListRequiringAttention(ctx context.Context, p *OrderItemListParams) ([]OrderItem, error) {
 	p = orZero(p)
 	if err := checkIDs("company_ids", p.CompanyIDs); err != nil {
@@ -104,8 +97,8 @@ func (s *OrderItemsClient) ListRequiringAttention(ctx context.Context, p *OrderI
 }
 
 // OrderItemFormDataParams answers the form of an order item; all fields
-// are required. FormData, which holds personal data, encodes as a JSON
-// object keyed by the fields of the method's schema (Schemas).
+// are required. FormData encodes as a JSON object keyed by the fields of
+// the method's schema (FilingMethodsClient.Schemas).
 type OrderItemFormDataParams struct {
 	CompanyID   uuid.UUID `json:"company_id"`
 	OrderItemID uuid.UUID `json:"order_item_id"`
@@ -113,10 +106,8 @@ type OrderItemFormDataParams struct {
 }
 
 // SubmitFormData sends the form data an order item waits for and returns
-// the item, then new; a refused field is in the *APIError's Fields. Sent at
-// most once; after ErrOutcomeUnknown, OrderItems.ListRequiringAttention
-// shows whether the item still waits for its form.
-// POST /order-items/requiring-attention.
+// the item; a refused field is in the *APIError's Fields. Sent at most
+// once (see the package doc). POST /order-items/requiring-attention.
 func (s *OrderItemsClient) SubmitFormData(ctx context.Context, p *OrderItemFormDataParams) (*OrderItem, error) {
 	p = orZero(p)
 	if err := firstErr(checkID("company_id", p.CompanyID), checkID("order_item_id", p.OrderItemID),
@@ -130,23 +121,18 @@ func (s *OrderItemsClient) SubmitFormData(ctx context.Context, p *OrderItemFormD
 	return &items[0], nil
 }
 
-// personalValues are the values of the form, which the call's
-// redaction takes out of anything an answer echoes (see formValues).
+// personalValues are the form's values, which redaction takes out of answers.
 func (p *OrderItemFormDataParams) personalValues() []string { return formValues(p.FormData) }
 
-// Format prints the params as fmt prints a struct, with every string and
-// number of FormData read "[redacted]", under every verb; so do a
-// []*OrderItemFormDataParams and a map of them. The request body carries
-// the values.
+// Format prints the params as fmt prints a struct, with FormData's
+// strings and numbers redacted.
 func (p OrderItemFormDataParams) Format(f fmt.State, verb rune) {
 	p.FormData = redactedForm(p.FormData)
 	formatFields(f, verb, p, "acctadmin.OrderItemFormDataParams")
 }
 
 // MarshalJSON writes the params as encoding/json would, with FormData
-// redacted as Format prints it: params that a program marshals, or logs
-// with slog's JSON handler, show no personal data. The SDK writes the
-// request body with the values.
+// redacted as Format prints it (the request body carries the values).
 func (p OrderItemFormDataParams) MarshalJSON() ([]byte, error) {
 	type plain OrderItemFormDataParams
 	p.FormData = redactedForm(p.FormData)

@@ -13,10 +13,8 @@ import (
 )
 
 // PaymentMethodsClient stores, changes and removes the account's cards.
-// Card numbers and CVCs are Secrets: they are sent, and never shown.
 type PaymentMethodsClient service
 
-// The routes of payment methods.
 var (
 	routePaymentMethodsList   = declare(http.MethodGet, "/payment-methods", "PaymentMethods.List")
 	routePaymentMethodsCreate = declareOnce(http.MethodPost, "/payment-methods", "PaymentMethods.Create",
@@ -27,26 +25,22 @@ var (
 		"PaymentMethods.List shows whether the card is still there")
 )
 
-// PaymentMethod is a stored card (never its number or CVC), as the
-// provider's C# model has it; the whole record is kept in Raw.
+// PaymentMethod is a stored card (never its number or CVC).
 type PaymentMethod struct {
-	// ID is what checkout and invoice payment take as the payment token.
-	ID        uuid.UUID `json:"id"`
-	FirstName string    `json:"first_name"`
-	LastName  string    `json:"last_name"`
-	Brand     string    `json:"brand"` // the card's network, as "visa"
-	Last4     string    `json:"last4"` // the number's last four digits
-	// ExpMonth (1 to 12) and ExpYear (four digits) are the expiry.
-	ExpMonth       int             `json:"exp_month"`
-	ExpYear        int             `json:"exp_year"`
+	ID             uuid.UUID       `json:"id"` // the payment token of checkout and invoice payment
+	FirstName      string          `json:"first_name"`
+	LastName       string          `json:"last_name"`
+	Brand          string          `json:"brand"`     // the card's network, as "visa"
+	Last4          string          `json:"last4"`     // the number's last four digits
+	ExpMonth       int             `json:"exp_month"` // 1 to 12
+	ExpYear        int             `json:"exp_year"`  // four digits
 	IsPrepaid      bool            `json:"is_prepaid"`
 	CreatedAt      time.Time       `json:"created_at"`
 	BillingAddress BillingAddress  `json:"billing_address"`
 	Raw            json.RawMessage `json:"-"` // the record exactly as the API sent it
 }
 
-// BillingAddress is the address of a card's holder, in the shape of the
-// payment-method routes (not a website's Address).
+// BillingAddress is the address of a card's holder.
 type BillingAddress struct {
 	Address1 string `json:"address1"`
 	Address2 string `json:"address2"`
@@ -71,17 +65,15 @@ func (m *PaymentMethod) UnmarshalJSON(data []byte) error {
 	return err
 }
 
-// paymentMethodList is an answer of cards whose shape is not documented:
-// a list, one card, or none (listOrOne).
+// paymentMethodList is an answer of cards: a list, one, or none.
 type paymentMethodList []PaymentMethod
 
 func (l *paymentMethodList) UnmarshalJSON(data []byte) error {
 	return listOrOne(data, (*[]PaymentMethod)(l))
 }
 
-// storedCard returns the card an answer holds, or nil when it holds none:
-// a status object ({"status_code": 200, "success": true}, the real API's
-// answer to storing a card) read as a card has no id, and is no card.
+// storedCard returns the card an answer holds, or nil: a status object
+// ({"status_code": 200, "success": true}) read as a card has no id.
 func storedCard(cards paymentMethodList, err error) (*PaymentMethod, error) {
 	if err != nil || len(cards) == 0 || cards[0].ID == uuid.Nil {
 		return nil, err
@@ -90,8 +82,7 @@ func storedCard(cards paymentMethodList, err error) (*PaymentMethod, error) {
 }
 
 // Card is a card to store or a stored one's new details: Number (spaces
-// allowed), ExpMonth, ExpYear (four digits) and CVC are required. Number
-// and CVC are Secrets, which no printing or logging of a Card shows.
+// allowed), ExpMonth, ExpYear (four digits) and CVC are required.
 type Card struct {
 	Number         Secret
 	ExpMonth       int
@@ -121,8 +112,8 @@ func (p *Card) validate() error {
 	return nil
 }
 
-// cardBody is a Card as the API takes it: the month and year as digits
-// in strings ("05", "2028"), as every example client sends them.
+// cardBody is a Card as the API takes it: the month and year as strings
+// of digits ("05", "2028").
 type cardBody struct {
 	Number         string         `json:"number"`
 	ExpMonth       string         `json:"exp_month"`
@@ -150,11 +141,9 @@ func (s *PaymentMethodsClient) List(ctx context.Context) ([]PaymentMethod, error
 	return cards, nil
 }
 
-// Create stores a card and returns it when the answer holds it; the real
-// API answers {status_code, success}, and Create returns nil: Store finds
-// the card by listing. Sent at most once; after ErrOutcomeUnknown,
-// PaymentMethods.List shows whether the card was stored (by its last four
-// digits and expiry). POST /payment-methods.
+// Create stores a card and returns it when the answer holds it (the real
+// API's {status_code, success} does not: nil). Sent at most once (see the
+// package doc). POST /payment-methods.
 func (s *PaymentMethodsClient) Create(ctx context.Context, card *Card) (*PaymentMethod, error) {
 	card = orZero(card)
 	if err := card.validate(); err != nil {
@@ -166,8 +155,8 @@ func (s *PaymentMethodsClient) Create(ctx context.Context, card *Card) (*Payment
 }
 
 // Update replaces every detail of the stored card id and returns the card
-// when the answer holds it (nil after {status_code, success}). Sent at most once; after ErrOutcomeUnknown,
-// PaymentMethods.List shows the card's details. PATCH /payment-methods/:id.
+// when the answer holds it. Sent at most once (see the package doc).
+// PATCH /payment-methods/:id.
 func (s *PaymentMethodsClient) Update(ctx context.Context, id uuid.UUID, card *Card) (*PaymentMethod, error) {
 	card = orZero(card)
 	if err := firstErr(checkID("id", id), card.validate()); err != nil {
@@ -178,9 +167,8 @@ func (s *PaymentMethodsClient) Update(ctx context.Context, id uuid.UUID, card *C
 	return storedCard(list, err)
 }
 
-// Delete removes the stored card id. Sent at most once; after
-// ErrOutcomeUnknown, PaymentMethods.List shows whether the card is still
-// there. DELETE /payment-methods/:id.
+// Delete removes the stored card id. Sent at most once (see the package
+// doc). DELETE /payment-methods/:id.
 func (s *PaymentMethodsClient) Delete(ctx context.Context, id uuid.UUID) error {
 	if err := checkID("id", id); err != nil {
 		return err
@@ -188,14 +176,10 @@ func (s *PaymentMethodsClient) Delete(ctx context.Context, id uuid.UUID) error {
 	return s.c.json(ctx, routePaymentMethodsDelete.at(id.String()), nil, nil, nil)
 }
 
-// Store stores a card, as Create does, and returns the stored card. The
-// real API answers without it ({status_code, success}), so Store lists
-// the cards before storing and finds the new one with the card's last
-// four digits and expiry in the answer or in the listing after: the card
-// was stored but no new one is listed is ErrNoMatch, two are
-// ErrAmbiguous. A failed listing before storing sends nothing. The card is
-// sent at most once; after ErrOutcomeUnknown, PaymentMethods.List shows
-// whether it was stored. GET and POST /payment-methods.
+// Store stores a card, as Create does, and returns it: the new card of
+// its last four digits and expiry, in the answer or in the cards listed
+// before and after (none is ErrNoMatch, two are ErrAmbiguous).
+// GET and POST /payment-methods.
 func (s *PaymentMethodsClient) Store(ctx context.Context, card *Card) (*PaymentMethod, error) {
 	if card = orZero(card); ctx == nil || card.validate() != nil {
 		return s.Create(ctx, card) // refused before sending
@@ -222,14 +206,11 @@ func (s *PaymentMethodsClient) Store(ctx context.Context, card *Card) (*PaymentM
 	return made(before, after, cardID, fits, "new card of those digits and expiry in the cards listed after storing")
 }
 
-// secretValues lists the values an answer must not echo: the number as
-// sent and as digits alone, and the CVC, as the body carried it and alone
-// (too short to look for inside other text, it is taken out where it
-// stands alone: see redactor.short).
+// secretValues lists the values an answer must not echo: the number, with
+// and without spaces, and the CVC, in its body field and alone.
 func (b *cardBody) secretValues() []string {
 	return []string{b.Number, strings.ReplaceAll(b.Number, " ", ""), `"cvc":"` + b.CVC + `"`, b.CVC}
 }
 
-// Format prints the card as fmt prints a struct, with Number and CVC
-// redacted, under every verb; so do a []*Card and a map of them.
+// Format prints the card as fmt prints a struct, Number and CVC redacted.
 func (p Card) Format(f fmt.State, verb rune) { formatFields(f, verb, p, "acctadmin.Card") }

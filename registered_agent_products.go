@@ -12,14 +12,10 @@ import (
 // through a website.
 type RegisteredAgentProductsClient service
 
-// routeRegisteredAgentProductsList is the route of registered-agent
-// products.
 var routeRegisteredAgentProductsList = declare(http.MethodGet, "/registered-agent-products", "RegisteredAgentProducts.List")
 
 // RegisteredAgentProduct is a registered-agent service that can be bought
-// in a jurisdiction. The API does not document its shape: the fields known
-// are typed, and the whole record is kept in Raw.
-// GET /registered-agent-products.
+// in a jurisdiction.
 type RegisteredAgentProduct struct {
 	ID           uuid.UUID       `json:"id"`
 	Name         string          `json:"name"`
@@ -32,15 +28,12 @@ type RegisteredAgentProduct struct {
 // UnmarshalJSON reads a product as the API writes it, into Raw too.
 func (p *RegisteredAgentProduct) UnmarshalJSON(data []byte) error {
 	type fields RegisteredAgentProduct
-	*p = RegisteredAgentProduct{}
-	err := readRecord(data, (*fields)(p))
-	p.Raw = keepRaw(data)
-	return err
+	*p = RegisteredAgentProduct{Raw: keepRaw(data)}
+	return readRecord(data, (*fields)(p))
 }
 
-// RegisteredAgentProductListParams chooses the products of
-// GET /registered-agent-products: those of the website URL (its full URL;
-// required).
+// RegisteredAgentProductListParams chooses the products of the website
+// URL (its full URL; required).
 type RegisteredAgentProductListParams struct {
 	URL string
 }

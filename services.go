@@ -11,11 +11,9 @@ import (
 	"github.com/google/uuid"
 )
 
-// ServicesClient reads and orders services: subscriptions, such as a
-// registered-agent service, of a company in a jurisdiction.
+// ServicesClient reads and orders a company's services in jurisdictions.
 type ServicesClient service
 
-// The routes of services.
 var (
 	routeServicesList   = declare(http.MethodGet, "/services", "Services.List")
 	routeServicesCreate = declareOnce(http.MethodPost, "/services", "Services.Create",
@@ -27,8 +25,7 @@ var (
 		"Services.List shows whether the service is cancel-requested")
 )
 
-// ServiceStatus is the state of a service. Values the API adds later are
-// kept as they come.
+// ServiceStatus is the state of a service.
 type ServiceStatus string
 
 // The service states the API documents.
@@ -50,9 +47,8 @@ type Service struct {
 	JurisdictionID uuid.UUID     `json:"jurisdiction_id"`
 	Company        string        `json:"company"`
 	CompanyID      uuid.UUID     `json:"company_id"`
-	// RegisteredAgent is the agent the service names, and its address in
-	// the jurisdiction (the one to put on formation papers); nil when the
-	// answer does not say. The API answers it at once to POST /services.
+	// RegisteredAgent is the agent the service names, with its address in
+	// the jurisdiction; nil when the answer does not say.
 	RegisteredAgent *RegisteredAgent `json:"registered_agent"`
 }
 
@@ -62,33 +58,17 @@ type RegisteredAgent struct {
 	Address Address `json:"address"`
 }
 
-// jsonService is a Service as the API writes it: times in the API's
-// shapes. It has no UnmarshalJSON, so that a page of them is read in one
-// pass.
-type jsonService struct {
-	ID              uuid.UUID        `json:"id"`
-	CreatedAt       Time             `json:"created_at"`
-	UpdatedAt       Time             `json:"updated_at"`
-	Status          ServiceStatus    `json:"status"`
-	Type            string           `json:"type"`
-	Jurisdiction    string           `json:"jurisdiction"`
-	JurisdictionID  uuid.UUID        `json:"jurisdiction_id"`
-	Company         string           `json:"company"`
-	CompanyID       uuid.UUID        `json:"company_id"`
-	RegisteredAgent *RegisteredAgent `json:"registered_agent"`
-}
-
-func (w *jsonService) service() Service {
-	return Service{ID: w.ID, CreatedAt: w.CreatedAt.Time, UpdatedAt: w.UpdatedAt.Time, Status: w.Status, Type: w.Type,
-		Jurisdiction: w.Jurisdiction, JurisdictionID: w.JurisdictionID, Company: w.Company, CompanyID: w.CompanyID,
-		RegisteredAgent: w.RegisteredAgent}
-}
-
 // UnmarshalJSON reads a service in every shape the API writes it.
 func (s *Service) UnmarshalJSON(data []byte) error {
-	var w jsonService
+	type fields Service
+	w := struct {
+		*fields
+		CreatedAt Time `json:"created_at"`
+		UpdatedAt Time `json:"updated_at"`
+	}{fields: (*fields)(s)}
+	*s = Service{}
 	err := readRecord(data, &w)
-	*s = w.service()
+	s.CreatedAt, s.UpdatedAt = w.CreatedAt.Time, w.UpdatedAt.Time
 	return err
 }
 
@@ -122,11 +102,11 @@ func (s *ServicesClient) List(ctx context.Context, p *ServiceListParams) ([]Serv
 	if err := p.validate(); err != nil {
 		return nil, err
 	}
-	var page []jsonService
+	var page []Service
 	if err := s.c.json(ctx, routeServicesList.at(), p.query(), nil, &page); err != nil {
 		return nil, err
 	}
-	return records(page, (*jsonService).service), nil
+	return page, nil
 }
 
 // All returns every service, page after page (100 a page unless p.Limit
@@ -145,8 +125,7 @@ type ServiceCreateParams struct {
 }
 
 // Create orders services for a company in one or more jurisdictions and
-// returns them. Sent at most once; after ErrOutcomeUnknown, Services.List
-// shows whether the services were ordered. POST /services.
+// returns them. Sent at most once (see the package doc). POST /services.
 func (s *ServicesClient) Create(ctx context.Context, p *ServiceCreateParams) ([]Service, error) {
 	p = orZero(p)
 	if err := firstErr(
@@ -164,9 +143,8 @@ func (s *ServicesClient) Create(ctx context.Context, p *ServiceCreateParams) ([]
 }
 
 // RequestCancellation asks for the service id to be cancelled and returns
-// it; unpaid invoices give an *UnpaidInvoicesError. Sent at most once;
-// after ErrOutcomeUnknown, Services.List shows whether the service is
-// cancel-requested. POST /services/:id/cancel-request.
+// it; unpaid invoices give an *UnpaidInvoicesError. Sent at most once (see
+// the package doc). POST /services/:id/cancel-request.
 func (s *ServicesClient) RequestCancellation(ctx context.Context, id uuid.UUID) (*Service, error) {
 	if err := checkID("id", id); err != nil {
 		return nil, err
@@ -186,20 +164,16 @@ func (s *ServicesClient) RequestCancellation(ctx context.Context, id uuid.UUID) 
 }
 
 // ServiceInfo is what a service holds: its contact person and the officers
-// a corporation's service needs, in the shape of the provider's data file
-// for POST /services/:id/info. An answer is read from its "service_info"
-// object (as the API answers it: {"service_info": {}} before any was
-// added), its "info" object, or the record itself, and kept whole in Raw.
-// Zero values are not sent.
+// (each with the matching Role) a corporation's service needs. Zero values
+// are not sent.
 type ServiceInfo struct {
-	ContactPerson *ServiceContact `json:"contact_person,omitempty"`
-	// The officers, each with the matching Role.
-	Directors   []ServiceOfficer `json:"official.director,omitempty"`
-	Presidents  []ServiceOfficer `json:"official.president,omitempty"`
-	Secretaries []ServiceOfficer `json:"official.secretary,omitempty"`
-	Treasurers  []ServiceOfficer `json:"official.treasurer,omitempty"`
-	Status      ServiceStatus    `json:"-"` // when the answer says (read only)
-	Raw         json.RawMessage  `json:"-"` // the record as the API sent it (read only)
+	ContactPerson *ServiceContact  `json:"contact_person,omitempty"`
+	Directors     []ServiceOfficer `json:"official.director,omitempty"`
+	Presidents    []ServiceOfficer `json:"official.president,omitempty"`
+	Secretaries   []ServiceOfficer `json:"official.secretary,omitempty"`
+	Treasurers    []ServiceOfficer `json:"official.treasurer,omitempty"`
+	Status        ServiceStatus    `json:"-"` // when the answer says (read only)
+	Raw           json.RawMessage  `json:"-"` // the record as the API sent it (read only)
 }
 
 // ServiceContact is the contact person of a service.
@@ -231,8 +205,7 @@ type ServiceAddress struct {
 }
 
 // UnmarshalJSON reads the information from the record's "service_info"
-// or "info" object, or from the record itself, and keeps the whole record
-// in Raw.
+// or "info" object, or from the record itself, and keeps it in Raw.
 func (si *ServiceInfo) UnmarshalJSON(data []byte) error {
 	type plain ServiceInfo
 	var w struct {
@@ -260,8 +233,7 @@ func (si *ServiceInfo) UnmarshalJSON(data []byte) error {
 	return err
 }
 
-// Info returns the information the service id holds.
-// GET /services/:id/info.
+// Info returns the information the service id holds. GET /services/:id/info.
 func (s *ServicesClient) Info(ctx context.Context, id uuid.UUID) (*ServiceInfo, error) {
 	if err := checkID("id", id); err != nil {
 		return nil, err
@@ -274,8 +246,8 @@ func (s *ServicesClient) Info(ctx context.Context, id uuid.UUID) (*ServiceInfo, 
 }
 
 // AddInfo gives the service id the information it waits for and returns
-// what it then holds. Sent at most once; after ErrOutcomeUnknown,
-// Services.Info shows what the service holds. POST /services/:id/info.
+// what it then holds. Sent at most once (see the package doc).
+// POST /services/:id/info.
 func (s *ServicesClient) AddInfo(ctx context.Context, id uuid.UUID, info *ServiceInfo) (*ServiceInfo, error) {
 	if err := checkID("id", id); err != nil {
 		return nil, err

@@ -10,11 +10,9 @@ import (
 	"github.com/google/uuid"
 )
 
-// ShoppingCartClient fills, empties and checks out the companies' carts:
-// the way to order a filing (package docs, "Ordering a filing").
+// ShoppingCartClient fills, empties and checks out the companies' carts.
 type ShoppingCartClient service
 
-// The routes of the shopping cart.
 var (
 	routeCartList = declare(http.MethodGet, "/shopping-cart", "ShoppingCart.List")
 	routeCartAdd  = declareOnce(http.MethodPost, "/shopping-cart", "ShoppingCart.Add",
@@ -25,20 +23,17 @@ var (
 		"Invoices.List shows whether invoices were made, and ShoppingCart.List whether the items left the cart").paying(charges)
 )
 
-// CartItem is a product in a company's shopping cart, typed as the
-// provider's C# model has it; the whole record is kept in Raw.
+// CartItem is a product in a company's shopping cart.
 type CartItem struct {
-	ID        uuid.UUID `json:"id"`
-	CreatedAt time.Time `json:"created_at"`
-	UpdatedAt time.Time `json:"updated_at"`
-	CompanyID uuid.UUID `json:"company_id"`
-	AccountID uuid.UUID `json:"account_id"`
-	// ProductID is the filing (or other) product; ProductOptionID the
-	// chosen option, for a filing its filing method.
+	ID              uuid.UUID       `json:"id"`
+	CreatedAt       time.Time       `json:"created_at"`
+	UpdatedAt       time.Time       `json:"updated_at"`
+	CompanyID       uuid.UUID       `json:"company_id"`
+	AccountID       uuid.UUID       `json:"account_id"`
 	ProductID       uuid.UUID       `json:"product_id"`
 	ProductType     string          `json:"product_type"`
-	ProductOptionID uuid.UUID       `json:"product_option_id"`
-	Title           string          `json:"title"` // as "Tax id filing service - Standard"
+	ProductOptionID uuid.UUID       `json:"product_option_id"` // for a filing, its filing method
+	Title           string          `json:"title"`             // as "Tax id filing service - Standard"
 	Total           Money           `json:"total"`
 	Quantity        int             `json:"quantity"`
 	Status          string          `json:"status"` // "active" when it can be checked out
@@ -60,20 +55,18 @@ func (it *CartItem) UnmarshalJSON(data []byte) error {
 	return err
 }
 
-// cartItemList is an answer of cart items whose shape is not documented:
-// a list, one item, or none (listOrOne).
+// cartItemList is an answer of cart items: a list, one, or none.
 type cartItemList []CartItem
 
 func (l *cartItemList) UnmarshalJSON(data []byte) error { return listOrOne(data, (*[]CartItem)(l)) }
 
-// CartListParams chooses the carts of GET /shopping-cart: those of
-// CompanyIDs, or of every company of the account when nil.
+// CartListParams chooses the carts of CompanyIDs, or of every company
+// when nil.
 type CartListParams struct {
 	CompanyIDs []uuid.UUID
 }
 
-// List returns the items in the carts of p.CompanyIDs.
-// GET /shopping-cart.
+// List returns the items in the carts of p.CompanyIDs. GET /shopping-cart.
 func (s *ShoppingCartClient) List(ctx context.Context, p *CartListParams) ([]CartItem, error) {
 	p = orZero(p)
 	if err := checkIDs("company_ids", p.CompanyIDs); err != nil {
@@ -89,21 +82,17 @@ func (s *ShoppingCartClient) List(ctx context.Context, p *CartListParams) ([]Car
 // CartAddParams puts a product in a company's cart. CompanyID and
 // ProductID are required; zero values are not sent.
 type CartAddParams struct {
-	CompanyID uuid.UUID `json:"company_id"`
-	// ProductID is the product (for a filing, a FilingProduct's ID), and
-	// ProductOptionID the option (for a filing, one of its FilingMethods).
-	ProductID       uuid.UUID `json:"product_id"`
-	ProductOptionID uuid.UUID `json:"product_option_id,omitempty"`
-	Quantity        int       `json:"quantity,omitempty"` // 0 sends none: 1 for the API
+	CompanyID       uuid.UUID `json:"company_id"`
+	ProductID       uuid.UUID `json:"product_id"`                  // for a filing, a FilingProduct's ID
+	ProductOptionID uuid.UUID `json:"product_option_id,omitempty"` // for a filing, one of its FilingMethods
+	Quantity        int       `json:"quantity,omitempty"`          // 0 sends none: 1 for the API
 	// FormData, when set, answers the filing's form now (a value that
-	// encodes as a JSON object; see FilingMethodsClient.Schemas), so that
-	// the order item does not wait for it. It may hold personal data.
+	// encodes as a JSON object; see FilingMethodsClient.Schemas).
 	FormData any `json:"form_data,omitempty"`
 }
 
 // Add puts a product in a company's cart and returns the items the API
-// answers with. Sent at most once; after ErrOutcomeUnknown,
-// ShoppingCart.List shows whether the item was added. POST /shopping-cart.
+// answers with. Sent at most once (see the package doc). POST /shopping-cart.
 func (s *ShoppingCartClient) Add(ctx context.Context, p *CartAddParams) ([]CartItem, error) {
 	p = orZero(p)
 	if err := p.check(); err != nil {
@@ -124,9 +113,7 @@ type CartRemoveParams struct {
 }
 
 // Remove takes the items p.ItemIDs, or every item of p.CompanyIDs, out of
-// the carts (the parameters in a signed JSON body). Sent at most once;
-// after ErrOutcomeUnknown, ShoppingCart.List shows whether the items are
-// still there. DELETE /shopping-cart.
+// the carts. Sent at most once (see the package doc). DELETE /shopping-cart.
 func (s *ShoppingCartClient) Remove(ctx context.Context, p *CartRemoveParams) error {
 	p = orZero(p)
 	if err := firstErr(checkSome("item_ids", len(p.ItemIDs) > 0, "company_ids", len(p.CompanyIDs) > 0),
@@ -152,11 +139,8 @@ type Checkout struct {
 }
 
 // Checkout charges the card for the chosen items, which makes invoices and
-// order items (see OrderItemsClient.ListRequiringAttention). A declined
-// card is ErrPaymentDeclined (nothing was charged). Sent at most once;
-// after ErrOutcomeUnknown, Invoices.List shows whether invoices were made,
-// and ShoppingCart.List whether the items left the cart (trying again may
-// charge the card twice). POST /shopping-cart/checkout.
+// order items; a declined card is ErrPaymentDeclined. Sent at most once
+// (see the package doc). POST /shopping-cart/checkout.
 func (s *ShoppingCartClient) Checkout(ctx context.Context, p *CheckoutParams) (*Checkout, error) {
 	p = orZero(p)
 	if err := p.check(); err != nil {
@@ -169,8 +153,8 @@ func (s *ShoppingCartClient) Checkout(ctx context.Context, p *CheckoutParams) (*
 	return &out.Checkout, nil
 }
 
-// checkoutAnswer reads the answer of POST /shopping-cart/checkout: the
-// invoice ids beside result, and the invoices in it, if any.
+// checkoutAnswer reads the invoice ids beside the result, and the
+// invoices in it, if any.
 type checkoutAnswer struct{ Checkout }
 
 func (a *checkoutAnswer) decodeEnvelope(endpoint string, body []byte) (bool, error) {
@@ -203,14 +187,9 @@ func (p *CheckoutParams) check() error {
 }
 
 // AddItem puts a product in a company's cart, as Add does, and returns
-// the item added. The answer may hold that item, the whole cart, or
-// nothing, so AddItem lists the company's cart before adding and finds
-// the new item of that product (and option) in the answer or, when the
-// answer does not hold exactly one, in the listing after: the item was
-// added but no new one is listed is ErrNoMatch, two new ones are
-// ErrAmbiguous. A failed listing before adding sends nothing. The add is
-// sent at most once; after ErrOutcomeUnknown, ShoppingCart.List shows
-// whether the item was added. GET and POST /shopping-cart.
+// the new item of that product (and option), found in the answer or in
+// the cart listed before and after: none is ErrNoMatch, two are
+// ErrAmbiguous. GET and POST /shopping-cart.
 func (s *ShoppingCartClient) AddItem(ctx context.Context, p *CartAddParams) (*CartItem, error) {
 	if p = orZero(p); ctx == nil || p.check() != nil {
 		_, err := s.Add(ctx, p) // refused before sending
@@ -241,16 +220,10 @@ func (s *ShoppingCartClient) AddItem(ctx context.Context, p *CartAddParams) (*Ca
 }
 
 // CheckoutOrder checks out as Checkout does, and fills the Checkout's
-// OrderItems with the order items it made that wait for form data. The
-// answer holds invoice ids, not order items, and the API lists only the
-// order items that wait, so CheckoutOrder lists those of the account
-// before checking out and again after: the new ones are the checkout's.
-// A failed listing before sends nothing; one after returns the Checkout
-// (the card was charged) with the error. The checkout is sent at most
-// once; after ErrOutcomeUnknown, Invoices.List shows whether invoices were
-// made, and ShoppingCart.List whether the items left the cart (Client.Order
-// finds out for itself). GET /order-items/requiring-attention, POST
-// /shopping-cart/checkout.
+// OrderItems with the new order items that wait for form data, found by
+// listing them before and after; a failed listing after returns the
+// Checkout with the error. GET /order-items/requiring-attention,
+// POST /shopping-cart/checkout.
 func (s *ShoppingCartClient) CheckoutOrder(ctx context.Context, p *CheckoutParams) (*Checkout, error) {
 	if p = orZero(p); ctx == nil || p.check() != nil {
 		return s.Checkout(ctx, p) // refused before sending
@@ -271,23 +244,18 @@ func (s *ShoppingCartClient) CheckoutOrder(ctx context.Context, p *CheckoutParam
 	return out, nil
 }
 
-// personalValues are the values of the form, which the call's
-// redaction takes out of anything an answer echoes (see formValues).
+// personalValues are the form's values, which redaction takes out of answers.
 func (p *CartAddParams) personalValues() []string { return formValues(p.FormData) }
 
-// Format prints the params as fmt prints a struct, with every string and
-// number of FormData read "[redacted]", under every verb; so do a
-// []*CartAddParams and a map of them. The request body carries the
-// values.
+// Format prints the params as fmt prints a struct, with FormData's
+// strings and numbers redacted.
 func (p CartAddParams) Format(f fmt.State, verb rune) {
 	p.FormData = redactedForm(p.FormData)
 	formatFields(f, verb, p, "acctadmin.CartAddParams")
 }
 
 // MarshalJSON writes the params as encoding/json would, with FormData
-// redacted as Format prints it: params that a program marshals, or logs
-// with slog's JSON handler, show no personal data. The SDK writes the
-// request body with the values.
+// redacted as Format prints it (the request body carries the values).
 func (p CartAddParams) MarshalJSON() ([]byte, error) {
 	type plain CartAddParams
 	p.FormData = redactedForm(p.FormData)

@@ -11,12 +11,9 @@ import (
 // SignedFormsClient reads the signed forms of a filing method.
 type SignedFormsClient service
 
-// routeSignedFormsList is the route of signed forms.
 var routeSignedFormsList = declare(http.MethodGet, "/signed-forms", "SignedForms.List")
 
-// SignedForm is a form signed for a filing method. Nothing of its shape or
-// purpose is shown by the provider: the fields are those of the SDK's
-// fake, and the whole record is kept in Raw.
+// SignedForm is a form signed for a filing method.
 type SignedForm struct {
 	ID             uuid.UUID       `json:"id"`
 	Name           string          `json:"name"`
@@ -38,16 +35,14 @@ func (f *SignedForm) UnmarshalJSON(data []byte) error {
 	return err
 }
 
-// SignedFormListParams chooses the forms of GET /signed-forms: those of
-// the filing method FilingMethodID (required) and, when given, the
-// website WebsiteID.
+// SignedFormListParams chooses the forms of the filing method
+// FilingMethodID (required) and, when given, the website WebsiteID.
 type SignedFormListParams struct {
 	FilingMethodID uuid.UUID
 	WebsiteID      uuid.UUID
 }
 
-// List returns the signed forms of the filing method p.FilingMethodID.
-// GET /signed-forms.
+// List returns the signed forms of a filing method. GET /signed-forms.
 func (s *SignedFormsClient) List(ctx context.Context, p *SignedFormListParams) ([]SignedForm, error) {
 	p = orZero(p)
 	if err := checkID("filing_method_id", p.FilingMethodID); err != nil {

@@ -12,12 +12,9 @@ import (
 // registered-agent services that a website sells.
 type SimpleProductsClient service
 
-// routeSimpleProductsList is the route of simple products.
 var routeSimpleProductsList = declare(http.MethodGet, "/simple-products", "SimpleProducts.List")
 
-// SimpleProduct is a product a website sells. Nothing of its shape is
-// shown by the provider: the fields are those it likely shares with filing
-// products, and the whole record is kept in Raw.
+// SimpleProduct is a product a website sells.
 type SimpleProduct struct {
 	ID    uuid.UUID       `json:"id"`
 	Name  string          `json:"name"`
@@ -28,20 +25,17 @@ type SimpleProduct struct {
 // UnmarshalJSON reads a product as the API writes it, into Raw too.
 func (p *SimpleProduct) UnmarshalJSON(data []byte) error {
 	type fields SimpleProduct
-	*p = SimpleProduct{}
-	err := readRecord(data, (*fields)(p))
-	p.Raw = keepRaw(data)
-	return err
+	*p = SimpleProduct{Raw: keepRaw(data)}
+	return readRecord(data, (*fields)(p))
 }
 
-// SimpleProductListParams chooses the products of GET /simple-products:
-// those of the website URL (its full URL; required).
+// SimpleProductListParams chooses the products of the website URL (its
+// full URL; required).
 type SimpleProductListParams struct {
 	URL string
 }
 
-// List returns the simple products of the website p.URL.
-// GET /simple-products.
+// List returns the simple products of the website p.URL. GET /simple-products.
 func (s *SimpleProductsClient) List(ctx context.Context, p *SimpleProductListParams) ([]SimpleProduct, error) {
 	p = orZero(p)
 	if err := checkRequired("url", p.URL); err != nil {

@@ -10,15 +10,12 @@ import (
 	"github.com/google/uuid"
 )
 
-// WebsitesClient reads the contact and billing information of the
-// websites associated with the account.
+// WebsitesClient reads the account's websites.
 type WebsitesClient service
 
-// routeWebsitesGet is the route of websites.
 var routeWebsitesGet = declare(http.MethodGet, "/websites", "Websites.Get")
 
 // Website is the contact and billing information of a website.
-// GET /websites.
 type Website struct {
 	ID           uuid.UUID `json:"id"`
 	Name         string    `json:"name"` // the company that owns the website
@@ -47,11 +44,8 @@ func (w *Website) UnmarshalJSON(data []byte) error {
 	return err
 }
 
-// Address is a postal address: a website's (GET /websites), or a
-// registered agent's (Service.RegisteredAgent). It is read in either
-// shape: line_1, line_2, city, state, zip_code, country; or line1,
-// line2, city, state_province_region (an abbreviation, "FL"),
-// zip_postal_code.
+// Address is a postal address: a website's, or a registered agent's (read
+// from line1, line2, state_province_region and zip_postal_code).
 type Address struct {
 	Line1   string `json:"line_1"`
 	Line2   string `json:"line_2"`
@@ -79,14 +73,9 @@ func (a *Address) UnmarshalJSON(data []byte) error {
 	return err
 }
 
-// Get returns the website registered as websiteURL (required). The API
-// matches the URL as registered text, scheme and all: a website registered
-// as "www.example.com" is found by "www.example.com", not by
-// "https://www.example.com/" (the real API was recorded answering that
-// one success with {"website": null}). Such an answer, or a null result,
-// is an *APIError whose errors.Is(err, ErrNotFound) is true: its
-// StatusCode is 404, though the API answered 200 (Body holds that answer),
-// and its Message says the URL is not registered. GET /websites.
+// Get returns the website registered as websiteURL, matched as the text
+// registered, scheme and all. None is an *APIError of ErrNotFound (status
+// 404, though the API answered 200 with {"website": null}). GET /websites.
 func (s *WebsitesClient) Get(ctx context.Context, websiteURL string) (*Website, error) {
 	if err := checkRequired("url", websiteURL); err != nil {
 		return nil, err
@@ -98,20 +87,15 @@ func (s *WebsitesClient) Get(ctx context.Context, websiteURL string) (*Website, 
 	return &w, nil
 }
 
-// absent says that an answer to GET /websites holds no website: a null
-// result, or {"website": null} (see Get).
+// absent says that an answer holds no website.
 func (*Website) absent(null bool, body []byte) string {
 	if null || noWebsite(body) {
-		return websiteNotRegistered
+		return "no website is registered as this url: it must match the registered text exactly, scheme and all"
 	}
 	return ""
 }
 
-// websiteNotRegistered is the message of Get's ErrNotFound.
-const websiteNotRegistered = "no website is registered as this url: it must match the registered text exactly, scheme and all"
-
-// noWebsite reports whether the result of a GET /websites answer is
-// {"website": null}: no website is registered as the URL.
+// noWebsite reports whether the answer's result is {"website": null}.
 func noWebsite(body []byte) bool {
 	var env struct {
 		Result map[string]json.RawMessage `json:"result"`

@@ -14,8 +14,8 @@ func init() {
 		mutant{id: `sdk38-agent-dropped`, file: `services.go`, pkg: `.`,
 			run:  `TestServicesRegisteredAgentAsRecorded`,
 			what: `a service's registered agent not read`,
-			from: `		RegisteredAgent: w.RegisteredAgent}`,
-			to:   `	}`},
+			from: `RegisteredAgent *RegisteredAgent ` + "`" + `json:"registered_agent"` + "`",
+			to:   `RegisteredAgent *RegisteredAgent ` + "`" + `json:"-"` + "`"},
 		mutant{id: `sdk38-website-null-is-zero`, file: `websites.go`, pkg: `.`,
 			run:  `TestWebsitesGetUnregisteredURLIsNotFound`,
 			what: `{"website": null} read as a zero Website and no error`,
@@ -71,7 +71,7 @@ func init() {
 		mutant{id: `sdk38-null-service-contact`, file: `services.go`, pkg: `.`,
 			run:  `TestWritesNeverSendNull`,
 			what: `service info without a contact person sends "contact_person": null`,
-			from: `ContactPerson *ServiceContact ` + "`" + `json:"contact_person,omitempty"` + "`",
-			to:   `ContactPerson *ServiceContact ` + "`" + `json:"contact_person"` + "`"},
+			from: `ContactPerson *ServiceContact  ` + "`" + `json:"contact_person,omitempty"` + "`",
+			to:   `ContactPerson *ServiceContact  ` + "`" + `json:"contact_person"` + "`"},
 	)
 }
