@@ -90,9 +90,8 @@ type Client struct {
 	auth func() Authenticator
 	keys func() *redactor
 	// downloads tells the walks over the unread listing which documents
-	// were downloaded through this client while they run (see
-	// downloadWatch); a function for the same reason as auth.
-	downloads func() *downloadWatch
+	// were downloaded through this client while they run.
+	downloads *downloadWatch
 }
 
 // Format prints the client as acctadmin.Client(base URL) under every verb
@@ -354,11 +353,10 @@ func NewClient(accessKey, secretKey string, opts ...Option) (*Client, error) {
 	keys.add(accessKey, "[redacted]")
 	keys.add(secretKey, "[redacted]")
 	auth := s.auth
-	watch := &downloadWatch{}
 	c := &Client{
 		auth:         func() Authenticator { return auth },
 		keys:         func() *redactor { return keys },
-		downloads:    func() *downloadWatch { return watch },
+		downloads:    &downloadWatch{},
 		baseURL:      base,
 		logger:       s.logger,
 		maxRetries:   s.maxRetries,

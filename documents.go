@@ -156,21 +156,25 @@ func (s *DocumentsClient) List(ctx context.Context, p *DocumentListParams) ([]Do
 // item. On the unread listing (the default: All(ctx, nil)) the loop may
 // download what it is given, which takes it out of the listing; All still
 // yields exactly once every document that stays unread until it is done
-// and that nobody else reads. To download on several goroutines, use
-// Pull. Other listings are read ahead (see the package docs on paging).
-// On the unread listing All learns from its Client which documents the
-// loop downloaded (a Download through the same Client, on any goroutine,
-// while the loop runs, counts as the loop's own), so on a server that
-// pages honestly it costs at most one request more than the listing has
-// pages; it walks the listing again only when an answer shows that
-// someone else changed it. ErrPagingIgnored ends it when the API ignores
-// the offset; ErrListingUnsettled when the listing still changes after 10
-// walks. Why, and the tests: RELIABILITY.md, "Paging and Pull".
+// and that nobody else reads (a Download through the same Client, on any
+// goroutine, while the loop runs, counts as the loop's own). To download
+// on several goroutines, use Pull. ErrPagingIgnored ends it when the API
+// ignores the offset; ErrListingUnsettled when the listing still changes
+// after 10 walks. Paging, its cost and its guarantees: the package doc
+// and RELIABILITY.md.
 func (s *DocumentsClient) All(ctx context.Context, p *DocumentListParams) iter.Seq2[Document, error] {
-	l := listingOf(p, maxDocumentsLimit, s.List, func(d Document) uuid.UUID { return d.ID })
-	l.shrinks = p == nil || p.Status == "" || p.Status == DocumentUnread
-	l.watch = s.c.watch()
-	return paginate(ctx, l)
+	q := *orZero(p)
+	return paginate(ctx, listing[Document]{
+		invalid: q.validate(), limit: q.Limit, max: maxDocumentsLimit, offset: q.Offset,
+		fetch: func(ctx context.Context, limit, offset int) ([]Document, error) {
+			q := q
+			q.Limit, q.Offset = limit, offset
+			return s.List(ctx, &q)
+		},
+		id:      func(d Document) uuid.UUID { return d.ID },
+		shrinks: q.Status == "" || q.Status == DocumentUnread,
+		watch:   s.c.downloads,
+	})
 }
 
 // Get returns the document id. GET /documents/:id.
@@ -202,7 +206,7 @@ func (s *DocumentsClient) Download(ctx context.Context, id uuid.UUID) (*File, er
 	if err := checkID("id", id); err != nil {
 		return nil, err
 	}
-	w := s.c.watch()
+	w := s.c.downloads
 	w.note(id, downloadStarted)
 	f, err := s.c.file(ctx, routeDocumentsDownload.at(id.String()), nil, nil, "application/pdf")
 	if err != nil {

@@ -1675,7 +1675,7 @@ func TestWalksOnOneClientShareWhatItDownloads(t *testing.T) {
 			t.Fatalf("the reading loop was given %s %d times", id, n)
 		}
 	}
-	if n := c.watch().n.Load(); n != 0 {
+	if n := c.downloads.n.Load(); n != 0 {
 		t.Fatalf("%d walks still watched after both loops ended", n)
 	}
 }
@@ -1684,12 +1684,12 @@ func TestAWalkForgetsWhatItWatchedWhenTheLoopBreaks(t *testing.T) {
 	s := newGenServer(50)
 	c := genClient(t, s)
 	for range c.Documents.All(context.Background(), nil) {
-		if n := c.watch().n.Load(); n != 1 {
+		if n := c.downloads.n.Load(); n != 1 {
 			t.Fatalf("%d walks watched during the loop, want 1", n)
 		}
 		break
 	}
-	if n := c.watch().n.Load(); n != 0 {
+	if n := c.downloads.n.Load(); n != 0 {
 		t.Fatalf("%d walks watched after the loop broke, want 0", n)
 	}
 }

@@ -40,9 +40,10 @@ type Listing[T any] struct {
 	// confirmed by passes. A walk over a listing that nothing shrinks
 	// ends with its first pass, and is confirming from the start.
 	Shrinks bool
-	// YieldsIDless hands out rows without an id the first time a pass
-	// goes over them (All yields them; Pull cannot download them).
-	YieldsIDless bool
+	// Loop: the consumer is All's loop, which deals with every row handed
+	// out before the next request, and is handed rows without an id too
+	// (Pull cannot download them).
+	Loop bool
 	// StatusOf, when set, says what the consumer did to a row handed out
 	// (All asks its Client); when nil, the walk goes by what MarkStatus
 	// recorded (Pull knows its downloads).
@@ -58,7 +59,7 @@ type Walk[T any] struct {
 	id                func(T) uuid.UUID
 	unpaged           bool
 	shrinks           bool
-	yieldsIDless      bool
+	loop              bool
 	statusOf          func(uuid.UUID) RowStatus
 
 	offset int // where the next request of a confirming walk starts
@@ -68,6 +69,10 @@ type Walk[T any] struct {
 	// (its download answered, or it was kept out), or -1 while it still
 	// may; the status bits say which (see MarkStatus).
 	handedOut map[uuid.UUID]int32
+	// newRow is what a row handed out from the answer to the request out
+	// is marked with: -1 until the consumer says, or, in a Loop, that
+	// request's number.
+	newRow int32
 
 	// The pass under way.
 	passes            int          // passes ended
@@ -141,7 +146,7 @@ func requestOf(v int32) int { return int(v &^ (statusStays | statusGone)) }
 func NewWalk[T any](l Listing[T]) *Walk[T] {
 	w := &Walk[T]{
 		limit: l.Limit, max: l.Max, start: l.Start, id: l.ID, unpaged: l.Unpaged,
-		shrinks: l.Shrinks, yieldsIDless: l.YieldsIDless, statusOf: l.StatusOf,
+		shrinks: l.Shrinks, loop: l.Loop, statusOf: l.StatusOf,
 		offset: l.Start, stayingEnd: l.Start, handedOut: make(map[uuid.UUID]int32),
 	}
 	if w.statusOf == nil {
@@ -234,9 +239,13 @@ func rowID[T any](id func(T) uuid.UUID, item T) uuid.UUID {
 // rows it asks for.
 func (w *Walk[T]) Request() (seq, offset, limit int) {
 	w.sent++
+	w.newRow = -1
+	if w.loop {
+		w.newRow = int32(w.sent)
+	}
 	if !w.confirming {
 		w.passStaying()
-		if w.yieldsIDless && len(w.seen) > 0 {
+		if w.loop && len(w.seen) > 0 {
 			// All: a row the loop was given and whose status is not known
 			// (its download failed, or runs elsewhere) may leave the
 			// listing at any time: the walk cannot count on it.
@@ -317,10 +326,6 @@ func (w *Walk[T]) RoomForAPage() bool {
 	b := w.awaitingStatus()
 	return b == 0 || w.lastFull && (w.max <= 0 || w.limit+1+b <= w.max)
 }
-
-// MarkHandled records that the item id can leave the listing by the consumer's
-// doing until request at (exclusive), or, for -1, still may.
-func (w *Walk[T]) MarkHandled(id uuid.UUID, at int32) { w.handedOut[id] = at }
 
 // MarkStatus records, besides at, what the consumer did to id's row.
 func (w *Walk[T]) MarkStatus(id uuid.UUID, at int32, f RowStatus) {
@@ -448,7 +453,7 @@ func (w *Walk[T]) passOver(seq, offset int, items []T, whole bool) passedOver[T]
 				w.passIDless(&a, item, i >= from)
 			}
 		case !known:
-			w.handedOut[id] = -1
+			w.handedOut[id] = w.newRow
 			a.fresh++
 			a.out = append(a.out, a.idless...)
 			a.out = append(a.out, item)
@@ -472,7 +477,7 @@ func (w *Walk[T]) passIDless(a *passedOver[T], item T, notShownBefore bool) {
 	a.run++
 	w.idlessPassed++
 	w.signature.Write(uuid.Nil[:])
-	if w.yieldsIDless && w.passes == 0 && notShownBefore && w.idlessPassed > w.idlessGiven+len(a.idless) {
+	if w.loop && w.passes == 0 && notShownBefore && w.idlessPassed > w.idlessGiven+len(a.idless) {
 		a.idless = append(a.idless, item)
 	}
 }
@@ -661,9 +666,9 @@ func (w *Walk[T]) takeInPast(items []T, i int) (out []T) {
 		id := w.id(item)
 		w.seen = append(w.seen, seenRow[T]{item: item, id: id})
 		if id != uuid.Nil {
-			w.handedOut[id] = -1
+			w.handedOut[id] = w.newRow
 			out = append(out, item)
-		} else if w.yieldsIDless {
+		} else if w.loop {
 			out = append(out, item)
 			w.idlessGiven++
 		}
