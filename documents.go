@@ -275,24 +275,11 @@ type PullProgress struct {
 // and nothing is sent. Safe to call from several goroutines.
 func (s *DocumentsClient) Pull(ctx context.Context, p *PullParams,
 	fn func(ctx context.Context, d Document, f *File) error) error {
-	p = orZero(p)
-	lp := p.DocumentListParams
-	r := &pullRun[Document]{
-		l:       listingOf(&lp, maxDocumentsLimit, s.List, func(d Document) uuid.UUID { return d.ID }),
-		workers: p.Workers,
-		fn:      fn,
-		open:    func(ctx context.Context, d Document) (*File, error) { return s.Download(ctx, d.ID) },
-		skip:    p.Skip,
-		before:  p.Before,
-	}
-	r.l.shrinks = lp.Status == "" || lp.Status == DocumentUnread
-	if on := p.OnProgress; on != nil {
-		r.report = func(d Document, err error, t pullTally) {
-			on(PullProgress{Document: d, Err: err, Done: t.done, Failed: t.failed, Bytes: t.bytes,
-				Skipped: t.skipped, KeptOut: t.keptOut, Locked: t.locked})
-		}
-	}
-	return r.run(ctx)
+	pp := *orZero(p) // OnProgress is dropped from the copy when it panics
+	lp := pp.DocumentListParams
+	l := listingOf(&lp, maxDocumentsLimit, s.List, func(d Document) uuid.UUID { return d.ID })
+	l.shrinks = lp.Status == "" || lp.Status == DocumentUnread
+	return (&puller{s: s, params: &pp, fn: fn, l: l}).run(ctx)
 }
 
 // FileLink is a URL the API serves a file at until it expires (anyone who

@@ -1,6 +1,7 @@
 package acctadmin
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -226,7 +227,7 @@ type aheadReader[T any] struct {
 func (r *aheadReader[T]) start() {
 	pctx, pcancel := context.WithCancel(r.ctx)
 	p := pageAhead[T]{ch: make(chan page[T], 1), cancel: pcancel}
-	go r.l.fetchAhead(pctx, r.into != nil, r.next, p.ch)
+	go r.l.fetchAhead(pctx, r.into != nil, r.l.limit, r.next, p.ch)
 	r.next += r.stride
 	r.queue = append(r.queue, p)
 }
@@ -348,15 +349,15 @@ func (r *aheadReader[T]) hand(items []T, repeated bool, yield func(T, error) boo
 	return true
 }
 
-// fetchAhead reads the page at offset into ch, with its own *Response
-// when meta is set.
-func (l *listing[T]) fetchAhead(ctx context.Context, meta bool, offset int, ch chan<- page[T]) {
+// fetchAhead reads the page at limit and offset into ch, with its own
+// *Response when meta is set.
+func (l *listing[T]) fetchAhead(ctx context.Context, meta bool, limit, offset int, ch chan<- page[T]) {
 	var p page[T]
 	if meta {
 		p.resp = new(Response)
 		ctx = context.WithValue(ctx, responseKey{}, p.resp)
 	}
-	guard(func() { p.items, p.err = l.fetch(ctx, l.limit, offset) }, func(e ending) {
+	guard(func() { p.items, p.err = l.fetch(ctx, limit, offset) }, func(e ending) {
 		p.end = e
 		ch <- p
 	})
@@ -509,10 +510,45 @@ func (w *watched) status(id uuid.UUID) paging.RowStatus {
 	return paging.RowUnknown
 }
 
-// A pull drains a listing as Documents.Pull does: workers open each item
-// (a download, which takes it out of a shrinking listing) and hand it to
-// the caller's function, while a walk (package internal/paging) reads the
-// listing under them, told what became of each download (MarkStatus).
+// A puller drains the documents listing for Documents.Pull: workers
+// download each document and hand it to fn, while a walk (package
+// internal/paging) reads the listing under them, told what became of each
+// download (MarkStatus). It is kept by the goroutine that called Pull;
+// the workers and the listing requests only send it events.
+type puller struct {
+	s          *DocumentsClient
+	params     *PullParams // Workers, Skip, Before, OnProgress
+	fn         func(context.Context, Document, *File) error
+	l          listing[Document]
+	walk       *paging.Walk[Document]
+	ctx        context.Context // the workers'
+	lctx       context.Context // the listing requests', cancelled when the pull stops
+	cancelList context.CancelFunc
+	into, last *Response // the caller's *Response, and the last listing answer's
+
+	jobs    chan *pullJob
+	events  chan pullEvent
+	answers chan page[Document]
+	wg      sync.WaitGroup
+
+	pending     []*pullJob // listed, not handed to a worker yet
+	handed      int        // documents handed to a worker
+	inFlight    int        // handed to a worker and not done with
+	seq, offset int        // the last listing request's
+	listing     bool       // a listing request is out
+	listed      bool       // the walk is over
+	waiting     bool       // the last answer could not move on: wait for a download
+	openedSince int        // downloads answered since the last listing request
+	failed      []*pullJob
+	tally       PullProgress
+
+	stopping bool
+	ended    error     // why the walk ended early, once what it gave is done
+	err      error     // the first error
+	errItem  uuid.UUID // the document it is about
+	errEarly bool      // that document was never opened: Before failed
+	end      ending    // the first panic, raised once every goroutine is done
+}
 
 // The number of workers of a pull: the default, and the most it may have.
 const (
@@ -520,55 +556,28 @@ const (
 	maxPullWorkers     = 32
 )
 
-// pullTally is the running count of a pull.
-type pullTally struct {
-	done, failed, skipped, keptOut, locked int
-	bytes                                  int64
-}
-
-// pullRun is one pull: PullParams's Workers, Skip, Before and OnProgress
-// (report), for any T.
-type pullRun[T any] struct {
-	l       listing[T]
-	workers int // 0 for defaultPullWorkers
-	open    func(context.Context, T) (*File, error)
-	fn      func(context.Context, T, *File) error
-	skip    func(T) bool
-	before  func(context.Context, T) error
-	report  func(item T, err error, t pullTally)
-}
-
-// pullJob is an item given to a worker.
-type pullJob[T any] struct {
-	item   T
+// pullJob is a document given to a worker.
+type pullJob struct {
+	doc    Document
 	id     uuid.UUID
-	seq    int  // the order in which items were handed out: the listing's
+	seq    int  // the order in which documents were handed out: the listing's
 	opened bool // its download answered (or it ended without one)
 }
 
-// pullEvent is what a worker tells the pull: a download answered, or an
-// item is done with (every job gets one of each, the first maybe not when
-// the download ended abnormally). For a done event: declined, Before left
-// the item alone; opened, its download was asked for; where, the step a
-// panic or Goexit came from. locked: the download was refused as
-// payment-locked (the item stays listed, and the pull goes on).
-type pullEvent[T any] struct {
-	job                      *pullJob[T]
+// pullEvent is what a worker tells the pull: a download answered, or a
+// document is done with (every job gets one of each, the first maybe not
+// when the download ended abnormally). For a done event: declined, Before
+// left the document alone; opened, its download was asked for; where, the
+// step a panic or Goexit came from. locked: the download was refused as
+// payment-locked (the document stays listed, and the pull goes on).
+type pullEvent struct {
+	job                      *pullJob
 	done                     bool
 	err                      error
 	bytes                    int64
 	end                      ending
 	declined, opened, locked bool
 	where                    string
-}
-
-// pullAnswer is the answer to one listing request.
-type pullAnswer[T any] struct {
-	seq, offset int
-	items       []T
-	err         error
-	end         ending
-	resp        *Response
 }
 
 // countingBody counts the bytes read through it.
@@ -585,86 +594,49 @@ func (b *countingBody) Read(p []byte) (int, error) {
 
 // run drains the listing: nil, a *ValidationError (nothing sent), or a
 // *PullError.
-func (r *pullRun[T]) run(ctx context.Context) error {
-	l := &r.l
+func (p *puller) run(ctx context.Context) error {
+	workers := p.params.Workers
 	switch {
 	case ctx == nil:
 		return nilContext()
-	case r.workers < 0 || r.workers > maxPullWorkers:
-		return invalid("workers", "must be 0 to %d, got %d", maxPullWorkers, r.workers)
-	case r.fn == nil:
+	case workers < 0 || workers > maxPullWorkers:
+		return invalid("workers", "must be 0 to %d, got %d", maxPullWorkers, workers)
+	case p.fn == nil:
 		return invalid("fn", "is required")
-	case l.invalid != nil:
-		return l.invalid
+	case p.l.invalid != nil:
+		return p.l.invalid
 	}
-	if r.workers == 0 {
-		r.workers = defaultPullWorkers
+	if workers == 0 {
+		workers = defaultPullWorkers
 	}
-	if l.limit == 0 {
-		l.limit = l.max
-	}
-	pl := paging.Listing[T]{Limit: l.limit, Max: l.max, Start: l.offset, ID: l.id, Unpaged: l.unpaged, Shrinks: l.shrinks}
-	p := &puller[T]{r: r, walk: paging.NewWalk(pl), into: responseInto(ctx), ctx: ctx}
+	l := &p.l
+	p.walk = paging.NewWalk(paging.Listing[Document]{Limit: cmp.Or(l.limit, l.max), Max: l.max, Start: l.offset, ID: l.id, Shrinks: l.shrinks})
+	p.ctx, p.into = ctx, responseInto(ctx)
 	if p.into != nil { // only the pull's own goroutine fills it
 		p.ctx = context.WithValue(ctx, responseKey{}, (*Response)(nil))
 	}
 	p.lctx, p.cancelList = context.WithCancel(ctx)
 	defer p.cancelList()
-	return p.drain()
-}
-
-// puller is the state of one pull, kept by the goroutine that called
-// Pull; the workers and the listing requests only send it events.
-type puller[T any] struct {
-	r          *pullRun[T]
-	walk       *paging.Walk[T]
-	ctx        context.Context // the workers'
-	lctx       context.Context // the listing requests', cancelled when the pull stops
-	cancelList context.CancelFunc
-	into, last *Response // the caller's *Response, and the last listing answer's
-
-	jobs    chan *pullJob[T]
-	events  chan pullEvent[T]
-	answers chan pullAnswer[T]
-	wg      sync.WaitGroup
-
-	pending     []*pullJob[T] // listed, not handed to a worker yet
-	handed      int           // items handed to a worker
-	inFlight    int           // handed to a worker and not done with
-	listing     bool          // a listing request is out
-	listed      bool          // the walk is over
-	waiting     bool          // the last answer could not move on: wait for a download
-	openedSince int           // downloads answered since the last listing request
-	failed      []*pullJob[T]
-	tally       pullTally
-
-	stopping bool
-	ended    error     // why the walk ended early, once what it gave is done
-	err      error     // the first error
-	errItem  uuid.UUID // the item it is about
-	errEarly bool      // the item was never opened: its before step failed
-	end      ending    // the first panic, raised once every goroutine is done
-}
-
-// drain runs the pull to its end and says how it went.
-func (p *puller[T]) drain() error {
-	p.jobs = make(chan *pullJob[T])
-	p.events = make(chan pullEvent[T], 2*p.r.workers)
-	p.answers = make(chan pullAnswer[T], 1)
-	for range p.r.workers {
+	p.jobs = make(chan *pullJob)
+	p.events = make(chan pullEvent, 2*workers)
+	p.answers = make(chan page[Document], 1)
+	for range workers {
 		p.wg.Add(1)
 		go p.work()
 	}
 	ctxDone := p.ctx.Done()
 	for {
-		if p.mayList() {
-			p.list()
+		if p.mayList(workers) {
+			var limit int
+			p.seq, p.offset, limit = p.walk.Request()
+			p.listing, p.openedSince = true, 0
+			go p.l.fetchAhead(p.lctx, p.into != nil, limit, p.offset, p.answers)
 		}
 		if p.over() {
 			break
 		}
-		var next chan<- *pullJob[T]
-		var job *pullJob[T]
+		var next chan<- *pullJob
+		var job *pullJob
 		if !p.stopping && len(p.pending) > 0 {
 			next, job = p.jobs, p.pending[0]
 		}
@@ -673,7 +645,11 @@ func (p *puller[T]) drain() error {
 		}
 		select {
 		case next <- job:
-			p.handOut()
+			p.pending[0] = nil
+			p.pending = p.pending[1:]
+			job.seq = p.handed
+			p.handed++
+			p.inFlight++
 		case ev := <-p.events:
 			p.workerSaid(ev)
 		case a := <-p.answers:
@@ -688,39 +664,22 @@ func (p *puller[T]) drain() error {
 }
 
 // mayList decides whether to ask for the next page now: one request at a
-// time, not past the end, not while more items wait than there are
+// time, not past the end, not while more documents wait than there are
 // workers, and not again for nothing while the first row of the last
 // answer still waits for its download.
-func (p *puller[T]) mayList() bool {
-	return !p.stopping && !p.listing && !p.listed && len(p.pending) <= p.r.workers &&
+func (p *puller) mayList(workers int) bool {
+	return !p.stopping && !p.listing && !p.listed && len(p.pending) <= workers &&
 		(!p.waiting || p.inFlight+len(p.pending) == 0) && p.walk.RoomForAPage()
 }
 
 // over decides whether the pull is done.
-func (p *puller[T]) over() bool {
+func (p *puller) over() bool {
 	return !p.listing && p.inFlight == 0 && (p.stopping || p.listed && len(p.pending) == 0)
 }
 
-// list sends the next listing request.
-func (p *puller[T]) list() {
-	seq, offset, limit := p.walk.Request()
-	p.listing, p.openedSince = true, 0
-	go func() {
-		a := pullAnswer[T]{seq: seq, offset: offset}
-		ctx := p.lctx
-		if p.into != nil {
-			a.resp = new(Response)
-			ctx = context.WithValue(ctx, responseKey{}, a.resp)
-		}
-		guard(func() { a.items, a.err = p.r.l.fetch(ctx, limit, offset) }, func(e ending) {
-			a.end = e
-			p.answers <- a
-		})
-	}()
-}
-
-// answered takes in a listing answer.
-func (p *puller[T]) answered(a pullAnswer[T]) {
+// answered takes in a listing answer: new documents are kept out, or wait
+// for a worker.
+func (p *puller) answered(a page[Document]) {
 	p.listing = false
 	if a.resp != nil {
 		p.last = a.resp
@@ -733,36 +692,27 @@ func (p *puller[T]) answered(a pullAnswer[T]) {
 		p.stop(a.err, uuid.Nil)
 		return
 	}
-	out, moved, step := p.walk.Answer(a.seq, a.offset, a.items)
-	for _, item := range out {
-		p.admit(item)
+	out, moved, step := p.walk.Answer(p.seq, p.offset, a.items)
+	for _, d := range out {
+		if p.keepOut(d) {
+			p.walk.MarkStatus(d.ID, 0, paging.RowStays)
+			p.tally.KeptOut++
+			p.report(d, nil)
+		} else {
+			p.pending = append(p.pending, &pullJob{doc: d, id: d.ID})
+		}
 	}
-	p.tally.skipped = p.walk.IDlessPassed()
+	p.tally.Skipped = p.walk.IDlessPassed()
 	p.waiting = !moved && p.openedSince == 0
-	switch step {
-	case paging.StepDone:
-		p.listed = true
-	case paging.StepIgnored, paging.StepUnsettled:
+	if step != paging.StepOn {
 		// What the listing gave is still handed out first.
 		p.listed, p.ended = true, stepErrs[step]
 	}
 }
 
-// admit takes a new item: kept out, or queued for a worker.
-func (p *puller[T]) admit(item T) {
-	id := p.r.l.id(item)
-	if p.keepOut(item) {
-		p.walk.MarkStatus(id, 0, paging.RowStays)
-		p.tally.keptOut++
-		p.report(item, nil)
-		return
-	}
-	p.pending = append(p.pending, &pullJob[T]{item: item, id: id})
-}
-
-// keepOut asks skip about item; a panic in it stops the pull.
-func (p *puller[T]) keepOut(item T) (out bool) {
-	if p.r.skip == nil || p.stopping {
+// keepOut asks Skip about d; a panic in it stops the pull.
+func (p *puller) keepOut(d Document) (out bool) {
+	if p.params.Skip == nil || p.stopping {
 		return false
 	}
 	defer func() {
@@ -771,21 +721,11 @@ func (p *puller[T]) keepOut(item T) (out bool) {
 			out = true
 		}
 	}()
-	return p.r.skip(item)
-}
-
-// handOut notes that the first pending item went to a worker.
-func (p *puller[T]) handOut() {
-	job := p.pending[0]
-	p.pending[0] = nil
-	p.pending = p.pending[1:]
-	job.seq = p.handed
-	p.handed++
-	p.inFlight++
+	return p.params.Skip(d)
 }
 
 // workerSaid takes in what a worker says.
-func (p *puller[T]) workerSaid(ev pullEvent[T]) {
+func (p *puller) workerSaid(ev pullEvent) {
 	j := ev.job
 	if !j.opened { // from the next request on, the listing shows whether it stays
 		j.opened = true
@@ -797,28 +737,27 @@ func (p *puller[T]) workerSaid(ev pullEvent[T]) {
 		return
 	}
 	p.inFlight--
-	p.tally.bytes += ev.bytes
-	var zero T
+	p.tally.Bytes += ev.bytes
+	d := j.doc
+	j.doc = Document{}
 	if ev.declined {
-		p.tally.keptOut++
-		p.report(j.item, nil)
-		j.item = zero
+		p.tally.KeptOut++
+		p.report(d, nil)
 		return
 	}
 	err := ev.err
 	if ev.locked && !ev.end.panicked && !ev.end.goexit {
-		p.tally.locked++
-		p.report(j.item, err)
-		j.item = zero
+		p.tally.Locked++
+		p.report(d, err)
 		return
 	}
 	if ev.end.panicked || ev.end.goexit {
 		err = p.abnormal(ev.end, ev.where, j.id)
 	}
 	if err == nil {
-		p.tally.done++
+		p.tally.Done++
 	} else {
-		p.tally.failed++
+		p.tally.Failed++
 		if ev.opened {
 			p.failed = append(p.failed, j)
 		}
@@ -827,12 +766,11 @@ func (p *puller[T]) workerSaid(ev pullEvent[T]) {
 		}
 		p.stop(err, j.id)
 	}
-	p.report(j.item, err)
-	j.item = zero
+	p.report(d, err)
 }
 
 // rowStatusAfter is what ev, the first event of a job, says of its row.
-func rowStatusAfter[T any](ev pullEvent[T]) paging.RowStatus {
+func rowStatusAfter(ev pullEvent) paging.RowStatus {
 	switch {
 	case ev.done && !ev.opened:
 		return paging.RowStays // never downloaded: left alone by before, or before failed
@@ -846,7 +784,7 @@ func rowStatusAfter[T any](ev pullEvent[T]) paging.RowStatus {
 
 // abnormal notes a panic or a Goexit in where: the pull stops, and a
 // panic is raised again once it is over.
-func (p *puller[T]) abnormal(e ending, where string, id uuid.UUID) error {
+func (p *puller) abnormal(e ending, where string, id uuid.UUID) error {
 	var err error
 	if e.goexit {
 		err = fmt.Errorf("%w (in %s)", errGoexit, where)
@@ -861,7 +799,7 @@ func (p *puller[T]) abnormal(e ending, where string, id uuid.UUID) error {
 }
 
 // stop records the first error and stops starting anything new.
-func (p *puller[T]) stop(err error, id uuid.UUID) {
+func (p *puller) stop(err error, id uuid.UUID) {
 	if p.err == nil {
 		p.err, p.errItem = err, id
 	}
@@ -873,21 +811,24 @@ func (p *puller[T]) stop(err error, id uuid.UUID) {
 
 // report tells OnProgress; a panic in it stops the pull, and it is not
 // called again.
-func (p *puller[T]) report(item T, err error) {
-	if p.r.report == nil {
+func (p *puller) report(d Document, err error) {
+	on := p.params.OnProgress
+	if on == nil {
 		return
 	}
 	defer func() {
 		if v := recover(); v != nil {
-			p.r.report = nil
+			p.params.OnProgress = nil
 			p.abnormal(ending{panicked: true, value: v}, "OnProgress", uuid.Nil)
 		}
 	}()
-	p.r.report(item, err, p.tally)
+	t := p.tally
+	t.Document, t.Err = d, err
+	on(t)
 }
 
 // result is what Pull returns once every goroutine of it is done.
-func (p *puller[T]) result() error {
+func (p *puller) result() error {
 	if p.into != nil && p.last != nil {
 		*p.into = *p.last
 	}
@@ -901,8 +842,8 @@ func (p *puller[T]) result() error {
 		return nil
 	}
 	// The unfinished, in the order they were handed out: the listing's.
-	slices.SortFunc(p.failed, func(a, b *pullJob[T]) int { return a.seq - b.seq })
-	pe := &PullError{Err: p.err, Document: p.errItem, Done: p.tally.done, early: p.errEarly}
+	slices.SortFunc(p.failed, func(a, b *pullJob) int { return a.seq - b.seq })
+	pe := &PullError{Err: p.err, Document: p.errItem, Done: p.tally.Done, early: p.errEarly}
 	for _, j := range p.failed {
 		pe.Unfinished = append(pe.Unfinished, j.id)
 	}
@@ -910,22 +851,22 @@ func (p *puller[T]) result() error {
 }
 
 // work is a worker; after a Goexit it ends.
-func (p *puller[T]) work() {
+func (p *puller) work() {
 	defer p.wg.Done()
 	for j := range p.jobs {
 		p.serve(j)
 	}
 }
 
-// serve runs Before on j's item, opens it, hands it to fn and closes it,
-// telling the pull at each step, however they end.
-func (p *puller[T]) serve(j *pullJob[T]) {
-	fin := pullEvent[T]{job: j, done: true, where: "Before"}
+// serve runs Before on j's document, downloads it, hands it to fn and
+// closes it, telling the pull at each step, however they end.
+func (p *puller) serve(j *pullJob) {
+	fin := pullEvent{job: j, done: true, where: "Before"}
 	var f *File
 	var body *countingBody
 	guard(func() {
-		if p.r.before != nil {
-			if err := p.r.before(p.ctx, j.item); err != nil {
+		if p.params.Before != nil {
+			if err := p.params.Before(p.ctx, j.doc); err != nil {
 				fin.declined = errors.Is(err, ErrSkipDocument)
 				if !fin.declined {
 					fin.err = err
@@ -935,19 +876,21 @@ func (p *puller[T]) serve(j *pullJob[T]) {
 		}
 		fin.opened, fin.where = true, "fn"
 		var err error
-		f, err = p.r.open(p.ctx, j.item)
+		f, err = p.s.Download(p.ctx, j.id)
 		locked := errors.Is(err, ErrPaymentRequired)
-		p.events <- pullEvent[T]{job: j, err: err, locked: locked}
+		p.events <- pullEvent{job: j, err: err, locked: locked}
 		if err != nil {
 			fin.err, fin.locked = err, locked
 			return
 		}
 		body = &countingBody{ReadCloser: f.Body}
 		f.Body = body
-		fin.err = p.r.fn(p.ctx, j.item, f)
+		fin.err = p.fn(p.ctx, j.doc, f)
 	}, func(e ending) {
 		if f != nil {
-			if c := closeFile(f); !e.panicked && !e.goexit {
+			var c ending
+			guard(func() { f.Close() }, func(e ending) { c = e })
+			if !e.panicked && !e.goexit {
 				e = c
 			}
 			fin.bytes = body.n.Load()
@@ -955,15 +898,4 @@ func (p *puller[T]) serve(j *pullJob[T]) {
 		fin.end = e
 		p.events <- fin
 	})
-}
-
-// closeFile closes f, catching a panic (of a hook).
-func closeFile(f *File) (e ending) {
-	defer func() {
-		if v := recover(); v != nil {
-			e = ending{panicked: true, value: v}
-		}
-	}()
-	f.Close()
-	return e
 }

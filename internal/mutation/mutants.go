@@ -350,8 +350,8 @@ var mutants = []mutant{
 		to:   `	if accessKey == "" {`},
 	{id: `pull-unfinished-reversed`, file: `pagination.go`, pkg: `.`,
 		what: `PullError.Unfinished in reverse order`,
-		from: `slices.SortFunc(p.failed, func(a, b *pullJob[T]) int { return a.seq - b.seq })`,
-		to:   `slices.SortFunc(p.failed, func(a, b *pullJob[T]) int { return b.seq - a.seq })`},
+		from: `slices.SortFunc(p.failed, func(a, b *pullJob) int { return a.seq - b.seq })`,
+		to:   `slices.SortFunc(p.failed, func(a, b *pullJob) int { return b.seq - a.seq })`},
 	{id: `all-paging-ignored-quiet`, file: `pagination.go`, pkg: `.`,
 		what: `All ends quietly on an API that ignores the offset`,
 		from: `		if n >= l.limit && !l.unpaged {
