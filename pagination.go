@@ -387,7 +387,7 @@ func (l *listing[T]) shrinking(ctx context.Context, yield func(T, error) bool) {
 	var zero T
 	seen := l.watch.start()
 	defer l.watch.end(seen)
-	pl := paging.Listing[T]{Limit: l.limit, Max: l.max, Start: l.offset, ID: l.id, Unpaged: l.unpaged, Shrinks: true, Loop: true}
+	pl := paging.Listing[T]{Limit: l.limit, Max: l.max, Start: l.offset, ID: l.id, Shrinks: true, Loop: true}
 	if seen != nil {
 		pl.StatusOf = seen.status
 	} else {

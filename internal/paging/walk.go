@@ -29,9 +29,6 @@ const (
 type Listing[T any] struct {
 	Limit, Max, Start int               // the page size asked for, the largest (0: none), the first offset
 	ID                func(T) uuid.UUID // uuid.Nil for a row without a usable id
-	// Unpaged: the API does not document its paging, so a page repeated
-	// is its whole listing, never an ignored offset.
-	Unpaged bool
 	// Shrinks: the consumer shrinks the listing. A walk over a listing
 	// that does not shrink is confirming, and ends with its first pass.
 	Shrinks bool
@@ -50,7 +47,6 @@ type Listing[T any] struct {
 type Walk[T any] struct {
 	limit, max, start int
 	id                func(T) uuid.UUID
-	unpaged           bool
 	shrinks           bool
 	loop              bool
 	statusOf          func(uuid.UUID) RowStatus
@@ -129,7 +125,7 @@ func requestOf(v int32) int { return int(v &^ (statusStays | statusGone)) }
 // NewWalk starts a walk over l.
 func NewWalk[T any](l Listing[T]) *Walk[T] {
 	w := &Walk[T]{
-		limit: l.Limit, max: l.Max, start: l.Start, id: l.ID, unpaged: l.Unpaged,
+		limit: l.Limit, max: l.Max, start: l.Start, id: l.ID,
 		shrinks: l.Shrinks, loop: l.Loop, statusOf: l.StatusOf,
 		offset: l.Start, stayingEnd: l.Start, handedOut: make(map[uuid.UUID]int32),
 	}
@@ -470,7 +466,7 @@ func (w *Walk[T]) confirmingStep(items []T, a passedOver[T], whole bool) (moved 
 		// flight): read it again as they answer, not before one does,
 		// unless it brought new rows.
 		return a.fresh > 0, StepOn
-	case w.answerRepeats >= IgnoredAfter && len(items) >= w.limit && !w.unpaged:
+	case w.answerRepeats >= IgnoredAfter && len(items) >= w.limit:
 		return moved, StepIgnored
 	case w.answerRepeats >= IgnoredAfter:
 		return moved, w.endPass() // the whole listing, in a page shorter than the limit
