@@ -87,9 +87,8 @@ func paginate[T any](ctx context.Context, l listing[T]) iter.Seq2[T, error] {
 // ending is how a function the SDK ran for its caller ended when it did
 // not return: by a panic (value), or by runtime.Goexit.
 type ending struct {
-	panicked bool
-	value    any
-	goexit   bool
+	panicked, goexit bool
+	value            any
 }
 
 // errGoexit stands for a runtime.Goexit on a goroutine of the SDK, which
@@ -144,11 +143,9 @@ type page[T any] struct {
 }
 
 // maxReadAhead bounds the pages a stable listing asks for and has not
-// handed to the loop yet, besides the page the loop is on; it is also
-// what reading ahead may cost past the end of a listing.
+// handed to the loop yet, besides the page the loop is on.
 const maxReadAhead = 2
 
-// ignoredAfter and maxPasses are the walk's (see package internal/paging).
 const (
 	ignoredAfter = paging.IgnoredAfter
 	maxPasses    = paging.MaxPasses
@@ -160,14 +157,9 @@ type pageAhead[T any] struct {
 	cancel context.CancelFunc
 }
 
-// ahead reads a stable listing ahead of the loop: one page at first, one
-// more each time the loop finds the next page not there yet (up to
-// maxReadAhead), handed to the loop in order. A page shorter than the
-// ones before drops the pages read ahead of it (they assumed a longer
-// one), and reading goes on from where it ended. Pages dropped, or asked
-// for past the end, are let finish; the loop's end cancels the rest. Each
-// page gets its own *Response, copied into the caller's by the loop's
-// goroutine as it takes the page.
+// ahead reads a stable listing ahead of the loop, as the package doc
+// says ("Paging"). Each page gets its own *Response, copied into the
+// caller's by the loop's goroutine as it takes the page.
 func (l *listing[T]) ahead(ctx context.Context, yield func(T, error) bool) {
 	into := responseInto(ctx)
 	ctx, cancel := context.WithCancel(ctx)
@@ -617,6 +609,11 @@ func (p *puller) run(ctx context.Context) error {
 	}
 	p.lctx, p.cancelList = context.WithCancel(ctx)
 	defer p.cancelList()
+	return p.drain(workers)
+}
+
+// drain runs the pull to its end and says how it went.
+func (p *puller) drain(workers int) error {
 	p.jobs = make(chan *pullJob)
 	p.events = make(chan pullEvent, 2*workers)
 	p.answers = make(chan page[Document], 1)

@@ -216,10 +216,7 @@ func rowID[T any](id func(T) uuid.UUID, item T) uuid.UUID {
 }
 
 // Request numbers the next request and says where it starts and how many
-// rows it asks for. A counting walk first passes over the seen rows whose
-// status is known, up to the first that is not: one that stays moves
-// stayingEnd past it (and is the next overlap), one that is gone is no
-// longer listed.
+// rows it asks for.
 func (w *Walk[T]) Request() (seq, offset, limit int) {
 	w.sent++
 	w.newRow = -1
@@ -227,27 +224,7 @@ func (w *Walk[T]) Request() (seq, offset, limit int) {
 		w.newRow = int32(w.sent)
 	}
 	if !w.confirming {
-		n := 0
-		for _, r := range w.seen {
-			f := RowStays // a row without an id stays
-			if r.id != uuid.Nil {
-				f = w.statusOf(r.id)
-			}
-			if f == RowUnknown {
-				break
-			}
-			n++
-			if f == RowStays {
-				w.stayingEnd++
-				w.lastStaying, w.hasLastStaying = r.item, true
-				w.signature.Write(r.id[:])
-				if r.id == uuid.Nil {
-					w.idlessPassed++
-				}
-			}
-		}
-		clear(w.seen[:n])
-		w.seen = w.seen[n:]
+		w.passStaying()
 		if w.loop && len(w.seen) > 0 {
 			// A row the loop was given whose status is not known (its
 			// download failed, or runs elsewhere) may leave at any time.
@@ -274,6 +251,33 @@ func (w *Walk[T]) Request() (seq, offset, limit int) {
 	}
 	w.asked = a
 	return w.sent, a.offset, a.limit
+}
+
+// passStaying passes over the seen rows whose status is known, up to the
+// first that is not: one that stays moves stayingEnd past it (and is the
+// next overlap), one that is gone is no longer listed.
+func (w *Walk[T]) passStaying() {
+	n := 0
+	for _, r := range w.seen {
+		f := RowStays // a row without an id stays
+		if r.id != uuid.Nil {
+			f = w.statusOf(r.id)
+		}
+		if f == RowUnknown {
+			break
+		}
+		n++
+		if f == RowStays {
+			w.stayingEnd++
+			w.lastStaying, w.hasLastStaying = r.item, true
+			w.signature.Write(r.id[:])
+			if r.id == uuid.Nil {
+				w.idlessPassed++
+			}
+		}
+	}
+	clear(w.seen[:n])
+	w.seen = w.seen[n:]
 }
 
 // RoomForAPage reports whether the next request, sent now, can bring a
@@ -405,12 +409,7 @@ func (w *Walk[T]) passOver(seq, offset int, items []T, whole bool) passedOver[T]
 		switch {
 		case id == uuid.Nil:
 			if inRun { // nothing can download it: it stays
-				a.run++
-				w.idlessPassed++
-				w.signature.Write(uuid.Nil[:])
-				if w.loop && w.passes == 0 && i >= from && w.idlessPassed > w.idlessGiven+len(a.idless) {
-					a.idless = append(a.idless, item)
-				}
+				w.passIDless(&a, item, i >= from)
 			}
 		case !known:
 			w.handedOut[id] = w.newRow
@@ -428,6 +427,18 @@ func (w *Walk[T]) passOver(seq, offset int, items []T, whole bool) passedOver[T]
 		}
 	}
 	return a
+}
+
+// passIDless passes over a row without an id; in a Loop's first pass,
+// one that the answer before did not show passed over already
+// (notShownBefore) and that was not handed out yet is to be.
+func (w *Walk[T]) passIDless(a *passedOver[T], item T, notShownBefore bool) {
+	a.run++
+	w.idlessPassed++
+	w.signature.Write(uuid.Nil[:])
+	if w.loop && w.passes == 0 && notShownBefore && w.idlessPassed > w.idlessGiven+len(a.idless) {
+		a.idless = append(a.idless, item)
+	}
 }
 
 // noteAnswer keeps what a confirming walk needs of its answer items at
