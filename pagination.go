@@ -151,12 +151,6 @@ const (
 	maxPasses    = paging.MaxPasses
 )
 
-// pageAhead is a page asked for and not yet taken.
-type pageAhead[T any] struct {
-	ch     chan page[T]
-	cancel context.CancelFunc
-}
-
 // ahead reads a stable listing ahead of the loop, as the package doc
 // says ("Paging"). Each page gets its own *Response, copied into the
 // caller's by the loop's goroutine as it takes the page.
@@ -204,8 +198,8 @@ type aheadReader[T any] struct {
 	l      *listing[T]
 	ctx    context.Context
 	into   *Response      // the caller's, when it asked WithResponseInto
-	queue  []pageAhead[T] // pages asked for and not yet taken, in order
-	stale  []pageAhead[T] // pages dropped, their answers not needed
+	queue  []chan page[T] // pages asked for and not yet taken, in order
+	stale  []chan page[T] // pages dropped, their answers not needed
 	want   int            // the offset of the next row the loop needs
 	next   int            // the offset of the next page to ask for
 	stride int            // the rows a page brings: the limit, or the server's cap
@@ -217,11 +211,10 @@ type aheadReader[T any] struct {
 
 // start asks for the page at next.
 func (r *aheadReader[T]) start() {
-	pctx, pcancel := context.WithCancel(r.ctx)
-	p := pageAhead[T]{ch: make(chan page[T], 1), cancel: pcancel}
-	go r.l.fetchAhead(pctx, r.into != nil, r.l.limit, r.next, p.ch)
+	ch := make(chan page[T], 1)
+	go r.l.fetchAhead(r.ctx, r.into != nil, r.l.limit, r.next, ch)
 	r.next += r.stride
-	r.queue = append(r.queue, p)
+	r.queue = append(r.queue, ch)
 }
 
 // fill asks for pages until depth of them are asked for.
@@ -238,9 +231,8 @@ func (r *aheadReader[T]) drop() {
 }
 
 func (r *aheadReader[T]) wait() {
-	for _, p := range r.stale {
-		<-p.ch
-		p.cancel()
+	for _, ch := range r.stale {
+		<-ch
 	}
 	r.stale = nil
 }
@@ -253,15 +245,14 @@ func (r *aheadReader[T]) take(taken int) page[T] {
 	}
 	var p page[T]
 	select {
-	case p = <-r.queue[0].ch:
+	case p = <-r.queue[0]:
 	default:
 		if taken > 0 && !r.short && r.depth < maxReadAhead {
 			r.depth++
 			r.fill()
 		}
-		p = <-r.queue[0].ch
+		p = <-r.queue[0]
 	}
-	r.queue[0].cancel()
 	r.queue = r.queue[1:]
 	if err := p.end.raise(); err != nil {
 		p.err = err
