@@ -141,14 +141,14 @@ func NewWalk[T any](l Listing[T]) *Walk[T] {
 func (w *Walk[T]) Sent() int { return w.sent }
 
 // SamePage reports whether page b repeats page a: the same rows in the
-// same order, rows with an id compared by id and rows without one (or
-// all, when id is nil) by their content.
+// same order, rows with an id compared by id and rows without one by
+// their content.
 func SamePage[T any](id func(T) uuid.UUID, a, b []T) bool {
 	if len(a) != len(b) {
 		return false
 	}
 	for i := range a {
-		ia, ib := rowID(id, a[i]), rowID(id, b[i])
+		ia, ib := id(a[i]), id(b[i])
 		if ia != ib || ia == uuid.Nil && !reflect.DeepEqual(a[i], b[i]) {
 			return false
 		}
@@ -162,7 +162,7 @@ func HoldsRowTwice[T any](id func(T) uuid.UUID, page []T) bool {
 	ids := make(map[uuid.UUID]bool, len(page))
 	var idless []T
 	for _, item := range page {
-		if rid := rowID(id, item); rid != uuid.Nil {
+		if rid := id(item); rid != uuid.Nil {
 			if ids[rid] {
 				return true
 			}
@@ -185,14 +185,14 @@ func Overlaps[T any](id func(T) uuid.UUID, a, b []T) bool {
 	ids := make(map[uuid.UUID]bool, len(a))
 	var idless []T
 	for _, item := range a {
-		if rid := rowID(id, item); rid != uuid.Nil {
+		if rid := id(item); rid != uuid.Nil {
 			ids[rid] = true
 		} else {
 			idless = append(idless, item)
 		}
 	}
 	for _, item := range b {
-		if rid := rowID(id, item); rid != uuid.Nil {
+		if rid := id(item); rid != uuid.Nil {
 			if ids[rid] {
 				return true
 			}
@@ -205,14 +205,6 @@ func Overlaps[T any](id func(T) uuid.UUID, a, b []T) bool {
 		}
 	}
 	return false
-}
-
-// rowID is item's id, or uuid.Nil when id is nil.
-func rowID[T any](id func(T) uuid.UUID, item T) uuid.UUID {
-	if id == nil {
-		return uuid.Nil
-	}
-	return id(item)
 }
 
 // Request numbers the next request and says where it starts and how many
