@@ -17,7 +17,7 @@ func init() {
 			what: `a row handed out before, listed again as new, not noticed`,
 			from: `		if _, known := w.handedOut[id]; known || fresh[id] {`,
 			to:   `		if false {`},
-		mutant{id: `cost-long-page-trusted`, file: `internal/paging/walk.go`, pkg: `.`, run: run,
+		mutant{id: `cost-long-page-trusted`, file: `internal/paging/walk.go`, pkg: `.`, run: run + `|TestListingsWhenTheAPIIgnoresPaging`,
 			what: `an answer longer than asked for (the limit ignored) trusted`,
 			from: `	if n > a.limit {
 		return nil, StepOn, false // the limit ignored: the offset may be too
