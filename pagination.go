@@ -15,14 +15,10 @@ import (
 	"github.com/google/uuid"
 )
 
-// Every All method is one call of paginate: a listing that the loop's own
-// calls cannot change is read ahead (ahead); the unread documents, which
-// the loop shrinks by downloading them, are walked (shrinking, on package
-// internal/paging), and so is Pull's listing. The rules are the package
-// doc's ("Paging"), the guarantees and their tests RELIABILITY.md's
-// ("Paging and Pull"). Breaking out of a loop, or cancelling its context,
-// stops its requests; no goroutine outlives it, and a panic on one is
-// raised again on the loop's goroutine.
+// Every All method is one call of paginate: a stable listing is read
+// ahead; the unread documents, which the loop shrinks, are walked (package
+// internal/paging), as is Pull's listing. The rules: the package doc
+// ("Paging"); the guarantees and their tests: RELIABILITY.md.
 
 // listing describes one All call.
 type listing[T any] struct {
@@ -37,8 +33,8 @@ type listing[T any] struct {
 	unpaged bool              // the API does not document its paging: a full page repeated is the whole listing
 }
 
-// pageParams is the params struct of a listing: it checks itself and hands
-// out its paging fields, so that a copy of it can ask for any page.
+// pageParams is a listing's params struct: it checks itself, and hands
+// out its paging fields so that a copy of it can ask for any page.
 type pageParams[P any] interface {
 	*P
 	validate() error
@@ -46,8 +42,8 @@ type pageParams[P any] interface {
 }
 
 // listingOf describes the All of a listing whose pages come from list,
-// called with a copy of p (nil is the zero params) at each page's limit and
-// offset; max is the endpoint's largest page and id tells records apart.
+// called with a copy of p (nil: the zero params) at each page's limit and
+// offset; max is the endpoint's largest page.
 func listingOf[T, P any, PP pageParams[P]](p PP, max int, list func(context.Context, PP) ([]T, error), id func(T) uuid.UUID) listing[T] {
 	if p == nil {
 		p = new(P)
@@ -95,9 +91,8 @@ type ending struct {
 // can only be reported, not raised again.
 var errGoexit = errors.New("acctadmin: runtime.Goexit called on a goroutine of the SDK")
 
-// guard runs f, then done with how f ended, even when f panics (the panic
-// stops there, to be raised again on the caller's goroutine) or calls
-// runtime.Goexit.
+// guard runs f, then done with how f ended, even when f panics (stopped
+// there, to be raised again on the caller's goroutine) or Goexits.
 func guard(f func(), done func(ending)) {
 	var e ending
 	returned := false
@@ -313,9 +308,8 @@ func (r *aheadReader[T]) plan(items []T) (last bool) {
 	return false
 }
 
-// hand yields the rows of the pages held back and of items, unless items
-// repeats the page before: it is held back too. It reports false when the
-// loop stopped.
+// hand yields the pages held back and items, unless items repeats the
+// page before (held back too); false when the loop stopped.
 func (r *aheadReader[T]) hand(items []T, repeated bool, yield func(T, error) bool) bool {
 	if repeated {
 		r.held = append(r.held, items)
@@ -347,8 +341,7 @@ func (l *listing[T]) fetchAhead(ctx context.Context, meta bool, limit, offset in
 }
 
 // errLongPageNotWhole ends a listing whose page longer than the limit was
-// followed by rows of it again: the offset past that page may have
-// skipped rows. It matches ErrPagingIgnored.
+// followed by rows of it again (the offset past it may have skipped rows).
 var errLongPageNotWhole error = pagingError("acctadmin: the API sent a page longer than the limit, then rows of it again past it: it does not page as asked, and the rest of the listing cannot be reached")
 
 // pagingError is an error of a listing that the API does not page as
@@ -407,10 +400,8 @@ func (l *listing[T]) shrinking(ctx context.Context, yield func(T, error) bool) {
 }
 
 // A downloadWatch tells the walks over the unread listing which of the
-// documents they handed out were downloaded through their client, on any
-// goroutine, while they run: those count as their loop's doing. A walk
-// registers (start) and forgets (end) its ids, one entry an id; others'
-// downloads it sees only in the answers.
+// documents they handed out were downloaded through their client while
+// they run: those count as their loop's doing.
 type downloadWatch struct {
 	mu       sync.Mutex
 	watching map[*watched]struct{}
@@ -478,8 +469,7 @@ func (d *downloadWatch) note(id uuid.UUID, s downloadState) {
 	}
 }
 
-// status says what the downloads of id did to its row so far: none, it
-// stays; one answered, it is gone; one under way or failed, either.
+// status says what the downloads of id did to its row so far.
 func (w *watched) status(id uuid.UUID) paging.RowStatus {
 	w.mu.Lock()
 	s := w.ids[id]
@@ -547,12 +537,10 @@ type pullJob struct {
 	opened bool // its download answered (or it ended without one)
 }
 
-// pullEvent is what a worker tells the pull: a download answered, or a
-// document is done with (every job gets one of each, the first maybe not
-// when the download ended abnormally). For a done event: declined, Before
-// left the document alone; opened, its download was asked for; where, the
-// step a panic or Goexit came from. locked: the download was refused as
-// payment-locked (the document stays listed, and the pull goes on).
+// pullEvent is what a worker tells the pull: a download answered, or (done)
+// a document is done with. declined: Before left it alone; opened: its
+// download was asked for; locked: refused as payment-locked; where: the
+// step a panic or Goexit came from.
 type pullEvent struct {
 	job                      *pullJob
 	done                     bool

@@ -51,16 +51,13 @@ type Walk[T any] struct {
 	loop              bool
 	statusOf          func(uuid.UUID) RowStatus
 
-	offset int // where a confirming walk's next request starts
-	sent   int // requests sent; numbers each request from 1
-	// handedOut is every id handed out, with the number of requests sent
-	// when it could no longer leave the listing by the consumer's doing,
-	// or -1 while it still may, and status bits (see MarkStatus).
-	handedOut map[uuid.UUID]int32
-	newRow    int32 // what a row handed out now is marked with: -1, or in a Loop the request's number
+	offset    int                 // where a confirming walk's next request starts
+	sent      int                 // requests sent; numbers each request from 1
+	handedOut map[uuid.UUID]int32 // every id handed out (see MarkStatus)
+	newRow    int32               // what a row handed out now is marked with: -1, or in a Loop the request's number
 
-	// The pass under way: the signature of the ids it passed over, in
-	// order, and the rows without an id among them.
+	// The pass under way: the ids it passed over, in order, and the rows
+	// without an id among them.
 	passes            int
 	signature         maphash.Hash
 	idlessPassed      int
@@ -88,8 +85,8 @@ type Walk[T any] struct {
 	checkLastStaying bool            // a look past the overlap found nothing: check it is still there
 }
 
-// RowStatus is what the consumer did to a row: left it in the listing,
-// took it out, or either (a download under way or failed).
+// RowStatus is what the consumer did to a row: left it, took it out, or
+// either (a download under way or failed).
 type RowStatus uint8
 
 // The statuses of a row handed out.
@@ -327,11 +324,10 @@ func (w *Walk[T]) IDlessPassed() int {
 	return max(w.idlessMost, n)
 }
 
-// Answer takes in the answer items to request seq, sent at offset. It
-// returns the items to hand out, in order, whether the walk moved (it
-// passed rows or found new ones; when not, the first row's download has
-// not answered, and the next request should wait for one), and what comes
-// next.
+// Answer takes in the answer items to request seq, sent at offset, and
+// returns the items to hand out, whether the walk moved (passed rows or
+// found new ones; if not, the next request should wait for a download),
+// and what comes next.
 func (w *Walk[T]) Answer(seq, offset int, items []T) (out []T, moved bool, step Step) {
 	if !w.confirming {
 		if out, step, ok := w.answerCounting(items); ok {
@@ -579,10 +575,8 @@ func (w *Walk[T]) takeInPast(items []T, i int) (out []T) {
 	return out
 }
 
-// startConfirming makes the walk confirming from the pass under way on:
-// its rows known to stay were passed over; the rows past them are asked
-// for again, at the limit (what a longer request got says nothing of
-// where the listing ends).
+// startConfirming makes the walk confirming from the pass under way on,
+// past its rows known to stay, asking for the limit again.
 func (w *Walk[T]) startConfirming() {
 	w.idlessMost = w.IDlessPassed()
 	w.confirming, w.passBeganCounting = true, true
