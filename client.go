@@ -76,9 +76,11 @@ type Client struct {
 	hooks         *Hooks      // nil when none is set
 	// Functions, so that fmt, printing a Client by reflection (where it
 	// calls no Format), shows no key.
-	auth      func() Authenticator
-	keys      func() *redactor
-	downloads func() *downloadWatch
+	auth func() Authenticator
+	keys func() *redactor
+	// downloads tells the walks over the unread listing which documents
+	// this client downloaded while they run.
+	downloads *downloadWatch
 }
 
 // Format prints the client as acctadmin.Client(base URL) under every verb
@@ -301,11 +303,10 @@ func NewClient(accessKey, secretKey string, opts ...Option) (*Client, error) {
 	keys.add(accessKey, "[redacted]")
 	keys.add(secretKey, "[redacted]")
 	auth := s.auth
-	watch := &downloadWatch{}
 	c := &Client{
 		auth:          func() Authenticator { return auth },
 		keys:          func() *redactor { return keys },
-		downloads:     func() *downloadWatch { return watch },
+		downloads:     &downloadWatch{},
 		baseURL:       base,
 		logger:        s.logger,
 		maxRetries:    s.maxRetries,

@@ -156,21 +156,25 @@ func (s *DocumentsClient) List(ctx context.Context, p *DocumentListParams) ([]Do
 // item. On the unread listing (the default: All(ctx, nil)) the loop may
 // download what it is given, which takes it out of the listing; All still
 // yields exactly once every document that stays unread until it is done
-// and that nobody else reads. To download on several goroutines, use
-// Pull. Other listings are read ahead (see the package docs on paging).
-// On the unread listing All learns from its Client which documents the
-// loop downloaded (a Download through the same Client, on any goroutine,
-// while the loop runs, counts as the loop's own), so on a server that
-// pages honestly it costs at most one request more than the listing has
-// pages; it walks the listing again only when an answer shows that
-// someone else changed it. ErrPagingIgnored ends it when the API ignores
-// the offset; ErrListingUnsettled when the listing still changes after 10
-// walks. Why, and the tests: RELIABILITY.md, "Paging and Pull".
+// and that nobody else reads (a Download through the same Client, on any
+// goroutine, while the loop runs, counts as the loop's own). To download
+// on several goroutines, use Pull. ErrPagingIgnored ends it when the API
+// ignores the offset; ErrListingUnsettled when the listing still changes
+// after 10 walks. Paging, its cost and its guarantees: the package doc
+// and RELIABILITY.md.
 func (s *DocumentsClient) All(ctx context.Context, p *DocumentListParams) iter.Seq2[Document, error] {
-	l := listingOf(p, maxDocumentsLimit, s.List, func(d Document) uuid.UUID { return d.ID })
-	l.shrinks = p == nil || p.Status == "" || p.Status == DocumentUnread
-	l.watch = s.c.watch()
-	return paginate(ctx, l)
+	q := *orZero(p)
+	return paginate(ctx, listing[Document]{
+		invalid: q.validate(), limit: q.Limit, max: maxDocumentsLimit, offset: q.Offset,
+		fetch: func(ctx context.Context, limit, offset int) ([]Document, error) {
+			q := q
+			q.Limit, q.Offset = limit, offset
+			return s.List(ctx, &q)
+		},
+		id:      func(d Document) uuid.UUID { return d.ID },
+		shrinks: q.Status == "" || q.Status == DocumentUnread,
+		watch:   s.c.downloads,
+	})
 }
 
 // Get returns the document id. GET /documents/:id.
@@ -196,13 +200,12 @@ func (s *DocumentsClient) Page(ctx context.Context, id uuid.UUID, n int, p *Page
 }
 
 // Download returns the document id as a PDF file, streamed (the caller
-// closes it), which marks it read. The loops over the unread listing
-// running on the same Client (All) take note. GET /documents/:id/download.
+// closes it), which marks it read. GET /documents/:id/download.
 func (s *DocumentsClient) Download(ctx context.Context, id uuid.UUID) (*File, error) {
 	if err := checkID("id", id); err != nil {
 		return nil, err
 	}
-	w := s.c.watch()
+	w := s.c.downloads
 	w.note(id, downloadStarted)
 	f, err := s.c.file(ctx, routeDocumentsDownload.at(id.String()), nil, nil, "application/pdf")
 	if err != nil {
@@ -239,29 +242,20 @@ type PullProgress struct {
 	Failed   int      // documents whose Before, download or fn failed
 	Bytes    int64    // bytes fn read from the files, over all documents
 	Skipped  int      // listed documents without a usable id, passed over
-	// KeptOut counts the documents Skip or Before kept out (each has its call).
-	KeptOut int
-	// Locked counts the documents whose download was refused because
-	// they are payment-locked (ErrPaymentRequired, in Err of their call):
-	// they stay unread, are not handed to fn, and do not fail the pull.
+	KeptOut  int      // documents Skip or Before kept out
+	// Locked counts the documents whose download was refused as
+	// payment-locked (ErrPaymentRequired, in Err): left unread, not
+	// handed to fn, not tried again by this Pull.
 	Locked int
 }
 
 // Pull downloads every document of the listing (unread by default),
-// p.Workers at a time (4 unless set, at most 32), and hands each open file
-// to fn, which may run on Workers goroutines at once; the file is closed
-// when fn returns. Skip keeps documents out before any download, Before
-// runs on the worker right before each download (ErrSkipDocument leaves a
-// document alone), and OnProgress is called after each document, one call
-// at a time. Documents without a usable id are passed over
-// (PullProgress.Skipped). A document whose download is refused because it
-// is payment-locked (ErrPaymentRequired) is left unread, counted in
-// PullProgress.Locked and not tried again by this Pull; the pull goes on
-// with the others and does not fail for it (Skip can keep documents whose
-// PaymentLocked is set out before any download). When Pull returns nil,
-// every document unread when it started, read by nobody else and not
-// payment-locked was handed to fn exactly once (RELIABILITY.md, "Paging
-// and Pull").
+// p.Workers at a time, and hands each open file to fn, which may run on
+// Workers goroutines at once; the file is closed when fn returns.
+// Documents without a usable id are passed over; a payment-locked one is
+// left unread and does not fail the pull. When Pull returns nil, every
+// document unread when it started, read by nobody else and not
+// payment-locked was handed to fn exactly once (RELIABILITY.md).
 //
 // The first error (fn's, Before's, a download's, a listing request's, or
 // ctx's) stops new downloads; Pull waits for those in flight and returns a
@@ -271,24 +265,11 @@ type PullProgress struct {
 // and nothing is sent. Safe to call from several goroutines.
 func (s *DocumentsClient) Pull(ctx context.Context, p *PullParams,
 	fn func(ctx context.Context, d Document, f *File) error) error {
-	p = orZero(p)
-	lp := p.DocumentListParams
-	r := &pullRun[Document]{
-		l:       listingOf(&lp, maxDocumentsLimit, s.List, func(d Document) uuid.UUID { return d.ID }),
-		workers: p.Workers,
-		fn:      fn,
-		open:    func(ctx context.Context, d Document) (*File, error) { return s.Download(ctx, d.ID) },
-		skip:    p.Skip,
-		before:  p.Before,
-	}
-	r.l.shrinks = lp.Status == "" || lp.Status == DocumentUnread
-	if on := p.OnProgress; on != nil {
-		r.report = func(d Document, err error, t pullTally) {
-			on(PullProgress{Document: d, Err: err, Done: t.done, Failed: t.failed, Bytes: t.bytes,
-				Skipped: t.skipped, KeptOut: t.keptOut, Locked: t.locked})
-		}
-	}
-	return r.run(ctx)
+	pp := *orZero(p) // OnProgress is dropped from the copy when it panics
+	lp := pp.DocumentListParams
+	l := listingOf(&lp, maxDocumentsLimit, s.List, func(d Document) uuid.UUID { return d.ID })
+	l.shrinks = lp.Status == "" || lp.Status == DocumentUnread
+	return (&puller{s: s, params: &pp, fn: fn, l: l}).run(ctx)
 }
 
 // FileLink is a URL the API serves a file at until it expires (anyone who
@@ -347,11 +328,9 @@ func (s *DocumentsClient) BulkDownload(ctx context.Context, ids ...uuid.UUID) (*
 	return &l, nil
 }
 
-// DocumentUnlock is what unlocking a document charged. The API answers
-// as it answers POST /invoices/pay, as its other clients type it: the
-// fields beside the envelope's result (or inside it, when it is an
-// object), result itself when it is text; when result is a list of
-// invoices and no invoice_ids are given, their ids.
+// DocumentUnlock is what unlocking a document charged, read from the
+// fields beside the envelope's result or inside it (result is text, an
+// object, or the invoices made).
 type DocumentUnlock struct {
 	Action     string      // "capture"
 	Amount     Money       // what the card was charged
@@ -360,13 +339,9 @@ type DocumentUnlock struct {
 }
 
 // Unlock pays for the payment-locked document id with the stored card
-// paymentMethodID (a PaymentMethod's ID), which charges the card and
-// releases the document: its download, pages and page URLs then answer
-// as any other document's. A declined card is ErrPaymentDeclined (nothing
-// was charged). Sent at most once; after ErrOutcomeUnknown,
-// Documents.Get shows whether the document is still payment-locked, and
-// Invoices.List whether an invoice was made for it (trying again may
-// charge the card twice). POST /documents/unlock/:id.
+// paymentMethodID (a PaymentMethod's ID), which releases the document; a
+// declined card is ErrPaymentDeclined (nothing charged). Sent at most
+// once; see the package doc. POST /documents/unlock/:id.
 func (s *DocumentsClient) Unlock(ctx context.Context, id, paymentMethodID uuid.UUID) (*DocumentUnlock, error) {
 	if err := firstErr(checkID("id", id), checkID("payment_token", paymentMethodID)); err != nil {
 		return nil, err

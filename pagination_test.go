@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acctadmin/acctadmin-go/internal/paging"
 	"github.com/google/uuid"
 	"go.uber.org/goleak"
 )
@@ -1675,7 +1676,7 @@ func TestWalksOnOneClientShareWhatItDownloads(t *testing.T) {
 			t.Fatalf("the reading loop was given %s %d times", id, n)
 		}
 	}
-	if n := c.watch().n.Load(); n != 0 {
+	if n := c.downloads.n.Load(); n != 0 {
 		t.Fatalf("%d walks still watched after both loops ended", n)
 	}
 }
@@ -1684,12 +1685,12 @@ func TestAWalkForgetsWhatItWatchedWhenTheLoopBreaks(t *testing.T) {
 	s := newGenServer(50)
 	c := genClient(t, s)
 	for range c.Documents.All(context.Background(), nil) {
-		if n := c.watch().n.Load(); n != 1 {
+		if n := c.downloads.n.Load(); n != 1 {
 			t.Fatalf("%d walks watched during the loop, want 1", n)
 		}
 		break
 	}
-	if n := c.watch().n.Load(); n != 0 {
+	if n := c.downloads.n.Load(); n != 0 {
 		t.Fatalf("%d walks watched after the loop broke, want 0", n)
 	}
 }
@@ -1794,4 +1795,27 @@ func TestAllGoesOnPastADownloadThatFailed(t *testing.T) {
 		}
 	}
 	checkOnce(t, "All", got, s.required())
+}
+
+// Pull's walk: a row whose download answered while a listing request was
+// out may still show in that request's answer, and vanish after it. That
+// answer does not pass over it, or the next request would start past a
+// row not seen yet (the listing's next, moved up under the offset).
+func TestPullWalkDoesNotPassARowDownloadedWhileItsRequestWasOut(t *testing.T) {
+	docs := []Document{{ID: numberedID(0)}, {ID: numberedID(1)}, {ID: numberedID(2)}}
+	w := paging.NewWalk(paging.Listing[Document]{Limit: 1, ID: func(d Document) uuid.UUID { return d.ID }, Shrinks: true, ConsumerUnknown: true})
+	seq, offset, _ := w.Request()
+	if out, _, _ := w.Answer(seq, offset, docs[:1]); len(out) != 1 || out[0].ID != docs[0].ID {
+		t.Fatalf("the first answer hands out %v, want the first document", out)
+	}
+	seq, offset, _ = w.Request()
+	w.MarkStatus(docs[0].ID, int32(w.Sent()), paging.RowGone) // its download answers while request 2 is out
+	w.Answer(seq, offset, docs[:1])                           // answered before the download: still listed
+	if _, offset, _ = w.Request(); offset != 0 {
+		t.Fatalf("the third request starts at offset %d, want 0: past the second document, now first", offset)
+	}
+	out, _, _ := w.Answer(seq+1, 0, docs[1:2])
+	if len(out) != 1 || out[0].ID != docs[1].ID {
+		t.Fatalf("the third answer hands out %v, want the second document", out)
+	}
 }

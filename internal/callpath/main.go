@@ -1,11 +1,15 @@
 // Command callpath counts the SDK functions one call runs.
 //
 // A call's path is measured as two runs of a binary built with count-mode
-// coverage of the root package: the first makes the call once, the second
+// coverage of the root package and of the module's internal packages it
+// imports (internal/paging): the first makes the call once, the second
 // twice, each against a local httptest server. Every function (a function
 // literal counts as one) with a block that ran more often in the second
 // run is on the path; one-time setup (making the client, the first use of
-// a pool) runs as often in both and is left out. .ci/callpath drives it:
+// a pool) runs as often in both and is left out. The functions are listed
+// by file (an internal package's by its path, internal/paging/walk.go),
+// and counted twice: the root package alone, and with those packages.
+// .ci/callpath drives it:
 //
 //	.ci/callpath Documents.Get Invoices.Pay Documents.All
 //
@@ -91,18 +95,31 @@ func diffMain(args []string) error {
 	if err != nil {
 		return err
 	}
-	files := map[string]int{}
+	var root []function
 	for _, f := range path {
+		fmt.Printf("  %-30s %s\n", f.File, f.Name)
+		if !strings.Contains(f.File, "/") {
+			root = append(root, f)
+		}
+	}
+	fmt.Printf("root package: %s\n", tally(root))
+	fmt.Printf("with its internal packages: %s\n", tally(path))
+	return nil
+}
+
+// tally says how many functions fns holds, in how many files, and how
+// many in each file.
+func tally(fns []function) string {
+	files := map[string]int{}
+	for _, f := range fns {
 		files[f.File]++
-		fmt.Printf("  %-22s %s\n", f.File, f.Name)
 	}
 	names := make([]string, 0, len(files))
-	for f := range files {
-		names = append(names, fmt.Sprintf("%s %d", f, files[f]))
+	for f, n := range files {
+		names = append(names, fmt.Sprintf("%s %d", f, n))
 	}
 	sort.Strings(names)
-	fmt.Printf("%d functions in %d files (%s)\n", len(path), len(files), strings.Join(names, ", "))
-	return nil
+	return fmt.Sprintf("%d functions in %d files (%s)", len(fns), len(files), strings.Join(names, ", "))
 }
 
 // calls are the calls the tool measures, by the name of their method.

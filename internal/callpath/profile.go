@@ -9,6 +9,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -16,21 +17,23 @@ import (
 
 // function is one function of the package, or one function literal.
 type function struct {
-	File       string // the file's base name
+	File       string // the file's path from the root package's directory
 	Name       string // "Client.do", "call", "call.func1" for a literal
 	start, end token.Position
 }
 
 // block is one block of a count-mode cover profile.
 type block struct {
-	file            string // base name
+	file            string // path from the root package's directory
 	line, col       int    // where the block starts
 	endLine, endCol int
 }
 
 // readProfile reads a count-mode cover profile: the count of each block
-// of the package pkg (its import path).
-func readProfile(name, pkg string) (map[block]int, error) {
+// of the package pkg (its import path) and of its packages subs (paths
+// from pkg, as "internal/paging"); a block's file is named by its path
+// from pkg's directory.
+func readProfile(name, pkg string, subs ...string) (map[block]int, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, err
@@ -49,11 +52,15 @@ func readProfile(name, pkg string) (map[block]int, error) {
 		if colon < 0 || len(fields) != 3 {
 			return nil, fmt.Errorf("%s: bad line %q", name, line)
 		}
-		if path.Dir(line[:colon]) != pkg {
+		rel, ok := strings.CutPrefix(path.Dir(line[:colon]), pkg)
+		if rel, _ = strings.CutPrefix(rel, "/"); ok && rel != "" && !slices.Contains(subs, rel) {
+			ok = false
+		}
+		if !ok {
 			continue
 		}
 		var b block
-		b.file = path.Base(line[:colon])
+		b.file = path.Join(rel, path.Base(line[:colon]))
 		if _, err := fmt.Sscanf(fields[0], "%d.%d,%d.%d", &b.line, &b.col, &b.endLine, &b.endCol); err != nil {
 			return nil, fmt.Errorf("%s: bad block %q", name, fields[0])
 		}
@@ -67,12 +74,20 @@ func readProfile(name, pkg string) (map[block]int, error) {
 }
 
 // functions lists the functions and function literals of the non-test
-// Go files in dir.
-func functions(dir string) (map[string][]function, error) {
+// Go files in dir and in its packages subs (paths from dir), by the
+// file's path from dir.
+func functions(dir string, subs ...string) (map[string][]function, error) {
 	fset := token.NewFileSet()
 	names, err := filepath.Glob(filepath.Join(dir, "*.go"))
 	if err != nil {
 		return nil, err
+	}
+	for _, sub := range subs {
+		more, err := filepath.Glob(filepath.Join(dir, filepath.FromSlash(sub), "*.go"))
+		if err != nil {
+			return nil, err
+		}
+		names = append(names, more...)
 	}
 	byFile := map[string][]function{}
 	for _, name := range names {
@@ -83,7 +98,11 @@ func functions(dir string) (map[string][]function, error) {
 		if err != nil {
 			return nil, err
 		}
-		base := filepath.Base(name)
+		base, err := filepath.Rel(dir, name)
+		if err != nil {
+			return nil, err
+		}
+		base = filepath.ToSlash(base)
 		for _, d := range f.Decls {
 			fd, ok := d.(*ast.FuncDecl)
 			if !ok {
@@ -162,19 +181,51 @@ func innermost(fns []function, line, col int) *function {
 
 func before(l1, c1, l2, c2 int) bool { return l1 < l2 || l1 == l2 && c1 < c2 }
 
-// onPath returns the functions of dir with a block that ran more often in
-// the profile twice than in the profile once (both of the package pkg),
-// in file and line order.
+// internalImports lists the module's internal packages that the package
+// pkg in dir imports, as paths from pkg ("internal/paging").
+func internalImports(dir, pkg string) ([]string, error) {
+	names, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil {
+		return nil, err
+	}
+	var subs []string
+	for _, name := range names {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), name, nil, parser.ImportsOnly)
+		if err != nil {
+			return nil, err
+		}
+		for _, imp := range f.Imports {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			if sub, ok := strings.CutPrefix(p, pkg+"/"); ok && strings.HasPrefix(sub, "internal/") && !slices.Contains(subs, sub) {
+				subs = append(subs, sub)
+			}
+		}
+	}
+	sort.Strings(subs)
+	return subs, nil
+}
+
+// onPath returns the functions of dir, and of the module's internal
+// packages the package pkg in dir imports, with a block that ran more
+// often in the profile twice than in the profile once, in file and line
+// order.
 func onPath(dir, pkg, once, twice string) ([]function, error) {
-	a, err := readProfile(once, pkg)
+	subs, err := internalImports(dir, pkg)
 	if err != nil {
 		return nil, err
 	}
-	b, err := readProfile(twice, pkg)
+	a, err := readProfile(once, pkg, subs...)
 	if err != nil {
 		return nil, err
 	}
-	fns, err := functions(dir)
+	b, err := readProfile(twice, pkg, subs...)
+	if err != nil {
+		return nil, err
+	}
+	fns, err := functions(dir, subs...)
 	if err != nil {
 		return nil, err
 	}

@@ -10,12 +10,16 @@ import (
 // A function is on the path when any of its blocks ran more often in the
 // second run; a function literal counts apart from the function holding
 // it, and a block that ran as often in both runs (setup) counts for
-// nothing. Blocks of other packages are ignored.
+// nothing. The module's internal packages that the package imports count
+// too, named by their path; blocks of other packages, and of internal
+// packages it does not import, are ignored.
 func TestOnPath(t *testing.T) {
 	dir := t.TempDir()
 	src := `package p
 
-func setup() {}
+import "example.com/p/internal/q"
+
+func setup() { q.Walk() }
 
 func (c *Client) get() {
 	f := func() {
@@ -27,19 +31,29 @@ func (c *Client) get() {
 func untouched() {}
 `
 	write(t, filepath.Join(dir, "p.go"), src)
-	write(t, filepath.Join(dir, "p_test.go"), "package p\n\nfunc helper() {}\n")
+	write(t, filepath.Join(dir, "p_test.go"), "package p\n\nimport \"example.com/p/internal/r\"\n\nfunc helper() { r.X() }\n")
+	if err := os.MkdirAll(filepath.Join(dir, "internal", "q"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(dir, "internal", "q", "walk.go"), "package q\n\nfunc Walk() {}\n\nfunc step() {}\n")
 	const pkg = "example.com/p"
 	once := "mode: count\n" +
-		pkg + "/p.go:3.14,3.16 0 1\n" + // setup, once in both runs
-		pkg + "/p.go:5.25,6.15 2 1\n" + // get
-		pkg + "/p.go:6.15,8.3 1 1\n" + // the literal
-		pkg + "/p.go:12.18,12.20 0 0\n" + // untouched
+		pkg + "/p.go:5.14,5.26 0 1\n" + // setup, once in both runs
+		pkg + "/p.go:7.25,8.15 2 1\n" + // get
+		pkg + "/p.go:8.15,10.3 1 1\n" + // the literal
+		pkg + "/p.go:14.18,14.20 0 0\n" + // untouched
+		pkg + "/internal/q/walk.go:3.13,3.15 0 1\n" + // Walk
+		pkg + "/internal/q/walk.go:5.13,5.15 0 1\n" + // step
+		pkg + "/internal/r/r.go:3.10,3.12 0 1\n" + // imported by a test only
 		"example.com/other/p.go:5.25,6.15 2 1\n"
 	twice := "mode: count\n" +
-		pkg + "/p.go:3.14,3.16 0 1\n" +
-		pkg + "/p.go:5.25,6.15 2 2\n" +
-		pkg + "/p.go:6.15,8.3 1 2\n" +
-		pkg + "/p.go:12.18,12.20 0 0\n" +
+		pkg + "/p.go:5.14,5.26 0 1\n" +
+		pkg + "/p.go:7.25,8.15 2 2\n" +
+		pkg + "/p.go:8.15,10.3 1 2\n" +
+		pkg + "/p.go:14.18,14.20 0 0\n" +
+		pkg + "/internal/q/walk.go:3.13,3.15 0 1\n" +
+		pkg + "/internal/q/walk.go:5.13,5.15 0 2\n" +
+		pkg + "/internal/r/r.go:3.10,3.12 0 2\n" +
 		"example.com/other/p.go:5.25,6.15 2 9\n"
 	write(t, filepath.Join(dir, "once.txt"), once)
 	write(t, filepath.Join(dir, "twice.txt"), twice)
@@ -52,7 +66,8 @@ func untouched() {}
 	for _, f := range path {
 		names = append(names, f.File+" "+f.Name)
 	}
-	if want := []string{"p.go Client.get", "p.go Client.get.func1"}; !reflect.DeepEqual(names, want) {
+	want := []string{"internal/q/walk.go step", "p.go Client.get", "p.go Client.get.func1"}
+	if !reflect.DeepEqual(names, want) {
 		t.Errorf("on the path: %q, want %q", names, want)
 	}
 }

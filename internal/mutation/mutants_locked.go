@@ -33,7 +33,7 @@ func init() {
 		return paging.RowUnknown`},
 		mutant{id: `locked-pull-not-counted`, file: `pagination.go`, pkg: `.`, run: `TestPullLeavesPaymentLockedDocuments|TestPullWithLockedDocumentsGenerated`,
 			what: `PullProgress.Locked stays zero`,
-			from: `		p.tally.locked++
+			from: `		p.tally.Locked++
 `,
 			to: ``},
 		mutant{id: `locked-room-ceiling-exclusive`, file: `mailroom/locked.go`, pkg: `./mailroom`, run: `Unlock|Locked|Refused`,

@@ -17,7 +17,7 @@ func init() {
 			what: `a row handed out before, listed again as new, not noticed`,
 			from: `		if _, known := w.handedOut[id]; known || fresh[id] {`,
 			to:   `		if false {`},
-		mutant{id: `cost-long-page-trusted`, file: `internal/paging/walk.go`, pkg: `.`, run: run,
+		mutant{id: `cost-long-page-trusted`, file: `internal/paging/walk.go`, pkg: `.`, run: run + `|TestListingsWhenTheAPIIgnoresPaging`,
 			what: `an answer longer than asked for (the limit ignored) trusted`,
 			from: `	if n > a.limit {
 		return nil, StepOn, false // the limit ignored: the offset may be too
@@ -31,7 +31,7 @@ func init() {
 			to:   `	w.prevSignature, w.prevConfirms, w.passBeganCounting = sig, true, false`},
 		mutant{id: `cost-unsure-row-trusted`, file: `internal/paging/walk.go`, pkg: `.`, run: run,
 			what: `All trusts on while a row it was given has an unknown fate (its download failed, or runs elsewhere)`,
-			from: `		if w.yieldsIDless && len(w.seen) > 0 {`,
+			from: `		if w.loop && len(w.seen) > 0 {`,
 			to:   `		if false {`},
 		mutant{id: `cost-downloads-unseen`, file: `pagination.go`, pkg: `.`, run: run,
 			what: `the client tells no walk of its downloads`,

@@ -10,9 +10,8 @@ import (
 // MaxPasses bounds the passes of a walk over a shrinking listing.
 const MaxPasses = 10
 
-// IgnoredAfter is how many times running a page must be answered, at
-// later offsets, before the API is taken to ignore the offset. A listing
-// may show a row twice, so two equal pages in a row can be honest.
+// IgnoredAfter is how many times running a page must come back, at later
+// offsets, before the API is taken to ignore the offset.
 const IgnoredAfter = 3
 
 // Step is what an answer decided.
@@ -28,83 +27,66 @@ const (
 
 // Listing is what a walk knows of the listing it reads.
 type Listing[T any] struct {
-	Limit int // the page size asked for
-	Max   int // the endpoint's largest page; 0 for none
-	Start int // the offset the walk starts at
-	// ID identifies a row; uuid.Nil for a row without a usable id.
-	ID func(T) uuid.UUID
-	// Unpaged marks a listing whose paging the API does not document: a
-	// short page repeated is its whole listing, never an ignored offset.
-	Unpaged bool
-	// Shrinks marks a listing that the consumer shrinks: its end is
-	// confirmed by passes. A walk over a listing that nothing shrinks
-	// ends with its first pass, and is confirming from the start.
+	Limit, Max, Start int               // the page size asked for, the largest (0: none), the first offset
+	ID                func(T) uuid.UUID // uuid.Nil for a row without a usable id
+	// Shrinks: the consumer shrinks the listing. A walk over a listing
+	// that does not shrink is confirming, and ends with its first pass.
 	Shrinks bool
-	// YieldsIDless hands out rows without an id the first time a pass
-	// goes over them (All yields them; Pull cannot download them).
-	YieldsIDless bool
-	// StatusOf, when set, says what the consumer did to a row handed out
-	// (All asks its Client); when nil, the walk goes by what MarkStatus
-	// recorded (Pull knows its downloads).
+	// Loop: the consumer is All's loop, which deals with every row handed
+	// out before the next request, and is handed rows without an id too.
+	Loop bool
+	// StatusOf says what the consumer did to a row handed out; nil: what
+	// MarkStatus recorded.
 	StatusOf func(uuid.UUID) RowStatus
-	// ConsumerUnknown: nothing tells the walk what its consumer did, so
-	// it confirms every pass from the start.
+	// ConsumerUnknown: nothing tells the walk what its consumer did; it
+	// is confirming from the start.
 	ConsumerUnknown bool
 }
 
-// A Walk reads a listing (see the package doc). Its state:
+// A Walk reads a listing (see the package doc).
 type Walk[T any] struct {
 	limit, max, start int
 	id                func(T) uuid.UUID
-	unpaged           bool
 	shrinks           bool
-	yieldsIDless      bool
+	loop              bool
 	statusOf          func(uuid.UUID) RowStatus
 
-	offset int // where the next request of a confirming walk starts
-	sent   int // requests sent; numbers each request from 1
-	// handedOut is every id handed out, with the number of requests sent
-	// when it could no longer leave the listing by the consumer's doing
-	// (its download answered, or it was kept out), or -1 while it still
-	// may; the status bits say which (see MarkStatus).
-	handedOut map[uuid.UUID]int32
+	offset    int                 // where a confirming walk's next request starts
+	sent      int                 // requests sent; numbers each request from 1
+	handedOut map[uuid.UUID]int32 // every id handed out (see MarkStatus)
+	newRow    int32               // what a row handed out now is marked with: -1, or in a Loop the request's number
 
-	// The pass under way.
-	passes            int          // passes ended
-	signature         maphash.Hash // of the ids of the rows it passed over, in order
-	idlessPassed      int          // rows without an id it passed over
-	idlessMost        int          // the most rows without an id a pass passed over
-	prevSignature     uint64       // the signature of the pass before
-	prevConfirms      bool         // and it may confirm the next (it did not begin counting)
-	passBeganCounting bool         // the pass began counting and turned confirming
+	// The pass under way: the ids it passed over, in order, and the rows
+	// without an id among them.
+	passes            int
+	signature         maphash.Hash
+	idlessPassed      int
+	idlessMost        int    // the most rows without an id a pass passed over
+	prevSignature     uint64 // the pass before's
+	prevConfirms      bool   // and it did not begin counting
+	passBeganCounting bool
 	// The last answer, where it was asked for, the rows it passed over,
 	// and how many times running it came back at later offsets.
 	lastAnswer    []T
 	lastAnswerAt  int
 	lastAnswerRun int
 	answerRepeats int
-	longestAnswer int // the longest answer yet
-	// idlessGiven is how many rows without an id were handed out: a pass
-	// that goes over them again hands out only those past that count.
-	idlessGiven int
+	longestAnswer int
+	idlessGiven   int // rows without an id handed out
 
-	// The counting walk (see answerCounting); confirming is set once an
-	// answer shows the listing moved by someone else's doing, or when
-	// nothing tells the walk what its consumer did.
-	confirming     bool
-	stayingEnd     int             // the offset past the rows of the pass known to stay
-	lastStaying    T               // the last of them, asked for again as the overlap
-	hasLastStaying bool            // a row of the pass is known to stay
-	seen           []seenRow[T]    // rows seen past stayingEnd, in listing order
-	asked          countingRequest // the request out
-	lastFull       bool            // the last answer held all the rows asked for
-	// checkLastStaying: a look past the last staying row found nothing;
-	// the next request checks that row is still there.
-	checkLastStaying bool
+	// Counting (until confirming is set).
+	confirming       bool
+	stayingEnd       int // the offset past the rows of the pass known to stay
+	lastStaying      T   // the last of them: the overlap
+	hasLastStaying   bool
+	seen             []seenRow[T]    // rows seen past stayingEnd, in listing order
+	asked            countingRequest // the request out
+	lastFull         bool            // the last answer held all the rows asked for
+	checkLastStaying bool            // a look past the overlap found nothing: check it is still there
 }
 
-// RowStatus is what the consumer did to a row: left it in the listing,
-// took it out, or either (a download under way or failed).
+// RowStatus is what the consumer did to a row: left it, took it out, or
+// either (a download under way or failed).
 type RowStatus uint8
 
 // The statuses of a row handed out.
@@ -120,12 +102,12 @@ type seenRow[T any] struct {
 	id   uuid.UUID
 }
 
-// countingRequest is a counting walk's request: where it starts, how
-// many rows it asks for, and whether its first row is the overlap.
+// countingRequest is a counting walk's request: whether its first row is
+// the overlap, or it looks past the overlap without it.
 type countingRequest struct {
 	offset, limit   int
 	withLastStaying bool
-	pastLastStaying bool // past stayingEnd, without the overlap
+	pastLastStaying bool
 }
 
 // The status bits of a handed-out id's value (above any request count).
@@ -140,12 +122,12 @@ func requestOf(v int32) int { return int(v &^ (statusStays | statusGone)) }
 // NewWalk starts a walk over l.
 func NewWalk[T any](l Listing[T]) *Walk[T] {
 	w := &Walk[T]{
-		limit: l.Limit, max: l.Max, start: l.Start, id: l.ID, unpaged: l.Unpaged,
-		shrinks: l.Shrinks, yieldsIDless: l.YieldsIDless, statusOf: l.StatusOf,
+		limit: l.Limit, max: l.Max, start: l.Start, id: l.ID,
+		shrinks: l.Shrinks, loop: l.Loop, statusOf: l.StatusOf,
 		offset: l.Start, stayingEnd: l.Start, handedOut: make(map[uuid.UUID]int32),
 	}
 	if w.statusOf == nil {
-		w.statusOf = w.KnownStatus
+		w.statusOf = w.knownStatus
 	}
 	w.confirming = !l.Shrinks || l.ConsumerUnknown
 	w.signature.SetSeed(maphash.MakeSeed())
@@ -157,13 +139,13 @@ func (w *Walk[T]) Sent() int { return w.sent }
 
 // SamePage reports whether page b repeats page a: the same rows in the
 // same order, rows with an id compared by id and rows without one by
-// their content. id may be nil: every row is compared by content.
+// their content.
 func SamePage[T any](id func(T) uuid.UUID, a, b []T) bool {
 	if len(a) != len(b) {
 		return false
 	}
 	for i := range a {
-		ia, ib := rowID(id, a[i]), rowID(id, b[i])
+		ia, ib := id(a[i]), id(b[i])
 		if ia != ib || ia == uuid.Nil && !reflect.DeepEqual(a[i], b[i]) {
 			return false
 		}
@@ -171,13 +153,13 @@ func SamePage[T any](id func(T) uuid.UUID, a, b []T) bool {
 	return true
 }
 
-// HoldsRowTwice reports whether page shows a row twice: rows with an id
-// compared by id, rows without one by their content.
+// HoldsRowTwice reports whether page shows a row twice (rows compared as
+// SamePage does).
 func HoldsRowTwice[T any](id func(T) uuid.UUID, page []T) bool {
 	ids := make(map[uuid.UUID]bool, len(page))
 	var idless []T
 	for _, item := range page {
-		if rid := rowID(id, item); rid != uuid.Nil {
+		if rid := id(item); rid != uuid.Nil {
 			if ids[rid] {
 				return true
 			}
@@ -194,20 +176,20 @@ func HoldsRowTwice[T any](id func(T) uuid.UUID, page []T) bool {
 	return false
 }
 
-// Overlaps reports whether page b holds a row of page a: rows with an id
-// compared by id, rows without one by their content.
+// Overlaps reports whether page b holds a row of page a (rows compared as
+// SamePage does).
 func Overlaps[T any](id func(T) uuid.UUID, a, b []T) bool {
 	ids := make(map[uuid.UUID]bool, len(a))
 	var idless []T
 	for _, item := range a {
-		if rid := rowID(id, item); rid != uuid.Nil {
+		if rid := id(item); rid != uuid.Nil {
 			ids[rid] = true
 		} else {
 			idless = append(idless, item)
 		}
 	}
 	for _, item := range b {
-		if rid := rowID(id, item); rid != uuid.Nil {
+		if rid := id(item); rid != uuid.Nil {
 			if ids[rid] {
 				return true
 			}
@@ -222,24 +204,19 @@ func Overlaps[T any](id func(T) uuid.UUID, a, b []T) bool {
 	return false
 }
 
-// rowID is item's id, or uuid.Nil when id is nil.
-func rowID[T any](id func(T) uuid.UUID, item T) uuid.UUID {
-	if id == nil {
-		return uuid.Nil
-	}
-	return id(item)
-}
-
 // Request numbers the next request and says where it starts and how many
 // rows it asks for.
 func (w *Walk[T]) Request() (seq, offset, limit int) {
 	w.sent++
+	w.newRow = -1
+	if w.loop {
+		w.newRow = int32(w.sent)
+	}
 	if !w.confirming {
 		w.passStaying()
-		if w.yieldsIDless && len(w.seen) > 0 {
-			// All: a row the loop was given and whose status is not known
-			// (its download failed, or runs elsewhere) may leave the
-			// listing at any time: the walk cannot count on it.
+		if w.loop && len(w.seen) > 0 {
+			// A row the loop was given whose status is not known (its
+			// download failed, or runs elsewhere) may leave at any time.
 			w.startConfirming()
 		}
 	}
@@ -248,11 +225,9 @@ func (w *Walk[T]) Request() (seq, offset, limit int) {
 	}
 	a := countingRequest{offset: w.stayingEnd, limit: w.limit, withLastStaying: w.hasLastStaying}
 	if a.withLastStaying && !w.lastFull && w.longestAnswer <= 1 && !w.checkLastStaying {
-		// Every answer held one row at most, the last one fewer than
-		// asked: with the overlap, an answer of a server that caps its
-		// pages at one row would hold the overlap alone, as the end of a
-		// listing does. So look past it first, and check the overlap
-		// after (see answerCounting).
+		// No answer held two rows: with the overlap, a server that caps
+		// its pages at one row would answer the overlap alone, as the end
+		// of a listing does. So look past it first, and check it after.
 		a.withLastStaying, a.pastLastStaying = false, true
 	}
 	if a.withLastStaying {
@@ -267,10 +242,9 @@ func (w *Walk[T]) Request() (seq, offset, limit int) {
 	return w.sent, a.offset, a.limit
 }
 
-// passStaying passes over the first seen rows whose status is known: one
-// that stays moves stayingEnd past it (and is the next overlap), one that
-// is gone is no longer listed; it stops at the first row whose status is
-// not known yet.
+// passStaying passes over the seen rows whose status is known, up to the
+// first that is not: one that stays moves stayingEnd past it (and is the
+// next overlap), one that is gone is no longer listed.
 func (w *Walk[T]) passStaying() {
 	n := 0
 	for _, r := range w.seen {
@@ -295,34 +269,25 @@ func (w *Walk[T]) passStaying() {
 	w.seen = w.seen[n:]
 }
 
-// awaitingStatus is how many seen rows would stay unpassed if the next
-// request were sent now: a Pull asks for the next page once they fit in
-// its answer beside a whole page.
-func (w *Walk[T]) awaitingStatus() int {
-	for i, r := range w.seen {
-		if r.id != uuid.Nil && w.statusOf(r.id) == RowUnknown {
-			return len(w.seen) - i
-		}
-	}
-	return 0
-}
-
 // RoomForAPage reports whether the next request, sent now, can bring a
-// whole page of rows past the rows still awaiting their status (always,
-// for a confirming walk).
+// whole page of rows past the seen rows still awaiting their status.
 func (w *Walk[T]) RoomForAPage() bool {
 	if w.confirming {
 		return true
 	}
-	b := w.awaitingStatus()
+	b := 0
+	for i, r := range w.seen {
+		if r.id != uuid.Nil && w.statusOf(r.id) == RowUnknown {
+			b = len(w.seen) - i
+			break
+		}
+	}
 	return b == 0 || w.lastFull && (w.max <= 0 || w.limit+1+b <= w.max)
 }
 
-// MarkHandled records that the item id can leave the listing by the consumer's
-// doing until request at (exclusive), or, for -1, still may.
-func (w *Walk[T]) MarkHandled(id uuid.UUID, at int32) { w.handedOut[id] = at }
-
-// MarkStatus records, besides at, what the consumer did to id's row.
+// MarkStatus records that id's row could leave the listing by the
+// consumer's doing until request at (exclusive; -1: it still may), and
+// what the consumer did to it.
 func (w *Walk[T]) MarkStatus(id uuid.UUID, at int32, f RowStatus) {
 	switch f {
 	case RowStays:
@@ -333,8 +298,8 @@ func (w *Walk[T]) MarkStatus(id uuid.UUID, at int32, f RowStatus) {
 	w.handedOut[id] = at
 }
 
-// KnownStatus is the status MarkStatus recorded for id.
-func (w *Walk[T]) KnownStatus(id uuid.UUID) RowStatus {
+// knownStatus is the status MarkStatus recorded for id.
+func (w *Walk[T]) knownStatus(id uuid.UUID) RowStatus {
 	v, ok := w.handedOut[id]
 	switch {
 	case !ok || v < 0:
@@ -359,26 +324,23 @@ func (w *Walk[T]) IDlessPassed() int {
 	return max(w.idlessMost, n)
 }
 
-// Answer takes in the answer items to request seq, sent at offset. It
-// returns the items to hand out, in order (the new ones, marked -1 until
-// the consumer says otherwise), whether the walk moved (it passed rows or
-// found new ones; when not, the first row is one whose download has not
-// answered, and the next request should wait for it), and what comes next.
+// Answer takes in the answer items to request seq, sent at offset, and
+// returns the items to hand out, whether the walk moved (passed rows or
+// found new ones; if not, the next request should wait for a download),
+// and what comes next.
 func (w *Walk[T]) Answer(seq, offset int, items []T) (out []T, moved bool, step Step) {
 	if !w.confirming {
 		if out, step, ok := w.answerCounting(items); ok {
 			return out, true, step
 		}
 		if w.sent == 1 {
-			// The first answer already breaks the rules (a page longer
-			// than asked, a row twice): the walk is confirming from the
-			// start, as if it never counted on.
+			// The first answer already breaks the rules: confirming from
+			// the start, as if the walk never counted.
 			w.confirming = true
 			return w.answerConfirming(seq, offset, items)
 		}
-		// The listing moved by someone else's doing: from here on the
-		// walk is confirming. The pass goes on from stayingEnd, this answer
-		// unused, and its end is confirmed by two more passes.
+		// The listing moved by someone else's doing: the pass goes on,
+		// confirming, from stayingEnd, this answer unused.
 		w.startConfirming()
 		return nil, true, StepOn
 	}
@@ -389,12 +351,15 @@ func (w *Walk[T]) Answer(seq, offset int, items []T) (out []T, moved bool, step 
 func (w *Walk[T]) answerConfirming(seq, offset int, items []T) (out []T, moved bool, step Step) {
 	if len(items) == 0 {
 		if offset == w.start {
-			w.idlessMost = w.IDlessPassed()
-			return nil, false, StepDone // nothing listed: every row was handed out
+			return nil, false, StepDone // nothing listed
 		}
 		return nil, false, w.endPass()
 	}
-	whole := w.wholeListing(offset, items)
+	// A page longer than the limit is the whole listing at the start when
+	// it shows each row once, or when it comes back at a later offset.
+	long := len(items) > w.limit
+	whole := long && (offset == w.start && !HoldsRowTwice(w.id, items) ||
+		w.lastAnswer != nil && offset > w.lastAnswerAt && SamePage(w.id, w.lastAnswer, items))
 	a := w.passOver(seq, offset, items, whole)
 	w.offset = offset + a.run
 	out = w.noteAnswer(offset, items, a)
@@ -402,31 +367,19 @@ func (w *Walk[T]) answerConfirming(seq, offset int, items []T) (out []T, moved b
 	return out, moved, step
 }
 
-// wholeListing reports whether items, a confirming walk's answer at
-// offset, is the whole listing. A page longer than the limit is when it
-// is the listing's start and shows each row once (the API ignored the
-// limit), or when it comes back at a later offset (the API ignores limit
-// and offset). Else it may be a page the API added rows to: the walk goes
-// over the limit's rows of it, and the next request, past them, tells.
-func (w *Walk[T]) wholeListing(offset int, items []T) bool {
-	long := len(items) > w.limit
-	whole := long && (offset == w.start && !HoldsRowTwice(w.id, items) ||
-		w.lastAnswer != nil && offset > w.lastAnswerAt && SamePage(w.id, w.lastAnswer, items))
-	return whole
-}
-
 // passedOver is what a confirming walk's answer showed: the rows it
 // passes over from its offset (run), the rows new to the walk (fresh),
-// the rows to hand out, and the rows without an id that it passes over,
-// in the first pass, and that the answer before did not show passed over
-// already (idless, handed out unless the answer repeats the one before).
+// the rows to hand out, and the rows without an id passed over in the
+// first pass that the answer before did not show (idless, handed out
+// unless the answer repeats the one before).
 type passedOver[T any] struct {
 	run, fresh int
 	out        []T
 	idless     []T
 }
 
-// passOver goes over the answer items to request seq, sent at offset.
+// passOver goes over the answer items to request seq, sent at offset; a
+// long page not whole is gone over as far as the limit only.
 func (w *Walk[T]) passOver(seq, offset int, items []T, whole bool) passedOver[T] {
 	var a passedOver[T]
 	inRun := true
@@ -443,12 +396,11 @@ func (w *Walk[T]) passOver(seq, offset int, items []T, whole bool) passedOver[T]
 		at, known := w.handedOut[id]
 		switch {
 		case id == uuid.Nil:
-			// Nothing can download it, so it stays where it is.
-			if inRun {
+			if inRun { // nothing can download it: it stays
 				w.passIDless(&a, item, i >= from)
 			}
 		case !known:
-			w.handedOut[id] = -1
+			w.handedOut[id] = w.newRow
 			a.fresh++
 			a.out = append(a.out, a.idless...)
 			a.out = append(a.out, item)
@@ -465,14 +417,14 @@ func (w *Walk[T]) passOver(seq, offset int, items []T, whole bool) passedOver[T]
 	return a
 }
 
-// passIDless passes over a row without an id; in the first pass, one
-// that the answer before did not show passed over already
+// passIDless passes over a row without an id; in a Loop's first pass,
+// one that the answer before did not show passed over already
 // (notShownBefore) and that was not handed out yet is to be.
 func (w *Walk[T]) passIDless(a *passedOver[T], item T, notShownBefore bool) {
 	a.run++
 	w.idlessPassed++
 	w.signature.Write(uuid.Nil[:])
-	if w.yieldsIDless && w.passes == 0 && notShownBefore && w.idlessPassed > w.idlessGiven+len(a.idless) {
+	if w.loop && w.passes == 0 && notShownBefore && w.idlessPassed > w.idlessGiven+len(a.idless) {
 		a.idless = append(a.idless, item)
 	}
 }
@@ -483,10 +435,8 @@ func (w *Walk[T]) noteAnswer(offset int, items []T, a passedOver[T]) []T {
 	out := a.out
 	switch {
 	case w.lastAnswer != nil && offset > w.lastAnswerAt && SamePage(w.id, w.lastAnswer, items):
-		// The page before, again, at a later offset: what an API that
-		// ignores the offset does (or a listing that repeats its rows,
-		// for a time). Its rows without an id are taken for the same
-		// rows again.
+		// The page before again, at a later offset: its rows without an
+		// id are taken for the same rows again.
 		w.answerRepeats++
 	case w.lastAnswer == nil || offset != w.lastAnswerAt:
 		w.answerRepeats = 1
@@ -500,69 +450,33 @@ func (w *Walk[T]) noteAnswer(offset int, items []T, a passedOver[T]) []T {
 }
 
 // confirmingStep says what comes after a confirming walk's answer items,
-// and whether the walk moved (it passed rows or found new ones).
+// and whether the walk moved.
 func (w *Walk[T]) confirmingStep(items []T, a passedOver[T], whole bool) (moved bool, step Step) {
 	moved = a.run > 0 || a.fresh > 0
 	shorter := len(items) < w.longestAnswer
 	w.longestAnswer = max(w.longestAnswer, len(items))
 	switch {
 	case a.run == len(items) && (whole || shorter):
-		// The walk went over the whole listing, sent in a page longer
-		// than asked for, or over a page shorter than one it had
-		// before (pages of a server that caps them are all as long, but
-		// the last): the pass is over. (Waiting for an empty page instead
-		// would never end on a listing that grows as fast as it is read.)
+		// Gone over the whole listing, or over a page shorter than one
+		// before (a capping server's last): the pass is over.
 		return moved, w.endPass()
 	case whole:
 		// The whole listing, not gone over whole yet (downloads are in
-		// flight). It comes back at every offset, but that is no ignored
-		// offset: nothing lies beyond it. Read it again as downloads
-		// answer, until the walk goes over it: not before one answers,
+		// flight): read it again as they answer, not before one does,
 		// unless it brought new rows.
 		return a.fresh > 0, StepOn
-	case w.answerRepeats >= IgnoredAfter && len(items) >= w.limit && !w.unpaged:
+	case w.answerRepeats >= IgnoredAfter && len(items) >= w.limit:
 		return moved, StepIgnored
 	case w.answerRepeats >= IgnoredAfter:
-		// The API ignores the offset and sent its whole listing in a
-		// page shorter than the limit: the pass is over.
-		return moved, w.endPass()
+		return moved, w.endPass() // the whole listing, in a page shorter than the limit
 	}
 	return moved, StepOn
 }
 
-// answerCounting takes in an answer to a counting walk's request, and reports
-// false when it shows the listing moved by someone else's doing, taking
-// nothing in. A counting walk counts on what it knows of its consumer: a
-// row it left alone stays, a row whose download answered is gone, so each
-// request starts past the rows known to stay (pass), and the pass that
-// ends is the walk's last. It checks in every answer what the pass's
-// completeness rests on, and the first answer that breaks it makes the
-// walk confirming:
-//
-//   - the row before the request's offset (the overlap: the last row known
-//     to stay, asked for again) is where it was: no row before it left
-//     the listing (a row downloaded but still listed, as a replica that
-//     trails the read marks shows, included), so no row the walk has not
-//     seen moved under the offset;
-//   - what comes after the rows seen past the offset is new: no id the
-//     walk handed out, none twice (a row listed twice, or rows moved back
-//     under the offset);
-//   - the answer is no longer than asked for (a server that ignores the
-//     limit often ignores the offset too, and the confirming walk reads it
-//     at less cost).
-//
-// Rows seen past the offset (whose status was not known when it was asked
-// for) that are missing left the listing, and are not counted; rows still
-// listed after their download answered are not counted either, and if
-// they leave later the overlap shows it. An answer of one row cannot tell
-// the end of a listing from a server that caps its pages at one row, and
-// with the overlap that row would be the overlap: while no answer held two
-// rows, the walk looks past the overlap first (blind), and checks it
-// after (verify).
-//
-// The pass ends with an empty answer at the listing's start, or an answer
-// shorter than asked for and than one before it (of a server that caps
-// its pages, too, only the last is shorter).
+// answerCounting takes in an answer to a counting walk's request, and
+// reports false, taking nothing in, when it breaks the rules the pass
+// counts on (see the package doc): the overlap where it was, the rows
+// past the seen ones new, the answer no longer than asked.
 func (w *Walk[T]) answerCounting(items []T) (out []T, step Step, ok bool) {
 	a := &w.asked
 	n := len(items)
@@ -576,11 +490,8 @@ func (w *Walk[T]) answerCounting(items []T) (out []T, step Step, ok bool) {
 		w.checkLastStaying = true // nothing past stayingEnd: if the overlap is still there, that is the end
 		return nil, StepOn, true
 	case w.checkLastStaying:
-		if !w.onlyLastStaying(items) {
-			return nil, StepOn, false
-		}
-		w.idlessMost = w.IDlessPassed()
-		return nil, StepDone, true
+		ok := n == 1 && w.sameRow(items[0], w.lastStaying) && len(w.seen) == 0
+		return nil, StepDone, ok
 	}
 	i, ok := w.pastOverlap(items)
 	if !ok {
@@ -592,25 +503,18 @@ func (w *Walk[T]) answerCounting(items []T) (out []T, step Step, ok bool) {
 	// What a confirming walk would see repeated, if it comes to that.
 	w.lastAnswer, w.lastAnswerAt, w.lastAnswerRun, w.answerRepeats = items, a.offset, 0, 1
 	out = w.takeInPast(items, i)
-	if w.countingGoesOn(n, longest) {
-		return out, StepOn, true
+	// The pass ends with nothing listed from where it went on, or with an
+	// answer shorter than asked and than one before it.
+	if n == 0 && !a.withLastStaying && len(w.seen) == 0 || n < a.limit && n < longest {
+		return out, StepDone, true
 	}
-	w.idlessMost = w.IDlessPassed()
-	return out, StepDone, true
-}
-
-// onlyLastStaying reports whether items, the answer that checks the
-// overlap after a look past it found nothing, is the overlap alone, and
-// no row seen past it waits.
-func (w *Walk[T]) onlyLastStaying(items []T) bool {
-	return len(items) == 1 && w.sameRow(items[0], w.lastStaying) && len(w.seen) == 0
+	return out, StepOn, true
 }
 
 // pastOverlap checks that items, a counting walk's answer, opens as the
 // pass counted: with the overlap when it was asked for, then the seen
-// rows still listed, in order (a row missing left the listing, and is no
-// longer counted), then rows that are new (no id handed out before, none
-// twice). It returns where the rows past the overlap start.
+// rows still listed, in order, then rows that are new (no id handed out
+// before, none twice). It returns where the rows past the overlap start.
 func (w *Walk[T]) pastOverlap(items []T) (i int, ok bool) {
 	n := len(items)
 	if w.asked.withLastStaying {
@@ -640,8 +544,8 @@ func (w *Walk[T]) pastOverlap(items []T) (i int, ok bool) {
 }
 
 // takeInPast keeps the seen rows items still lists from i on (and those
-// past the end of a full answer), notes the rows past them as seen, and
-// returns those to hand out.
+// past the end of a full answer: a row missing left the listing), notes
+// the rows past them as seen, and returns those to hand out.
 func (w *Walk[T]) takeInPast(items []T, i int) (out []T) {
 	n := len(items)
 	keep := w.seen[:0]
@@ -652,7 +556,7 @@ func (w *Walk[T]) takeInPast(items []T, i int) (out []T) {
 			continue
 		}
 		if i == n && n == w.asked.limit {
-			keep = append(keep, r) // past the answer's end
+			keep = append(keep, r)
 		}
 	}
 	clear(w.seen[len(keep):])
@@ -661,9 +565,9 @@ func (w *Walk[T]) takeInPast(items []T, i int) (out []T) {
 		id := w.id(item)
 		w.seen = append(w.seen, seenRow[T]{item: item, id: id})
 		if id != uuid.Nil {
-			w.handedOut[id] = -1
+			w.handedOut[id] = w.newRow
 			out = append(out, item)
-		} else if w.yieldsIDless {
+		} else if w.loop {
 			out = append(out, item)
 			w.idlessGiven++
 		}
@@ -671,31 +575,14 @@ func (w *Walk[T]) takeInPast(items []T, i int) (out []T) {
 	return out
 }
 
-// countingGoesOn reports whether the pass goes on after an answer of n
-// rows: it ends with nothing listed from where it went on, or with an
-// answer shorter than asked for and than one before it (of a server that
-// caps its pages, too, only the last is shorter).
-func (w *Walk[T]) countingGoesOn(n, longest int) bool {
-	a := &w.asked
-	switch {
-	case n == 0 && !a.withLastStaying && len(w.seen) == 0:
-		return false
-	case n < a.limit && n < longest:
-		return false
-	}
-	return true
-}
-
-// startConfirming makes the walk confirming, from the pass under way on: its rows
-// known to stay were passed over; the rows past them are asked for again.
+// startConfirming makes the walk confirming from the pass under way on,
+// past its rows known to stay, asking for the limit again.
 func (w *Walk[T]) startConfirming() {
 	w.idlessMost = w.IDlessPassed()
 	w.confirming, w.passBeganCounting = true, true
 	w.offset = w.stayingEnd
 	clear(w.seen)
 	w.seen = nil
-	// Its requests ask for the limit again: what a longer request got
-	// says nothing of where its listing ends.
 	w.longestAnswer = min(w.longestAnswer, w.limit)
 }
 

@@ -50,14 +50,13 @@ func (s *server) page(offset, limit int) []row {
 func readAll(t *testing.T, s *server, limit int) (map[uuid.UUID]int, Step) {
 	t.Helper()
 	handed := map[uuid.UUID]int{}
-	w := NewWalk(Listing[row]{Limit: limit, Max: 200, ID: rowIDOf, Shrinks: true, YieldsIDless: true,
+	w := NewWalk(Listing[row]{Limit: limit, Max: 200, ID: rowIDOf, Shrinks: true, Loop: true,
 		StatusOf: func(uuid.UUID) RowStatus { return RowStays }})
 	for range 1000 {
 		seq, offset, n := w.Request()
 		out, _, step := w.Answer(seq, offset, s.page(offset, n))
 		for _, r := range out {
 			handed[r.id]++
-			w.MarkHandled(r.id, int32(seq))
 		}
 		if step != StepOn {
 			return handed, step
@@ -129,14 +128,11 @@ func TestWalkReadsPastALongPageThatShowsARowTwice(t *testing.T) {
 // once is the whole listing (the API ignored the limit).
 func TestWalkTakesALongFirstPageForTheWholeListing(t *testing.T) {
 	rows := rowsOf(7)
-	w := NewWalk(Listing[row]{Limit: 3, ID: rowIDOf, Shrinks: true, ConsumerUnknown: true})
+	w := NewWalk(Listing[row]{Limit: 3, ID: rowIDOf, Shrinks: true, ConsumerUnknown: true, Loop: true})
 	seq, offset, _ := w.Request()
 	out, _, step := w.Answer(seq, offset, rows)
 	if len(out) != 7 || step != StepOn {
 		t.Fatalf("%d rows handed out, step %d; want 7 and StepOn", len(out), step)
-	}
-	for _, r := range out {
-		w.MarkHandled(r.id, int32(seq))
 	}
 	// Confirming: the page again is gone over whole, and ends the pass;
 	// a second pass that agrees ends the walk.
