@@ -536,51 +536,20 @@ func (r *RawRequest) endpoint(operation string) (endpoint, *query, any, error) {
 }
 
 // Do sends a signed request to a route the SDK does not type and decodes
-// the result of the API's envelope into out (a pointer, as for
+// the result of the API's envelope into out (a non-nil pointer, as for
 // json.Unmarshal; nil discards it), with the typed methods' signing,
 // retries, hooks (operation "Client.Do"), errors and redaction. A write
 // is sent at most once (see the package doc); a result that does not fit
 // out is a *DecodeError naming the JSON path, never the value.
 func (c *Client) Do(ctx context.Context, req *RawRequest, out any) error {
 	ep, q, body, err := req.endpoint("Client.Do")
+	if v := reflect.ValueOf(out); err == nil && out != nil && (v.Kind() != reflect.Pointer || v.IsNil()) {
+		err = invalid("out", "want a non-nil pointer, got %T", out)
+	}
 	if err != nil {
 		return err
 	}
-	var result json.RawMessage
-	if err := c.json(ctx, ep, q, body, &result); err != nil || out == nil || len(result) == 0 {
-		return err
-	}
-	if err := json.Unmarshal(result, out); err != nil {
-		return c.doDecodeError(ep.route.method+" "+c.baseURL.Path+ep.path, q, req.Secrets, result, out, err, ep.route.verify)
-	}
-	return nil
-}
-
-// doDecodeError is the *DecodeError of a Do whose result does not fit
-// out, redacted of the keys, the query and the secrets; unknown is the
-// route's hint when the outcome of a write is unknown.
-func (c *Client) doDecodeError(endpoint string, q *query, secrets []string, result []byte, out any, err error, unknown string) error {
-	path, cause := "result", err
-	var inv *json.InvalidUnmarshalError
-	if !errors.As(err, &inv) {
-		if p, perr := locate(result, reflect.TypeOf(out), "result", 0); perr != nil {
-			path, cause = p, perr
-		}
-	}
-	var ute *json.UnmarshalTypeError
-	if errors.As(cause, &ute) {
-		cause = &redactedError{text: typeErrorText(ute), cause: cause}
-	}
-	keys := c.keys()
-	red := redactor{secrets: slices.Clone(keys.secrets), marks: slices.Clone(keys.marks)}
-	red.addQuery(q.encode())
-	for _, s := range secrets {
-		red.addSensitive(s)
-	}
-	if text := cause.Error(); red.clean(text, maxMessage) != text {
-		cause = &redactedError{text: red.clean(text, maxMessage), cause: cause}
-	}
-	return &DecodeError{Endpoint: endpoint, Path: red.clean(path, maxDetail), Err: cause, unknown: unknown}
+	return c.json(ctx, ep, q, body, out)
 }
 
 // DoFile is Do for a route whose answer is a file: an answer that is not

@@ -142,6 +142,12 @@ func TestDoRefusesBadRequests(t *testing.T) {
 			t.Errorf("%+v: DoFile err = %v", tc.req, err)
 		}
 	}
+	var ve *ValidationError
+	for _, out := range []any{struct{ N int }{}, (*struct{ N int })(nil)} {
+		if err := c.Do(context.Background(), &RawRequest{Method: "GET", Path: "/x"}, out); !errors.As(err, &ve) || ve.Field != "out" {
+			t.Errorf("Do into %T: err = %v, want a *ValidationError for out", out, err)
+		}
+	}
 	//lint:ignore SA1012 the test is about a nil context
 	if err := c.Do(nil, &RawRequest{Method: "GET", Path: "/x"}, nil); !errors.Is(err, ErrInvalidParams) {
 		t.Errorf("nil context: err = %v", err)

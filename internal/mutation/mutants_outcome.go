@@ -63,10 +63,10 @@ func init() {
 		e.unknown = st.route.verify // an answer came, so the request arrived
 `,
 			to: ``},
-		mutant{id: `outcome-do-decode-known`, file: `client.go`, pkg: `.`,
+		mutant{id: `outcome-do-decode-known`, file: `transport.go`, pkg: `.`, run: `TestDoWriteUndecodableResultIsUnknown`,
 			what: `a write through Do whose result cannot be decoded into out is a plain DecodeError`,
-			from: `Err: cause, unknown: unknown}`,
-			to:   `Err: cause}`},
+			from: `		e.unknown = st.route.verify // an answer came, so the request arrived`,
+			to:   `		_ = st.route.verify // an answer came, so the request arrived`},
 		mutant{id: `outcome-file-cut-known`, file: `files.go`, pkg: `.`,
 			what: `a write's file cut off halfway is a TransportError of known outcome`,
 			from: `err = b.st.outcome(b.st.redact(err))`,

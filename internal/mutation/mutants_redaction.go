@@ -70,14 +70,18 @@ func init() {
 			what: `a number that overflows its field quoted in the decode error`,
 			from: `		kind += " of " + byteCount(len(literal))`,
 			to:   `		kind += " " + literal`},
-		mutant{id: `redaction-do-quotes`, file: `client.go`, pkg: `.`, run: `TestDoDecodeErrorDescribesTheValue`,
+		mutant{id: `redaction-do-quotes`, file: `envelope.go`, pkg: `.`, run: `TestDoDecodeErrorDescribesTheValue`,
 			what: `Do's decode error quotes encoding/json's text, value included`,
-			from: `	if errors.As(cause, &ute) {`,
-			to:   `	if false && errors.As(cause, &ute) {`},
-		mutant{id: `redaction-do-path-unredacted`, file: `client.go`, pkg: `.`, run: `TestDoDecodeErrorDescribesTheValue`,
+			from: `	path, cause := locateIn(bytes.TrimSpace(env.Result), t, "result", err, 0)
+	var ute *json.UnmarshalTypeError
+	if errors.As(cause, &ute) {`,
+			to: `	path, cause := locateIn(bytes.TrimSpace(env.Result), t, "result", err, 0)
+	var ute *json.UnmarshalTypeError
+	if false && errors.As(cause, &ute) {`},
+		mutant{id: `redaction-do-path-unredacted`, file: `transport.go`, pkg: `.`, run: `TestDoDecodeErrorDescribesTheValue`,
 			what: `Do's decode error shows a map key that holds a key`,
-			from: `Path: red.clean(path, maxDetail), Err: cause, unknown: unknown}`,
-			to:   `Path: path, Err: cause, unknown: unknown}`},
+			from: `	de.Path = r.clean(de.Path, maxDetail)`,
+			to:   `	de.Path = de.Path + ""`},
 		mutant{id: `redaction-client-format-removed`, file: `client.go`, pkg: `.`, run: `TestClientPrintsNoKey`,
 			what: `a Client printed by fmt's reflection`,
 			from: `func (c Client) Format(f fmt.State, verb rune) {`,
