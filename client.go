@@ -105,30 +105,35 @@ type optionFunc func(*settings) error
 
 func (f optionFunc) apply(s *settings) error { return f(s) }
 
+// settings are the client's own fields the options set, and what
+// NewClient builds the rest from.
 type settings struct {
-	baseURL       string
-	httpClient    *http.Client
-	auth          Authenticator
-	logger        *slog.Logger
-	userAgent     string
-	maxRetries    int
-	retryWaitMin  time.Duration
-	retryWaitMax  time.Duration
-	timeout       time.Duration
-	hooks         Hooks
-	retryAfterMax time.Duration
-	limiter       RateLimiter
-	bodyOnly      bool
+	Client
+	baseURL    string
+	httpClient *http.Client
+	auth       Authenticator
+	userAgent  string
+	timeout    time.Duration
+	hooks      Hooks
+	bodyOnly   bool
+}
+
+// set is an option that cannot fail.
+func set(f func(*settings)) Option {
+	return optionFunc(func(s *settings) error { f(s); return nil })
+}
+
+// refuseIf is the error of option opt when bad: the value it was given.
+func refuseIf(bad bool, opt, format string, args ...any) error {
+	if !bad {
+		return nil
+	}
+	return fmt.Errorf("acctadmin: "+opt+": "+format, args...)
 }
 
 // WithBaseURL sends requests to u instead of DefaultBaseURL: an absolute
 // http or https URL, possibly with a path prefix.
-func WithBaseURL(u string) Option {
-	return optionFunc(func(s *settings) error {
-		s.baseURL = u
-		return nil
-	})
-}
+func WithBaseURL(u string) Option { return set(func(s *settings) { s.baseURL = u }) }
 
 // WithHTTPClient sends requests through hc, keeping its transport,
 // timeout and cookie jar. The client puts its signer in front of the
@@ -136,11 +141,8 @@ func WithBaseURL(u string) Option {
 // call sent at most once (hc's CheckRedirect is not asked).
 func WithHTTPClient(hc *http.Client) Option {
 	return optionFunc(func(s *settings) error {
-		if hc == nil {
-			return errors.New("acctadmin: WithHTTPClient: nil *http.Client")
-		}
 		s.httpClient = hc
-		return nil
+		return refuseIf(hc == nil, "WithHTTPClient", "nil *http.Client")
 	})
 }
 
@@ -148,14 +150,8 @@ func WithHTTPClient(hc *http.Client) Option {
 // again (default 3, 0 to 100); see the package doc.
 func WithMaxRetries(n int) Option {
 	return optionFunc(func(s *settings) error {
-		if n < 0 {
-			return fmt.Errorf("acctadmin: WithMaxRetries: negative retry count %d", n)
-		}
-		if n > maxRetriesLimit {
-			return fmt.Errorf("acctadmin: WithMaxRetries: retry count %d over the limit of %d", n, maxRetriesLimit)
-		}
 		s.maxRetries = n
-		return nil
+		return refuseIf(n < 0 || n > maxRetriesLimit, "WithMaxRetries", "retry count %d, want 0 to %d", n, maxRetriesLimit)
 	})
 }
 
@@ -164,11 +160,8 @@ func WithMaxRetries(n int) Option {
 // point between min·2ⁿ⁻¹ and twice that, both capped at max.
 func WithRetryWait(min, max time.Duration) Option {
 	return optionFunc(func(s *settings) error {
-		if min < 0 || max < 0 || max < min {
-			return fmt.Errorf("acctadmin: WithRetryWait: invalid bounds %s..%s", min, max)
-		}
 		s.retryWaitMin, s.retryWaitMax = min, max
-		return nil
+		return refuseIf(min < 0 || max < 0 || max < min, "WithRetryWait", "invalid bounds %s..%s", min, max)
 	})
 }
 
@@ -178,11 +171,8 @@ func WithRetryWait(min, max time.Duration) Option {
 // the reading with the context.
 func WithTimeout(d time.Duration) Option {
 	return optionFunc(func(s *settings) error {
-		if d < 0 {
-			return fmt.Errorf("acctadmin: WithTimeout: negative timeout %s", d)
-		}
 		s.timeout = d
-		return nil
+		return refuseIf(d < 0, "WithTimeout", "negative timeout %s", d)
 	})
 }
 
@@ -190,11 +180,8 @@ func WithTimeout(d time.Duration) Option {
 // 60s); see the package doc.
 func WithMaxRetryAfter(d time.Duration) Option {
 	return optionFunc(func(s *settings) error {
-		if d < 0 {
-			return fmt.Errorf("acctadmin: WithMaxRetryAfter: negative wait %s", d)
-		}
 		s.retryAfterMax = d
-		return nil
+		return refuseIf(d < 0, "WithMaxRetryAfter", "negative wait %s", d)
 	})
 }
 
@@ -211,71 +198,45 @@ type RateLimiter interface {
 // *TransportError that is the context's error, and nothing is sent.
 func WithRateLimit(l RateLimiter) Option {
 	return optionFunc(func(s *settings) error {
-		if l == nil {
-			return errors.New("acctadmin: WithRateLimit: nil RateLimiter")
-		}
-		if v := reflect.ValueOf(l); v.Kind() == reflect.Pointer && v.IsNil() {
-			return fmt.Errorf("acctadmin: WithRateLimit: nil %T", l)
-		}
 		s.limiter = l
-		return nil
+		v := reflect.ValueOf(l)
+		return refuseIf(l == nil || v.Kind() == reflect.Pointer && v.IsNil(), "WithRateLimit", "nil RateLimiter")
 	})
 }
 
 // WithLogger logs every attempt at Debug level and every retry at Warn
 // level: the method, the path (never the query), the status, the attempt
 // and the wait. The client is silent without it.
-func WithLogger(l *slog.Logger) Option {
-	return optionFunc(func(s *settings) error {
-		s.logger = l
-		return nil
-	})
-}
+func WithLogger(l *slog.Logger) Option { return set(func(s *settings) { s.logger = l }) }
 
 // WithUserAgent puts ua in front of the client's own User-Agent. A
 // control character (a tab is allowed) is an error.
 func WithUserAgent(ua string) Option {
 	return optionFunc(func(s *settings) error {
-		if strings.ContainsAny(ua, "\r\n") {
-			return errors.New("acctadmin: WithUserAgent: line break in user agent")
-		}
-		for i := 0; i < len(ua); i++ {
-			if c := ua[i]; c < 0x20 && c != '\t' || c == 0x7f {
-				return fmt.Errorf("acctadmin: WithUserAgent: control character %#02x in user agent", c)
-			}
-		}
 		s.userAgent = ua
-		return nil
+		return refuseIf(strings.ContainsFunc(ua, isControl), "WithUserAgent", "line break or control character in user agent")
 	})
 }
 
 // WithAuthenticator replaces the request signer made from the keys.
 func WithAuthenticator(a Authenticator) Option {
 	return optionFunc(func(s *settings) error {
-		if a == nil {
-			return errors.New("acctadmin: WithAuthenticator: nil Authenticator")
-		}
 		s.auth = a
-		return nil
+		return refuseIf(a == nil, "WithAuthenticator", "nil Authenticator")
 	})
 }
 
 // WithBodyOnlySigning makes the signer hash the body alone into the
 // content claim (see Signing in the package doc). It has no effect with
 // WithAuthenticator.
-func WithBodyOnlySigning() Option {
-	return optionFunc(func(s *settings) error {
-		s.bodyOnly = true
-		return nil
-	})
-}
+func WithBodyOnlySigning() Option { return set(func(s *settings) { s.bodyOnly = true }) }
 
 // NewClient returns a client that signs its requests with the account's
 // access key and secret key. Empty keys, a base URL that is not an
 // absolute http(s) URL, or an option out of range are an error here.
 func NewClient(accessKey, secretKey string, opts ...Option) (*Client, error) {
-	s := settings{baseURL: DefaultBaseURL, maxRetries: defaultMaxRetries, retryWaitMin: defaultRetryWaitMin,
-		retryWaitMax: defaultRetryWaitMax, timeout: defaultTimeout, retryAfterMax: maxRetryAfter}
+	s := settings{baseURL: DefaultBaseURL, timeout: defaultTimeout, Client: Client{maxRetries: defaultMaxRetries,
+		retryWaitMin: defaultRetryWaitMin, retryWaitMax: defaultRetryWaitMax, retryAfterMax: maxRetryAfter}}
 	for _, o := range opts {
 		if o == nil {
 			continue
@@ -302,18 +263,11 @@ func NewClient(accessKey, secretKey string, opts ...Option) (*Client, error) {
 	keys.add(secretKey, "[redacted]")
 	auth := s.auth
 	watch := &downloadWatch{}
-	c := &Client{
-		auth:          func() Authenticator { return auth },
-		keys:          func() *redactor { return keys },
-		downloads:     func() *downloadWatch { return watch },
-		baseURL:       base,
-		logger:        s.logger,
-		maxRetries:    s.maxRetries,
-		retryWaitMin:  s.retryWaitMin,
-		retryWaitMax:  s.retryWaitMax,
-		retryAfterMax: s.retryAfterMax,
-		limiter:       s.limiter,
-	}
+	c := &s.Client
+	c.auth = func() Authenticator { return auth }
+	c.keys = func() *redactor { return keys }
+	c.downloads = func() *downloadWatch { return watch }
+	c.baseURL = base
 	if h := s.hooks; h.CallStart != nil || h.CallEnd != nil || h.AttemptStart != nil || h.AttemptEnd != nil {
 		c.hooks = &h
 	}

@@ -317,7 +317,7 @@ func TestNewClientRefusesBadArguments(t *testing.T) {
 		{"relative base URL", testAccessKey, testSecretKey, []Option{WithBaseURL("api.example.com/v1")}, "want an http or https URL"},
 		{"no host", testAccessKey, testSecretKey, []Option{WithBaseURL("https://")}, "has no host"},
 		{"query in base URL", testAccessKey, testSecretKey, []Option{WithBaseURL("https://api.example.com/?key=1")}, "want no user, query or fragment"},
-		{"negative retries", testAccessKey, testSecretKey, []Option{WithMaxRetries(-1)}, "negative retry count -1"},
+		{"negative retries", testAccessKey, testSecretKey, []Option{WithMaxRetries(-1)}, "retry count -1, want 0 to 100"},
 		{"retry wait max below min", testAccessKey, testSecretKey, []Option{WithRetryWait(time.Second, time.Millisecond)}, "invalid bounds"},
 		{"negative retry wait", testAccessKey, testSecretKey, []Option{WithRetryWait(-time.Second, time.Second)}, "invalid bounds"},
 		{"negative timeout", testAccessKey, testSecretKey, []Option{WithTimeout(-time.Second)}, "negative timeout"},

@@ -105,16 +105,6 @@ func decodeFailure(endpoint string, body []byte, t reflect.Type, err error) erro
 	return &DecodeError{Endpoint: endpoint, Path: path, Err: cause}
 }
 
-// locate finds the first value in data that cannot be decoded into t and
-// returns its JSON path and error; a nil error means it found none.
-func locate(data []byte, t reflect.Type, path string, depth int) (string, error) {
-	err := json.Unmarshal(data, reflect.New(t).Interface())
-	if err == nil {
-		return "", nil
-	}
-	return locateIn(data, t, path, err, depth)
-}
-
 // locateIn finds the value inside data, which reads as a t with the error
 // err, that is at fault, and returns its JSON path and its error. A list
 // or a map with a decoder of its own is judged whole.
