@@ -12,7 +12,6 @@ import (
 	"net/url"
 	"os"
 	"reflect"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -472,12 +471,7 @@ func (r *RawRequest) endpoint(operation string) (endpoint, *query, any, error) {
 		rt.pattern = r.Path
 	}
 	q := &query{}
-	keys := make([]string, 0, len(r.Query))
-	for k := range r.Query {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
+	for _, k := range sortedKeys(r.Query) {
 		for _, v := range r.Query[k] {
 			q.add(k, v)
 		}

@@ -187,7 +187,7 @@ var unmarshalerType = reflect.TypeOf((*json.Unmarshaler)(nil)).Elem()
 
 // sortedKeys returns the keys of an object in order: the same answer
 // names the same field every time.
-func sortedKeys(fields map[string]json.RawMessage) []string {
+func sortedKeys[V any](fields map[string]V) []string {
 	keys := make([]string, 0, len(fields))
 	for key := range fields {
 		keys = append(keys, key)

@@ -6,7 +6,6 @@ import (
 	"net/url"
 	"regexp"
 	"slices"
-	"sort"
 	"strings"
 	"unicode/utf8"
 )
@@ -187,8 +186,8 @@ func walkForm(form any, leaf func(any) any) (any, bool) {
 	if err != nil {
 		return nil, false
 	}
-	v, err := decodeNumbers(b)
-	if err != nil {
+	var v any
+	if decodeNumbers(b, &v) != nil {
 		return nil, false
 	}
 	var walk func(any) any
@@ -324,14 +323,9 @@ func (r *redactor) cleanHeader(h http.Header) http.Header {
 	if h == nil {
 		return nil
 	}
-	names := make([]string, 0, len(h))
-	for k := range h {
-		names = append(names, k)
-	}
-	sort.Strings(names)
 	out := make(http.Header, min(len(h), maxHeaderFields))
 	fields, size := 0, 0
-	for _, k := range names {
+	for _, k := range sortedKeys(h) {
 		if isSecretHeader(k) {
 			continue
 		}
