@@ -163,9 +163,6 @@ func formValues(form any) []string {
 // redactedForm returns a form as its JSON carries it, its strings and
 // numbers (or, when it does not encode, all of it) "[redacted]".
 func redactedForm(form any) any {
-	if form == nil {
-		return nil
-	}
 	v, ok := walkForm(form, func(v any) any {
 		switch v.(type) {
 		case string, json.Number:
