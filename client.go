@@ -111,9 +111,7 @@ type settings struct {
 	baseURL    string
 	httpClient *http.Client
 	auth       Authenticator
-	userAgent  string
 	timeout    time.Duration
-	hooks      Hooks
 	bodyOnly   bool
 }
 
@@ -212,7 +210,9 @@ func WithLogger(l *slog.Logger) Option { return set(func(s *settings) { s.logger
 // control character (a tab is allowed) is an error.
 func WithUserAgent(ua string) Option {
 	return optionFunc(func(s *settings) error {
-		s.userAgent = ua
+		if ua != "" {
+			s.userAgent = []string{ua + " acctadmin-go/" + Version}
+		}
 		return refuseIf(strings.ContainsFunc(ua, isControl), "WithUserAgent", "line break or control character in user agent")
 	})
 }
@@ -235,7 +235,8 @@ func WithBodyOnlySigning() Option { return set(func(s *settings) { s.bodyOnly = 
 // absolute http(s) URL, or an option out of range are an error here.
 func NewClient(accessKey, secretKey string, opts ...Option) (*Client, error) {
 	s := settings{baseURL: DefaultBaseURL, timeout: defaultTimeout, Client: Client{maxRetries: defaultMaxRetries,
-		retryWaitMin: defaultRetryWaitMin, retryWaitMax: defaultRetryWaitMax, retryAfterMax: maxRetryAfter}}
+		retryWaitMin: defaultRetryWaitMin, retryWaitMax: defaultRetryWaitMax, retryAfterMax: maxRetryAfter,
+		userAgent: []string{"acctadmin-go/" + Version}}}
 	for _, o := range opts {
 		if o == nil {
 			continue
@@ -260,21 +261,12 @@ func NewClient(accessKey, secretKey string, opts ...Option) (*Client, error) {
 	keys := &redactor{}
 	keys.add(accessKey, "[redacted]")
 	keys.add(secretKey, "[redacted]")
-	auth := s.auth
-	watch := &downloadWatch{}
+	auth, watch := s.auth, &downloadWatch{}
 	c := &s.Client
 	c.auth = func() Authenticator { return auth }
 	c.keys = func() *redactor { return keys }
 	c.downloads = func() *downloadWatch { return watch }
 	c.baseURL = base
-	if h := s.hooks; h.CallStart != nil || h.CallEnd != nil || h.AttemptStart != nil || h.AttemptEnd != nil {
-		c.hooks = &h
-	}
-	ua := "acctadmin-go/" + Version
-	if s.userAgent != "" {
-		ua = s.userAgent + " " + ua
-	}
-	c.userAgent = []string{ua}
 
 	var hc http.Client
 	if s.httpClient != nil {

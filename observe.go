@@ -100,9 +100,11 @@ type AttemptInfo struct {
 
 // WithHooks makes the client call h around every call and every attempt.
 func WithHooks(h Hooks) Option {
-	return optionFunc(func(s *settings) error {
-		s.hooks = h
-		return nil
+	return set(func(s *settings) {
+		s.hooks = nil
+		if h.CallStart != nil || h.CallEnd != nil || h.AttemptStart != nil || h.AttemptEnd != nil {
+			s.hooks = &h
+		}
 	})
 }
 
