@@ -103,23 +103,22 @@ func (r *redactor) addNumber(d string, min, max int) {
 // number, a CVC, a password).
 func (r *redactor) addSensitive(secret string) {
 	r.addNumber(digitsOf(secret, " -."), minCardDigits, maxCardDigits)
-	if len(secret) >= minSecret {
-		r.add(secret, redactedText)
-		return
-	}
-	if len(secret) < minShortSecret || slices.Contains(r.short, secret) {
-		return
-	}
-	r.short = append(r.short, secret)
+	r.addValue(secret, minShortSecret)
 }
 
 // addPersonal makes the redactor look for a value of a body's form.
 func (r *redactor) addPersonal(v string) {
 	r.addNumber(digitsOf(v, personalSeps), minPersonalDigits, maxPersonalDigits)
+	r.addValue(v, minPersonal)
+}
+
+// addValue makes the redactor look for v wherever it occurs, or, shorter
+// than minSecret, where it stands alone if it has short bytes or more.
+func (r *redactor) addValue(v string, short int) {
 	switch {
 	case len(v) >= minSecret:
 		r.add(v, redactedText)
-	case len(v) >= minPersonal && !slices.Contains(r.short, v):
+	case len(v) >= short && !slices.Contains(r.short, v):
 		r.short = append(r.short, v)
 	}
 }
