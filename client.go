@@ -234,7 +234,7 @@ func WithBodyOnlySigning() Option { return set(func(s *settings) { s.bodyOnly = 
 // access key and secret key. Empty keys, a base URL that is not an
 // absolute http(s) URL, or an option out of range are an error here.
 func NewClient(accessKey, secretKey string, opts ...Option) (*Client, error) {
-	s := settings{baseURL: DefaultBaseURL, timeout: defaultTimeout, Client: Client{maxRetries: defaultMaxRetries,
+	s := settings{baseURL: DefaultBaseURL, httpClient: &http.Client{}, timeout: defaultTimeout, Client: Client{maxRetries: defaultMaxRetries,
 		retryWaitMin: defaultRetryWaitMin, retryWaitMax: defaultRetryWaitMax, retryAfterMax: maxRetryAfter,
 		userAgent: []string{"acctadmin-go/" + Version}}}
 	for _, o := range opts {
@@ -268,10 +268,7 @@ func NewClient(accessKey, secretKey string, opts ...Option) (*Client, error) {
 	c.downloads = func() *downloadWatch { return watch }
 	c.baseURL = base
 
-	var hc http.Client
-	if s.httpClient != nil {
-		hc = *s.httpClient
-	}
+	hc := *s.httpClient
 	c.transport = hc.Transport
 	if c.transport == nil {
 		c.transport = newTransport()
