@@ -60,52 +60,42 @@ func (o *callOptions) refuse(option, format string, args ...any) {
 	}
 }
 
-// CallMaxRetries replaces WithMaxRetries for a call (0 to 100).
-func CallMaxRetries(n int) CallOption {
+// callEdit is a CallOption that replaces a setting of the client with
+// edit, or, when bad, fails the calls.
+func callEdit(bad bool, option string, edit func(*Client), format string, args ...any) CallOption {
 	return callOptionFunc(func(o *callOptions) {
-		if n < 0 || n > maxRetriesLimit {
-			o.refuse("CallMaxRetries", "retry count %d, want 0 to %d", n, maxRetriesLimit)
+		if bad {
+			o.refuse(option, format, args...)
 			return
 		}
-		o.edits = append(o.edits, func(c *Client) { c.maxRetries = n })
+		o.edits = append(o.edits, edit)
 	})
+}
+
+// CallMaxRetries replaces WithMaxRetries for a call (0 to 100).
+func CallMaxRetries(n int) CallOption {
+	return callEdit(n < 0 || n > maxRetriesLimit, "CallMaxRetries", func(c *Client) { c.maxRetries = n },
+		"retry count %d, want 0 to %d", n, maxRetriesLimit)
 }
 
 // CallRetryWait replaces WithRetryWait for a call.
 func CallRetryWait(min, max time.Duration) CallOption {
-	return callOptionFunc(func(o *callOptions) {
-		if min < 0 || max < 0 || max < min {
-			o.refuse("CallRetryWait", "invalid bounds %s..%s", min, max)
-			return
-		}
-		o.edits = append(o.edits, func(c *Client) { c.retryWaitMin, c.retryWaitMax = min, max })
-	})
+	return callEdit(min < 0 || max < 0 || max < min, "CallRetryWait", func(c *Client) { c.retryWaitMin, c.retryWaitMax = min, max },
+		"invalid bounds %s..%s", min, max)
 }
 
 // CallTimeout replaces WithTimeout for a call: it bounds each attempt;
 // bound the call, retries included, with the context's deadline.
 func CallTimeout(d time.Duration) CallOption {
-	return callOptionFunc(func(o *callOptions) {
-		if d < 0 {
-			o.refuse("CallTimeout", "negative timeout %s", d)
-			return
-		}
-		o.edits = append(o.edits, func(c *Client) {
-			c.httpClient = withAttemptTimeout(c.httpClient, d)
-			c.fileClient = withAttemptTimeout(c.fileClient, d)
-		})
-	})
+	return callEdit(d < 0, "CallTimeout", func(c *Client) {
+		c.httpClient = withAttemptTimeout(c.httpClient, d)
+		c.fileClient = withAttemptTimeout(c.fileClient, d)
+	}, "negative timeout %s", d)
 }
 
 // CallMaxRetryAfter replaces WithMaxRetryAfter for a call.
 func CallMaxRetryAfter(d time.Duration) CallOption {
-	return callOptionFunc(func(o *callOptions) {
-		if d < 0 {
-			o.refuse("CallMaxRetryAfter", "negative wait %s", d)
-			return
-		}
-		o.edits = append(o.edits, func(c *Client) { c.retryAfterMax = d })
-	})
+	return callEdit(d < 0, "CallMaxRetryAfter", func(c *Client) { c.retryAfterMax = d }, "negative wait %s", d)
 }
 
 // CallHeader sends the header key: value with every attempt of a call,
@@ -124,7 +114,7 @@ func CallHeader(key, value string) CallOption {
 		case sdkHeaders[name]:
 			o.refuse("CallHeader", "%s is set by the client", name)
 			return
-		case strings.ContainsFunc(value, func(r rune) bool { return r < 0x20 && r != '\t' || r == 0x7f }):
+		case strings.ContainsFunc(value, isControl):
 			o.refuse("CallHeader", "control character in the value of %s", name)
 			return
 		}
@@ -156,6 +146,9 @@ var sdkHeaders = map[string]bool{
 	"Proxy-Connection": true, "Te": true, "Trailer": true,
 	"Transfer-Encoding": true, "Upgrade": true, "Expect": true,
 }
+
+// isControl reports whether r is a control character other than a tab.
+func isControl(r rune) bool { return r < 0x20 && r != '\t' || r == 0x7f }
 
 // validHeaderName reports whether s is a token of RFC 9110.
 func validHeaderName(s string) bool {

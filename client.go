@@ -12,7 +12,6 @@ import (
 	"net/url"
 	"os"
 	"reflect"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -107,30 +106,33 @@ type optionFunc func(*settings) error
 
 func (f optionFunc) apply(s *settings) error { return f(s) }
 
+// settings are the client's own fields the options set, and what
+// NewClient builds the rest from.
 type settings struct {
-	baseURL       string
-	httpClient    *http.Client
-	auth          Authenticator
-	logger        *slog.Logger
-	userAgent     string
-	maxRetries    int
-	retryWaitMin  time.Duration
-	retryWaitMax  time.Duration
-	timeout       time.Duration
-	hooks         Hooks
-	retryAfterMax time.Duration
-	limiter       RateLimiter
-	bodyOnly      bool
+	Client
+	baseURL    string
+	httpClient *http.Client
+	auth       Authenticator
+	timeout    time.Duration
+	bodyOnly   bool
+}
+
+// set is an option that cannot fail.
+func set(f func(*settings)) Option {
+	return optionFunc(func(s *settings) error { f(s); return nil })
+}
+
+// refuseIf is the error of option opt when bad: the value it was given.
+func refuseIf(bad bool, opt, format string, args ...any) error {
+	if !bad {
+		return nil
+	}
+	return fmt.Errorf("acctadmin: "+opt+": "+format, args...)
 }
 
 // WithBaseURL sends requests to u instead of DefaultBaseURL: an absolute
 // http or https URL, possibly with a path prefix.
-func WithBaseURL(u string) Option {
-	return optionFunc(func(s *settings) error {
-		s.baseURL = u
-		return nil
-	})
-}
+func WithBaseURL(u string) Option { return set(func(s *settings) { s.baseURL = u }) }
 
 // WithHTTPClient sends requests through hc, keeping its transport,
 // timeout and cookie jar. The client puts its signer in front of the
@@ -138,11 +140,8 @@ func WithBaseURL(u string) Option {
 // call sent at most once (hc's CheckRedirect is not asked).
 func WithHTTPClient(hc *http.Client) Option {
 	return optionFunc(func(s *settings) error {
-		if hc == nil {
-			return errors.New("acctadmin: WithHTTPClient: nil *http.Client")
-		}
 		s.httpClient = hc
-		return nil
+		return refuseIf(hc == nil, "WithHTTPClient", "nil *http.Client")
 	})
 }
 
@@ -150,14 +149,8 @@ func WithHTTPClient(hc *http.Client) Option {
 // again (default 3, 0 to 100); see the package doc.
 func WithMaxRetries(n int) Option {
 	return optionFunc(func(s *settings) error {
-		if n < 0 {
-			return fmt.Errorf("acctadmin: WithMaxRetries: negative retry count %d", n)
-		}
-		if n > maxRetriesLimit {
-			return fmt.Errorf("acctadmin: WithMaxRetries: retry count %d over the limit of %d", n, maxRetriesLimit)
-		}
 		s.maxRetries = n
-		return nil
+		return refuseIf(n < 0 || n > maxRetriesLimit, "WithMaxRetries", "retry count %d, want 0 to %d", n, maxRetriesLimit)
 	})
 }
 
@@ -166,11 +159,8 @@ func WithMaxRetries(n int) Option {
 // point between min·2ⁿ⁻¹ and twice that, both capped at max.
 func WithRetryWait(min, max time.Duration) Option {
 	return optionFunc(func(s *settings) error {
-		if min < 0 || max < 0 || max < min {
-			return fmt.Errorf("acctadmin: WithRetryWait: invalid bounds %s..%s", min, max)
-		}
 		s.retryWaitMin, s.retryWaitMax = min, max
-		return nil
+		return refuseIf(min < 0 || max < 0 || max < min, "WithRetryWait", "invalid bounds %s..%s", min, max)
 	})
 }
 
@@ -180,11 +170,8 @@ func WithRetryWait(min, max time.Duration) Option {
 // the reading with the context.
 func WithTimeout(d time.Duration) Option {
 	return optionFunc(func(s *settings) error {
-		if d < 0 {
-			return fmt.Errorf("acctadmin: WithTimeout: negative timeout %s", d)
-		}
 		s.timeout = d
-		return nil
+		return refuseIf(d < 0, "WithTimeout", "negative timeout %s", d)
 	})
 }
 
@@ -192,11 +179,8 @@ func WithTimeout(d time.Duration) Option {
 // 60s); see the package doc.
 func WithMaxRetryAfter(d time.Duration) Option {
 	return optionFunc(func(s *settings) error {
-		if d < 0 {
-			return fmt.Errorf("acctadmin: WithMaxRetryAfter: negative wait %s", d)
-		}
 		s.retryAfterMax = d
-		return nil
+		return refuseIf(d < 0, "WithMaxRetryAfter", "negative wait %s", d)
 	})
 }
 
@@ -213,71 +197,48 @@ type RateLimiter interface {
 // *TransportError that is the context's error, and nothing is sent.
 func WithRateLimit(l RateLimiter) Option {
 	return optionFunc(func(s *settings) error {
-		if l == nil {
-			return errors.New("acctadmin: WithRateLimit: nil RateLimiter")
-		}
-		if v := reflect.ValueOf(l); v.Kind() == reflect.Pointer && v.IsNil() {
-			return fmt.Errorf("acctadmin: WithRateLimit: nil %T", l)
-		}
 		s.limiter = l
-		return nil
+		v := reflect.ValueOf(l)
+		return refuseIf(l == nil || v.Kind() == reflect.Pointer && v.IsNil(), "WithRateLimit", "nil RateLimiter")
 	})
 }
 
 // WithLogger logs every attempt at Debug level and every retry at Warn
 // level: the method, the path (never the query), the status, the attempt
 // and the wait. The client is silent without it.
-func WithLogger(l *slog.Logger) Option {
-	return optionFunc(func(s *settings) error {
-		s.logger = l
-		return nil
-	})
-}
+func WithLogger(l *slog.Logger) Option { return set(func(s *settings) { s.logger = l }) }
 
 // WithUserAgent puts ua in front of the client's own User-Agent. A
 // control character (a tab is allowed) is an error.
 func WithUserAgent(ua string) Option {
 	return optionFunc(func(s *settings) error {
-		if strings.ContainsAny(ua, "\r\n") {
-			return errors.New("acctadmin: WithUserAgent: line break in user agent")
+		if ua != "" {
+			s.userAgent = []string{ua + " acctadmin-go/" + Version}
 		}
-		for i := 0; i < len(ua); i++ {
-			if c := ua[i]; c < 0x20 && c != '\t' || c == 0x7f {
-				return fmt.Errorf("acctadmin: WithUserAgent: control character %#02x in user agent", c)
-			}
-		}
-		s.userAgent = ua
-		return nil
+		return refuseIf(strings.ContainsFunc(ua, isControl), "WithUserAgent", "line break or control character in user agent")
 	})
 }
 
 // WithAuthenticator replaces the request signer made from the keys.
 func WithAuthenticator(a Authenticator) Option {
 	return optionFunc(func(s *settings) error {
-		if a == nil {
-			return errors.New("acctadmin: WithAuthenticator: nil Authenticator")
-		}
 		s.auth = a
-		return nil
+		return refuseIf(a == nil, "WithAuthenticator", "nil Authenticator")
 	})
 }
 
 // WithBodyOnlySigning makes the signer hash the body alone into the
 // content claim (see Signing in the package doc). It has no effect with
 // WithAuthenticator.
-func WithBodyOnlySigning() Option {
-	return optionFunc(func(s *settings) error {
-		s.bodyOnly = true
-		return nil
-	})
-}
+func WithBodyOnlySigning() Option { return set(func(s *settings) { s.bodyOnly = true }) }
 
 // NewClient returns a client that signs its requests with the account's
 // access key and secret key. Empty keys, a base URL that is not an
 // absolute http(s) URL, or an option out of range are an error here.
 func NewClient(accessKey, secretKey string, opts ...Option) (*Client, error) {
-	s := settings{baseURL: DefaultBaseURL, maxRetries: defaultMaxRetries, retryWaitMin: defaultRetryWaitMin,
-		retryWaitMax: defaultRetryWaitMax, timeout: defaultTimeout, retryAfterMax: maxRetryAfter}
+	s := settings{baseURL: DefaultBaseURL, httpClient: &http.Client{}, timeout: defaultTimeout, Client: Client{maxRetries: defaultMaxRetries,
+		retryWaitMin: defaultRetryWaitMin, retryWaitMax: defaultRetryWaitMax, retryAfterMax: maxRetryAfter,
+		userAgent: []string{"acctadmin-go/" + Version}}}
 	for _, o := range opts {
 		if o == nil {
 			continue
@@ -303,31 +264,13 @@ func NewClient(accessKey, secretKey string, opts ...Option) (*Client, error) {
 	keys.add(accessKey, "[redacted]")
 	keys.add(secretKey, "[redacted]")
 	auth := s.auth
-	c := &Client{
-		auth:          func() Authenticator { return auth },
-		keys:          func() *redactor { return keys },
-		downloads:     &downloadWatch{},
-		baseURL:       base,
-		logger:        s.logger,
-		maxRetries:    s.maxRetries,
-		retryWaitMin:  s.retryWaitMin,
-		retryWaitMax:  s.retryWaitMax,
-		retryAfterMax: s.retryAfterMax,
-		limiter:       s.limiter,
-	}
-	if h := s.hooks; h.CallStart != nil || h.CallEnd != nil || h.AttemptStart != nil || h.AttemptEnd != nil {
-		c.hooks = &h
-	}
-	ua := "acctadmin-go/" + Version
-	if s.userAgent != "" {
-		ua = s.userAgent + " " + ua
-	}
-	c.userAgent = []string{ua}
+	c := &s.Client
+	c.auth = func() Authenticator { return auth }
+	c.keys = func() *redactor { return keys }
+	c.downloads = &downloadWatch{}
+	c.baseURL = base
 
-	var hc http.Client
-	if s.httpClient != nil {
-		hc = *s.httpClient
-	}
+	hc := *s.httpClient
 	c.transport = hc.Transport
 	if c.transport == nil {
 		c.transport = newTransport()
@@ -519,12 +462,7 @@ func (r *RawRequest) endpoint(operation string) (endpoint, *query, any, error) {
 		rt.pattern = r.Path
 	}
 	q := &query{}
-	keys := make([]string, 0, len(r.Query))
-	for k := range r.Query {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
+	for _, k := range sortedKeys(r.Query) {
 		for _, v := range r.Query[k] {
 			q.add(k, v)
 		}
@@ -537,51 +475,20 @@ func (r *RawRequest) endpoint(operation string) (endpoint, *query, any, error) {
 }
 
 // Do sends a signed request to a route the SDK does not type and decodes
-// the result of the API's envelope into out (a pointer, as for
+// the result of the API's envelope into out (a non-nil pointer, as for
 // json.Unmarshal; nil discards it), with the typed methods' signing,
 // retries, hooks (operation "Client.Do"), errors and redaction. A write
 // is sent at most once (see the package doc); a result that does not fit
 // out is a *DecodeError naming the JSON path, never the value.
 func (c *Client) Do(ctx context.Context, req *RawRequest, out any) error {
 	ep, q, body, err := req.endpoint("Client.Do")
+	if v := reflect.ValueOf(out); err == nil && out != nil && (v.Kind() != reflect.Pointer || v.IsNil()) {
+		err = invalid("out", "want a non-nil pointer, got %T", out)
+	}
 	if err != nil {
 		return err
 	}
-	var result json.RawMessage
-	if err := c.json(ctx, ep, q, body, &result); err != nil || out == nil || len(result) == 0 {
-		return err
-	}
-	if err := json.Unmarshal(result, out); err != nil {
-		return c.doDecodeError(ep.route.method+" "+c.baseURL.Path+ep.path, q, req.Secrets, result, out, err, ep.route.verify)
-	}
-	return nil
-}
-
-// doDecodeError is the *DecodeError of a Do whose result does not fit
-// out, redacted of the keys, the query and the secrets; unknown is the
-// route's hint when the outcome of a write is unknown.
-func (c *Client) doDecodeError(endpoint string, q *query, secrets []string, result []byte, out any, err error, unknown string) error {
-	path, cause := "result", err
-	var inv *json.InvalidUnmarshalError
-	if !errors.As(err, &inv) {
-		if p, perr := locate(result, reflect.TypeOf(out), "result", 0); perr != nil {
-			path, cause = p, perr
-		}
-	}
-	var ute *json.UnmarshalTypeError
-	if errors.As(cause, &ute) {
-		cause = &redactedError{text: typeErrorText(ute), cause: cause}
-	}
-	keys := c.keys()
-	red := redactor{secrets: slices.Clone(keys.secrets), marks: slices.Clone(keys.marks)}
-	red.addQuery(q.encode())
-	for _, s := range secrets {
-		red.addSensitive(s)
-	}
-	if text := cause.Error(); red.clean(text, maxMessage) != text {
-		cause = &redactedError{text: red.clean(text, maxMessage), cause: cause}
-	}
-	return &DecodeError{Endpoint: endpoint, Path: red.clean(path, maxDetail), Err: cause, unknown: unknown}
+	return c.json(ctx, ep, q, body, out)
 }
 
 // DoFile is Do for a route whose answer is a file: an answer that is not

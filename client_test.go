@@ -142,6 +142,12 @@ func TestDoRefusesBadRequests(t *testing.T) {
 			t.Errorf("%+v: DoFile err = %v", tc.req, err)
 		}
 	}
+	var ve *ValidationError
+	for _, out := range []any{struct{ N int }{}, (*struct{ N int })(nil)} {
+		if err := c.Do(context.Background(), &RawRequest{Method: "GET", Path: "/x"}, out); !errors.As(err, &ve) || ve.Field != "out" {
+			t.Errorf("Do into %T: err = %v, want a *ValidationError for out", out, err)
+		}
+	}
 	//lint:ignore SA1012 the test is about a nil context
 	if err := c.Do(nil, &RawRequest{Method: "GET", Path: "/x"}, nil); !errors.Is(err, ErrInvalidParams) {
 		t.Errorf("nil context: err = %v", err)
@@ -311,7 +317,7 @@ func TestNewClientRefusesBadArguments(t *testing.T) {
 		{"relative base URL", testAccessKey, testSecretKey, []Option{WithBaseURL("api.example.com/v1")}, "want an http or https URL"},
 		{"no host", testAccessKey, testSecretKey, []Option{WithBaseURL("https://")}, "has no host"},
 		{"query in base URL", testAccessKey, testSecretKey, []Option{WithBaseURL("https://api.example.com/?key=1")}, "want no user, query or fragment"},
-		{"negative retries", testAccessKey, testSecretKey, []Option{WithMaxRetries(-1)}, "negative retry count -1"},
+		{"negative retries", testAccessKey, testSecretKey, []Option{WithMaxRetries(-1)}, "retry count -1, want 0 to 100"},
 		{"retry wait max below min", testAccessKey, testSecretKey, []Option{WithRetryWait(time.Second, time.Millisecond)}, "invalid bounds"},
 		{"negative retry wait", testAccessKey, testSecretKey, []Option{WithRetryWait(-time.Second, time.Second)}, "invalid bounds"},
 		{"negative timeout", testAccessKey, testSecretKey, []Option{WithTimeout(-time.Second)}, "negative timeout"},

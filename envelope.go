@@ -67,19 +67,9 @@ func locatedError(endpoint string, data []byte, t reflect.Type, path string, err
 	return &DecodeError{Endpoint: endpoint, Path: path, Err: cause}
 }
 
-// locate returns the JSON path and error of the first value in data that
-// cannot be decoded into t, or a nil error.
-func locate(data []byte, t reflect.Type, path string, depth int) (string, error) {
-	err := json.Unmarshal(data, reflect.New(t).Interface())
-	if err == nil {
-		return "", nil
-	}
-	return locateIn(data, t, path, err, depth)
-}
-
-// locateIn returns the path and error of the value at fault inside data,
-// which reads as a t with the error err. A type with a decoder of its own
-// but a struct is judged whole.
+// locateIn finds the value inside data, which reads as a t with the error
+// err, that is at fault, and returns its JSON path and its error. A list
+// or a map with a decoder of its own is judged whole.
 func locateIn(data []byte, t reflect.Type, path string, err error, depth int) (string, error) {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
@@ -154,9 +144,9 @@ func locateField(data []byte, t reflect.Type, path string, depth int) (string, e
 
 var unmarshalerType = reflect.TypeOf((*json.Unmarshaler)(nil)).Elem()
 
-// sortedKeys returns the keys of an object in order, so that the same
-// answer names the same field every time.
-func sortedKeys(fields map[string]json.RawMessage) []string {
+// sortedKeys returns the keys of an object in order: the same answer
+// names the same field every time.
+func sortedKeys[V any](fields map[string]V) []string {
 	keys := make([]string, 0, len(fields))
 	for key := range fields {
 		keys = append(keys, key)

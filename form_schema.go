@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
-	"sort"
 	"strings"
 	"unicode/utf8"
 )
@@ -51,21 +50,17 @@ const maxSchemaDepth = 32
 // parseFormSchema reads a JSON Schema, which must be a JSON object.
 func parseFormSchema(raw json.RawMessage) (*formSchema, error) {
 	var s *formSchema
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	if err := dec.Decode(&s); err != nil || s == nil {
+	if err := decodeNumbers(raw, &s); err != nil || s == nil {
 		return nil, errors.New("the filing method's schema is not a JSON object Order can use")
 	}
 	return s, nil
 }
 
-// decodeNumbers decodes JSON with its numbers as json.Number.
-func decodeNumbers(b []byte) (any, error) {
+// decodeNumbers decodes JSON into v with its numbers as json.Number.
+func decodeNumbers(b []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
-	var v any
-	err := dec.Decode(&v)
-	return v, err
+	return dec.Decode(v)
 }
 
 // check checks form, as its JSON carries it, against the schema: the
@@ -92,7 +87,8 @@ func (s *formSchema) value(n *formSchema, field string, v any, depth int) error 
 		return invalid(field, "is not one of the values the schema allows")
 	}
 	if n.Const != nil {
-		if c, err := decodeNumbers(n.Const); err != nil || !sameValue(c, v) {
+		var c any
+		if err := decodeNumbers(n.Const, &c); err != nil || !sameValue(c, v) {
 			return invalid(field, "is not the value the schema requires")
 		}
 	}
@@ -135,12 +131,7 @@ func (s *formSchema) object(n *formSchema, field string, v map[string]any, depth
 			return invalid(field+"."+name, "is required")
 		}
 	}
-	names := make([]string, 0, len(v))
-	for k := range v {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	for _, k := range names {
+	for _, k := range sortedKeys(v) {
 		if p := n.Properties[k]; p != nil {
 			if err := s.value(p, field+"."+k, v[k], depth+1); err != nil {
 				return err

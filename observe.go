@@ -100,9 +100,11 @@ type AttemptInfo struct {
 
 // WithHooks makes the client call h around every call and every attempt.
 func WithHooks(h Hooks) Option {
-	return optionFunc(func(s *settings) error {
-		s.hooks = h
-		return nil
+	return set(func(s *settings) {
+		s.hooks = nil
+		if h.CallStart != nil || h.CallEnd != nil || h.AttemptStart != nil || h.AttemptEnd != nil {
+			s.hooks = &h
+		}
 	})
 }
 
@@ -122,14 +124,12 @@ type observer struct {
 // observe starts observing a call for the hooks and into (either may be
 // nil), and returns the call's context.
 func (st *callState) observe(ctx context.Context, into *Response) context.Context {
-	o := &observer{hooks: st.c.hooks, into: into, ctx: ctx, call: CallInfo{Method: st.method, Start: time.Now()}}
+	o := &observer{hooks: st.c.hooks, into: into, ctx: ctx,
+		call: CallInfo{Operation: st.route.operation, Method: st.method, Path: st.route.pattern, Start: time.Now()}}
 	st.obs = o
-	if o.hooks != nil {
-		o.call.Operation, o.call.Path = st.route.operation, st.route.pattern
-		if o.hooks.CallStart != nil {
-			if c := o.hooks.CallStart(ctx, o.call); c != nil {
-				o.ctx = c
-			}
+	if o.hooks != nil && o.hooks.CallStart != nil {
+		if c := o.hooks.CallStart(ctx, o.call); c != nil {
+			o.ctx = c
 		}
 	}
 	return o.ctx

@@ -251,11 +251,7 @@ func (c *Client) orderCard(ctx context.Context, r *OrderRequest) (*PaymentMethod
 // orderCheckout checks out the cart item, once, and answers the form of
 // the order item it made; before are the waiting order items before it.
 func (c *Client) orderCheckout(ctx context.Context, r *OrderRequest, res *OrderResult, before []OrderItem) error {
-	invBefore, err := c.companyInvoices(ctx, r.CompanyID)
-	if err != nil {
-		return err
-	}
-	inCart, err := c.inCart(ctx, r.CompanyID, res.CartItem.ID)
+	invBefore, inCart, err := c.chargeSigns(ctx, r.CompanyID, res.CartItem.ID)
 	if err != nil {
 		return err
 	}
@@ -283,9 +279,8 @@ func (c *Client) checkoutFailed(ctx context.Context, r *OrderRequest, res *Order
 		return e
 	}
 	e.Verdict = ChargeUnknown
-	invAfter, ierr := c.companyInvoices(ctx, r.CompanyID)
-	inCart, cerr := c.inCart(ctx, r.CompanyID, res.CartItem.ID)
-	if e.CheckErr = errors.Join(ierr, cerr); e.CheckErr == nil {
+	invAfter, inCart, err := c.chargeSigns(ctx, r.CompanyID, res.CartItem.ID)
+	if e.CheckErr = err; e.CheckErr == nil {
 		for _, id := range invAfter {
 			if !slices.Contains(invBefore, id) {
 				e.InvoiceIDs = append(e.InvoiceIDs, id)
@@ -296,22 +291,18 @@ func (c *Client) checkoutFailed(ctx context.Context, r *OrderRequest, res *Order
 	return e
 }
 
-// companyInvoices lists the ids of every invoice of the company.
-func (c *Client) companyInvoices(ctx context.Context, company uuid.UUID) ([]uuid.UUID, error) {
-	var list []uuid.UUID
+// chargeSigns lists the ids of every invoice of the company, and whether
+// its cart holds the item.
+func (c *Client) chargeSigns(ctx context.Context, company, item uuid.UUID) ([]uuid.UUID, bool, error) {
+	var invoices []uuid.UUID
 	for inv, err := range c.Invoices.All(ctx, &InvoiceListParams{CompanyIDs: []uuid.UUID{company}}) {
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
-		list = append(list, inv.ID)
+		invoices = append(invoices, inv.ID)
 	}
-	return list, nil
-}
-
-// inCart reports whether the company's cart holds the item.
-func (c *Client) inCart(ctx context.Context, company, item uuid.UUID) (bool, error) {
 	cart, err := c.ShoppingCart.List(ctx, &CartListParams{CompanyIDs: []uuid.UUID{company}})
-	return slices.Contains(ids(cart, cartItemID), item), err
+	return invoices, slices.Contains(ids(cart, cartItemID), item), err
 }
 
 // submitOrderForm answers the form of the one new order item of the

@@ -6,7 +6,6 @@ import (
 	"net/url"
 	"regexp"
 	"slices"
-	"sort"
 	"strings"
 	"unicode/utf8"
 )
@@ -104,23 +103,22 @@ func (r *redactor) addNumber(d string, min, max int) {
 // number, a CVC, a password).
 func (r *redactor) addSensitive(secret string) {
 	r.addNumber(digitsOf(secret, " -."), minCardDigits, maxCardDigits)
-	if len(secret) >= minSecret {
-		r.add(secret, redactedText)
-		return
-	}
-	if len(secret) < minShortSecret || slices.Contains(r.short, secret) {
-		return
-	}
-	r.short = append(r.short, secret)
+	r.addValue(secret, minShortSecret)
 }
 
 // addPersonal makes the redactor look for a value of a body's form.
 func (r *redactor) addPersonal(v string) {
 	r.addNumber(digitsOf(v, personalSeps), minPersonalDigits, maxPersonalDigits)
+	r.addValue(v, minPersonal)
+}
+
+// addValue makes the redactor look for v wherever it occurs, or, shorter
+// than minSecret, where it stands alone if it has short bytes or more.
+func (r *redactor) addValue(v string, short int) {
 	switch {
 	case len(v) >= minSecret:
 		r.add(v, redactedText)
-	case len(v) >= minPersonal && !slices.Contains(r.short, v):
+	case len(v) >= short && !slices.Contains(r.short, v):
 		r.short = append(r.short, v)
 	}
 }
@@ -164,9 +162,6 @@ func formValues(form any) []string {
 // redactedForm returns a form as its JSON carries it, its strings and
 // numbers (or, when it does not encode, all of it) "[redacted]".
 func redactedForm(form any) any {
-	if form == nil {
-		return nil
-	}
 	v, ok := walkForm(form, func(v any) any {
 		switch v.(type) {
 		case string, json.Number:
@@ -187,8 +182,8 @@ func walkForm(form any, leaf func(any) any) (any, bool) {
 	if err != nil {
 		return nil, false
 	}
-	v, err := decodeNumbers(b)
-	if err != nil {
+	var v any
+	if decodeNumbers(b, &v) != nil {
 		return nil, false
 	}
 	var walk func(any) any
@@ -324,14 +319,9 @@ func (r *redactor) cleanHeader(h http.Header) http.Header {
 	if h == nil {
 		return nil
 	}
-	names := make([]string, 0, len(h))
-	for k := range h {
-		names = append(names, k)
-	}
-	sort.Strings(names)
 	out := make(http.Header, min(len(h), maxHeaderFields))
 	fields, size := 0, 0
-	for _, k := range names {
+	for _, k := range sortedKeys(h) {
 		if isSecretHeader(k) {
 			continue
 		}

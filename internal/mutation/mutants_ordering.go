@@ -25,8 +25,8 @@ func init() {
 }`},
 		mutant{id: `ordering-failed-listing-judged`, file: `order.go`, pkg: `.`, run: run,
 			what: `a verdict drawn from listings that failed`,
-			from: `if e.CheckErr = errors.Join(ierr, cerr); e.CheckErr == nil {`,
-			to:   `if e.CheckErr = errors.Join(ierr, cerr); true {`},
+			from: `if e.CheckErr = err; e.CheckErr == nil {`,
+			to:   `if e.CheckErr = err; true {`},
 		mutant{id: `ordering-checkout-again`, file: `order.go`, pkg: `.`, run: run,
 			what: `the checkout sent again once the verdict says not charged`,
 			from: `	if !errors.Is(err, ErrOutcomeUnknown) {

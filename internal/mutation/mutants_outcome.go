@@ -39,18 +39,8 @@ func init() {
 			to:   `	if err == nil || !connectFailed(err) {`},
 		mutant{id: `outcome-query-map-order`, file: `client.go`, pkg: `.`,
 			what: `RawRequest.Query sent in map order`,
-			from: `	slices.Sort(keys)
-	for _, k := range keys {
-		for _, v := range r.Query[k] {
-			q.add(k, v)
-		}
-	}`,
-			to: `	_ = keys
-	for k, vs := range r.Query {
-		for _, v := range vs {
-			q.add(k, v)
-		}
-	}`},
+			from: `	for _, k := range sortedKeys(r.Query) {`,
+			to:   `	for k := range r.Query {`},
 		mutant{id: `outcome-write-follows-redirect`, file: `transport.go`, pkg: `.`,
 			what: `a write follows a same-host redirect (a 307 or 308 resends it)`,
 			from: `	if st.route.class == atMostOnce {
@@ -63,10 +53,10 @@ func init() {
 		e.unknown = st.route.verify // an answer came, so the request arrived
 `,
 			to: ``},
-		mutant{id: `outcome-do-decode-known`, file: `client.go`, pkg: `.`,
+		mutant{id: `outcome-do-decode-known`, file: `transport.go`, pkg: `.`, run: `TestDoWriteUndecodableResultIsUnknown`,
 			what: `a write through Do whose result cannot be decoded into out is a plain DecodeError`,
-			from: `Err: cause, unknown: unknown}`,
-			to:   `Err: cause}`},
+			from: `		e.unknown = st.route.verify // an answer came, so the request arrived`,
+			to:   `		_ = st.route.verify // an answer came, so the request arrived`},
 		mutant{id: `outcome-file-cut-known`, file: `files.go`, pkg: `.`,
 			what: `a write's file cut off halfway is a TransportError of known outcome`,
 			from: `err = b.st.outcome(b.st.redact(err))`,

@@ -31,7 +31,7 @@ func init() {
 			what: `a value of a form shorter than minSecret is taken out inside other words too`,
 			from: `	case len(v) >= minSecret:
 		r.add(v, redactedText)`,
-			to: `	case len(v) >= minPersonal:
+			to: `	case len(v) >= short:
 		r.add(v, redactedText)`},
 		mutant{id: `privacy-min-digits-7`, file: `redact.go`, pkg: `.`, run: run,
 			what: `a 6-digit number of a form is not looked for however grouped`,
