@@ -180,7 +180,7 @@ type InvoicePayParams struct {
 func (s *InvoicesClient) Pay(ctx context.Context, p *InvoicePayParams) ([]Invoice, error) {
 	p = orZero(p)
 	if err := firstErr(checkID("payment_token", p.PaymentMethodID),
-		checkNotEmpty("invoice_ids", len(p.InvoiceIDs)), checkIDs("invoice_ids", p.InvoiceIDs)); err != nil {
+		checkIDList("invoice_ids", p.InvoiceIDs, true)); err != nil {
 		return nil, err
 	}
 	var paid invoiceList

@@ -493,9 +493,12 @@ func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	var body []byte
 	if r.Body != nil && r.Body != http.NoBody {
 		var err error
-		if body, err = bodyBytes(r); err != nil {
+		body, err = io.ReadAll(r.Body)
+		r.Body.Close()
+		if err != nil {
 			return nil, err
 		}
+		r.Body = io.NopCloser(bytes.NewReader(body)) // the bytes signed are the bytes sent
 	}
 	if _, found := r.Header["Content-Type"]; !found {
 		r.Header["Content-Type"] = jsonContentType // a redirect that drops the body drops it too
@@ -546,28 +549,6 @@ type bufferBody struct {
 }
 
 func (*bufferBody) Close() error { return nil }
-
-// bodyBytes returns the body's bytes, to sign them: a fresh copy from
-// GetBody, or else the body, read and put back.
-func bodyBytes(r *http.Request) ([]byte, error) {
-	rc := r.Body
-	if r.GetBody != nil {
-		fresh, err := r.GetBody()
-		if err != nil {
-			return nil, err
-		}
-		rc = fresh
-	}
-	b, err := io.ReadAll(rc)
-	rc.Close()
-	if err != nil {
-		return nil, err
-	}
-	if r.GetBody == nil {
-		r.Body = io.NopCloser(bytes.NewReader(b))
-	}
-	return b, nil
-}
 
 var errAttemptTimeout = errors.New("attempt timed out")
 
@@ -864,7 +845,13 @@ func checkID(field string, id uuid.UUID) error {
 	return nil
 }
 
-func checkIDs(field string, ids []uuid.UUID) error {
+func checkIDs(field string, ids []uuid.UUID) error { return checkIDList(field, ids, false) }
+
+// checkIDList refuses a nil UUID among ids, and no ids when required.
+func checkIDList(field string, ids []uuid.UUID, required bool) error {
+	if required && len(ids) == 0 {
+		return invalid(field, "give at least one")
+	}
 	for i, id := range ids {
 		if id == uuid.Nil {
 			return invalid(field, "item %d is the nil UUID", i)
