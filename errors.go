@@ -2,6 +2,7 @@ package acctadmin
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
@@ -117,48 +118,41 @@ type FieldError struct {
 }
 
 // fieldErrors reads the per-field errors of an error body: "errors" as a
-// list of {"field", "message"} objects (or "attribute"/"param",
+// list of {"field", "message"} objects (or "attribute"/"param"/"path",
 // "error"/"detail"), or an object of field to message; then
 // "company_errors" and "jurisdiction_errors", beside result or in it,
 // whose items that name no field are kept under the list's name.
 func fieldErrors(body []byte, red *redactor) []FieldError {
-	body = bytes.TrimSpace(body)
-	if len(body) == 0 || body[0] != '{' {
-		return nil
-	}
-	var m map[string]json.RawMessage
+	var m, inResult map[string]json.RawMessage
 	if json.Unmarshal(body, &m) != nil {
 		return nil
 	}
-	var inResult map[string]json.RawMessage
 	_ = json.Unmarshal(m["result"], &inResult) // nil unless result is an object
 	var out []FieldError
-	keep := func(field, msg string) bool {
-		if field == "" || len(out) == maxFieldErrors {
-			return len(out) < maxFieldErrors
-		}
-		out = append(out, FieldError{Field: red.clean(field, maxFieldText), Message: red.clean(msg, maxFieldText)})
-		return true
-	}
 	for _, list := range []string{"errors", "company_errors", "jurisdiction_errors"} {
 		raw := bytes.TrimSpace(m[list])
 		if len(raw) == 0 {
 			raw = bytes.TrimSpace(inResult[list])
 		}
-		unnamed := list // the field of an item that names none
+		unnamed := list
 		if list == "errors" {
 			unnamed = "" // such an item of "errors" is not kept
 		}
-		if !readFieldErrors(raw, unnamed, keep) {
-			break
+		for _, fe := range readFieldErrors(raw, unnamed) {
+			if len(out) == maxFieldErrors {
+				return out
+			}
+			if fe.Field != "" {
+				out = append(out, FieldError{Field: red.clean(fe.Field, maxFieldText), Message: red.clean(fe.Message, maxFieldText)})
+			}
 		}
 	}
 	return out
 }
 
-// readFieldErrors hands keep each complaint of one list of field errors,
-// until keep says no more (then it returns false).
-func readFieldErrors(raw json.RawMessage, unnamed string, keep func(field, msg string) bool) bool {
+// readFieldErrors reads one list of field errors, putting an item that
+// names no field under unnamed.
+func readFieldErrors(raw json.RawMessage, unnamed string) (out []FieldError) {
 	text := func(item json.RawMessage) string {
 		if s := messageText(item, 0); s != "" || unnamed == "" {
 			return s
@@ -166,46 +160,31 @@ func readFieldErrors(raw json.RawMessage, unnamed string, keep func(field, msg s
 		return string(bytes.TrimSpace(item)) // a code or a shape of no known key: kept as written
 	}
 	var obj map[string]json.RawMessage
+	var items []json.RawMessage
 	switch {
 	case len(raw) == 0:
-	case raw[0] == '[':
-		return readFieldList(raw, unnamed, text, keep)
 	case raw[0] == '"':
-		return keep(unnamed, text(raw))
+		out = append(out, FieldError{unnamed, text(raw)})
 	case raw[0] == '{' && json.Unmarshal(raw, &obj) == nil:
 		for _, k := range sortedKeys(obj) {
 			field := k
 			if unnamed != "" {
 				field = unnamed + "." + k
 			}
-			if !keep(field, text(obj[k])) {
-				return false
+			out = append(out, FieldError{field, text(obj[k])})
+		}
+	case raw[0] == '[' && json.Unmarshal(raw, &items) == nil:
+		for _, item := range items {
+			var it map[string]json.RawMessage
+			_ = json.Unmarshal(item, &it)
+			msg := firstText(it, "message", "error", "detail")
+			if it == nil || msg == "" && unnamed != "" {
+				msg = text(item)
 			}
+			out = append(out, FieldError{cmp.Or(firstText(it, "field", "attribute", "param", "path"), unnamed), msg})
 		}
 	}
-	return true
-}
-
-// readFieldList is readFieldErrors for a list.
-func readFieldList(raw json.RawMessage, unnamed string, text func(json.RawMessage) string, keep func(field, msg string) bool) bool {
-	var items []json.RawMessage
-	_ = json.Unmarshal(raw, &items)
-	for _, item := range items {
-		var it map[string]json.RawMessage
-		_ = json.Unmarshal(item, &it)
-		field := firstText(it, "field", "attribute", "param", "path")
-		if field == "" {
-			field = unnamed
-		}
-		msg := firstText(it, "message", "error", "detail")
-		if it == nil || msg == "" && unnamed != "" {
-			msg = text(item)
-		}
-		if !keep(field, msg) {
-			return false
-		}
-	}
-	return true
+	return out
 }
 
 // firstText returns the first of the keys of m that holds a string.
@@ -860,15 +839,13 @@ func connectOrigin(err error) string {
 // connectFailure reports whether no connection to the API could be made.
 func connectFailure(err error) bool {
 	var (
-		op  *net.OpError
-		dns *net.DNSError
-		rh  tls.RecordHeaderError
-		cv  *tls.CertificateVerificationError
-		hn  x509.HostnameError
-		ua  x509.UnknownAuthorityError
-		ci  x509.CertificateInvalidError
+		rh tls.RecordHeaderError
+		cv *tls.CertificateVerificationError
+		hn x509.HostnameError
+		ua x509.UnknownAuthorityError
+		ci x509.CertificateInvalidError
 	)
-	return errors.As(err, &op) && op.Op == "dial" || errors.As(err, &dns) || errors.As(err, &rh) ||
+	return connectFailed(err) || errors.As(err, &rh) ||
 		errors.As(err, &cv) || errors.As(err, &hn) || errors.As(err, &ua) || errors.As(err, &ci)
 }
 
