@@ -308,10 +308,6 @@ func newAPIError(status int, method, path string, body []byte, red *redactor) *A
 // (the real API's is {"success": false, "result": {"request": "…"}}):
 // message, result, error, errors, … each a string, an object or a list.
 func errorMessage(body []byte) string {
-	body = bytes.TrimSpace(body)
-	if len(body) == 0 || body[0] != '{' {
-		return ""
-	}
 	var m map[string]json.RawMessage
 	if json.Unmarshal(body, &m) != nil {
 		return ""
@@ -577,23 +573,16 @@ func (e *UnpaidInvoicesError) Error() string {
 func (e *UnpaidInvoicesError) Unwrap() error { return e.Err }
 
 // unpaidInvoices reads the invoices of a refused cancellation, whose shape
-// is not documented.
+// is not documented: a list, or one under a known key.
 func unpaidInvoices(body []byte) ([]Invoice, bool) {
-	body = bytes.TrimSpace(body)
 	var list []Invoice
-	if len(body) > 0 && body[0] == '[' {
-		if json.Unmarshal(body, &list) == nil {
-			return list, true
-		}
-		return nil, false
+	if json.Unmarshal(body, &list) == nil && list != nil {
+		return list, true
 	}
 	var m map[string]json.RawMessage
-	if json.Unmarshal(body, &m) != nil {
-		return nil, false
-	}
+	_ = json.Unmarshal(body, &m)
 	for _, k := range []string{"result", "invoices", "unpaid_invoices", "data"} {
-		raw := bytes.TrimSpace(m[k])
-		if len(raw) > 0 && raw[0] == '[' && json.Unmarshal(raw, &list) == nil {
+		if json.Unmarshal(m[k], &list) == nil && list != nil {
 			return list, true
 		}
 	}

@@ -21,11 +21,10 @@ import (
 	retryablehttp "github.com/hashicorp/go-retryablehttp"
 )
 
-// One call reads top to bottom in this file: Client.json (or
-// Client.file), Client.send, go-retryablehttp running the attempts,
-// checkRetry after each, authTransport under each, the envelope read, and
-// the checks and query a method makes first. What only a failure runs is
-// in errors.go.
+// One call reads top to bottom in this file: Client.json, Client.send,
+// go-retryablehttp running the attempts, checkRetry after each,
+// authTransport under each, the envelope, the checks and the query.
+// What only a failure runs is in errors.go.
 
 const (
 	maxJSONBody      = 32 << 20         // the largest JSON answer read
@@ -729,25 +728,19 @@ type endpoint struct {
 
 // at fills the route's parameters ({id}, {n}) with args, or panics.
 func (r *route) at(args ...string) endpoint {
-	var b strings.Builder
-	rest := r.pattern
+	path, rest := "", r.pattern
 	for _, a := range args {
-		open := strings.IndexByte(rest, '{')
-		if open < 0 {
+		before, after, ok := strings.Cut(rest, "{")
+		if !ok {
 			panic(fmt.Sprintf("acctadmin: route %s %s: too many parameters", r.method, r.pattern))
 		}
-		b.WriteString(rest[:open])
-		b.WriteString(a)
-		rest = rest[open+strings.IndexByte(rest[open:], '}')+1:]
+		_, rest, _ = strings.Cut(after, "}")
+		path += before + a
 	}
-	if strings.IndexByte(rest, '{') >= 0 {
+	if strings.Contains(rest, "{") {
 		panic(fmt.Sprintf("acctadmin: route %s %s: too few parameters", r.method, r.pattern))
 	}
-	if len(args) == 0 {
-		return endpoint{route: r, path: r.pattern}
-	}
-	b.WriteString(rest)
-	return endpoint{route: r, path: b.String()}
+	return endpoint{route: r, path: path + rest}
 }
 
 // query builds a query string in the order its parameters are added:
