@@ -111,10 +111,7 @@ func (c *Client) send(ctx context.Context, ep endpoint, q *query, in any, file b
 		}
 		c, header, redact = co.client(c), co.header, co.redact
 	}
-	st = &callState{c: c, route: ep.route, method: ep.route.method, path: c.baseURL.Path + ep.path, in: in, stream: file, redactValues: redact}
-	if q != nil {
-		st.query = string(q.b)
-	}
+	st = &callState{c: c, route: ep.route, method: ep.route.method, path: c.baseURL.Path + ep.path, query: q.encode(), in: in, stream: file, redactValues: redact}
 	var raw any // go-retryablehttp's body: none is nil, not an empty []byte
 	if in != nil {
 		if st.body, err = json.Marshal(in); err != nil {
@@ -317,9 +314,7 @@ func (st *callState) end(err error) error {
 	if st == nil {
 		return err
 	}
-	if err != nil {
-		err = st.outcome(err)
-	}
+	err = st.outcome(err)
 	if st.obs != nil {
 		st.finish(err)
 	}
@@ -332,8 +327,8 @@ type secretBody interface{ secretValues() []string }
 
 type personalBody interface{ personalValues() []string }
 
-// outcome marks the failure err of an at-most-once call ErrOutcomeUnknown
-// when the API may have applied it.
+// outcome marks the failure err (nil for none) of an at-most-once call
+// ErrOutcomeUnknown when the API may have applied it.
 func (st *callState) outcome(err error) error {
 	if st.route.class != atMostOnce {
 		return err
@@ -511,7 +506,7 @@ func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx, cancel := context.WithCancelCause(r.Context())
 	var timer *time.Timer
 	if t.timeout > 0 {
-		timer = time.AfterFunc(t.timeout, func() { cancel(t.timeoutError()) })
+		timer = time.AfterFunc(t.timeout, func() { cancel(&attemptTimeout{t.timeout}) })
 	}
 	resp, err := t.base.RoundTrip(r.WithContext(ctx))
 	if err == nil && (t.headersOnly || resp.StatusCode < 200 || resp.StatusCode > 299) {
@@ -534,7 +529,7 @@ func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	fired := timer != nil && !timer.Stop()
 	cancel(nil)
 	if err != nil && fired && r.Context().Err() == nil {
-		return nil, t.timeoutError()
+		return nil, &attemptTimeout{t.timeout}
 	}
 	if err != nil {
 		return nil, err
@@ -563,8 +558,6 @@ func (e *attemptTimeout) Temporary() bool { return true }
 func (e *attemptTimeout) Is(target error) bool {
 	return target == errAttemptTimeout || target == context.DeadlineExceeded
 }
-
-func (t *authTransport) timeoutError() error { return &attemptTimeout{t.timeout} }
 
 type authError struct{ err error }
 
