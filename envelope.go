@@ -170,7 +170,7 @@ func joinPath(path, key string) string {
 }
 
 // jsonFields maps the lower-cased JSON name of every field of struct type
-// t to its type.
+// t to its type; an embedded struct (Time's time.Time) is none.
 func jsonFields(t reflect.Type) map[string]reflect.Type {
 	out := map[string]reflect.Type{}
 	for i := 0; i < t.NumField(); i++ {
@@ -179,7 +179,7 @@ func jsonFields(t reflect.Type) map[string]reflect.Type {
 		if name == "" {
 			name = f.Name
 		}
-		if _, taken := out[strings.ToLower(name)]; f.IsExported() && name != "-" && !taken {
+		if _, taken := out[strings.ToLower(name)]; f.IsExported() && !f.Anonymous && name != "-" && !taken {
 			out[strings.ToLower(name)] = f.Type
 		}
 	}

@@ -484,14 +484,8 @@ func causeText(err error) string {
 		return "request failed"
 	}
 	err = stripURL(err)
-	var (
-		op  *net.OpError
-		dns *net.DNSError
-		hn  x509.HostnameError
-		ua  x509.UnknownAuthorityError
-		ci  x509.CertificateInvalidError
-		cv  *tls.CertificateVerificationError
-	)
+	var op *net.OpError
+	var dns *net.DNSError
 	switch {
 	case errors.As(err, &op):
 		s := op.Op
@@ -507,13 +501,13 @@ func causeText(err error) string {
 			return "name lookup timed out"
 		}
 		return "name lookup failed: " + dns.Err
-	case errors.As(err, &hn):
+	case errors.As(err, new(x509.HostnameError)):
 		return "tls: the server's certificate is not valid for the API's host name"
-	case errors.As(err, &ua):
+	case errors.As(err, new(x509.UnknownAuthorityError)):
 		return "tls: the server's certificate is signed by an unknown authority"
-	case errors.As(err, &ci):
+	case errors.As(err, new(x509.CertificateInvalidError)):
 		return "tls: the server's certificate is not valid"
-	case errors.As(err, &cv):
+	case errors.As(err, new(*tls.CertificateVerificationError)):
 		return "tls: the server's certificate could not be verified"
 	}
 	return err.Error()
@@ -791,9 +785,7 @@ func (st *callState) readError(err error) error {
 // redact makes err a *TransportError whose text has no URL nor secret,
 // keeping the cause.
 func (st *callState) redact(err error) error {
-	var te *TransportError
-	var de *DecodeError
-	if errors.As(err, &te) || errors.As(err, &de) {
+	if errors.As(err, new(*TransportError)) || errors.As(err, new(*DecodeError)) {
 		return err
 	}
 	origin := connectOrigin(err)
@@ -827,15 +819,8 @@ func connectOrigin(err error) string {
 
 // connectFailure reports whether no connection to the API could be made.
 func connectFailure(err error) bool {
-	var (
-		rh tls.RecordHeaderError
-		cv *tls.CertificateVerificationError
-		hn x509.HostnameError
-		ua x509.UnknownAuthorityError
-		ci x509.CertificateInvalidError
-	)
-	return connectFailed(err) || errors.As(err, &rh) ||
-		errors.As(err, &cv) || errors.As(err, &hn) || errors.As(err, &ua) || errors.As(err, &ci)
+	return connectFailed(err) || errors.As(err, new(tls.RecordHeaderError)) || errors.As(err, new(*tls.CertificateVerificationError)) ||
+		errors.As(err, new(x509.HostnameError)) || errors.As(err, new(x509.UnknownAuthorityError)) || errors.As(err, new(x509.CertificateInvalidError))
 }
 
 // stripURL drops the *url.Error wrappers of err, whose text has the URL.
