@@ -423,16 +423,12 @@ func connectFailed(err error) bool {
 
 // neverSent reports whether no byte of the request reached the server.
 func neverSent(err error) bool {
-	var ae *authError
-	return connectFailed(err) || errors.As(err, &ae)
+	return connectFailed(err) || errors.As(err, new(*authError))
 }
 
 // retryAfter reads a Retry-After header: seconds, or an HTTP date.
 func retryAfter(v string, now time.Time) (time.Duration, bool) {
 	v = strings.TrimSpace(v)
-	if v == "" {
-		return 0, false
-	}
 	if secs, err := strconv.ParseInt(v, 10, 64); err == nil {
 		if secs < 0 {
 			return 0, false
