@@ -10,16 +10,7 @@ import (
 	"strings"
 )
 
-// What a failed decode says: the *DecodeError that names the endpoint and
-// the JSON path of the field at fault.
-
 var errNotEnvelope = errors.New("answer is not the API's envelope (no success field)")
-
-// decodeEnvelope is decodeEnvelopeInto without the null flag.
-func decodeEnvelope(endpoint string, body []byte, out any) (success bool, err error) {
-	success, _, err = decodeEnvelopeInto(endpoint, body, out)
-	return success, err
-}
 
 // envelopeFailure is the error of a success flag missing, null or not a
 // boolean.
@@ -31,34 +22,30 @@ func envelopeFailure(endpoint string, success json.RawMessage) error {
 	return &DecodeError{Endpoint: endpoint, Path: "success", Err: fmt.Errorf("want a boolean, got %s", describe(success))}
 }
 
-// resultFailure is decodeFailure for an envelope whose result, read into
-// out, failed: the path it names starts at "result".
+// resultFailure is the *DecodeError of an envelope whose result, read
+// into out, failed with err.
 func resultFailure(endpoint string, body []byte, out any, err error) error {
 	var env struct {
 		Result json.RawMessage `json:"result"`
 	}
 	if json.Unmarshal(body, &env) != nil || len(env.Result) == 0 {
-		return decodeFailure(endpoint, body, reflect.TypeOf(env), err)
+		return decodeFailure(endpoint, body, reflect.TypeOf(env), "", err)
 	}
-	return locatedError(endpoint, bytes.TrimSpace(env.Result), reflect.TypeOf(out), "result", err)
+	return decodeFailure(endpoint, bytes.TrimSpace(env.Result), reflect.TypeOf(out), "result", err)
 }
 
-// decodeFailure turns an encoding/json error into a *DecodeError that
-// names the JSON path of the bad field, which encoding/json does not
-// report inside custom decoders nor in lists: locateIn looks for it.
-func decodeFailure(endpoint string, body []byte, t reflect.Type, err error) error {
+// decodeFailure is the *DecodeError of data (at path in the answer), read
+// as a t with the error err. It names the JSON path of the bad field,
+// which encoding/json does not report inside custom decoders nor in
+// lists.
+func decodeFailure(endpoint string, data []byte, t reflect.Type, path string, err error) error {
 	var syn *json.SyntaxError
 	if errors.As(err, &syn) {
 		return &DecodeError{Endpoint: endpoint, Err: fmt.Errorf("answer is not valid JSON (offset %d)", syn.Offset)}
 	}
-	trimmed := bytes.TrimSpace(body)
-	if len(trimmed) == 0 || trimmed[0] != '{' {
+	if data = bytes.TrimSpace(data); path == "" && (len(data) == 0 || data[0] != '{') {
 		return &DecodeError{Endpoint: endpoint, Err: errNotEnvelope}
 	}
-	return locatedError(endpoint, trimmed, t, "", err)
-}
-
-func locatedError(endpoint string, data []byte, t reflect.Type, path string, err error) error {
 	path, cause := locateIn(data, t, path, err, 0)
 	var ute *json.UnmarshalTypeError
 	if errors.As(cause, &ute) {
@@ -173,45 +160,26 @@ func joinPath(path, key string) string {
 }
 
 // jsonFields maps the lower-cased JSON name of every field of struct type
-// t (embedded structs promoted) to its type.
+// t to its type; an embedded struct (Time's time.Time) is none.
 func jsonFields(t reflect.Type) map[string]reflect.Type {
 	out := map[string]reflect.Type{}
-	var walk func(t reflect.Type)
-	walk = func(t reflect.Type) {
-		var embedded []reflect.Type
-		for i := 0; i < t.NumField(); i++ {
-			f := t.Field(i)
-			tag := f.Tag.Get("json")
-			if tag == "-" {
-				continue
-			}
-			name, _, _ := strings.Cut(tag, ",")
-			if f.Anonymous && name == "" && f.Type.Kind() == reflect.Struct {
-				embedded = append(embedded, f.Type)
-				continue
-			}
-			if !f.IsExported() {
-				continue
-			}
-			if name == "" {
-				name = f.Name
-			}
-			if _, taken := out[strings.ToLower(name)]; !taken {
-				out[strings.ToLower(name)] = f.Type
-			}
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "" {
+			name = f.Name
 		}
-		for _, e := range embedded {
-			walk(e)
+		if _, taken := out[strings.ToLower(name)]; f.IsExported() && !f.Anonymous && name != "-" && !taken {
+			out[strings.ToLower(name)] = f.Type
 		}
 	}
-	walk(t)
 	return out
 }
 
 // decodeJSON reads data into *v; an error is a *DecodeError.
 func decodeJSON[T any](endpoint string, data []byte, v *T) error {
 	if err := json.Unmarshal(data, v); err != nil {
-		return decodeFailure(endpoint, data, reflect.TypeOf(v), err)
+		return decodeFailure(endpoint, data, reflect.TypeOf(v), "", err)
 	}
 	return nil
 }

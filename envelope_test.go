@@ -686,3 +686,9 @@ func TestDecodeEnvelopeIntoReportsANullResult(t *testing.T) {
 		}
 	}
 }
+
+// decodeEnvelope is decodeEnvelopeInto without the null flag.
+func decodeEnvelope(endpoint string, body []byte, out any) (success bool, err error) {
+	success, _, err = decodeEnvelopeInto(endpoint, body, out)
+	return success, err
+}

@@ -2,6 +2,7 @@ package acctadmin
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
@@ -117,48 +118,41 @@ type FieldError struct {
 }
 
 // fieldErrors reads the per-field errors of an error body: "errors" as a
-// list of {"field", "message"} objects (or "attribute"/"param",
+// list of {"field", "message"} objects (or "attribute"/"param"/"path",
 // "error"/"detail"), or an object of field to message; then
 // "company_errors" and "jurisdiction_errors", beside result or in it,
 // whose items that name no field are kept under the list's name.
 func fieldErrors(body []byte, red *redactor) []FieldError {
-	body = bytes.TrimSpace(body)
-	if len(body) == 0 || body[0] != '{' {
-		return nil
-	}
-	var m map[string]json.RawMessage
+	var m, inResult map[string]json.RawMessage
 	if json.Unmarshal(body, &m) != nil {
 		return nil
 	}
-	var inResult map[string]json.RawMessage
 	_ = json.Unmarshal(m["result"], &inResult) // nil unless result is an object
 	var out []FieldError
-	keep := func(field, msg string) bool {
-		if field == "" || len(out) == maxFieldErrors {
-			return len(out) < maxFieldErrors
-		}
-		out = append(out, FieldError{Field: red.clean(field, maxFieldText), Message: red.clean(msg, maxFieldText)})
-		return true
-	}
 	for _, list := range []string{"errors", "company_errors", "jurisdiction_errors"} {
 		raw := bytes.TrimSpace(m[list])
 		if len(raw) == 0 {
 			raw = bytes.TrimSpace(inResult[list])
 		}
-		unnamed := list // the field of an item that names none
+		unnamed := list
 		if list == "errors" {
 			unnamed = "" // such an item of "errors" is not kept
 		}
-		if !readFieldErrors(raw, unnamed, keep) {
-			break
+		for _, fe := range readFieldErrors(raw, unnamed) {
+			if len(out) == maxFieldErrors {
+				return out
+			}
+			if fe.Field != "" {
+				out = append(out, FieldError{Field: red.clean(fe.Field, maxFieldText), Message: red.clean(fe.Message, maxFieldText)})
+			}
 		}
 	}
 	return out
 }
 
-// readFieldErrors hands keep each complaint of one list of field errors,
-// until keep says no more (then it returns false).
-func readFieldErrors(raw json.RawMessage, unnamed string, keep func(field, msg string) bool) bool {
+// readFieldErrors reads one list of field errors, putting an item that
+// names no field under unnamed.
+func readFieldErrors(raw json.RawMessage, unnamed string) (out []FieldError) {
 	text := func(item json.RawMessage) string {
 		if s := messageText(item, 0); s != "" || unnamed == "" {
 			return s
@@ -166,46 +160,31 @@ func readFieldErrors(raw json.RawMessage, unnamed string, keep func(field, msg s
 		return string(bytes.TrimSpace(item)) // a code or a shape of no known key: kept as written
 	}
 	var obj map[string]json.RawMessage
+	var items []json.RawMessage
 	switch {
 	case len(raw) == 0:
-	case raw[0] == '[':
-		return readFieldList(raw, unnamed, text, keep)
 	case raw[0] == '"':
-		return keep(unnamed, text(raw))
+		out = append(out, FieldError{unnamed, text(raw)})
 	case raw[0] == '{' && json.Unmarshal(raw, &obj) == nil:
 		for _, k := range sortedKeys(obj) {
 			field := k
 			if unnamed != "" {
 				field = unnamed + "." + k
 			}
-			if !keep(field, text(obj[k])) {
-				return false
+			out = append(out, FieldError{field, text(obj[k])})
+		}
+	case raw[0] == '[' && json.Unmarshal(raw, &items) == nil:
+		for _, item := range items {
+			var it map[string]json.RawMessage
+			_ = json.Unmarshal(item, &it)
+			msg := firstText(it, "message", "error", "detail")
+			if it == nil || msg == "" && unnamed != "" {
+				msg = text(item)
 			}
+			out = append(out, FieldError{cmp.Or(firstText(it, "field", "attribute", "param", "path"), unnamed), msg})
 		}
 	}
-	return true
-}
-
-// readFieldList is readFieldErrors for a list.
-func readFieldList(raw json.RawMessage, unnamed string, text func(json.RawMessage) string, keep func(field, msg string) bool) bool {
-	var items []json.RawMessage
-	_ = json.Unmarshal(raw, &items)
-	for _, item := range items {
-		var it map[string]json.RawMessage
-		_ = json.Unmarshal(item, &it)
-		field := firstText(it, "field", "attribute", "param", "path")
-		if field == "" {
-			field = unnamed
-		}
-		msg := firstText(it, "message", "error", "detail")
-		if it == nil || msg == "" && unnamed != "" {
-			msg = text(item)
-		}
-		if !keep(field, msg) {
-			return false
-		}
-	}
-	return true
+	return out
 }
 
 // firstText returns the first of the keys of m that holds a string.
@@ -329,10 +308,6 @@ func newAPIError(status int, method, path string, body []byte, red *redactor) *A
 // (the real API's is {"success": false, "result": {"request": "…"}}):
 // message, result, error, errors, … each a string, an object or a list.
 func errorMessage(body []byte) string {
-	body = bytes.TrimSpace(body)
-	if len(body) == 0 || body[0] != '{' {
-		return ""
-	}
 	var m map[string]json.RawMessage
 	if json.Unmarshal(body, &m) != nil {
 		return ""
@@ -509,14 +484,8 @@ func causeText(err error) string {
 		return "request failed"
 	}
 	err = stripURL(err)
-	var (
-		op  *net.OpError
-		dns *net.DNSError
-		hn  x509.HostnameError
-		ua  x509.UnknownAuthorityError
-		ci  x509.CertificateInvalidError
-		cv  *tls.CertificateVerificationError
-	)
+	var op *net.OpError
+	var dns *net.DNSError
 	switch {
 	case errors.As(err, &op):
 		s := op.Op
@@ -532,13 +501,13 @@ func causeText(err error) string {
 			return "name lookup timed out"
 		}
 		return "name lookup failed: " + dns.Err
-	case errors.As(err, &hn):
+	case errors.As(err, new(x509.HostnameError)):
 		return "tls: the server's certificate is not valid for the API's host name"
-	case errors.As(err, &ua):
+	case errors.As(err, new(x509.UnknownAuthorityError)):
 		return "tls: the server's certificate is signed by an unknown authority"
-	case errors.As(err, &ci):
+	case errors.As(err, new(x509.CertificateInvalidError)):
 		return "tls: the server's certificate is not valid"
-	case errors.As(err, &cv):
+	case errors.As(err, new(*tls.CertificateVerificationError)):
 		return "tls: the server's certificate could not be verified"
 	}
 	return err.Error()
@@ -598,23 +567,16 @@ func (e *UnpaidInvoicesError) Error() string {
 func (e *UnpaidInvoicesError) Unwrap() error { return e.Err }
 
 // unpaidInvoices reads the invoices of a refused cancellation, whose shape
-// is not documented.
+// is not documented: a list, or one under a known key.
 func unpaidInvoices(body []byte) ([]Invoice, bool) {
-	body = bytes.TrimSpace(body)
 	var list []Invoice
-	if len(body) > 0 && body[0] == '[' {
-		if json.Unmarshal(body, &list) == nil {
-			return list, true
-		}
-		return nil, false
+	if json.Unmarshal(body, &list) == nil && list != nil {
+		return list, true
 	}
 	var m map[string]json.RawMessage
-	if json.Unmarshal(body, &m) != nil {
-		return nil, false
-	}
+	_ = json.Unmarshal(body, &m)
 	for _, k := range []string{"result", "invoices", "unpaid_invoices", "data"} {
-		raw := bytes.TrimSpace(m[k])
-		if len(raw) > 0 && raw[0] == '[' && json.Unmarshal(raw, &list) == nil {
+		if json.Unmarshal(m[k], &list) == nil && list != nil {
 			return list, true
 		}
 	}
@@ -823,9 +785,7 @@ func (st *callState) readError(err error) error {
 // redact makes err a *TransportError whose text has no URL nor secret,
 // keeping the cause.
 func (st *callState) redact(err error) error {
-	var te *TransportError
-	var de *DecodeError
-	if errors.As(err, &te) || errors.As(err, &de) {
+	if errors.As(err, new(*TransportError)) || errors.As(err, new(*DecodeError)) {
 		return err
 	}
 	origin := connectOrigin(err)
@@ -859,17 +819,8 @@ func connectOrigin(err error) string {
 
 // connectFailure reports whether no connection to the API could be made.
 func connectFailure(err error) bool {
-	var (
-		op  *net.OpError
-		dns *net.DNSError
-		rh  tls.RecordHeaderError
-		cv  *tls.CertificateVerificationError
-		hn  x509.HostnameError
-		ua  x509.UnknownAuthorityError
-		ci  x509.CertificateInvalidError
-	)
-	return errors.As(err, &op) && op.Op == "dial" || errors.As(err, &dns) || errors.As(err, &rh) ||
-		errors.As(err, &cv) || errors.As(err, &hn) || errors.As(err, &ua) || errors.As(err, &ci)
+	return connectFailed(err) || errors.As(err, new(tls.RecordHeaderError)) || errors.As(err, new(*tls.CertificateVerificationError)) ||
+		errors.As(err, new(x509.HostnameError)) || errors.As(err, new(x509.UnknownAuthorityError)) || errors.As(err, new(x509.CertificateInvalidError))
 }
 
 // stripURL drops the *url.Error wrappers of err, whose text has the URL.

@@ -60,7 +60,7 @@ func (st *callState) notFile(resp *http.Response, mt, want string) error {
 	if mt == "application/json" {
 		if body, err := readJSON(resp); err == nil {
 			var raw json.RawMessage
-			if ok, derr := decodeEnvelope(st.endpoint(), body, &raw); derr == nil && !ok {
+			if ok, _, derr := decodeEnvelopeInto(st.endpoint(), body, &raw); derr == nil && !ok {
 				return st.failure(resp, body)
 			}
 		}

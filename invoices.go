@@ -187,13 +187,10 @@ type InvoicePayParams struct {
 // with; a declined card is ErrPaymentDeclined. Sent at most once (see the
 // package doc). POST /invoices/pay.
 func (s *InvoicesClient) Pay(ctx context.Context, p *InvoicePayParams) ([]Invoice, error) {
-	switch {
-	case p == nil || p.PaymentMethodID == uuid.Nil:
+	if p == nil || p.PaymentMethodID == uuid.Nil {
 		return nil, invalid("payment_token", "must not be the nil UUID")
-	case len(p.InvoiceIDs) == 0:
-		return nil, invalid("invoice_ids", "give at least one")
 	}
-	if err := checkIDs("invoice_ids", p.InvoiceIDs); err != nil {
+	if err := checkIDList("invoice_ids", p.InvoiceIDs, true); err != nil {
 		return nil, err
 	}
 	var paid invoiceList

@@ -15,13 +15,6 @@ const (
 	atMostOnce
 )
 
-func (c retryClass) String() string {
-	if c == atMostOnce {
-		return "at most once"
-	}
-	return "repeatable"
-}
-
 type route struct {
 	method string
 	// pattern is the path as hooks see it: "/documents/{id}/page/{n}".

@@ -217,7 +217,7 @@ func TestDeclaredRoutes(t *testing.T) {
 			t.Errorf("%s: malformed declaration %+v", key, *r)
 		}
 		if (r.class == atMostOnce) != (r.verify != "") {
-			t.Errorf("%s: class %s with verify %q", key, r.class, r.verify)
+			t.Errorf("%s: class %d with verify %q", key, r.class, r.verify)
 		}
 		if r.class == repeatable && r.method != http.MethodGet && r.method != http.MethodDelete {
 			t.Errorf("%s: a %s is never repeatable", key, r.method)

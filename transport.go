@@ -21,11 +21,10 @@ import (
 	retryablehttp "github.com/hashicorp/go-retryablehttp"
 )
 
-// One call reads top to bottom in this file: Client.json (or
-// Client.file), Client.send, go-retryablehttp running the attempts,
-// checkRetry after each, authTransport under each, the envelope read, and
-// the checks and query a method makes first. What only a failure runs is
-// in errors.go.
+// One call reads top to bottom in this file: Client.json, Client.send,
+// go-retryablehttp running the attempts, checkRetry after each,
+// authTransport under each, the envelope, the checks and the query.
+// What only a failure runs is in errors.go.
 
 const (
 	maxJSONBody      = 32 << 20         // the largest JSON answer read
@@ -318,9 +317,7 @@ func (st *callState) end(err error) error {
 	if st == nil {
 		return err
 	}
-	if err != nil {
-		err = st.outcome(err)
-	}
+	err = st.outcome(err)
 	if st.obs != nil {
 		st.finish(err)
 	}
@@ -333,8 +330,8 @@ type secretBody interface{ secretValues() []string }
 
 type personalBody interface{ personalValues() []string }
 
-// outcome marks the failure err of an at-most-once call ErrOutcomeUnknown
-// when the API may have applied it.
+// outcome marks the failure err (nil for none) of an at-most-once call
+// ErrOutcomeUnknown when the API may have applied it.
 func (st *callState) outcome(err error) error {
 	if st.route.class != atMostOnce {
 		return err
@@ -429,16 +426,12 @@ func connectFailed(err error) bool {
 
 // neverSent reports whether no byte of the request reached the server.
 func neverSent(err error) bool {
-	var ae *authError
-	return connectFailed(err) || errors.As(err, &ae)
+	return connectFailed(err) || errors.As(err, new(*authError))
 }
 
 // retryAfter reads a Retry-After header: seconds, or an HTTP date.
 func retryAfter(v string, now time.Time) (time.Duration, bool) {
 	v = strings.TrimSpace(v)
-	if v == "" {
-		return 0, false
-	}
 	if secs, err := strconv.ParseInt(v, 10, 64); err == nil {
 		if secs < 0 {
 			return 0, false
@@ -493,9 +486,12 @@ func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	var body []byte
 	if r.Body != nil && r.Body != http.NoBody {
 		var err error
-		if body, err = bodyBytes(r); err != nil {
+		body, err = io.ReadAll(r.Body)
+		r.Body.Close()
+		if err != nil {
 			return nil, err
 		}
+		r.Body = io.NopCloser(bytes.NewReader(body)) // the bytes signed are the bytes sent
 	}
 	if _, found := r.Header["Content-Type"]; !found {
 		r.Header["Content-Type"] = jsonContentType // a redirect that drops the body drops it too
@@ -509,7 +505,7 @@ func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx, cancel := context.WithCancelCause(r.Context())
 	var timer *time.Timer
 	if t.timeout > 0 {
-		timer = time.AfterFunc(t.timeout, func() { cancel(t.timeoutError()) })
+		timer = time.AfterFunc(t.timeout, func() { cancel(&attemptTimeout{t.timeout}) })
 	}
 	resp, err := t.base.RoundTrip(r.WithContext(ctx))
 	if err == nil && (t.headersOnly || resp.StatusCode < 200 || resp.StatusCode > 299) {
@@ -532,7 +528,7 @@ func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	fired := timer != nil && !timer.Stop()
 	cancel(nil)
 	if err != nil && fired && r.Context().Err() == nil {
-		return nil, t.timeoutError()
+		return nil, &attemptTimeout{t.timeout}
 	}
 	if err != nil {
 		return nil, err
@@ -546,28 +542,6 @@ type bufferBody struct {
 }
 
 func (*bufferBody) Close() error { return nil }
-
-// bodyBytes returns the body's bytes, to sign them: a fresh copy from
-// GetBody, or else the body, read and put back.
-func bodyBytes(r *http.Request) ([]byte, error) {
-	rc := r.Body
-	if r.GetBody != nil {
-		fresh, err := r.GetBody()
-		if err != nil {
-			return nil, err
-		}
-		rc = fresh
-	}
-	b, err := io.ReadAll(rc)
-	rc.Close()
-	if err != nil {
-		return nil, err
-	}
-	if r.GetBody == nil {
-		r.Body = io.NopCloser(bytes.NewReader(b))
-	}
-	return b, nil
-}
 
 var errAttemptTimeout = errors.New("attempt timed out")
 
@@ -583,8 +557,6 @@ func (e *attemptTimeout) Temporary() bool { return true }
 func (e *attemptTimeout) Is(target error) bool {
 	return target == errAttemptTimeout || target == context.DeadlineExceeded
 }
-
-func (t *authTransport) timeoutError() error { return &attemptTimeout{t.timeout} }
 
 type authError struct{ err error }
 
@@ -748,25 +720,19 @@ type endpoint struct {
 
 // at fills the route's parameters ({id}, {n}) with args, or panics.
 func (r *route) at(args ...string) endpoint {
-	var b strings.Builder
-	rest := r.pattern
+	path, rest := "", r.pattern
 	for _, a := range args {
-		open := strings.IndexByte(rest, '{')
-		if open < 0 {
+		before, after, ok := strings.Cut(rest, "{")
+		if !ok {
 			panic(fmt.Sprintf("acctadmin: route %s %s: too many parameters", r.method, r.pattern))
 		}
-		b.WriteString(rest[:open])
-		b.WriteString(a)
-		rest = rest[open+strings.IndexByte(rest[open:], '}')+1:]
+		_, rest, _ = strings.Cut(after, "}")
+		path += before + a
 	}
-	if strings.IndexByte(rest, '{') >= 0 {
+	if strings.Contains(rest, "{") {
 		panic(fmt.Sprintf("acctadmin: route %s %s: too few parameters", r.method, r.pattern))
 	}
-	if len(args) == 0 {
-		return endpoint{route: r, path: r.pattern}
-	}
-	b.WriteString(rest)
-	return endpoint{route: r, path: b.String()}
+	return endpoint{route: r, path: path + rest}
 }
 
 // query builds a query string in the order its parameters are added:
@@ -864,7 +830,13 @@ func checkID(field string, id uuid.UUID) error {
 	return nil
 }
 
-func checkIDs(field string, ids []uuid.UUID) error {
+func checkIDs(field string, ids []uuid.UUID) error { return checkIDList(field, ids, false) }
+
+// checkIDList refuses a nil UUID among ids, and no ids when required.
+func checkIDList(field string, ids []uuid.UUID, required bool) error {
+	if required && len(ids) == 0 {
+		return invalid(field, "give at least one")
+	}
 	for i, id := range ids {
 		if id == uuid.Nil {
 			return invalid(field, "item %d is the nil UUID", i)

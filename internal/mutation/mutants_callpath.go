@@ -24,10 +24,8 @@ func init() {
 			to:   `		r := st.obs.attemptStarted(req.WithContext(context.WithoutCancel(st.obs.ctx)), i+1)`},
 		mutant{id: `callpath-body-once`, file: `transport.go`, pkg: `.`,
 			what: `the signer reads the attempt's own body, and the request goes without it`,
-			from: `	if r.GetBody != nil {
-		fresh, err := r.GetBody()`,
-			to: `	if false {
-		fresh, err := r.GetBody()`},
+			from: `		r.Body = io.NopCloser(bytes.NewReader(body)) // the bytes signed are the bytes sent`,
+			to:   `		r.Body = http.NoBody`},
 		mutant{id: `callpath-file-ends-at-headers`, file: `files.go`, pkg: `.`,
 			what: `a file's call ends for the hooks as its headers arrive, not as it is closed`,
 			from: `		st.answered() // the hooks end as the file is closed`,
