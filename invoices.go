@@ -73,11 +73,6 @@ func (inv *Invoice) UnmarshalJSON(data []byte) error {
 	return err
 }
 
-// invoiceList is an answer of invoices: a list, one, or none.
-type invoiceList []Invoice
-
-func (l *invoiceList) UnmarshalJSON(data []byte) error { return listOrOne(data, (*[]Invoice)(l)) }
-
 // InvoiceItem is one line of an invoice.
 type InvoiceItem struct {
 	Price       Money  `json:"price"`
@@ -196,7 +191,7 @@ func (s *InvoicesClient) Pay(ctx context.Context, p *InvoicePayParams) ([]Invoic
 	if err := checkIDs("invoice_ids", p.InvoiceIDs); err != nil {
 		return nil, err
 	}
-	var paid invoiceList
+	var paid answerList[Invoice]
 	if err := s.c.json(ctx, routeInvoicesPay.at(), nil, p, &paid); err != nil {
 		return nil, err
 	}

@@ -68,11 +68,6 @@ func (it *OrderItem) UnmarshalJSON(data []byte) error {
 	return err
 }
 
-// orderItemList is an answer of order items: a list, one, or none.
-type orderItemList []OrderItem
-
-func (l *orderItemList) UnmarshalJSON(data []byte) error { return listOrOne(data, (*[]OrderItem)(l)) }
-
 // OrderItemListParams chooses the companies whose items to list: the
 // one CompanyID, or CompanyIDs, or, with neither, every company.
 type OrderItemListParams struct {
@@ -114,7 +109,7 @@ func (s *OrderItemsClient) SubmitFormData(ctx context.Context, p *OrderItemFormD
 		checkFormData("form_data", p.FormData, true)); err != nil {
 		return nil, err
 	}
-	var items orderItemList
+	var items answerList[OrderItem]
 	if err := s.c.json(ctx, routeOrderItemsSubmitFormData.at(), nil, bodyOf{p}, &items); err != nil || len(items) == 0 {
 		return nil, err
 	}

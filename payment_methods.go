@@ -65,16 +65,9 @@ func (m *PaymentMethod) UnmarshalJSON(data []byte) error {
 	return err
 }
 
-// paymentMethodList is an answer of cards: a list, one, or none.
-type paymentMethodList []PaymentMethod
-
-func (l *paymentMethodList) UnmarshalJSON(data []byte) error {
-	return listOrOne(data, (*[]PaymentMethod)(l))
-}
-
 // storedCard returns the card an answer holds, or nil: a status object
 // ({"status_code": 200, "success": true}) read as a card has no id.
-func storedCard(cards paymentMethodList, err error) (*PaymentMethod, error) {
+func storedCard(cards answerList[PaymentMethod], err error) (*PaymentMethod, error) {
 	if err != nil || len(cards) == 0 || cards[0].ID == uuid.Nil {
 		return nil, err
 	}
@@ -149,7 +142,7 @@ func (s *PaymentMethodsClient) Create(ctx context.Context, card *Card) (*Payment
 	if err := card.validate(); err != nil {
 		return nil, err
 	}
-	var list paymentMethodList
+	var list answerList[PaymentMethod]
 	err := s.c.json(ctx, routePaymentMethodsCreate.at(), nil, card.body(), &list)
 	return storedCard(list, err)
 }
@@ -162,7 +155,7 @@ func (s *PaymentMethodsClient) Update(ctx context.Context, id uuid.UUID, card *C
 	if err := firstErr(checkID("id", id), card.validate()); err != nil {
 		return nil, err
 	}
-	var list paymentMethodList
+	var list answerList[PaymentMethod]
 	err := s.c.json(ctx, routePaymentMethodsUpdate.at(id.String()), nil, card.body(), &list)
 	return storedCard(list, err)
 }

@@ -55,11 +55,6 @@ func (it *CartItem) UnmarshalJSON(data []byte) error {
 	return err
 }
 
-// cartItemList is an answer of cart items: a list, one, or none.
-type cartItemList []CartItem
-
-func (l *cartItemList) UnmarshalJSON(data []byte) error { return listOrOne(data, (*[]CartItem)(l)) }
-
 // CartListParams chooses the carts of CompanyIDs, or of every company
 // when nil.
 type CartListParams struct {
@@ -98,7 +93,7 @@ func (s *ShoppingCartClient) Add(ctx context.Context, p *CartAddParams) ([]CartI
 	if err := p.check(); err != nil {
 		return nil, err
 	}
-	var items cartItemList
+	var items answerList[CartItem]
 	if err := s.c.json(ctx, routeCartAdd.at(), nil, bodyOf{p}, &items); err != nil {
 		return nil, err
 	}
@@ -158,7 +153,7 @@ func (s *ShoppingCartClient) Checkout(ctx context.Context, p *CheckoutParams) (*
 type checkoutAnswer struct{ Checkout }
 
 func (a *checkoutAnswer) decodeEnvelope(endpoint string, body []byte) (bool, error) {
-	var invoices invoiceList
+	var invoices answerList[Invoice]
 	success, _, err := decodeEnvelopeInto(endpoint, body, &invoices)
 	if err != nil {
 		return false, err
