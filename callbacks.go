@@ -128,10 +128,7 @@ func registrationsOf(cbs []Callback, u string) []Callback {
 		}
 	}
 	slices.SortFunc(out, func(a, b Callback) int {
-		if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
-			return c
-		}
-		return strings.Compare(a.ID.String(), b.ID.String())
+		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), strings.Compare(a.ID.String(), b.ID.String()))
 	})
 	return out
 }

@@ -91,15 +91,11 @@ func (s *CompaniesClient) All(ctx context.Context, p *CompanyListParams) iter.Se
 // CompanyCreateParams describes a company to add: Name is required; zero
 // values are not sent.
 type CompanyCreateParams struct {
-	Name string `json:"name"`
-	// HomeState ("Utah" or "UT") sets the domestic registration; older
-	// clients send Jurisdictions instead.
-	HomeState     string   `json:"home_state,omitempty"`
-	EntityType    string   `json:"entity_type,omitempty"`
-	Jurisdictions []string `json:"jurisdictions,omitempty"`
-	// DuplicateNameAllowed lets the call use names the account has; the
-	// companies of one call must agree on it.
-	DuplicateNameAllowed bool `json:"-"`
+	Name                 string   `json:"name"`
+	HomeState            string   `json:"home_state,omitempty"` // the domestic registration, "Utah" or "UT"
+	EntityType           string   `json:"entity_type,omitempty"`
+	Jurisdictions        []string `json:"jurisdictions,omitempty"` // what older clients send instead of HomeState
+	DuplicateNameAllowed bool     `json:"-"`                       // allows names the account has; one call's companies agree on it
 }
 
 // Create adds companies and returns those added. Sent at most once (see

@@ -40,17 +40,15 @@ const (
 
 // FilingMethod is one way of making a filing in a jurisdiction.
 type FilingMethod struct {
-	ID      uuid.UUID        `json:"id"`
-	Name    string           `json:"name"`
-	Type    FilingMethodType `json:"type"`
-	Cost    Money            `json:"cost"`
-	FiledIn Turnaround       `json:"filed_in"` // the time the filing takes
-	DocsIn  Turnaround       `json:"docs_in"`  // the time the documents take
-	// AgencyName is the government agency the filing goes to, read from
-	// "agency_name" or "ageny_name" (the provider's C# spelling).
-	AgencyName        string `json:"agency_name"`
-	FilingDescription string `json:"filing_description"`
-	Jurisdiction      string `json:"jurisdiction"`
+	ID                uuid.UUID        `json:"id"`
+	Name              string           `json:"name"`
+	Type              FilingMethodType `json:"type"`
+	Cost              Money            `json:"cost"`
+	FiledIn           Turnaround       `json:"filed_in"`    // the time the filing takes
+	DocsIn            Turnaround       `json:"docs_in"`     // the time the documents take
+	AgencyName        string           `json:"agency_name"` // the agency filed with; also read from "ageny_name"
+	FilingDescription string           `json:"filing_description"`
+	Jurisdiction      string           `json:"jurisdiction"`
 }
 
 // UnmarshalJSON reads a filing method in every shape the API writes it.

@@ -30,10 +30,8 @@ const (
 
 // OrderItem is one product of an order, made by a checkout.
 type OrderItem struct {
-	ID uuid.UUID `json:"id"`
-	// CreatedAt and UpdatedAt are read from time text or from epoch
-	// seconds (or milliseconds), in UTC.
-	CreatedAt time.Time       `json:"created_at"`
+	ID        uuid.UUID       `json:"id"`
+	CreatedAt time.Time       `json:"created_at"` // read from time text or epoch (milli)seconds, in UTC
 	UpdatedAt time.Time       `json:"updated_at"`
 	CompanyID uuid.UUID       `json:"company_id"`
 	Name      string          `json:"name"` // the product's, as "Standard Federal EIN - Tax Id filing"

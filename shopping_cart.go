@@ -81,9 +81,7 @@ type CartAddParams struct {
 	ProductID       uuid.UUID `json:"product_id"`                  // for a filing, a FilingProduct's ID
 	ProductOptionID uuid.UUID `json:"product_option_id,omitempty"` // for a filing, one of its FilingMethods
 	Quantity        int       `json:"quantity,omitempty"`          // 0 sends none: 1 for the API
-	// FormData, when set, answers the filing's form now (a value that
-	// encodes as a JSON object; see FilingMethodsClient.Schemas).
-	FormData any `json:"form_data,omitempty"`
+	FormData        any       `json:"form_data,omitempty"`         // answers the filing's form now: a JSON object
 }
 
 // Add puts a product in a company's cart and returns the items the API
