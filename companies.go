@@ -1,6 +1,7 @@
 package acctadmin
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"iter"
@@ -159,12 +160,10 @@ func (l *companyList) UnmarshalJSON(data []byte) error {
 		if err := json.Unmarshal(data, &held); err != nil {
 			return err
 		}
-		if held.ID == nil {
-			*l = nil
-			if len(held.Companies) == 0 || held.Companies[0] != '[' {
-				return nil
-			}
+		if held.ID == nil && bytes.HasPrefix(held.Companies, []byte("[")) {
 			data = held.Companies
+		} else if held.ID == nil {
+			data = nil
 		}
 	}
 	return listOrOne(data, (*[]Company)(l))

@@ -151,19 +151,15 @@ func (s *ShoppingCartClient) Checkout(ctx context.Context, p *CheckoutParams) (*
 type checkoutAnswer struct{ Checkout }
 
 func (a *checkoutAnswer) decodeEnvelope(endpoint string, body []byte) (bool, error) {
-	var invoices answerList[Invoice]
-	success, _, err := decodeEnvelopeInto(endpoint, body, &invoices)
-	if err != nil {
-		return false, err
-	}
+	success, _, err := decodeEnvelopeInto(endpoint, body, (*answerList[Invoice])(&a.Invoices))
 	var top struct {
 		InvoiceIDs []uuid.UUID `json:"invoice_ids"`
 	}
-	if err := decodeJSON(endpoint, body, &top); err != nil {
-		return false, err
+	if err == nil {
+		err = decodeJSON(endpoint, body, &top)
 	}
-	a.InvoiceIDs, a.Invoices = top.InvoiceIDs, invoices
-	return success, nil
+	a.InvoiceIDs = top.InvoiceIDs
+	return success && err == nil, err
 }
 
 // check is what Add and AddItem check before sending.
