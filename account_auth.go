@@ -150,11 +150,9 @@ func (b *resetBody) secretValues() []string {
 func (s *AuthClient) ResetPassword(ctx context.Context, p *ResetPasswordParams) error {
 	p = orZero(p)
 	confirm := cmp.Or(p.PasswordConfirmation, p.Password)
-	if err := firstErr(checkRequired("token", p.Token.Reveal()), checkRequired("password", p.Password.Reveal())); err != nil {
+	if err := firstErr(checkRequired("token", p.Token.Reveal()), checkRequired("password", p.Password.Reveal()),
+		checkThat(confirm == p.Password, "password_confirmation", "does not match password")); err != nil {
 		return err
-	}
-	if confirm != p.Password {
-		return invalid("password_confirmation", "does not match password")
 	}
 	body := &resetBody{p.Token.Reveal(), p.Password.Reveal(), confirm.Reveal()}
 	return s.c.json(ctx, routeAuthResetPassword.at(), nil, body, nil)

@@ -87,7 +87,7 @@ type Card struct {
 }
 
 func (p *Card) validate() error {
-	digits := strings.ReplaceAll(p.Number.Reveal(), " ", "")
+	digits, cvc := strings.ReplaceAll(p.Number.Reveal(), " ", ""), p.CVC.Reveal()
 	switch {
 	case digits == "":
 		return invalid("number", "is required")
@@ -97,9 +97,7 @@ func (p *Card) validate() error {
 		return invalid("exp_month", "must be 1 to 12, got %d", p.ExpMonth)
 	case p.ExpYear < 1000 || p.ExpYear > 9999:
 		return invalid("exp_year", "must have four digits, got %d", p.ExpYear)
-	}
-	cvc := p.CVC.Reveal()
-	if len(cvc) < 3 || len(cvc) > 4 || strings.Trim(cvc, "0123456789") != "" {
+	case len(cvc) < 3 || len(cvc) > 4 || strings.Trim(cvc, "0123456789") != "":
 		return invalid("cvc", "must be 3 or 4 digits")
 	}
 	return nil
