@@ -125,9 +125,7 @@ func (s *AuthClient) ForgotPassword(ctx context.Context, p *ForgotPasswordParams
 // received: Token and Password are required; PasswordConfirmation, when
 // given, must equal Password (it is sent as Password when empty).
 type ResetPasswordParams struct {
-	Token                Secret
-	Password             Secret
-	PasswordConfirmation Secret
+	Token, Password, PasswordConfirmation Secret
 }
 
 // Format prints the params as fmt prints a struct, secrets redacted.

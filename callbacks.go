@@ -134,12 +134,7 @@ func registrationsOf(cbs []Callback, u string) []Callback {
 }
 
 func checkCallbackURL(s string) error {
-	if err := checkRequired("url", s); err != nil {
-		return err
-	}
 	u, err := url.Parse(s)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return invalid("url", "want an absolute http or https URL")
-	}
-	return nil
+	return firstErr(checkRequired("url", s),
+		checkThat(err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "", "url", "want an absolute http or https URL"))
 }

@@ -146,9 +146,8 @@ func (s *CompaniesClient) Update(ctx context.Context, updates ...CompanyUpdatePa
 	return []Company(changed), nil
 }
 
-// companyList is the answer of PATCH /companies: a list of companies, one
-// (an object with an "id"), or an object that holds the list under
-// "companies"; anything else is none.
+// companyList is the answer of PATCH /companies: a list, one (with an
+// "id"), or an object with the list under "companies"; else none.
 type companyList []Company
 
 func (l *companyList) UnmarshalJSON(data []byte) error {

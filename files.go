@@ -28,9 +28,8 @@ func (f *File) Read(p []byte) (int, error) { return f.Body.Read(p) }
 func (f *File) Close() error { return f.Body.Close() }
 
 // file makes one call whose answer is a file of the media type want (""
-// takes any type but JSON), with the JSON body in when not nil. A JSON
-// answer is read as the API's error, another type is a *DecodeError. The
-// call ends for the hooks when the file is closed.
+// takes any but JSON); a JSON answer is read as the API's error, another
+// type is a *DecodeError. The call ends for the hooks as the file closes.
 func (c *Client) file(ctx context.Context, ep endpoint, q *query, in any, want string) (*File, error) {
 	st, resp, _, err := c.send(ctx, ep, q, in, true)
 	if err != nil {

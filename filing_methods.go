@@ -59,8 +59,7 @@ func (f *FormSchema) UnmarshalJSON(data []byte) error {
 
 // FormSchemaParams chooses the schemas to read: both fields are required.
 type FormSchemaParams struct {
-	CompanyID      uuid.UUID
-	FilingMethodID uuid.UUID
+	CompanyID, FilingMethodID uuid.UUID
 }
 
 // Schemas returns the forms the filing method p.FilingMethodID needs

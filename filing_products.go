@@ -163,11 +163,10 @@ func matchFiling(products []FilingProduct, what string) (*FilingProduct, error) 
 	return nil, fmt.Errorf("%w: no filing product is %q (nor %s)", ErrNoMatch, what, strings.Join(words, ", "))
 }
 
-// Find returns the filing product offered to the company p.CompanyID in
-// p.Jurisdiction that files what ("EIN", "annual report"…), matched with
-// its synonyms whatever the case and punctuation, by filing name then by
-// name. None is ErrNoMatch, two are ErrAmbiguous.
-// GET /filing-products/offerings.
+// Find returns the offering (see Offerings) that files what ("EIN",
+// "annual report"…), matched with its synonyms whatever the case and
+// punctuation, by filing name then by name. None is ErrNoMatch, two are
+// ErrAmbiguous. GET /filing-products/offerings.
 func (s *FilingProductsClient) Find(ctx context.Context, p *OfferingParams, what string) (*FilingProduct, error) {
 	products, err := s.Offerings(ctx, p)
 	if err != nil {

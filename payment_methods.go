@@ -77,13 +77,11 @@ func storedCard(cards answerList[PaymentMethod], err error) (*PaymentMethod, err
 // Card is a card to store or a stored one's new details: Number (spaces
 // allowed), ExpMonth, ExpYear (four digits) and CVC are required.
 type Card struct {
-	Number         Secret
-	ExpMonth       int
-	ExpYear        int
-	CVC            Secret
-	FirstName      string
-	LastName       string
-	BillingAddress BillingAddress
+	Number              Secret
+	ExpMonth, ExpYear   int
+	CVC                 Secret
+	FirstName, LastName string
+	BillingAddress      BillingAddress
 }
 
 func (p *Card) validate() error {
@@ -167,10 +165,9 @@ func (s *PaymentMethodsClient) Delete(ctx context.Context, id uuid.UUID) error {
 	return s.c.json(ctx, routePaymentMethodsDelete.at(id.String()), nil, nil, nil)
 }
 
-// Store stores a card, as Create does, and returns it: the new card of
-// its last four digits and expiry, in the answer or in the cards listed
-// before and after (none is ErrNoMatch, two are ErrAmbiguous).
-// GET and POST /payment-methods.
+// Store stores a card as Create does and returns the new card of its last
+// four digits and expiry, in the answer or in the cards listed before and
+// after (none is ErrNoMatch, two are ErrAmbiguous). GET, POST /payment-methods.
 func (s *PaymentMethodsClient) Store(ctx context.Context, card *Card) (*PaymentMethod, error) {
 	if card = orZero(card); ctx == nil || card.validate() != nil {
 		return s.Create(ctx, card) // refused before sending

@@ -175,10 +175,9 @@ func (p *CheckoutParams) check() error {
 		checkIDs("item_ids", p.ItemIDs), checkIDs("company_ids", p.CompanyIDs))
 }
 
-// AddItem puts a product in a company's cart, as Add does, and returns
-// the new item of that product (and option), found in the answer or in
-// the cart listed before and after: none is ErrNoMatch, two are
-// ErrAmbiguous. GET and POST /shopping-cart.
+// AddItem adds as Add does and returns the new item of that product (and
+// option), found in the answer or in the cart listed before and after:
+// none is ErrNoMatch, two are ErrAmbiguous. GET and POST /shopping-cart.
 func (s *ShoppingCartClient) AddItem(ctx context.Context, p *CartAddParams) (*CartItem, error) {
 	if p = orZero(p); ctx == nil || p.check() != nil {
 		_, err := s.Add(ctx, p) // refused before sending
@@ -208,11 +207,10 @@ func (s *ShoppingCartClient) AddItem(ctx context.Context, p *CartAddParams) (*Ca
 	return made(before, after, cartItemID, fits, what+" in the cart listed after adding")
 }
 
-// CheckoutOrder checks out as Checkout does, and fills the Checkout's
-// OrderItems with the new order items that wait for form data, found by
-// listing them before and after; a failed listing after returns the
-// Checkout with the error. GET /order-items/requiring-attention,
-// POST /shopping-cart/checkout.
+// CheckoutOrder checks out as Checkout does and fills OrderItems with the
+// new items that wait for form data, listed before and after (a failed
+// listing after returns the Checkout with the error).
+// GET /order-items/requiring-attention, POST /shopping-cart/checkout.
 func (s *ShoppingCartClient) CheckoutOrder(ctx context.Context, p *CheckoutParams) (*Checkout, error) {
 	if p = orZero(p); ctx == nil || p.check() != nil {
 		return s.Checkout(ctx, p) // refused before sending
