@@ -121,9 +121,8 @@ func (s *AuthClient) ForgotPassword(ctx context.Context, p *ForgotPasswordParams
 	return s.c.json(ctx, routeAuthForgotPassword.at(), nil, bodyOf{p}, nil)
 }
 
-// ResetPasswordParams sets a new password with the reset token the user
-// received: Token and Password are required; PasswordConfirmation, when
-// given, must equal Password (it is sent as Password when empty).
+// ResetPasswordParams sets a new password with a reset token: Token and
+// Password are required; PasswordConfirmation, when given, equals Password.
 type ResetPasswordParams struct {
 	Token, Password, PasswordConfirmation Secret
 }

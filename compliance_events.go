@@ -59,8 +59,7 @@ func (e *ComplianceEvent) UnmarshalJSON(data []byte) error {
 // EndDate (not before StartDate) bound the due dates and are required;
 // other zero values are not sent.
 type ComplianceEventListParams struct {
-	Limit              int    // page size: API default 50, at most 100
-	Offset             int    // events to skip
+	Limit, Offset      int    // page size (API default 50, at most 100), events to skip
 	Company            string // a company's name; give it or CompanyID, not both
 	CompanyID          uuid.UUID
 	StartDate, EndDate Date

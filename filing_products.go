@@ -67,8 +67,7 @@ func (m *FilingMethod) UnmarshalJSON(data []byte) error {
 }
 
 // FilingProductListParams chooses the products of the website URL (full;
-// required), for EntityType ("LLC") and with their filing methods in
-// Jurisdiction ("Utah" or "UT") when given.
+// required), for EntityType ("LLC"), with methods in Jurisdiction ("UT").
 type FilingProductListParams struct {
 	URL, Jurisdiction, EntityType string
 }

@@ -106,8 +106,7 @@ func (it *InvoiceItem) UnmarshalJSON(data []byte) error {
 // InvoiceListParams filters GET /invoices; zero values are not sent
 // (paging is undocumented here: Limit and Offset are sent all the same).
 type InvoiceListParams struct {
-	Limit              int         // page size; zero leaves it to the API
-	Offset             int         // invoices to skip
+	Limit, Offset      int         // page size (zero leaves it to the API), invoices to skip
 	CompanyIDs         []uuid.UUID // give it or Companies (names), not both
 	Companies          []string
 	StartDate, EndDate Date          // bound the invoices' dates; EndDate not before StartDate

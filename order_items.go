@@ -89,9 +89,8 @@ func (s *OrderItemsClient) ListRequiringAttention(ctx context.Context, p *OrderI
 	return items, nil
 }
 
-// OrderItemFormDataParams answers the form of an order item; all fields
-// are required. FormData encodes as a JSON object keyed by the fields of
-// the method's schema (FilingMethodsClient.Schemas).
+// OrderItemFormDataParams answers the form of an order item; all fields are
+// required. FormData encodes as a JSON object (see FilingMethodsClient.Schemas).
 type OrderItemFormDataParams struct {
 	CompanyID   uuid.UUID `json:"company_id"`
 	OrderItemID uuid.UUID `json:"order_item_id"`

@@ -72,10 +72,9 @@ func (s *Service) UnmarshalJSON(data []byte) error {
 
 // ServiceListParams filters GET /services. Zero values are not sent.
 type ServiceListParams struct {
-	Limit     int    // page size: API default 50, at most 100
-	Offset    int    // services to skip
-	Company   string // a company's name; give it or CompanyID, not both
-	CompanyID uuid.UUID
+	Limit, Offset int    // page size (API default 50, at most 100), services to skip
+	Company       string // a company's name; give it or CompanyID, not both
+	CompanyID     uuid.UUID
 }
 
 func (p *ServiceListParams) validate() error {
@@ -157,8 +156,7 @@ func (s *ServicesClient) RequestCancellation(ctx context.Context, id uuid.UUID) 
 }
 
 // ServiceInfo is what a service holds: its contact person and the officers
-// (each with the matching Role) a corporation's service needs. Zero values
-// are not sent.
+// (of the matching Role) a corporation's service needs. Zero values are not sent.
 type ServiceInfo struct {
 	ContactPerson *ServiceContact  `json:"contact_person,omitempty"`
 	Directors     []ServiceOfficer `json:"official.director,omitempty"`
