@@ -121,13 +121,10 @@ func (s *AuthClient) ForgotPassword(ctx context.Context, p *ForgotPasswordParams
 	return s.c.json(ctx, routeAuthForgotPassword.at(), nil, bodyOf{p}, nil)
 }
 
-// ResetPasswordParams sets a new password with the reset token the user
-// received: Token and Password are required; PasswordConfirmation, when
-// given, must equal Password (it is sent as Password when empty).
+// ResetPasswordParams sets a new password with a reset token: Token and
+// Password are required; PasswordConfirmation, when given, equals Password.
 type ResetPasswordParams struct {
-	Token                Secret
-	Password             Secret
-	PasswordConfirmation Secret
+	Token, Password, PasswordConfirmation Secret
 }
 
 // Format prints the params as fmt prints a struct, secrets redacted.
@@ -150,11 +147,9 @@ func (b *resetBody) secretValues() []string {
 func (s *AuthClient) ResetPassword(ctx context.Context, p *ResetPasswordParams) error {
 	p = orZero(p)
 	confirm := cmp.Or(p.PasswordConfirmation, p.Password)
-	if err := firstErr(checkRequired("token", p.Token.Reveal()), checkRequired("password", p.Password.Reveal())); err != nil {
+	if err := firstErr(checkRequired("token", p.Token.Reveal()), checkRequired("password", p.Password.Reveal()),
+		checkThat(confirm == p.Password, "password_confirmation", "does not match password")); err != nil {
 		return err
-	}
-	if confirm != p.Password {
-		return invalid("password_confirmation", "does not match password")
 	}
 	body := &resetBody{p.Token.Reveal(), p.Password.Reveal(), confirm.Reveal()}
 	return s.c.json(ctx, routeAuthResetPassword.at(), nil, body, nil)

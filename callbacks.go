@@ -128,21 +128,13 @@ func registrationsOf(cbs []Callback, u string) []Callback {
 		}
 	}
 	slices.SortFunc(out, func(a, b Callback) int {
-		if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
-			return c
-		}
-		return strings.Compare(a.ID.String(), b.ID.String())
+		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), strings.Compare(a.ID.String(), b.ID.String()))
 	})
 	return out
 }
 
 func checkCallbackURL(s string) error {
-	if err := checkRequired("url", s); err != nil {
-		return err
-	}
 	u, err := url.Parse(s)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return invalid("url", "want an absolute http or https URL")
-	}
-	return nil
+	return firstErr(checkRequired("url", s),
+		checkThat(err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "", "url", "want an absolute http or https URL"))
 }

@@ -1,6 +1,7 @@
 package acctadmin
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"iter"
@@ -91,15 +92,11 @@ func (s *CompaniesClient) All(ctx context.Context, p *CompanyListParams) iter.Se
 // CompanyCreateParams describes a company to add: Name is required; zero
 // values are not sent.
 type CompanyCreateParams struct {
-	Name string `json:"name"`
-	// HomeState ("Utah" or "UT") sets the domestic registration; older
-	// clients send Jurisdictions instead.
-	HomeState     string   `json:"home_state,omitempty"`
-	EntityType    string   `json:"entity_type,omitempty"`
-	Jurisdictions []string `json:"jurisdictions,omitempty"`
-	// DuplicateNameAllowed lets the call use names the account has; the
-	// companies of one call must agree on it.
-	DuplicateNameAllowed bool `json:"-"`
+	Name                 string   `json:"name"`
+	HomeState            string   `json:"home_state,omitempty"` // the domestic registration, "Utah" or "UT"
+	EntityType           string   `json:"entity_type,omitempty"`
+	Jurisdictions        []string `json:"jurisdictions,omitempty"` // what older clients send instead of HomeState
+	DuplicateNameAllowed bool     `json:"-"`                       // allows names the account has; one call's companies agree on it
 }
 
 // Create adds companies and returns those added. Sent at most once (see
@@ -149,9 +146,8 @@ func (s *CompaniesClient) Update(ctx context.Context, updates ...CompanyUpdatePa
 	return []Company(changed), nil
 }
 
-// companyList is the answer of PATCH /companies: a list of companies, one
-// (an object with an "id"), or an object that holds the list under
-// "companies"; anything else is none.
+// companyList is the answer of PATCH /companies: a list, one (with an
+// "id"), or an object with the list under "companies"; else none.
 type companyList []Company
 
 func (l *companyList) UnmarshalJSON(data []byte) error {
@@ -163,12 +159,10 @@ func (l *companyList) UnmarshalJSON(data []byte) error {
 		if err := json.Unmarshal(data, &held); err != nil {
 			return err
 		}
-		if held.ID == nil {
-			*l = nil
-			if len(held.Companies) == 0 || held.Companies[0] != '[' {
-				return nil
-			}
+		if held.ID == nil && bytes.HasPrefix(held.Companies, []byte("[")) {
 			data = held.Companies
+		} else if held.ID == nil {
+			data = nil
 		}
 	}
 	return listOrOne(data, (*[]Company)(l))

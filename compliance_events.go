@@ -25,17 +25,15 @@ const (
 
 // ComplianceEvent is the due date of a filing of a company.
 type ComplianceEvent struct {
-	ID        uuid.UUID             `json:"id"`
-	CreatedAt time.Time             `json:"created_at"`
-	UpdatedAt time.Time             `json:"updated_at"`
-	Status    ComplianceEventStatus `json:"status"`
-	DueDate   Date                  `json:"due_date"`
-	// Jurisdictions are names, read from names or {"jurisdiction": name}
-	// objects, or from "jurisdiction": a name or a list.
-	Jurisdictions []string  `json:"jurisdictions"`
-	Company       string    `json:"company"`
-	CompanyID     uuid.UUID `json:"company_id"`
-	Filing        string    `json:"filing"` // the name of the filing due
+	ID            uuid.UUID             `json:"id"`
+	CreatedAt     time.Time             `json:"created_at"`
+	UpdatedAt     time.Time             `json:"updated_at"`
+	Status        ComplianceEventStatus `json:"status"`
+	DueDate       Date                  `json:"due_date"`
+	Jurisdictions []string              `json:"jurisdictions"` // names, read from names, {"jurisdiction": name} or "jurisdiction"
+	Company       string                `json:"company"`
+	CompanyID     uuid.UUID             `json:"company_id"`
+	Filing        string                `json:"filing"` // the name of the filing due
 }
 
 // UnmarshalJSON reads a compliance event in every shape the API writes it.
@@ -57,37 +55,24 @@ func (e *ComplianceEvent) UnmarshalJSON(data []byte) error {
 	return err
 }
 
-// maxComplianceEventsLimit is the largest page of GET /compliance-events.
-const maxComplianceEventsLimit = 100
-
 // ComplianceEventListParams filters GET /compliance-events. StartDate and
 // EndDate (not before StartDate) bound the due dates and are required;
 // other zero values are not sent.
 type ComplianceEventListParams struct {
-	Limit     int    // page size: API default 50, at most 100
-	Offset    int    // events to skip
-	Company   string // a company's name; give it or CompanyID, not both
-	CompanyID uuid.UUID
-	StartDate Date
-	EndDate   Date
-	// Jurisdictions (names) or JurisdictionIDs, not both, filter by place.
-	Jurisdictions   []string
-	JurisdictionIDs []uuid.UUID
+	Limit, Offset      int    // page size (API default 50, at most 100), events to skip
+	Company            string // a company's name; give it or CompanyID, not both
+	CompanyID          uuid.UUID
+	StartDate, EndDate Date
+	Jurisdictions      []string // names; give it or JurisdictionIDs, not both
+	JurisdictionIDs    []uuid.UUID
 }
 
 func (p *ComplianceEventListParams) validate() error {
-	err := firstErr(
-		checkPage(p.Limit, maxComplianceEventsLimit, p.Offset),
+	return firstErr(checkPage(p.Limit, 100, p.Offset),
 		checkNotBoth("company", p.Company != "", "company_id", p.CompanyID != uuid.Nil),
-		checkDate("start_date", p.StartDate),
-		checkDate("end_date", p.EndDate),
+		checkDate("start_date", p.StartDate), checkDate("end_date", p.EndDate),
 		checkNotBoth("jurisdictions", len(p.Jurisdictions) > 0, "jurisdiction_ids", len(p.JurisdictionIDs) > 0),
-		checkIDs("jurisdiction_ids", p.JurisdictionIDs),
-	)
-	if err == nil && p.EndDate.Before(p.StartDate) {
-		err = invalid("end_date", "%s is before start_date %s", p.EndDate, p.StartDate)
-	}
-	return err
+		checkIDs("jurisdiction_ids", p.JurisdictionIDs), checkDates(p.StartDate, p.EndDate))
 }
 
 func (p *ComplianceEventListParams) paging() (limit, offset *int) { return &p.Limit, &p.Offset }
@@ -115,5 +100,5 @@ func (s *ComplianceEventsClient) List(ctx context.Context, p *ComplianceEventLis
 // All returns every compliance event due between p.StartDate and
 // p.EndDate, page after page (100 a page unless p.Limit says otherwise).
 func (s *ComplianceEventsClient) All(ctx context.Context, p *ComplianceEventListParams) iter.Seq2[ComplianceEvent, error] {
-	return paginate(ctx, listingOf(p, maxComplianceEventsLimit, s.List, func(v ComplianceEvent) uuid.UUID { return v.ID }))
+	return paginate(ctx, listingOf(p, 100, s.List, func(v ComplianceEvent) uuid.UUID { return v.ID }))
 }

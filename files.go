@@ -1,6 +1,7 @@
 package acctadmin
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -17,10 +18,7 @@ type File struct {
 	Body          io.ReadCloser
 	ContentType   string // as "application/pdf"
 	ContentLength int64  // -1 when the API did not say
-	// Filename is the last element of the name the API gave the file: never
-	// a path; "" when none, or one of only dots and spaces or with a
-	// control character.
-	Filename string
+	Filename      string // the last element of the name the API gave; "" when none or unsafe
 }
 
 // Read reads from the file's body.
@@ -30,9 +28,8 @@ func (f *File) Read(p []byte) (int, error) { return f.Body.Read(p) }
 func (f *File) Close() error { return f.Body.Close() }
 
 // file makes one call whose answer is a file of the media type want (""
-// takes any type but JSON), with the JSON body in when not nil. A JSON
-// answer is read as the API's error, another type is a *DecodeError. The
-// call ends for the hooks when the file is closed.
+// takes any but JSON); a JSON answer is read as the API's error, another
+// type is a *DecodeError. The call ends for the hooks as the file closes.
 func (c *Client) file(ctx context.Context, ep endpoint, q *query, in any, want string) (*File, error) {
 	st, resp, _, err := c.send(ctx, ep, q, in, true)
 	if err != nil {
@@ -65,10 +62,7 @@ func (st *callState) notFile(resp *http.Response, mt, want string) error {
 			}
 		}
 	}
-	if want == "" {
-		want = "a file"
-	}
-	return &DecodeError{Endpoint: st.endpoint(), Err: fmt.Errorf("unexpected content type %q (want %s)", st.secrets().clean(mt, maxDetail), want)}
+	return &DecodeError{Endpoint: st.endpoint(), Err: fmt.Errorf("unexpected content type %q (want %s)", st.secrets().clean(mt, maxDetail), cmp.Or(want, "a file"))}
 }
 
 // fileBody is a file's body as the caller reads it: an error that cuts it
@@ -84,9 +78,7 @@ func (b *fileBody) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
 	if err != nil && err != io.EOF {
 		err = b.st.outcome(b.st.redact(err))
-		if b.err == nil {
-			b.err = err
-		}
+		b.err = cmp.Or(b.err, err)
 	}
 	return n, err
 }
@@ -105,9 +97,7 @@ func (b *fileBody) Close() error {
 // name of only dots and spaces, or with a control character, is "".
 func safeFilename(name string) string {
 	name = strings.ReplaceAll(name, "\\", "/")
-	if i := strings.LastIndexByte(name, '/'); i >= 0 {
-		name = name[i+1:]
-	}
+	name = name[strings.LastIndexByte(name, '/')+1:]
 	if strings.Trim(name, ". ") == "" || strings.IndexFunc(name, unicode.IsControl) >= 0 {
 		return ""
 	}

@@ -57,15 +57,9 @@ func (f *FormSchema) UnmarshalJSON(data []byte) error {
 	return readRecord(data, (*fields)(f))
 }
 
-// formSchemaList is an answer of form schemas: a list, one, or none.
-type formSchemaList []FormSchema
-
-func (l *formSchemaList) UnmarshalJSON(data []byte) error { return listOrOne(data, (*[]FormSchema)(l)) }
-
 // FormSchemaParams chooses the schemas to read: both fields are required.
 type FormSchemaParams struct {
-	CompanyID      uuid.UUID
-	FilingMethodID uuid.UUID
+	CompanyID, FilingMethodID uuid.UUID
 }
 
 // Schemas returns the forms the filing method p.FilingMethodID needs
@@ -76,7 +70,7 @@ func (s *FilingMethodsClient) Schemas(ctx context.Context, p *FormSchemaParams) 
 		return nil, err
 	}
 	q := new(query).id("company_id", p.CompanyID).id("filing_method_id", p.FilingMethodID)
-	var schemas formSchemaList
+	var schemas answerList[FormSchema]
 	if err := s.c.json(ctx, routeFilingMethodsSchemas.at(), q, nil, &schemas); err != nil {
 		return nil, err
 	}

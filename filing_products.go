@@ -40,17 +40,15 @@ const (
 
 // FilingMethod is one way of making a filing in a jurisdiction.
 type FilingMethod struct {
-	ID      uuid.UUID        `json:"id"`
-	Name    string           `json:"name"`
-	Type    FilingMethodType `json:"type"`
-	Cost    Money            `json:"cost"`
-	FiledIn Turnaround       `json:"filed_in"` // the time the filing takes
-	DocsIn  Turnaround       `json:"docs_in"`  // the time the documents take
-	// AgencyName is the government agency the filing goes to, read from
-	// "agency_name" or "ageny_name" (the provider's C# spelling).
-	AgencyName        string `json:"agency_name"`
-	FilingDescription string `json:"filing_description"`
-	Jurisdiction      string `json:"jurisdiction"`
+	ID                uuid.UUID        `json:"id"`
+	Name              string           `json:"name"`
+	Type              FilingMethodType `json:"type"`
+	Cost              Money            `json:"cost"`
+	FiledIn           Turnaround       `json:"filed_in"`    // the time the filing takes
+	DocsIn            Turnaround       `json:"docs_in"`     // the time the documents take
+	AgencyName        string           `json:"agency_name"` // the agency filed with; also read from "ageny_name"
+	FilingDescription string           `json:"filing_description"`
+	Jurisdiction      string           `json:"jurisdiction"`
 }
 
 // UnmarshalJSON reads a filing method in every shape the API writes it.
@@ -69,8 +67,7 @@ func (m *FilingMethod) UnmarshalJSON(data []byte) error {
 }
 
 // FilingProductListParams chooses the products of the website URL (full;
-// required), for EntityType ("LLC") and with their filing methods in
-// Jurisdiction ("Utah" or "UT") when given.
+// required), for EntityType ("LLC"), with methods in Jurisdiction ("UT").
 type FilingProductListParams struct {
 	URL, Jurisdiction, EntityType string
 }
@@ -165,11 +162,10 @@ func matchFiling(products []FilingProduct, what string) (*FilingProduct, error) 
 	return nil, fmt.Errorf("%w: no filing product is %q (nor %s)", ErrNoMatch, what, strings.Join(words, ", "))
 }
 
-// Find returns the filing product offered to the company p.CompanyID in
-// p.Jurisdiction that files what ("EIN", "annual report"…), matched with
-// its synonyms whatever the case and punctuation, by filing name then by
-// name. None is ErrNoMatch, two are ErrAmbiguous.
-// GET /filing-products/offerings.
+// Find returns the offering (see Offerings) that files what ("EIN",
+// "annual report"…), matched with its synonyms whatever the case and
+// punctuation, by filing name then by name. None is ErrNoMatch, two are
+// ErrAmbiguous. GET /filing-products/offerings.
 func (s *FilingProductsClient) Find(ctx context.Context, p *OfferingParams, what string) (*FilingProduct, error) {
 	products, err := s.Offerings(ctx, p)
 	if err != nil {

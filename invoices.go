@@ -73,11 +73,6 @@ func (inv *Invoice) UnmarshalJSON(data []byte) error {
 	return err
 }
 
-// invoiceList is an answer of invoices: a list, one, or none.
-type invoiceList []Invoice
-
-func (l *invoiceList) UnmarshalJSON(data []byte) error { return listOrOne(data, (*[]Invoice)(l)) }
-
 // InvoiceItem is one line of an invoice.
 type InvoiceItem struct {
 	Price       Money  `json:"price"`
@@ -108,30 +103,20 @@ func (it *InvoiceItem) UnmarshalJSON(data []byte) error {
 	return err
 }
 
-// invoicesPageSize is the page size of InvoicesClient.All: the largest
-// page of the API's other listings of account records.
-const invoicesPageSize = 100
-
 // InvoiceListParams filters GET /invoices; zero values are not sent
 // (paging is undocumented here: Limit and Offset are sent all the same).
 type InvoiceListParams struct {
-	Limit  int // page size; zero leaves it to the API
-	Offset int // invoices to skip
-	// CompanyIDs keeps the invoices of these companies; give it or
-	// Companies (names), not both.
-	CompanyIDs         []uuid.UUID
+	Limit, Offset      int         // page size (zero leaves it to the API), invoices to skip
+	CompanyIDs         []uuid.UUID // give it or Companies (names), not both
 	Companies          []string
 	StartDate, EndDate Date          // bound the invoices' dates; EndDate not before StartDate
 	Status             InvoiceStatus // paid or unpaid; any value is sent as given
 }
 
 func (p *InvoiceListParams) validate() error {
-	return firstErr(
-		checkPage(p.Limit, math.MaxInt, p.Offset),
+	return firstErr(checkPage(p.Limit, math.MaxInt, p.Offset),
 		checkNotBoth("company_ids", len(p.CompanyIDs) > 0, "companies", len(p.Companies) > 0),
-		checkIDs("company_ids", p.CompanyIDs),
-		checkDates(p.StartDate, p.EndDate),
-	)
+		checkIDs("company_ids", p.CompanyIDs), checkDates(p.StartDate, p.EndDate))
 }
 
 func (p *InvoiceListParams) paging() (limit, offset *int) { return &p.Limit, &p.Offset }
@@ -160,7 +145,7 @@ func (s *InvoicesClient) List(ctx context.Context, p *InvoiceListParams) ([]Invo
 // limit, or one that comes back at later offsets, is the whole listing;
 // a short page is not the end (an empty one is). GET /invoices.
 func (s *InvoicesClient) All(ctx context.Context, p *InvoiceListParams) iter.Seq2[Invoice, error] {
-	l := listingOf(p, invoicesPageSize, s.List, func(v Invoice) uuid.UUID { return v.ID })
+	l := listingOf(p, 100, s.List, func(v Invoice) uuid.UUID { return v.ID })
 	l.unpaged = true
 	return paginate(ctx, l)
 }
@@ -193,7 +178,7 @@ func (s *InvoicesClient) Pay(ctx context.Context, p *InvoicePayParams) ([]Invoic
 	if err := checkIDList("invoice_ids", p.InvoiceIDs, true); err != nil {
 		return nil, err
 	}
-	var paid invoiceList
+	var paid answerList[Invoice]
 	if err := s.c.json(ctx, routeInvoicesPay.at(), nil, p, &paid); err != nil {
 		return nil, err
 	}

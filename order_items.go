@@ -30,10 +30,8 @@ const (
 
 // OrderItem is one product of an order, made by a checkout.
 type OrderItem struct {
-	ID uuid.UUID `json:"id"`
-	// CreatedAt and UpdatedAt are read from time text or from epoch
-	// seconds (or milliseconds), in UTC.
-	CreatedAt time.Time       `json:"created_at"`
+	ID        uuid.UUID       `json:"id"`
+	CreatedAt time.Time       `json:"created_at"` // read from time text or epoch (milli)seconds, in UTC
 	UpdatedAt time.Time       `json:"updated_at"`
 	CompanyID uuid.UUID       `json:"company_id"`
 	Name      string          `json:"name"` // the product's, as "Standard Federal EIN - Tax Id filing"
@@ -68,11 +66,6 @@ func (it *OrderItem) UnmarshalJSON(data []byte) error {
 	return err
 }
 
-// orderItemList is an answer of order items: a list, one, or none.
-type orderItemList []OrderItem
-
-func (l *orderItemList) UnmarshalJSON(data []byte) error { return listOrOne(data, (*[]OrderItem)(l)) }
-
 // OrderItemListParams chooses the companies whose items to list: the
 // one CompanyID, or CompanyIDs, or, with neither, every company.
 type OrderItemListParams struct {
@@ -96,9 +89,8 @@ func (s *OrderItemsClient) ListRequiringAttention(ctx context.Context, p *OrderI
 	return items, nil
 }
 
-// OrderItemFormDataParams answers the form of an order item; all fields
-// are required. FormData encodes as a JSON object keyed by the fields of
-// the method's schema (FilingMethodsClient.Schemas).
+// OrderItemFormDataParams answers the form of an order item; all fields are
+// required. FormData encodes as a JSON object (see FilingMethodsClient.Schemas).
 type OrderItemFormDataParams struct {
 	CompanyID   uuid.UUID `json:"company_id"`
 	OrderItemID uuid.UUID `json:"order_item_id"`
@@ -114,7 +106,7 @@ func (s *OrderItemsClient) SubmitFormData(ctx context.Context, p *OrderItemFormD
 		checkFormData("form_data", p.FormData, true)); err != nil {
 		return nil, err
 	}
-	var items orderItemList
+	var items answerList[OrderItem]
 	if err := s.c.json(ctx, routeOrderItemsSubmitFormData.at(), nil, bodyOf{p}, &items); err != nil || len(items) == 0 {
 		return nil, err
 	}

@@ -65,16 +65,9 @@ func (m *PaymentMethod) UnmarshalJSON(data []byte) error {
 	return err
 }
 
-// paymentMethodList is an answer of cards: a list, one, or none.
-type paymentMethodList []PaymentMethod
-
-func (l *paymentMethodList) UnmarshalJSON(data []byte) error {
-	return listOrOne(data, (*[]PaymentMethod)(l))
-}
-
 // storedCard returns the card an answer holds, or nil: a status object
 // ({"status_code": 200, "success": true}) read as a card has no id.
-func storedCard(cards paymentMethodList, err error) (*PaymentMethod, error) {
+func storedCard(cards answerList[PaymentMethod], err error) (*PaymentMethod, error) {
 	if err != nil || len(cards) == 0 || cards[0].ID == uuid.Nil {
 		return nil, err
 	}
@@ -84,17 +77,15 @@ func storedCard(cards paymentMethodList, err error) (*PaymentMethod, error) {
 // Card is a card to store or a stored one's new details: Number (spaces
 // allowed), ExpMonth, ExpYear (four digits) and CVC are required.
 type Card struct {
-	Number         Secret
-	ExpMonth       int
-	ExpYear        int
-	CVC            Secret
-	FirstName      string
-	LastName       string
-	BillingAddress BillingAddress
+	Number              Secret
+	ExpMonth, ExpYear   int
+	CVC                 Secret
+	FirstName, LastName string
+	BillingAddress      BillingAddress
 }
 
 func (p *Card) validate() error {
-	digits := strings.ReplaceAll(p.Number.Reveal(), " ", "")
+	digits, cvc := strings.ReplaceAll(p.Number.Reveal(), " ", ""), p.CVC.Reveal()
 	switch {
 	case digits == "":
 		return invalid("number", "is required")
@@ -104,9 +95,7 @@ func (p *Card) validate() error {
 		return invalid("exp_month", "must be 1 to 12, got %d", p.ExpMonth)
 	case p.ExpYear < 1000 || p.ExpYear > 9999:
 		return invalid("exp_year", "must have four digits, got %d", p.ExpYear)
-	}
-	cvc := p.CVC.Reveal()
-	if len(cvc) < 3 || len(cvc) > 4 || strings.Trim(cvc, "0123456789") != "" {
+	case len(cvc) < 3 || len(cvc) > 4 || strings.Trim(cvc, "0123456789") != "":
 		return invalid("cvc", "must be 3 or 4 digits")
 	}
 	return nil
@@ -149,7 +138,7 @@ func (s *PaymentMethodsClient) Create(ctx context.Context, card *Card) (*Payment
 	if err := card.validate(); err != nil {
 		return nil, err
 	}
-	var list paymentMethodList
+	var list answerList[PaymentMethod]
 	err := s.c.json(ctx, routePaymentMethodsCreate.at(), nil, card.body(), &list)
 	return storedCard(list, err)
 }
@@ -162,7 +151,7 @@ func (s *PaymentMethodsClient) Update(ctx context.Context, id uuid.UUID, card *C
 	if err := firstErr(checkID("id", id), card.validate()); err != nil {
 		return nil, err
 	}
-	var list paymentMethodList
+	var list answerList[PaymentMethod]
 	err := s.c.json(ctx, routePaymentMethodsUpdate.at(id.String()), nil, card.body(), &list)
 	return storedCard(list, err)
 }
@@ -176,10 +165,9 @@ func (s *PaymentMethodsClient) Delete(ctx context.Context, id uuid.UUID) error {
 	return s.c.json(ctx, routePaymentMethodsDelete.at(id.String()), nil, nil, nil)
 }
 
-// Store stores a card, as Create does, and returns it: the new card of
-// its last four digits and expiry, in the answer or in the cards listed
-// before and after (none is ErrNoMatch, two are ErrAmbiguous).
-// GET and POST /payment-methods.
+// Store stores a card as Create does and returns the new card of its last
+// four digits and expiry, in the answer or in the cards listed before and
+// after (none is ErrNoMatch, two are ErrAmbiguous). GET, POST /payment-methods.
 func (s *PaymentMethodsClient) Store(ctx context.Context, card *Card) (*PaymentMethod, error) {
 	if card = orZero(card); ctx == nil || card.validate() != nil {
 		return s.Create(ctx, card) // refused before sending

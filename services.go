@@ -38,18 +38,16 @@ const (
 
 // Service is a subscription of a company in a jurisdiction.
 type Service struct {
-	ID             uuid.UUID     `json:"id"`
-	CreatedAt      time.Time     `json:"created_at"`
-	UpdatedAt      time.Time     `json:"updated_at"`
-	Status         ServiceStatus `json:"status"`
-	Type           string        `json:"type"`
-	Jurisdiction   string        `json:"jurisdiction"`
-	JurisdictionID uuid.UUID     `json:"jurisdiction_id"`
-	Company        string        `json:"company"`
-	CompanyID      uuid.UUID     `json:"company_id"`
-	// RegisteredAgent is the agent the service names, with its address in
-	// the jurisdiction; nil when the answer does not say.
-	RegisteredAgent *RegisteredAgent `json:"registered_agent"`
+	ID              uuid.UUID        `json:"id"`
+	CreatedAt       time.Time        `json:"created_at"`
+	UpdatedAt       time.Time        `json:"updated_at"`
+	Status          ServiceStatus    `json:"status"`
+	Type            string           `json:"type"`
+	Jurisdiction    string           `json:"jurisdiction"`
+	JurisdictionID  uuid.UUID        `json:"jurisdiction_id"`
+	Company         string           `json:"company"`
+	CompanyID       uuid.UUID        `json:"company_id"`
+	RegisteredAgent *RegisteredAgent `json:"registered_agent"` // nil when the answer does not say
 }
 
 // RegisteredAgent is the registered agent of a service, and its address.
@@ -72,22 +70,16 @@ func (s *Service) UnmarshalJSON(data []byte) error {
 	return err
 }
 
-// maxServicesLimit is the largest page of GET /services.
-const maxServicesLimit = 100
-
 // ServiceListParams filters GET /services. Zero values are not sent.
 type ServiceListParams struct {
-	Limit     int    // page size: API default 50, at most 100
-	Offset    int    // services to skip
-	Company   string // a company's name; give it or CompanyID, not both
-	CompanyID uuid.UUID
+	Limit, Offset int    // page size (API default 50, at most 100), services to skip
+	Company       string // a company's name; give it or CompanyID, not both
+	CompanyID     uuid.UUID
 }
 
 func (p *ServiceListParams) validate() error {
-	return firstErr(
-		checkPage(p.Limit, maxServicesLimit, p.Offset),
-		checkNotBoth("company", p.Company != "", "company_id", p.CompanyID != uuid.Nil),
-	)
+	return firstErr(checkPage(p.Limit, 100, p.Offset),
+		checkNotBoth("company", p.Company != "", "company_id", p.CompanyID != uuid.Nil))
 }
 
 func (p *ServiceListParams) paging() (limit, offset *int) { return &p.Limit, &p.Offset }
@@ -112,7 +104,7 @@ func (s *ServicesClient) List(ctx context.Context, p *ServiceListParams) ([]Serv
 // All returns every service, page after page (100 a page unless p.Limit
 // says otherwise), read ahead of the loop. GET /services.
 func (s *ServicesClient) All(ctx context.Context, p *ServiceListParams) iter.Seq2[Service, error] {
-	return paginate(ctx, listingOf(p, maxServicesLimit, s.List, func(v Service) uuid.UUID { return v.ID }))
+	return paginate(ctx, listingOf(p, 100, s.List, func(v Service) uuid.UUID { return v.ID }))
 }
 
 // ServiceCreateParams orders services: exactly one of Company and
@@ -164,8 +156,7 @@ func (s *ServicesClient) RequestCancellation(ctx context.Context, id uuid.UUID) 
 }
 
 // ServiceInfo is what a service holds: its contact person and the officers
-// (each with the matching Role) a corporation's service needs. Zero values
-// are not sent.
+// (of the matching Role) a corporation's service needs. Zero values are not sent.
 type ServiceInfo struct {
 	ContactPerson *ServiceContact  `json:"contact_person,omitempty"`
 	Directors     []ServiceOfficer `json:"official.director,omitempty"`

@@ -55,11 +55,6 @@ func (it *CartItem) UnmarshalJSON(data []byte) error {
 	return err
 }
 
-// cartItemList is an answer of cart items: a list, one, or none.
-type cartItemList []CartItem
-
-func (l *cartItemList) UnmarshalJSON(data []byte) error { return listOrOne(data, (*[]CartItem)(l)) }
-
 // CartListParams chooses the carts of CompanyIDs, or of every company
 // when nil.
 type CartListParams struct {
@@ -86,9 +81,7 @@ type CartAddParams struct {
 	ProductID       uuid.UUID `json:"product_id"`                  // for a filing, a FilingProduct's ID
 	ProductOptionID uuid.UUID `json:"product_option_id,omitempty"` // for a filing, one of its FilingMethods
 	Quantity        int       `json:"quantity,omitempty"`          // 0 sends none: 1 for the API
-	// FormData, when set, answers the filing's form now (a value that
-	// encodes as a JSON object; see FilingMethodsClient.Schemas).
-	FormData any `json:"form_data,omitempty"`
+	FormData        any       `json:"form_data,omitempty"`         // answers the filing's form now: a JSON object
 }
 
 // Add puts a product in a company's cart and returns the items the API
@@ -98,7 +91,7 @@ func (s *ShoppingCartClient) Add(ctx context.Context, p *CartAddParams) ([]CartI
 	if err := p.check(); err != nil {
 		return nil, err
 	}
-	var items cartItemList
+	var items answerList[CartItem]
 	if err := s.c.json(ctx, routeCartAdd.at(), nil, bodyOf{p}, &items); err != nil {
 		return nil, err
 	}
@@ -158,19 +151,15 @@ func (s *ShoppingCartClient) Checkout(ctx context.Context, p *CheckoutParams) (*
 type checkoutAnswer struct{ Checkout }
 
 func (a *checkoutAnswer) decodeEnvelope(endpoint string, body []byte) (bool, error) {
-	var invoices invoiceList
-	success, _, err := decodeEnvelopeInto(endpoint, body, &invoices)
-	if err != nil {
-		return false, err
-	}
+	success, _, err := decodeEnvelopeInto(endpoint, body, (*answerList[Invoice])(&a.Invoices))
 	var top struct {
 		InvoiceIDs []uuid.UUID `json:"invoice_ids"`
 	}
-	if err := decodeJSON(endpoint, body, &top); err != nil {
-		return false, err
+	if err == nil {
+		err = decodeJSON(endpoint, body, &top)
 	}
-	a.InvoiceIDs, a.Invoices = top.InvoiceIDs, invoices
-	return success, nil
+	a.InvoiceIDs = top.InvoiceIDs
+	return success && err == nil, err
 }
 
 // check is what Add and AddItem check before sending.
@@ -186,10 +175,9 @@ func (p *CheckoutParams) check() error {
 		checkIDs("item_ids", p.ItemIDs), checkIDs("company_ids", p.CompanyIDs))
 }
 
-// AddItem puts a product in a company's cart, as Add does, and returns
-// the new item of that product (and option), found in the answer or in
-// the cart listed before and after: none is ErrNoMatch, two are
-// ErrAmbiguous. GET and POST /shopping-cart.
+// AddItem adds as Add does and returns the new item of that product (and
+// option), found in the answer or in the cart listed before and after:
+// none is ErrNoMatch, two are ErrAmbiguous. GET and POST /shopping-cart.
 func (s *ShoppingCartClient) AddItem(ctx context.Context, p *CartAddParams) (*CartItem, error) {
 	if p = orZero(p); ctx == nil || p.check() != nil {
 		_, err := s.Add(ctx, p) // refused before sending
@@ -219,11 +207,10 @@ func (s *ShoppingCartClient) AddItem(ctx context.Context, p *CartAddParams) (*Ca
 	return made(before, after, cartItemID, fits, what+" in the cart listed after adding")
 }
 
-// CheckoutOrder checks out as Checkout does, and fills the Checkout's
-// OrderItems with the new order items that wait for form data, found by
-// listing them before and after; a failed listing after returns the
-// Checkout with the error. GET /order-items/requiring-attention,
-// POST /shopping-cart/checkout.
+// CheckoutOrder checks out as Checkout does and fills OrderItems with the
+// new items that wait for form data, listed before and after (a failed
+// listing after returns the Checkout with the error).
+// GET /order-items/requiring-attention, POST /shopping-cart/checkout.
 func (s *ShoppingCartClient) CheckoutOrder(ctx context.Context, p *CheckoutParams) (*Checkout, error) {
 	if p = orZero(p); ctx == nil || p.check() != nil {
 		return s.Checkout(ctx, p) // refused before sending

@@ -38,8 +38,7 @@ func (f *SignedForm) UnmarshalJSON(data []byte) error {
 // SignedFormListParams chooses the forms of the filing method
 // FilingMethodID (required) and, when given, the website WebsiteID.
 type SignedFormListParams struct {
-	FilingMethodID uuid.UUID
-	WebsiteID      uuid.UUID
+	FilingMethodID, WebsiteID uuid.UUID
 }
 
 // List returns the signed forms of a filing method. GET /signed-forms.

@@ -701,6 +701,12 @@ func listOrOne[R any](data []byte, list *[]R) error {
 	return nil
 }
 
+// answerList is an answer of records whose shape is not documented: a
+// list, one, or none (see listOrOne).
+type answerList[R any] []R
+
+func (l *answerList[R]) UnmarshalJSON(data []byte) error { return listOrOne(data, (*[]R)(l)) }
+
 // records makes the records of a page of their JSON forms.
 func records[J, R any](page []J, record func(*J) R) []R {
 	if page == nil {

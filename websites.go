@@ -87,22 +87,14 @@ func (s *WebsitesClient) Get(ctx context.Context, websiteURL string) (*Website, 
 	return &w, nil
 }
 
-// absent says that an answer holds no website.
+// absent says that an answer holds no website: a null result or
+// {"website": null}.
 func (*Website) absent(null bool, body []byte) string {
-	if null || noWebsite(body) {
-		return "no website is registered as this url: it must match the registered text exactly, scheme and all"
-	}
-	return ""
-}
-
-// noWebsite reports whether the answer's result is {"website": null}.
-func noWebsite(body []byte) bool {
 	var env struct {
 		Result map[string]json.RawMessage `json:"result"`
 	}
-	if json.Unmarshal(body, &env) != nil || env.Result["id"] != nil {
-		return false
+	if null || json.Unmarshal(body, &env) == nil && env.Result["id"] == nil && string(env.Result["website"]) == "null" {
+		return "no website is registered as this url: it must match the registered text exactly, scheme and all"
 	}
-	w, ok := env.Result["website"]
-	return ok && string(w) == "null"
+	return ""
 }

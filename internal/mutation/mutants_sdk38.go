@@ -19,8 +19,8 @@ func init() {
 		mutant{id: `sdk38-website-null-is-zero`, file: `websites.go`, pkg: `.`,
 			run:  `TestWebsitesGetUnregisteredURLIsNotFound`,
 			what: `{"website": null} read as a zero Website and no error`,
-			from: `	if null || noWebsite(body) {`,
-			to:   `	if null {`},
+			from: `	if null || json.Unmarshal(body, &env) == nil`,
+			to:   `	if null || false && json.Unmarshal(body, &env) == nil`},
 		mutant{id: `sdk38-website-null-status`, file: `transport.go`, pkg: `.`,
 			run:  `TestWebsitesGetUnregisteredURLIsNotFound`,
 			what: `an unregistered website URL an *APIError that is not ErrNotFound`,
@@ -64,10 +64,8 @@ func init() {
 		mutant{id: `sdk38-null-jurisdictions`, file: `companies.go`, pkg: `.`,
 			run:  `TestWritesNeverSendNull|TestCompanyCreateLeavesZeroKeysOut`,
 			what: `a company written without jurisdictions sends "jurisdictions": null`,
-			from: `	Jurisdictions []string ` + "`" + `json:"jurisdictions,omitempty"` + "`" + `
-	// DuplicateNameAllowed`,
-			to: `	Jurisdictions []string ` + "`" + `json:"jurisdictions"` + "`" + `
-	// DuplicateNameAllowed`},
+			from: `json:"jurisdictions,omitempty"` + "`" + ` // what older clients`,
+			to:   `json:"jurisdictions"` + "`" + ` // what older clients`},
 		mutant{id: `sdk38-null-service-contact`, file: `services.go`, pkg: `.`,
 			run:  `TestWritesNeverSendNull`,
 			what: `service info without a contact person sends "contact_person": null`,
