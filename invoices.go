@@ -55,7 +55,10 @@ func (inv *Invoice) UnmarshalJSON(data []byte) error {
 	}{fields: (*fields)(inv)}
 	*inv = Invoice{}
 	err := readRecord(data, &w)
-	inv.CreatedAt, inv.UpdatedAt, inv.Raw = w.CreatedAt.Time, w.UpdatedAt.Time, keepRaw(data)
+	inv.CreatedAt, inv.UpdatedAt = w.CreatedAt.Time, w.UpdatedAt.Time
+	if string(data) != "null" {
+		inv.Raw = append(json.RawMessage(nil), data...)
+	}
 	if w.Items != nil {
 		inv.Items = make([]InvoiceItem, len(w.Items))
 	}

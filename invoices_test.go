@@ -406,3 +406,16 @@ func TestInvoiceTotal(t *testing.T) {
 		t.Fatalf("empty invoice totals %s", got)
 	}
 }
+
+func TestInvoiceRawIsTheRecordAsSent(t *testing.T) {
+	var got []Invoice
+	if err := json.Unmarshal([]byte(`[null, {"id": "`+invoiceAcmeID.String()+`", "status": "paid"}]`), &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0].Raw != nil {
+		t.Fatalf("a null invoice has Raw %q, want nil (%d invoices)", got[0].Raw, len(got))
+	}
+	if want := `{"id": "` + invoiceAcmeID.String() + `", "status": "paid"}`; string(got[1].Raw) != want {
+		t.Fatalf("Raw %s, want %s", got[1].Raw, want)
+	}
+}
