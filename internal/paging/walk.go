@@ -433,20 +433,34 @@ func (w *Walk[T]) passIDless(a *passedOver[T], item T, notShownBefore bool) {
 // offset, to tell the same page again, and returns the rows to hand out.
 func (w *Walk[T]) noteAnswer(offset int, items []T, a passedOver[T]) []T {
 	out := a.out
+	back := w.back(offset, items)
 	switch {
-	case w.lastAnswer != nil && offset > w.lastAnswerAt && SamePage(w.id, w.lastAnswer, items):
-		// The page before again, at a later offset: its rows without an
-		// id are taken for the same rows again.
+	case back && SamePage(w.id, w.lastAnswer, items):
+		// The page before again: its rows without an id are taken for
+		// the same rows again.
 		w.answerRepeats++
-	case w.lastAnswer == nil || offset != w.lastAnswerAt:
-		w.answerRepeats = 1
+	case back:
+		w.answerRepeats++
 		fallthrough
+	case w.lastAnswer != nil && offset == w.lastAnswerAt:
+		out = append(out, a.idless...)
+		w.idlessGiven += len(a.idless)
 	default:
+		w.answerRepeats = 1
 		out = append(out, a.idless...)
 		w.idlessGiven += len(a.idless)
 	}
 	w.lastAnswer, w.lastAnswerAt, w.lastAnswerRun = items, offset, a.run
 	return out
+}
+
+// back reports whether items, at a later offset than the answer before,
+// open with its rows (all of them, or as many as the limit and one more):
+// the offset made no difference, whatever others changed past them.
+func (w *Walk[T]) back(offset int, items []T) bool {
+	n := min(len(w.lastAnswer), w.limit+1)
+	return w.lastAnswer != nil && offset > w.lastAnswerAt && len(items) >= n &&
+		SamePage(w.id, w.lastAnswer[:n], items[:n])
 }
 
 // confirmingStep says what comes after a confirming walk's answer items,
@@ -465,10 +479,10 @@ func (w *Walk[T]) confirmingStep(items []T, a passedOver[T], whole bool) (moved 
 		// flight): read it again as they answer, not before one does,
 		// unless it brought new rows.
 		return a.fresh > 0, StepOn
-	case w.answerRepeats >= IgnoredAfter && len(items) >= w.limit:
+	case w.answerRepeats >= IgnoredAfter && len(items) == w.limit:
 		return moved, StepIgnored
 	case w.answerRepeats >= IgnoredAfter:
-		return moved, w.endPass() // the whole listing, in a page shorter than the limit
+		return moved, w.endPass() // the whole listing, in a page shorter or longer than the limit
 	}
 	return moved, StepOn
 }
