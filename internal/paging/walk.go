@@ -3,6 +3,7 @@ package paging
 import (
 	"hash/maphash"
 	"reflect"
+	"slices"
 
 	"github.com/google/uuid"
 )
@@ -137,71 +138,34 @@ func NewWalk[T any](l Listing[T]) *Walk[T] {
 // Sent is how many requests the walk sent.
 func (w *Walk[T]) Sent() int { return w.sent }
 
+// sameRow reports whether a and b are the same row: the same id, or, for
+// rows without one, the same content.
+func sameRow[T any](id func(T) uuid.UUID, a, b T) bool {
+	ia, ib := id(a), id(b)
+	return ia == ib && (ia != uuid.Nil || reflect.DeepEqual(a, b))
+}
+
 // SamePage reports whether page b repeats page a: the same rows in the
-// same order, rows with an id compared by id and rows without one by
-// their content.
+// same order.
 func SamePage[T any](id func(T) uuid.UUID, a, b []T) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		ia, ib := id(a[i]), id(b[i])
-		if ia != ib || ia == uuid.Nil && !reflect.DeepEqual(a[i], b[i]) {
-			return false
-		}
-	}
-	return true
+	return slices.EqualFunc(a, b, func(x, y T) bool { return sameRow(id, x, y) })
 }
 
-// HoldsRowTwice reports whether page shows a row twice (rows compared as
-// SamePage does).
+// HoldsRowTwice reports whether page shows a row twice.
 func HoldsRowTwice[T any](id func(T) uuid.UUID, page []T) bool {
-	ids := make(map[uuid.UUID]bool, len(page))
-	var idless []T
-	for _, item := range page {
-		if rid := id(item); rid != uuid.Nil {
-			if ids[rid] {
-				return true
-			}
-			ids[rid] = true
-			continue
+	for i := range page {
+		if Overlaps(id, page[:i], page[i:i+1]) {
+			return true
 		}
-		for _, x := range idless {
-			if reflect.DeepEqual(x, item) {
-				return true
-			}
-		}
-		idless = append(idless, item)
 	}
 	return false
 }
 
-// Overlaps reports whether page b holds a row of page a (rows compared as
-// SamePage does).
+// Overlaps reports whether page b holds a row of page a.
 func Overlaps[T any](id func(T) uuid.UUID, a, b []T) bool {
-	ids := make(map[uuid.UUID]bool, len(a))
-	var idless []T
-	for _, item := range a {
-		if rid := id(item); rid != uuid.Nil {
-			ids[rid] = true
-		} else {
-			idless = append(idless, item)
-		}
-	}
-	for _, item := range b {
-		if rid := id(item); rid != uuid.Nil {
-			if ids[rid] {
-				return true
-			}
-			continue
-		}
-		for _, x := range idless {
-			if reflect.DeepEqual(x, item) {
-				return true
-			}
-		}
-	}
-	return false
+	return slices.ContainsFunc(b, func(x T) bool {
+		return slices.ContainsFunc(a, func(y T) bool { return sameRow(id, x, y) })
+	})
 }
 
 // Request numbers the next request and says where it starts and how many
@@ -504,7 +468,7 @@ func (w *Walk[T]) answerCounting(items []T) (out []T, step Step, ok bool) {
 		w.checkLastStaying = true // nothing past stayingEnd: if the overlap is still there, that is the end
 		return nil, StepOn, true
 	case w.checkLastStaying:
-		ok := n == 1 && w.sameRow(items[0], w.lastStaying) && len(w.seen) == 0
+		ok := n == 1 && sameRow(w.id, items[0], w.lastStaying) && len(w.seen) == 0
 		return nil, StepDone, ok
 	}
 	i, ok := w.pastOverlap(items)
@@ -532,14 +496,14 @@ func (w *Walk[T]) answerCounting(items []T) (out []T, step Step, ok bool) {
 func (w *Walk[T]) pastOverlap(items []T) (i int, ok bool) {
 	n := len(items)
 	if w.asked.withLastStaying {
-		if n == 0 || !w.sameRow(items[0], w.lastStaying) {
+		if n == 0 || !sameRow(w.id, items[0], w.lastStaying) {
 			return 0, false
 		}
 		i = 1
 	}
 	j := i
 	for _, r := range w.seen {
-		if j < n && w.sameRow(items[j], r.item) {
+		if j < n && sameRow(w.id, items[j], r.item) {
 			j++
 		}
 	}
@@ -564,7 +528,7 @@ func (w *Walk[T]) takeInPast(items []T, i int) (out []T) {
 	n := len(items)
 	keep := w.seen[:0]
 	for _, r := range w.seen {
-		if i < n && w.sameRow(items[i], r.item) {
+		if i < n && sameRow(w.id, items[i], r.item) {
 			i++
 			keep = append(keep, r)
 			continue
@@ -598,13 +562,6 @@ func (w *Walk[T]) startConfirming() {
 	clear(w.seen)
 	w.seen = nil
 	w.longestAnswer = min(w.longestAnswer, w.limit)
-}
-
-// sameRow reports whether a and b are the same row: the same id, or, for
-// rows without one, the same content.
-func (w *Walk[T]) sameRow(a, b T) bool {
-	ia, ib := w.id(a), w.id(b)
-	return ia == ib && (ia != uuid.Nil || reflect.DeepEqual(a, b))
 }
 
 // endPass ends a pass, and says whether the walk is over.
