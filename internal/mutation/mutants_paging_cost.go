@@ -11,7 +11,7 @@ func init() {
 	mutants = append(mutants,
 		mutant{id: `cost-overlap-unchecked`, file: `internal/paging/walk.go`, pkg: `.`, run: run,
 			what: `the row before the offset not checked: a row that vanished before it goes unseen`,
-			from: `		if n == 0 || !w.sameRow(items[0], w.lastStaying) {`,
+			from: `		if n == 0 || !sameRow(w.id, items[0], w.lastStaying) {`,
 			to:   `		if n == 0 {`},
 		mutant{id: `cost-row-twice-unnoticed`, file: `internal/paging/walk.go`, pkg: `.`, run: run,
 			what: `a row handed out before, listed again as new, not noticed`,

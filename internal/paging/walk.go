@@ -321,12 +321,29 @@ func (w *Walk[T]) answerConfirming(seq, offset int, items []T) (out []T, moved b
 	}
 	// A page longer than the limit is the whole listing at the start when
 	// it shows each row once, or when it comes back at a later offset.
+	same := w.lastAnswer != nil && SamePage(w.id, w.lastAnswer, items)
+	back := w.back(offset, items)
 	long := len(items) > w.limit
 	whole := long && (offset == w.start && !HoldsRowTwice(w.id, items) ||
-		w.lastAnswer != nil && offset > w.lastAnswerAt && SamePage(w.id, w.lastAnswer, items))
-	a := w.passOver(seq, offset, items, whole)
+		back && same)
+	from := 0
+	if same && offset == w.lastAnswerAt {
+		from = w.lastAnswerRun
+	}
+	a := w.passOver(seq, items, whole, from)
 	w.offset = offset + a.run
-	out = w.noteAnswer(offset, items, a)
+	switch {
+	case back:
+		w.answerRepeats++
+	case w.lastAnswer == nil || offset != w.lastAnswerAt:
+		w.answerRepeats = 1
+	}
+	out = a.out
+	if !back || !same { // the page before again shows the same rows without an id
+		out = append(out, a.idless...)
+		w.idlessGiven += len(a.idless)
+	}
+	w.lastAnswer, w.lastAnswerAt, w.lastAnswerRun = items, offset, a.run
 	moved, step = w.confirmingStep(items, a, whole)
 	return out, moved, step
 }
@@ -342,15 +359,12 @@ type passedOver[T any] struct {
 	idless     []T
 }
 
-// passOver goes over the answer items to request seq, sent at offset; a
-// long page not whole is gone over as far as the limit only.
-func (w *Walk[T]) passOver(seq, offset int, items []T, whole bool) passedOver[T] {
+// passOver goes over the answer items to request seq, from the row from
+// on (those before it were gone over already); a long page not whole is
+// gone over as far as the limit only.
+func (w *Walk[T]) passOver(seq int, items []T, whole bool, from int) passedOver[T] {
 	var a passedOver[T]
 	inRun := true
-	from := 0
-	if w.lastAnswer != nil && offset == w.lastAnswerAt && SamePage(w.id, w.lastAnswer, items) {
-		from = w.lastAnswerRun
-	}
 	long := len(items) > w.limit
 	for i, item := range items {
 		if long && !whole && a.run == w.limit {
@@ -391,31 +405,6 @@ func (w *Walk[T]) passIDless(a *passedOver[T], item T, notShownBefore bool) {
 	if w.loop && w.passes == 0 && notShownBefore && w.idlessPassed > w.idlessGiven+len(a.idless) {
 		a.idless = append(a.idless, item)
 	}
-}
-
-// noteAnswer keeps what a confirming walk needs of its answer items at
-// offset, to tell the same page again, and returns the rows to hand out.
-func (w *Walk[T]) noteAnswer(offset int, items []T, a passedOver[T]) []T {
-	out := a.out
-	back := w.back(offset, items)
-	switch {
-	case back && SamePage(w.id, w.lastAnswer, items):
-		// The page before again: its rows without an id are taken for
-		// the same rows again.
-		w.answerRepeats++
-	case back:
-		w.answerRepeats++
-		fallthrough
-	case w.lastAnswer != nil && offset == w.lastAnswerAt:
-		out = append(out, a.idless...)
-		w.idlessGiven += len(a.idless)
-	default:
-		w.answerRepeats = 1
-		out = append(out, a.idless...)
-		w.idlessGiven += len(a.idless)
-	}
-	w.lastAnswer, w.lastAnswerAt, w.lastAnswerRun = items, offset, a.run
-	return out
 }
 
 // back reports whether items, at a later offset than the answer before,
