@@ -80,7 +80,7 @@ type Walk[T any] struct {
 	stayingEnd       int // the offset past the rows of the pass known to stay
 	lastStaying      T   // the last of them: the overlap
 	hasLastStaying   bool
-	seen             []seenRow[T]    // rows seen past stayingEnd, in listing order
+	seen             []T             // rows seen past stayingEnd, in listing order
 	asked            countingRequest // the request out
 	lastFull         bool            // the last answer held all the rows asked for
 	checkLastStaying bool            // a look past the overlap found nothing: check it is still there
@@ -96,12 +96,6 @@ const (
 	RowStays
 	RowGone
 )
-
-// seenRow is a row a counting walk saw past stayingEnd and not yet passed.
-type seenRow[T any] struct {
-	item T
-	id   uuid.UUID
-}
 
 // countingRequest is a counting walk's request: whether its first row is
 // the overlap, or it looks past the overlap without it.
@@ -212,9 +206,10 @@ func (w *Walk[T]) Request() (seq, offset, limit int) {
 func (w *Walk[T]) passStaying() {
 	n := 0
 	for _, r := range w.seen {
+		id := w.id(r)
 		f := RowStays // a row without an id stays
-		if r.id != uuid.Nil {
-			f = w.statusOf(r.id)
+		if id != uuid.Nil {
+			f = w.statusOf(id)
 		}
 		if f == RowUnknown {
 			break
@@ -222,9 +217,9 @@ func (w *Walk[T]) passStaying() {
 		n++
 		if f == RowStays {
 			w.stayingEnd++
-			w.lastStaying, w.hasLastStaying = r.item, true
-			w.signature.Write(r.id[:])
-			if r.id == uuid.Nil {
+			w.lastStaying, w.hasLastStaying = r, true
+			w.signature.Write(id[:])
+			if id == uuid.Nil {
 				w.idlessPassed++
 			}
 		}
@@ -241,7 +236,7 @@ func (w *Walk[T]) RoomForAPage() bool {
 	}
 	b := 0
 	for i, r := range w.seen {
-		if r.id != uuid.Nil && w.statusOf(r.id) == RowUnknown {
+		if id := w.id(r); id != uuid.Nil && w.statusOf(id) == RowUnknown {
 			b = len(w.seen) - i
 			break
 		}
@@ -281,7 +276,7 @@ func (w *Walk[T]) knownStatus(id uuid.UUID) RowStatus {
 func (w *Walk[T]) IDlessPassed() int {
 	n := w.idlessPassed
 	for _, r := range w.seen {
-		if r.id == uuid.Nil {
+		if w.id(r) == uuid.Nil {
 			n++
 		}
 	}
@@ -492,7 +487,7 @@ func (w *Walk[T]) pastOverlap(items []T) (i int, ok bool) {
 	}
 	j := i
 	for _, r := range w.seen {
-		if j < n && sameRow(w.id, items[j], r.item) {
+		if j < n && sameRow(w.id, items[j], r) {
 			j++
 		}
 	}
@@ -517,7 +512,7 @@ func (w *Walk[T]) takeInPast(items []T, i int) (out []T) {
 	n := len(items)
 	keep := w.seen[:0]
 	for _, r := range w.seen {
-		if i < n && sameRow(w.id, items[i], r.item) {
+		if i < n && sameRow(w.id, items[i], r) {
 			i++
 			keep = append(keep, r)
 			continue
@@ -530,7 +525,7 @@ func (w *Walk[T]) takeInPast(items []T, i int) (out []T) {
 	w.seen = keep
 	for _, item := range items[i:] {
 		id := w.id(item)
-		w.seen = append(w.seen, seenRow[T]{item: item, id: id})
+		w.seen = append(w.seen, item)
 		if id != uuid.Nil {
 			w.handedOut[id] = w.newRow
 			out = append(out, item)
