@@ -411,8 +411,7 @@ type downloadState uint8
 
 const (
 	downloadNone     downloadState = iota // never asked for
-	downloadStarted                       // asked for, no answer yet
-	downloadFailed                        // ended without a file: it may or may not be marked read
+	downloadAsked                         // no file back (yet): it may or may not be marked read
 	downloadAnswered                      // a file came back: the API marked it read
 )
 
