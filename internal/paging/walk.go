@@ -427,10 +427,12 @@ func (w *Walk[T]) confirmingStep(items []T, a passedOver[T], whole bool) (moved 
 		// flight): read it again as they answer, not before one does,
 		// unless it brought new rows.
 		return a.fresh > 0, StepOn
-	case w.answerRepeats >= IgnoredAfter && len(items) == w.limit:
+	case w.answerRepeats >= IgnoredAfter && len(items) > w.limit && !whole:
+		return moved, w.endPass() // a long page back, not the same: the offset cannot end the pass
+	case w.answerRepeats >= IgnoredAfter && len(items) >= w.limit:
 		return moved, StepIgnored
 	case w.answerRepeats >= IgnoredAfter:
-		return moved, w.endPass() // the whole listing, in a page shorter or longer than the limit
+		return moved, w.endPass() // the whole listing, in a page shorter than the limit
 	}
 	return moved, StepOn
 }
