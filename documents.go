@@ -205,13 +205,10 @@ func (s *DocumentsClient) Download(ctx context.Context, id uuid.UUID) (*File, er
 	if err := checkID("id", id); err != nil {
 		return nil, err
 	}
-	w := s.c.downloads
-	w.note(id, downloadStarted)
+	s.c.downloads.note(id, downloadAsked)
 	f, err := s.c.file(ctx, routeDocumentsDownload.at(id.String()), nil, nil, "application/pdf")
-	if err != nil {
-		w.note(id, downloadFailed)
-	} else {
-		w.note(id, downloadAnswered)
+	if err == nil {
+		s.c.downloads.note(id, downloadAnswered)
 	}
 	return f, err
 }

@@ -1613,3 +1613,74 @@ func TestFileLinkAsABareStringOrAnObject(t *testing.T) {
 		}
 	}
 }
+
+// pullGuard is a genServer that cancels the pull once it has answered
+// more listing requests than stop, so that a walk that does not end
+// fails its test instead of hanging it.
+type pullGuard struct {
+	*genServer
+	stop   int
+	cancel context.CancelFunc
+}
+
+func (g pullGuard) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := g.genServer.RoundTrip(r)
+	g.mu.Lock()
+	over := g.lists > g.stop
+	g.mu.Unlock()
+	if over {
+		g.cancel()
+	}
+	return resp, err
+}
+
+// A server that ignores both the offset and the limit sends the whole
+// listing in every answer, and others change it before every answer: no
+// answer repeats the one before, none is shorter. With every document
+// declined by Before the listing never shrinks, so only the offset could
+// end a pass. Three answers running that open as the one before end the
+// pass (the page longer than asked for is the whole listing), and Pull
+// ends once two passes agree (else with ErrListingUnsettled after
+// MaxPasses), within the family's request bound, every document met by
+// Before once and none downloaded.
+func TestPullBeforeDecliningAllOnServerIgnoringPaging(t *testing.T) {
+	s := &genServer{rng: &genRand{s: 3}, byID: map[uuid.UUID]*genDoc{}, gets: map[uuid.UUID]int{},
+		ignoreOffset: true, ignoreLimit: true, othersEvery: 1, dupGap: 1}
+	for i := range 45 {
+		d := &genDoc{id: numberedID(i), title: "letter " + strconv.Itoa(i), readAt: -1, initial: true, dup: i%4 == 0}
+		s.docs = append(s.docs, d)
+		s.byID[d.id] = d
+	}
+	s.initial = len(s.docs)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cl := newGenClient(pullGuard{genServer: s, stop: 1000, cancel: cancel})
+	var mu sync.Mutex
+	befores := map[uuid.UUID]int{}
+	p := &PullParams{DocumentListParams: DocumentListParams{Limit: 3}, Workers: 17,
+		Before: func(ctx context.Context, d Document) error {
+			mu.Lock()
+			befores[d.ID]++
+			mu.Unlock()
+			return ErrSkipDocument
+		}}
+	handed := 0
+	err := cl.Documents.Pull(ctx, p, func(context.Context, Document, *File) error {
+		handed++
+		return nil
+	})
+	rows, added := s.startRows(), s.added()
+	all := rows + added
+	bound := (maxPasses+1)*(all+1) + 2*all + 3
+	if err != nil || s.lists > bound {
+		t.Fatalf("Pull = %v after %d listing requests, want nil within %d (%d rows, %d added)", err, s.lists, bound, rows, added)
+	}
+	if handed != 0 || len(s.gets) != 0 {
+		t.Fatalf("%d documents handed to fn, %d downloaded; every one was declined", handed, len(s.gets))
+	}
+	for _, id := range s.required() {
+		if befores[id] != 1 {
+			t.Fatalf("Before met %s %d times, want once", id, befores[id])
+		}
+	}
+}

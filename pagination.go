@@ -342,16 +342,7 @@ func (l *listing[T]) fetchAhead(ctx context.Context, meta bool, limit, offset in
 
 // errLongPageNotWhole ends a listing whose page longer than the limit was
 // followed by rows of it again (the offset past it may have skipped rows).
-var errLongPageNotWhole error = pagingError("acctadmin: the API sent a page longer than the limit, then rows of it again past it: it does not page as asked, and the rest of the listing cannot be reached")
-
-// pagingError is an error of a listing that the API does not page as
-// asked; it matches ErrPagingIgnored.
-type pagingError string
-
-func (e pagingError) Error() string { return string(e) }
-
-// Is reports whether target is ErrPagingIgnored.
-func (e pagingError) Is(target error) bool { return target == ErrPagingIgnored }
+var errLongPageNotWhole = fmt.Errorf("acctadmin: the API sent a page longer than the limit, then rows of it again past it: %w", ErrPagingIgnored)
 
 // stepErrs are the errors a walk's last step ends the listing with.
 var stepErrs = map[paging.Step]error{paging.StepIgnored: ErrPagingIgnored, paging.StepUnsettled: ErrListingUnsettled}
@@ -405,7 +396,6 @@ func (l *listing[T]) shrinking(ctx context.Context, yield func(T, error) bool) {
 type downloadWatch struct {
 	mu       sync.Mutex
 	watching map[*watched]struct{}
-	n        atomic.Int32 // len(watching), read without the lock
 }
 
 // watched is the ids one walk handed out, with what became of their
@@ -421,8 +411,7 @@ type downloadState uint8
 
 const (
 	downloadNone     downloadState = iota // never asked for
-	downloadStarted                       // asked for, no answer yet
-	downloadFailed                        // ended without a file: it may or may not be marked read
+	downloadAsked                         // no file back (yet): it may or may not be marked read
 	downloadAnswered                      // a file came back: the API marked it read
 )
 
@@ -437,7 +426,6 @@ func (d *downloadWatch) start() *watched {
 		d.watching = make(map[*watched]struct{})
 	}
 	d.watching[w] = struct{}{}
-	d.n.Store(int32(len(d.watching)))
 	d.mu.Unlock()
 	return w
 }
@@ -449,13 +437,12 @@ func (d *downloadWatch) end(w *watched) {
 	}
 	d.mu.Lock()
 	delete(d.watching, w)
-	d.n.Store(int32(len(d.watching)))
 	d.mu.Unlock()
 }
 
 // note tells every walk that watches id what became of a download of it.
 func (d *downloadWatch) note(id uuid.UUID, s downloadState) {
-	if d == nil || d.n.Load() == 0 {
+	if d == nil {
 		return
 	}
 	d.mu.Lock()

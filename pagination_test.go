@@ -1676,7 +1676,7 @@ func TestWalksOnOneClientShareWhatItDownloads(t *testing.T) {
 			t.Fatalf("the reading loop was given %s %d times", id, n)
 		}
 	}
-	if n := c.downloads.n.Load(); n != 0 {
+	if n := watching(c.downloads); n != 0 {
 		t.Fatalf("%d walks still watched after both loops ended", n)
 	}
 }
@@ -1685,12 +1685,12 @@ func TestAWalkForgetsWhatItWatchedWhenTheLoopBreaks(t *testing.T) {
 	s := newGenServer(50)
 	c := genClient(t, s)
 	for range c.Documents.All(context.Background(), nil) {
-		if n := c.downloads.n.Load(); n != 1 {
+		if n := watching(c.downloads); n != 1 {
 			t.Fatalf("%d walks watched during the loop, want 1", n)
 		}
 		break
 	}
-	if n := c.downloads.n.Load(); n != 0 {
+	if n := watching(c.downloads); n != 0 {
 		t.Fatalf("%d walks watched after the loop broke, want 0", n)
 	}
 }
@@ -1818,4 +1818,11 @@ func TestPullWalkDoesNotPassARowDownloadedWhileItsRequestWasOut(t *testing.T) {
 	if len(out) != 1 || out[0].ID != docs[1].ID {
 		t.Fatalf("the third answer hands out %v, want the second document", out)
 	}
+}
+
+// watching is how many walks d watches.
+func watching(d *downloadWatch) int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return len(d.watching)
 }

@@ -11,7 +11,7 @@ func init() {
 	mutants = append(mutants,
 		mutant{id: `cost-overlap-unchecked`, file: `internal/paging/walk.go`, pkg: `.`, run: run,
 			what: `the row before the offset not checked: a row that vanished before it goes unseen`,
-			from: `		if n == 0 || !w.sameRow(items[0], w.lastStaying) {`,
+			from: `		if n == 0 || !sameRow(w.id, items[0], w.lastStaying) {`,
 			to:   `		if n == 0 {`},
 		mutant{id: `cost-row-twice-unnoticed`, file: `internal/paging/walk.go`, pkg: `.`, run: run,
 			what: `a row handed out before, listed again as new, not noticed`,
@@ -35,12 +35,10 @@ func init() {
 			to:   `		if false {`},
 		mutant{id: `cost-downloads-unseen`, file: `pagination.go`, pkg: `.`, run: run,
 			what: `the client tells no walk of its downloads`,
-			from: `	if d == nil || d.n.Load() == 0 {
-		return
-	}`,
-			to: `	if true {
-		return
-	}`},
+			from: `	defer d.mu.Unlock()
+	for w := range d.watching {`,
+			to: `	defer d.mu.Unlock()
+	for w := range map[*watched]struct{}{} {`},
 		mutant{id: `cost-pull-asks-early`, file: `internal/paging/walk.go`, pkg: `.`, run: run,
 			what: `Pull asks for its next page while the rows still downloading fill the answer`,
 			from: `	return b == 0 || w.lastFull && (w.max <= 0 || w.limit+1+b <= w.max)`,

@@ -26,8 +26,10 @@
 // whole that is shorter than one before or longer than the limit) is
 // followed by another from the start, until two passes running go over
 // the same rows in the same order (a pass that began counting does not
-// confirm); MaxPasses passes give StepUnsettled, and a full page back
-// IgnoredAfter times running at later offsets StepIgnored. A page longer
+// confirm); MaxPasses passes give StepUnsettled. An answer that opens with
+// the rows of the one before (all, or the limit's and one more) at a later
+// offset, IgnoredAfter times running, gives StepIgnored if it holds the
+// limit, and else ends the pass: a pass the offset cannot end. A page longer
 // than the limit is the whole listing at the listing's start when it
 // shows each row once, or when it comes back at a later offset; else it
 // is gone over as far as the limit.

@@ -3,6 +3,7 @@ package paging
 import (
 	"hash/maphash"
 	"reflect"
+	"slices"
 
 	"github.com/google/uuid"
 )
@@ -79,7 +80,7 @@ type Walk[T any] struct {
 	stayingEnd       int // the offset past the rows of the pass known to stay
 	lastStaying      T   // the last of them: the overlap
 	hasLastStaying   bool
-	seen             []seenRow[T]    // rows seen past stayingEnd, in listing order
+	seen             []T             // rows seen past stayingEnd, in listing order
 	asked            countingRequest // the request out
 	lastFull         bool            // the last answer held all the rows asked for
 	checkLastStaying bool            // a look past the overlap found nothing: check it is still there
@@ -95,12 +96,6 @@ const (
 	RowStays
 	RowGone
 )
-
-// seenRow is a row a counting walk saw past stayingEnd and not yet passed.
-type seenRow[T any] struct {
-	item T
-	id   uuid.UUID
-}
 
 // countingRequest is a counting walk's request: whether its first row is
 // the overlap, or it looks past the overlap without it.
@@ -137,71 +132,34 @@ func NewWalk[T any](l Listing[T]) *Walk[T] {
 // Sent is how many requests the walk sent.
 func (w *Walk[T]) Sent() int { return w.sent }
 
+// sameRow reports whether a and b are the same row: the same id, or, for
+// rows without one, the same content.
+func sameRow[T any](id func(T) uuid.UUID, a, b T) bool {
+	ia, ib := id(a), id(b)
+	return ia == ib && (ia != uuid.Nil || reflect.DeepEqual(a, b))
+}
+
 // SamePage reports whether page b repeats page a: the same rows in the
-// same order, rows with an id compared by id and rows without one by
-// their content.
+// same order.
 func SamePage[T any](id func(T) uuid.UUID, a, b []T) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		ia, ib := id(a[i]), id(b[i])
-		if ia != ib || ia == uuid.Nil && !reflect.DeepEqual(a[i], b[i]) {
-			return false
-		}
-	}
-	return true
+	return slices.EqualFunc(a, b, func(x, y T) bool { return sameRow(id, x, y) })
 }
 
-// HoldsRowTwice reports whether page shows a row twice (rows compared as
-// SamePage does).
+// HoldsRowTwice reports whether page shows a row twice.
 func HoldsRowTwice[T any](id func(T) uuid.UUID, page []T) bool {
-	ids := make(map[uuid.UUID]bool, len(page))
-	var idless []T
-	for _, item := range page {
-		if rid := id(item); rid != uuid.Nil {
-			if ids[rid] {
-				return true
-			}
-			ids[rid] = true
-			continue
+	for i := range page {
+		if Overlaps(id, page[:i], page[i:i+1]) {
+			return true
 		}
-		for _, x := range idless {
-			if reflect.DeepEqual(x, item) {
-				return true
-			}
-		}
-		idless = append(idless, item)
 	}
 	return false
 }
 
-// Overlaps reports whether page b holds a row of page a (rows compared as
-// SamePage does).
+// Overlaps reports whether page b holds a row of page a.
 func Overlaps[T any](id func(T) uuid.UUID, a, b []T) bool {
-	ids := make(map[uuid.UUID]bool, len(a))
-	var idless []T
-	for _, item := range a {
-		if rid := id(item); rid != uuid.Nil {
-			ids[rid] = true
-		} else {
-			idless = append(idless, item)
-		}
-	}
-	for _, item := range b {
-		if rid := id(item); rid != uuid.Nil {
-			if ids[rid] {
-				return true
-			}
-			continue
-		}
-		for _, x := range idless {
-			if reflect.DeepEqual(x, item) {
-				return true
-			}
-		}
-	}
-	return false
+	return slices.ContainsFunc(b, func(x T) bool {
+		return slices.ContainsFunc(a, func(y T) bool { return sameRow(id, x, y) })
+	})
 }
 
 // Request numbers the next request and says where it starts and how many
@@ -248,9 +206,10 @@ func (w *Walk[T]) Request() (seq, offset, limit int) {
 func (w *Walk[T]) passStaying() {
 	n := 0
 	for _, r := range w.seen {
+		id := w.id(r)
 		f := RowStays // a row without an id stays
-		if r.id != uuid.Nil {
-			f = w.statusOf(r.id)
+		if id != uuid.Nil {
+			f = w.statusOf(id)
 		}
 		if f == RowUnknown {
 			break
@@ -258,9 +217,9 @@ func (w *Walk[T]) passStaying() {
 		n++
 		if f == RowStays {
 			w.stayingEnd++
-			w.lastStaying, w.hasLastStaying = r.item, true
-			w.signature.Write(r.id[:])
-			if r.id == uuid.Nil {
+			w.lastStaying, w.hasLastStaying = r, true
+			w.signature.Write(id[:])
+			if id == uuid.Nil {
 				w.idlessPassed++
 			}
 		}
@@ -277,7 +236,7 @@ func (w *Walk[T]) RoomForAPage() bool {
 	}
 	b := 0
 	for i, r := range w.seen {
-		if r.id != uuid.Nil && w.statusOf(r.id) == RowUnknown {
+		if id := w.id(r); id != uuid.Nil && w.statusOf(id) == RowUnknown {
 			b = len(w.seen) - i
 			break
 		}
@@ -317,7 +276,7 @@ func (w *Walk[T]) knownStatus(id uuid.UUID) RowStatus {
 func (w *Walk[T]) IDlessPassed() int {
 	n := w.idlessPassed
 	for _, r := range w.seen {
-		if r.id == uuid.Nil {
+		if w.id(r) == uuid.Nil {
 			n++
 		}
 	}
@@ -357,12 +316,29 @@ func (w *Walk[T]) answerConfirming(seq, offset int, items []T) (out []T, moved b
 	}
 	// A page longer than the limit is the whole listing at the start when
 	// it shows each row once, or when it comes back at a later offset.
+	same := w.lastAnswer != nil && SamePage(w.id, w.lastAnswer, items)
+	back := w.back(offset, items)
 	long := len(items) > w.limit
 	whole := long && (offset == w.start && !HoldsRowTwice(w.id, items) ||
-		w.lastAnswer != nil && offset > w.lastAnswerAt && SamePage(w.id, w.lastAnswer, items))
-	a := w.passOver(seq, offset, items, whole)
+		back && same)
+	from := 0
+	if same && offset == w.lastAnswerAt {
+		from = w.lastAnswerRun
+	}
+	a := w.passOver(seq, items, whole, from)
 	w.offset = offset + a.run
-	out = w.noteAnswer(offset, items, a)
+	switch {
+	case back:
+		w.answerRepeats++
+	case w.lastAnswer == nil || offset != w.lastAnswerAt:
+		w.answerRepeats = 1
+	}
+	out = a.out
+	if !back || !same { // the page before again shows the same rows without an id
+		out = append(out, a.idless...)
+		w.idlessGiven += len(a.idless)
+	}
+	w.lastAnswer, w.lastAnswerAt, w.lastAnswerRun = items, offset, a.run
 	moved, step = w.confirmingStep(items, a, whole)
 	return out, moved, step
 }
@@ -378,15 +354,12 @@ type passedOver[T any] struct {
 	idless     []T
 }
 
-// passOver goes over the answer items to request seq, sent at offset; a
-// long page not whole is gone over as far as the limit only.
-func (w *Walk[T]) passOver(seq, offset int, items []T, whole bool) passedOver[T] {
+// passOver goes over the answer items to request seq, from the row from
+// on (those before it were gone over already); a long page not whole is
+// gone over as far as the limit only.
+func (w *Walk[T]) passOver(seq int, items []T, whole bool, from int) passedOver[T] {
 	var a passedOver[T]
 	inRun := true
-	from := 0
-	if w.lastAnswer != nil && offset == w.lastAnswerAt && SamePage(w.id, w.lastAnswer, items) {
-		from = w.lastAnswerRun
-	}
 	long := len(items) > w.limit
 	for i, item := range items {
 		if long && !whole && a.run == w.limit {
@@ -429,24 +402,13 @@ func (w *Walk[T]) passIDless(a *passedOver[T], item T, notShownBefore bool) {
 	}
 }
 
-// noteAnswer keeps what a confirming walk needs of its answer items at
-// offset, to tell the same page again, and returns the rows to hand out.
-func (w *Walk[T]) noteAnswer(offset int, items []T, a passedOver[T]) []T {
-	out := a.out
-	switch {
-	case w.lastAnswer != nil && offset > w.lastAnswerAt && SamePage(w.id, w.lastAnswer, items):
-		// The page before again, at a later offset: its rows without an
-		// id are taken for the same rows again.
-		w.answerRepeats++
-	case w.lastAnswer == nil || offset != w.lastAnswerAt:
-		w.answerRepeats = 1
-		fallthrough
-	default:
-		out = append(out, a.idless...)
-		w.idlessGiven += len(a.idless)
-	}
-	w.lastAnswer, w.lastAnswerAt, w.lastAnswerRun = items, offset, a.run
-	return out
+// back reports whether items, at a later offset than the answer before,
+// open with its rows (all of them, or as many as the limit and one more):
+// the offset made no difference, whatever others changed past them.
+func (w *Walk[T]) back(offset int, items []T) bool {
+	n := min(len(w.lastAnswer), w.limit+1)
+	return w.lastAnswer != nil && offset > w.lastAnswerAt && len(items) >= n &&
+		SamePage(w.id, w.lastAnswer[:n], items[:n])
 }
 
 // confirmingStep says what comes after a confirming walk's answer items,
@@ -465,6 +427,8 @@ func (w *Walk[T]) confirmingStep(items []T, a passedOver[T], whole bool) (moved 
 		// flight): read it again as they answer, not before one does,
 		// unless it brought new rows.
 		return a.fresh > 0, StepOn
+	case w.answerRepeats >= IgnoredAfter && len(items) > w.limit && !whole:
+		return moved, w.endPass() // a long page back, not the same: the offset cannot end the pass
 	case w.answerRepeats >= IgnoredAfter && len(items) >= w.limit:
 		return moved, StepIgnored
 	case w.answerRepeats >= IgnoredAfter:
@@ -490,7 +454,7 @@ func (w *Walk[T]) answerCounting(items []T) (out []T, step Step, ok bool) {
 		w.checkLastStaying = true // nothing past stayingEnd: if the overlap is still there, that is the end
 		return nil, StepOn, true
 	case w.checkLastStaying:
-		ok := n == 1 && w.sameRow(items[0], w.lastStaying) && len(w.seen) == 0
+		ok := n == 1 && sameRow(w.id, items[0], w.lastStaying) && len(w.seen) == 0
 		return nil, StepDone, ok
 	}
 	i, ok := w.pastOverlap(items)
@@ -518,14 +482,14 @@ func (w *Walk[T]) answerCounting(items []T) (out []T, step Step, ok bool) {
 func (w *Walk[T]) pastOverlap(items []T) (i int, ok bool) {
 	n := len(items)
 	if w.asked.withLastStaying {
-		if n == 0 || !w.sameRow(items[0], w.lastStaying) {
+		if n == 0 || !sameRow(w.id, items[0], w.lastStaying) {
 			return 0, false
 		}
 		i = 1
 	}
 	j := i
 	for _, r := range w.seen {
-		if j < n && w.sameRow(items[j], r.item) {
+		if j < n && sameRow(w.id, items[j], r) {
 			j++
 		}
 	}
@@ -550,7 +514,7 @@ func (w *Walk[T]) takeInPast(items []T, i int) (out []T) {
 	n := len(items)
 	keep := w.seen[:0]
 	for _, r := range w.seen {
-		if i < n && w.sameRow(items[i], r.item) {
+		if i < n && sameRow(w.id, items[i], r) {
 			i++
 			keep = append(keep, r)
 			continue
@@ -563,7 +527,7 @@ func (w *Walk[T]) takeInPast(items []T, i int) (out []T) {
 	w.seen = keep
 	for _, item := range items[i:] {
 		id := w.id(item)
-		w.seen = append(w.seen, seenRow[T]{item: item, id: id})
+		w.seen = append(w.seen, item)
 		if id != uuid.Nil {
 			w.handedOut[id] = w.newRow
 			out = append(out, item)
@@ -584,13 +548,6 @@ func (w *Walk[T]) startConfirming() {
 	clear(w.seen)
 	w.seen = nil
 	w.longestAnswer = min(w.longestAnswer, w.limit)
-}
-
-// sameRow reports whether a and b are the same row: the same id, or, for
-// rows without one, the same content.
-func (w *Walk[T]) sameRow(a, b T) bool {
-	ia, ib := w.id(a), w.id(b)
-	return ia == ib && (ia != uuid.Nil || reflect.DeepEqual(a, b))
 }
 
 // endPass ends a pass, and says whether the walk is over.
