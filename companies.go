@@ -60,7 +60,7 @@ type CompanyListParams struct {
 func (p *CompanyListParams) validate() error              { return checkPage(p.Limit, 100, p.Offset) }
 func (p *CompanyListParams) paging() (limit, offset *int) { return &p.Limit, &p.Offset }
 func (p *CompanyListParams) query() *query {
-	return pageQuery(p.Limit, p.Offset).strs("names", p.Names)
+	return new(query).int("limit", p.Limit).int("offset", p.Offset).strs("names", p.Names)
 }
 
 // List returns the account's companies: without p, as the API answers

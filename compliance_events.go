@@ -78,7 +78,7 @@ func (p *ComplianceEventListParams) validate() error {
 func (p *ComplianceEventListParams) paging() (limit, offset *int) { return &p.Limit, &p.Offset }
 
 func (p *ComplianceEventListParams) query() *query {
-	return pageQuery(p.Limit, p.Offset).str("company", p.Company).id("company_id", p.CompanyID).
+	return new(query).int("limit", p.Limit).int("offset", p.Offset).str("company", p.Company).id("company_id", p.CompanyID).
 		date("start_date", p.StartDate).date("end_date", p.EndDate).
 		strs("jurisdictions", p.Jurisdictions).ids("jurisdiction_ids", p.JurisdictionIDs)
 }

@@ -133,7 +133,7 @@ func (p *DocumentListParams) validate() error {
 func (p *DocumentListParams) paging() (limit, offset *int) { return &p.Limit, &p.Offset }
 
 func (p *DocumentListParams) query() *query {
-	return pageQuery(p.Limit, p.Offset).str("status", string(p.Status)).time("start", p.Start).time("stop", p.Stop).
+	return new(query).int("limit", p.Limit).int("offset", p.Offset).str("status", string(p.Status)).time("start", p.Start).time("stop", p.Stop).
 		str("jurisdiction", p.Jurisdiction).id("company_id", p.CompanyID)
 }
 

@@ -125,7 +125,7 @@ func (p *InvoiceListParams) validate() error {
 func (p *InvoiceListParams) paging() (limit, offset *int) { return &p.Limit, &p.Offset }
 
 func (p *InvoiceListParams) query() *query {
-	return pageQuery(p.Limit, p.Offset).ids("company_ids", p.CompanyIDs).strs("companies", p.Companies).
+	return new(query).int("limit", p.Limit).int("offset", p.Offset).ids("company_ids", p.CompanyIDs).strs("companies", p.Companies).
 		date("start_date", p.StartDate).date("end_date", p.EndDate).str("status", string(p.Status))
 }
 

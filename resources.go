@@ -62,7 +62,7 @@ func (p *ResourceListParams) validate() error {
 func (p *ResourceListParams) paging() (limit, offset *int) { return &p.Limit, &p.Offset }
 
 func (p *ResourceListParams) query() *query {
-	return pageQuery(p.Limit, p.Offset).str("entity_type", p.EntityType).str("agency", p.Agency).
+	return new(query).int("limit", p.Limit).int("offset", p.Offset).str("entity_type", p.EntityType).str("agency", p.Agency).
 		str("jurisdiction", p.Jurisdiction).str("name", p.Name)
 }
 

@@ -85,7 +85,7 @@ func (p *ServiceListParams) validate() error {
 func (p *ServiceListParams) paging() (limit, offset *int) { return &p.Limit, &p.Offset }
 
 func (p *ServiceListParams) query() *query {
-	return pageQuery(p.Limit, p.Offset).str("company", p.Company).id("company_id", p.CompanyID)
+	return new(query).int("limit", p.Limit).int("offset", p.Offset).str("company", p.Company).id("company_id", p.CompanyID)
 }
 
 // List returns one page of the account's services. GET /services.

@@ -810,8 +810,6 @@ func (q *query) ids(key string, vs []uuid.UUID) *query {
 	return q
 }
 
-func pageQuery(limit, offset int) *query { return new(query).int("limit", limit).int("offset", offset) }
-
 func (q *query) encode() string {
 	if q == nil {
 		return ""
