@@ -315,7 +315,7 @@ func (s *DocumentsClient) PageURL(ctx context.Context, id uuid.UUID, n int) (*Fi
 // least one). Whether fetching it marks them read, as Download does, is
 // not documented. GET /documents/bulk-download.
 func (s *DocumentsClient) BulkDownload(ctx context.Context, ids ...uuid.UUID) (*FileLink, error) {
-	if err := firstErr(checkNotEmpty("ids", len(ids)), checkIDs("ids", ids)); err != nil {
+	if err := checkIDList("ids", ids, true); err != nil {
 		return nil, err
 	}
 	var l FileLink
