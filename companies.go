@@ -51,7 +51,7 @@ func (c *Company) UnmarshalJSON(data []byte) error {
 }
 
 // CompanyListParams pages and filters GET /companies (at most 100 a page);
-// Names keeps the companies of those names. Zero values are not sent.
+// Names keeps the companies of those names.
 type CompanyListParams struct {
 	Limit, Offset int
 	Names         []string
@@ -59,9 +59,6 @@ type CompanyListParams struct {
 
 func (p *CompanyListParams) validate() error              { return checkPage(p.Limit, 100, p.Offset) }
 func (p *CompanyListParams) paging() (limit, offset *int) { return &p.Limit, &p.Offset }
-func (p *CompanyListParams) query() *query {
-	return new(query).int("limit", p.Limit).int("offset", p.Offset).strs("names", p.Names)
-}
 
 // List returns the account's companies: without p, as the API answers
 // unasked (maybe a first page only); with p (at most one), the page it
@@ -70,27 +67,25 @@ func (s *CompaniesClient) List(ctx context.Context, p ...*CompanyListParams) ([]
 	if len(p) > 1 {
 		return nil, invalid("p", "give at most one params struct, got %d", len(p))
 	}
-	q := orZero(append(p, nil)[0])
-	if err := q.validate(); err != nil {
+	params := orZero(append(p, nil)[0])
+	if err := params.validate(); err != nil {
 		return nil, err
 	}
+	q := new(query).int("limit", params.Limit).int("offset", params.Offset).strs("names", params.Names)
 	var page []Company
-	if err := s.c.json(ctx, routeCompaniesList.at(), q.query(), nil, &page); err != nil {
+	if err := s.c.json(ctx, routeCompaniesList.at(), q, nil, &page); err != nil {
 		return nil, err
 	}
 	return page, nil
 }
 
-// All returns every company, page after page (100 a page unless p.Limit
-// says otherwise), read ahead of the loop; ErrPagingIgnored ends it when
-// the API ignores the offset. GET /companies.
+// All returns every company (100 a page by default). GET /companies.
 func (s *CompaniesClient) All(ctx context.Context, p *CompanyListParams) iter.Seq2[Company, error] {
 	list := func(ctx context.Context, p *CompanyListParams) ([]Company, error) { return s.List(ctx, p) }
 	return paginate(ctx, listingOf(p, 100, list, func(v Company) uuid.UUID { return v.ID }))
 }
 
-// CompanyCreateParams describes a company to add: Name is required; zero
-// values are not sent.
+// CompanyCreateParams describes a company to add: Name is required.
 type CompanyCreateParams struct {
 	Name                 string   `json:"name"`
 	HomeState            string   `json:"home_state,omitempty"` // the domestic registration, "Utah" or "UT"
@@ -151,18 +146,14 @@ func (s *CompaniesClient) Update(ctx context.Context, updates ...CompanyUpdatePa
 type companyList []Company
 
 func (l *companyList) UnmarshalJSON(data []byte) error {
-	if len(data) > 0 && data[0] == '{' {
-		var held struct {
-			ID        json.RawMessage `json:"id"`
-			Companies json.RawMessage `json:"companies"`
-		}
-		if err := json.Unmarshal(data, &held); err != nil {
-			return err
-		}
-		if held.ID == nil && bytes.HasPrefix(held.Companies, []byte("[")) {
+	var held struct {
+		ID        json.RawMessage `json:"id"`
+		Companies json.RawMessage `json:"companies"`
+	}
+	if json.Unmarshal(data, &held) == nil && held.ID == nil {
+		data = nil
+		if bytes.HasPrefix(held.Companies, []byte("[")) {
 			data = held.Companies
-		} else if held.ID == nil {
-			data = nil
 		}
 	}
 	return listOrOne(data, (*[]Company)(l))

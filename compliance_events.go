@@ -55,9 +55,8 @@ func (e *ComplianceEvent) UnmarshalJSON(data []byte) error {
 	return err
 }
 
-// ComplianceEventListParams filters GET /compliance-events. StartDate and
-// EndDate (not before StartDate) bound the due dates and are required;
-// other zero values are not sent.
+// ComplianceEventListParams filters GET /compliance-events: StartDate and
+// EndDate (not before StartDate) bound the due dates and are required.
 type ComplianceEventListParams struct {
 	Limit, Offset      int    // page size (API default 50, at most 100), events to skip
 	Company            string // a company's name; give it or CompanyID, not both
@@ -77,12 +76,6 @@ func (p *ComplianceEventListParams) validate() error {
 
 func (p *ComplianceEventListParams) paging() (limit, offset *int) { return &p.Limit, &p.Offset }
 
-func (p *ComplianceEventListParams) query() *query {
-	return new(query).int("limit", p.Limit).int("offset", p.Offset).str("company", p.Company).id("company_id", p.CompanyID).
-		date("start_date", p.StartDate).date("end_date", p.EndDate).
-		strs("jurisdictions", p.Jurisdictions).ids("jurisdiction_ids", p.JurisdictionIDs)
-}
-
 // List returns one page of the compliance events due between p.StartDate
 // and p.EndDate. GET /compliance-events.
 func (s *ComplianceEventsClient) List(ctx context.Context, p *ComplianceEventListParams) ([]ComplianceEvent, error) {
@@ -90,15 +83,18 @@ func (s *ComplianceEventsClient) List(ctx context.Context, p *ComplianceEventLis
 	if err := p.validate(); err != nil {
 		return nil, err
 	}
+	q := new(query).int("limit", p.Limit).int("offset", p.Offset).str("company", p.Company).id("company_id", p.CompanyID).
+		date("start_date", p.StartDate).date("end_date", p.EndDate).
+		strs("jurisdictions", p.Jurisdictions).ids("jurisdiction_ids", p.JurisdictionIDs)
 	var page []ComplianceEvent
-	if err := s.c.json(ctx, routeComplianceEventsList.at(), p.query(), nil, &page); err != nil {
+	if err := s.c.json(ctx, routeComplianceEventsList.at(), q, nil, &page); err != nil {
 		return nil, err
 	}
 	return page, nil
 }
 
 // All returns every compliance event due between p.StartDate and
-// p.EndDate, page after page (100 a page unless p.Limit says otherwise).
+// p.EndDate (100 a page by default). GET /compliance-events.
 func (s *ComplianceEventsClient) All(ctx context.Context, p *ComplianceEventListParams) iter.Seq2[ComplianceEvent, error] {
 	return paginate(ctx, listingOf(p, 100, s.List, func(v ComplianceEvent) uuid.UUID { return v.ID }))
 }

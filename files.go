@@ -43,11 +43,8 @@ func (c *Client) file(ctx context.Context, ep endpoint, q *query, in any, want s
 	if _, params, err := mime.ParseMediaType(resp.Header.Get("Content-Disposition")); err == nil {
 		f.Filename = safeFilename(params["filename"])
 	}
-	if st.obs != nil {
-		st.answered() // the hooks end as the file is closed
-		return f, nil
-	}
-	return f, st.end(nil)
+	st.answered() // the hooks end as the file is closed
+	return f, nil
 }
 
 // notFile is the error of a file's call answered with the media type mt,
@@ -110,9 +107,8 @@ type PageParams struct {
 }
 
 func (p *PageParams) validate() error {
-	switch p.DPI {
-	case 0, 72, 150, 300:
-		return nil
+	if p.DPI != 0 && p.DPI != 72 && p.DPI != 150 && p.DPI != 300 {
+		return invalid("dpi", "must be 72, 150 or 300, got %d", p.DPI)
 	}
-	return invalid("dpi", "must be 72, 150 or 300, got %d", p.DPI)
+	return nil
 }

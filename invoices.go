@@ -124,11 +124,6 @@ func (p *InvoiceListParams) validate() error {
 
 func (p *InvoiceListParams) paging() (limit, offset *int) { return &p.Limit, &p.Offset }
 
-func (p *InvoiceListParams) query() *query {
-	return new(query).int("limit", p.Limit).int("offset", p.Offset).ids("company_ids", p.CompanyIDs).strs("companies", p.Companies).
-		date("start_date", p.StartDate).date("end_date", p.EndDate).str("status", string(p.Status))
-}
-
 // List returns the account's invoices (one page of them when p.Limit is
 // given). GET /invoices.
 func (s *InvoicesClient) List(ctx context.Context, p *InvoiceListParams) ([]Invoice, error) {
@@ -136,17 +131,18 @@ func (s *InvoicesClient) List(ctx context.Context, p *InvoiceListParams) ([]Invo
 	if err := p.validate(); err != nil {
 		return nil, err
 	}
+	q := new(query).int("limit", p.Limit).int("offset", p.Offset).ids("company_ids", p.CompanyIDs).strs("companies", p.Companies).
+		date("start_date", p.StartDate).date("end_date", p.EndDate).str("status", string(p.Status))
 	var page []Invoice
-	if err := s.c.json(ctx, routeInvoicesList.at(), p.query(), nil, &page); err != nil {
+	if err := s.c.json(ctx, routeInvoicesList.at(), q, nil, &page); err != nil {
 		return nil, err
 	}
 	return page, nil
 }
 
-// All returns every invoice, page after page (100 a page unless p.Limit
-// says otherwise). Paging being undocumented here, a page longer than the
-// limit, or one that comes back at later offsets, is the whole listing;
-// a short page is not the end (an empty one is). GET /invoices.
+// All returns every invoice (100 a page by default). Paging being
+// undocumented here, a full page that comes back at later offsets is the
+// whole listing. GET /invoices.
 func (s *InvoicesClient) All(ctx context.Context, p *InvoiceListParams) iter.Seq2[Invoice, error] {
 	l := listingOf(p, 100, s.List, func(v Invoice) uuid.UUID { return v.ID })
 	l.unpaged = true

@@ -84,25 +84,21 @@ func (p *ServiceListParams) validate() error {
 
 func (p *ServiceListParams) paging() (limit, offset *int) { return &p.Limit, &p.Offset }
 
-func (p *ServiceListParams) query() *query {
-	return new(query).int("limit", p.Limit).int("offset", p.Offset).str("company", p.Company).id("company_id", p.CompanyID)
-}
-
 // List returns one page of the account's services. GET /services.
 func (s *ServicesClient) List(ctx context.Context, p *ServiceListParams) ([]Service, error) {
 	p = orZero(p)
 	if err := p.validate(); err != nil {
 		return nil, err
 	}
+	q := new(query).int("limit", p.Limit).int("offset", p.Offset).str("company", p.Company).id("company_id", p.CompanyID)
 	var page []Service
-	if err := s.c.json(ctx, routeServicesList.at(), p.query(), nil, &page); err != nil {
+	if err := s.c.json(ctx, routeServicesList.at(), q, nil, &page); err != nil {
 		return nil, err
 	}
 	return page, nil
 }
 
-// All returns every service, page after page (100 a page unless p.Limit
-// says otherwise), read ahead of the loop. GET /services.
+// All returns every service (100 a page by default). GET /services.
 func (s *ServicesClient) All(ctx context.Context, p *ServiceListParams) iter.Seq2[Service, error] {
 	return paginate(ctx, listingOf(p, 100, s.List, func(v Service) uuid.UUID { return v.ID }))
 }
@@ -196,31 +192,17 @@ type ServiceAddress struct {
 }
 
 // UnmarshalJSON reads the information from the record's "service_info"
-// or "info" object, or from the record itself, and keeps it in Raw.
+// (as the API answers) or "info" object, or from the record itself, and
+// keeps the record in Raw.
 func (si *ServiceInfo) UnmarshalJSON(data []byte) error {
 	type plain ServiceInfo
 	var w struct {
-		plain
-		Status      ServiceStatus   `json:"status"`
-		Info        json.RawMessage `json:"info"`
-		ServiceInfo json.RawMessage `json:"service_info"`
+		Status ServiceStatus `json:"status"`
 	}
 	*si = ServiceInfo{}
-	if string(data) == "null" {
-		return nil
-	}
-	err := json.Unmarshal(data, &w)
-	if len(w.ServiceInfo) > 0 && string(w.ServiceInfo) != "null" {
-		w.Info = w.ServiceInfo
-	}
-	if err == nil && len(w.Info) > 0 && string(w.Info) != "null" {
-		w.plain = plain{}
-		err = json.Unmarshal(w.Info, &w.plain)
-	}
-	if err == nil {
-		*si = ServiceInfo(w.plain)
-		si.Status, si.Raw = w.Status, append(json.RawMessage(nil), data...)
-	}
+	info := unwrapped(unwrapped(data, "service_info"), "info")
+	err := firstErr(readRecord(data, &w), readRecord(info, (*plain)(si)))
+	si.Status, si.Raw = w.Status, keepRaw(data)
 	return err
 }
 
@@ -236,15 +218,11 @@ func (s *ServicesClient) Info(ctx context.Context, id uuid.UUID) (*ServiceInfo, 
 	return &si, nil
 }
 
-// AddInfo gives the service id the information it waits for and returns
-// what it then holds. Sent at most once (see the package doc).
-// POST /services/:id/info.
+// AddInfo gives the service id its information and returns what it then
+// holds. Sent at most once (see the package doc). POST /services/:id/info.
 func (s *ServicesClient) AddInfo(ctx context.Context, id uuid.UUID, info *ServiceInfo) (*ServiceInfo, error) {
-	if err := checkID("id", id); err != nil {
+	if err := firstErr(checkID("id", id), checkThat(info != nil, "info", "is required")); err != nil {
 		return nil, err
-	}
-	if info == nil {
-		return nil, invalid("info", "is required")
 	}
 	var si ServiceInfo
 	if err := s.c.json(ctx, routeServicesAddInfo.at(id.String()), nil, info, &si); err != nil {
