@@ -82,11 +82,10 @@ func (s *CallbacksClient) Delete(ctx context.Context, id uuid.UUID) error {
 	return s.c.json(ctx, routeCallbacksDelete.at(id.String()), nil, nil, nil)
 }
 
-// Ensure makes sure that callbackURL (compared as written) is registered
-// exactly once and returns that registration: it lists, registers the URL
-// if none has it, lists again, and deletes every registration of the URL
-// but the oldest (by CreatedAt, then ID), so that concurrent calls keep
-// the same one. GET, POST and DELETE /callbacks.
+// Ensure makes sure callbackURL (compared as written) is registered exactly
+// once and returns that registration: it lists, registers the URL if none
+// has it, lists again and deletes its registrations but the oldest (by
+// CreatedAt, then ID) that concurrent calls keep. GET/POST/DELETE /callbacks.
 func (s *CallbacksClient) Ensure(ctx context.Context, callbackURL string) (*Callback, error) {
 	if err := checkCallbackURL(callbackURL); err != nil {
 		return nil, err
@@ -104,8 +103,8 @@ func (s *CallbacksClient) Ensure(ctx context.Context, callbackURL string) (*Call
 		return nil, err
 	}
 	mine := registrationsOf(after, callbackURL)
-	if len(mine) == 0 {
-		return nil, cmp.Or(createErr, errCallbackNotListed)
+	if len(mine) == 0 { // the URL is not quoted: it may hold a secret
+		return nil, cmp.Or(createErr, errors.New("acctadmin: callback created but not listed"))
 	}
 	for _, cb := range mine[1:] {
 		if err := s.Delete(ctx, cb.ID); err != nil && !errors.Is(err, ErrNotFound) {
@@ -114,10 +113,6 @@ func (s *CallbacksClient) Ensure(ctx context.Context, callbackURL string) (*Call
 	}
 	return &mine[0], nil
 }
-
-// errCallbackNotListed reports a create that succeeded while the listing
-// after it lacks the URL (not quoted: it may hold a secret).
-var errCallbackNotListed = errors.New("acctadmin: callback created but not listed")
 
 // registrationsOf returns the callbacks of cbs registered for u, oldest first.
 func registrationsOf(cbs []Callback, u string) []Callback {

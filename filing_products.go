@@ -131,23 +131,17 @@ func normalWords(s string) string {
 	return strings.Join(f, " ")
 }
 
-// synonyms returns what and the other words of its group, normalised.
-func synonyms(what string) []string {
-	w := normalWords(what)
-	for _, g := range filingWords {
-		if slices.Contains(g, w) {
-			return g
-		}
-	}
-	return []string{w}
-}
-
-// matchFiling picks the product that files what: by its filing name, else
-// by its name holding one of the words whole.
+// matchFiling picks the product that files what or one of its synonyms:
+// by its filing name, else by its name holding one of the words whole.
 func matchFiling(products []FilingProduct, what string) (*FilingProduct, error) {
-	words := synonyms(what)
+	words := []string{normalWords(what)}
 	if words[0] == "" {
 		return nil, invalid("what", "is required")
+	}
+	for _, g := range filingWords {
+		if slices.Contains(g, words[0]) {
+			words = g
+		}
 	}
 	byFilingName := func(p FilingProduct) bool { return slices.Contains(words, normalWords(p.FilingName)) }
 	byName := func(p FilingProduct) bool {
@@ -164,8 +158,7 @@ func matchFiling(products []FilingProduct, what string) (*FilingProduct, error) 
 
 // Find returns the offering (see Offerings) that files what ("EIN",
 // "annual report"…), matched with its synonyms whatever the case and
-// punctuation, by filing name then by name. None is ErrNoMatch, two are
-// ErrAmbiguous. GET /filing-products/offerings.
+// punctuation, by filing name then by name. GET /filing-products/offerings.
 func (s *FilingProductsClient) Find(ctx context.Context, p *OfferingParams, what string) (*FilingProduct, error) {
 	products, err := s.Offerings(ctx, p)
 	if err != nil {

@@ -73,9 +73,8 @@ type OrderItemListParams struct {
 	CompanyIDs []uuid.UUID
 }
 
-// ListRequiringAttention returns the order items of the companies that
-// wait for the client, as a filing bought without its form data does.
-// GET /order-items/requiring-attention.
+// ListRequiringAttention returns the companies' order items that wait for
+// the client (for form data). GET /order-items/requiring-attention.
 func (s *OrderItemsClient) ListRequiringAttention(ctx context.Context, p *OrderItemListParams) ([]OrderItem, error) {
 	p = orZero(p)
 	if err := checkIDs("company_ids", p.CompanyIDs); err != nil {

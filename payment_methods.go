@@ -166,8 +166,8 @@ func (s *PaymentMethodsClient) Delete(ctx context.Context, id uuid.UUID) error {
 }
 
 // Store stores a card as Create does and returns the new card of its last
-// four digits and expiry, in the answer or in the cards listed before and
-// after (none is ErrNoMatch, two are ErrAmbiguous). GET, POST /payment-methods.
+// four digits and expiry, in the answer or the cards listed after. GET,
+// POST /payment-methods.
 func (s *PaymentMethodsClient) Store(ctx context.Context, card *Card) (*PaymentMethod, error) {
 	if card = orZero(card); ctx == nil || card.validate() != nil {
 		return s.Create(ctx, card) // refused before sending

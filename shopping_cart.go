@@ -55,8 +55,7 @@ func (it *CartItem) UnmarshalJSON(data []byte) error {
 	return err
 }
 
-// CartListParams chooses the carts of CompanyIDs, or of every company
-// when nil.
+// CartListParams chooses the carts of CompanyIDs (nil: every company's).
 type CartListParams struct {
 	CompanyIDs []uuid.UUID
 }
@@ -74,8 +73,8 @@ func (s *ShoppingCartClient) List(ctx context.Context, p *CartListParams) ([]Car
 	return items, nil
 }
 
-// CartAddParams puts a product in a company's cart. CompanyID and
-// ProductID are required; zero values are not sent.
+// CartAddParams puts a product in a company's cart: CompanyID and
+// ProductID are required.
 type CartAddParams struct {
 	CompanyID       uuid.UUID `json:"company_id"`
 	ProductID       uuid.UUID `json:"product_id"`                  // for a filing, a FilingProduct's ID
@@ -139,18 +138,16 @@ func (s *ShoppingCartClient) Checkout(ctx context.Context, p *CheckoutParams) (*
 	if err := p.check(); err != nil {
 		return nil, err
 	}
-	var out checkoutAnswer
+	var out Checkout
 	if err := s.c.json(ctx, routeCartCheckout.at(), nil, p, &out); err != nil {
 		return nil, err
 	}
-	return &out.Checkout, nil
+	return &out, nil
 }
 
-// checkoutAnswer reads the invoice ids beside the result, and the
+// decodeEnvelope reads the invoice ids beside the result, and the
 // invoices in it, if any.
-type checkoutAnswer struct{ Checkout }
-
-func (a *checkoutAnswer) decodeEnvelope(endpoint string, body []byte) (bool, error) {
+func (a *Checkout) decodeEnvelope(endpoint string, body []byte) (bool, error) {
 	success, _, err := decodeEnvelopeInto(endpoint, body, (*answerList[Invoice])(&a.Invoices))
 	var top struct {
 		InvoiceIDs []uuid.UUID `json:"invoice_ids"`
@@ -176,8 +173,7 @@ func (p *CheckoutParams) check() error {
 }
 
 // AddItem adds as Add does and returns the new item of that product (and
-// option), found in the answer or in the cart listed before and after:
-// none is ErrNoMatch, two are ErrAmbiguous. GET and POST /shopping-cart.
+// option), in the answer or the cart listed after. GET, POST /shopping-cart.
 func (s *ShoppingCartClient) AddItem(ctx context.Context, p *CartAddParams) (*CartItem, error) {
 	if p = orZero(p); ctx == nil || p.check() != nil {
 		_, err := s.Add(ctx, p) // refused before sending
@@ -208,8 +204,8 @@ func (s *ShoppingCartClient) AddItem(ctx context.Context, p *CartAddParams) (*Ca
 }
 
 // CheckoutOrder checks out as Checkout does and fills OrderItems with the
-// new items that wait for form data, listed before and after (a failed
-// listing after returns the Checkout with the error).
+// new items that wait for form data (a failed listing after returns the
+// Checkout with the error).
 // GET /order-items/requiring-attention, POST /shopping-cart/checkout.
 func (s *ShoppingCartClient) CheckoutOrder(ctx context.Context, p *CheckoutParams) (*Checkout, error) {
 	if p = orZero(p); ctx == nil || p.check() != nil {
