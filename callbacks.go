@@ -73,8 +73,7 @@ func (s *CallbacksClient) Create(ctx context.Context, callbackURL string) (*Call
 	return &cb, nil
 }
 
-// Delete removes the callback id; a 404 to the first attempt is
-// ErrNotFound, to a retry a success. DELETE /callbacks/:id.
+// Delete removes the callback id. DELETE /callbacks/:id.
 func (s *CallbacksClient) Delete(ctx context.Context, id uuid.UUID) error {
 	if err := checkID("id", id); err != nil {
 		return err
@@ -116,12 +115,7 @@ func (s *CallbacksClient) Ensure(ctx context.Context, callbackURL string) (*Call
 
 // registrationsOf returns the callbacks of cbs registered for u, oldest first.
 func registrationsOf(cbs []Callback, u string) []Callback {
-	var out []Callback
-	for _, cb := range cbs {
-		if cb.URL == u {
-			out = append(out, cb)
-		}
-	}
+	out := slices.DeleteFunc(slices.Clone(cbs), func(cb Callback) bool { return cb.URL != u })
 	slices.SortFunc(out, func(a, b Callback) int {
 		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), strings.Compare(a.ID.String(), b.ID.String()))
 	})

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"iter"
 	"net/http"
 	"time"
@@ -64,11 +65,9 @@ func (p *CompanyListParams) paging() (limit, offset *int) { return &p.Limit, &p.
 // unasked (maybe a first page only); with p (at most one), the page it
 // asks for. GET /companies.
 func (s *CompaniesClient) List(ctx context.Context, p ...*CompanyListParams) ([]Company, error) {
-	if len(p) > 1 {
-		return nil, invalid("p", "give at most one params struct, got %d", len(p))
-	}
 	params := orZero(append(p, nil)[0])
-	if err := params.validate(); err != nil {
+	if err := firstErr(checkThat(len(p) <= 1, "p", fmt.Sprintf("give at most one params struct, got %d", len(p))),
+		params.validate()); err != nil {
 		return nil, err
 	}
 	q := new(query).int("limit", params.Limit).int("offset", params.Offset).strs("names", params.Names)

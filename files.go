@@ -39,10 +39,9 @@ func (c *Client) file(ctx context.Context, ep endpoint, q *query, in any, want s
 	if mt != want && (want != "" || mt == "application/json") {
 		return nil, st.end(st.notFile(resp, mt, want))
 	}
-	f := &File{Body: &fileBody{ReadCloser: resp.Body, st: st}, ContentType: mt, ContentLength: resp.ContentLength}
-	if _, params, err := mime.ParseMediaType(resp.Header.Get("Content-Disposition")); err == nil {
-		f.Filename = safeFilename(params["filename"])
-	}
+	_, disposition, _ := mime.ParseMediaType(resp.Header.Get("Content-Disposition"))
+	f := &File{Body: &fileBody{ReadCloser: resp.Body, st: st}, ContentType: mt, ContentLength: resp.ContentLength,
+		Filename: safeFilename(disposition["filename"])}
 	st.answered() // the hooks end as the file is closed
 	return f, nil
 }
@@ -107,8 +106,6 @@ type PageParams struct {
 }
 
 func (p *PageParams) validate() error {
-	if p.DPI != 0 && p.DPI != 72 && p.DPI != 150 && p.DPI != 300 {
-		return invalid("dpi", "must be 72, 150 or 300, got %d", p.DPI)
-	}
-	return nil
+	ok := p.DPI == 0 || p.DPI == 72 || p.DPI == 150 || p.DPI == 300
+	return checkThat(ok, "dpi", fmt.Sprintf("must be 72, 150 or 300, got %d", p.DPI))
 }

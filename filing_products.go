@@ -1,6 +1,7 @@
 package acctadmin
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -60,9 +61,7 @@ func (m *FilingMethod) UnmarshalJSON(data []byte) error {
 	}{fields: (*fields)(m)}
 	*m = FilingMethod{}
 	err := readRecord(data, &w)
-	if m.AgencyName == "" {
-		m.AgencyName = w.AgenyName
-	}
+	m.AgencyName = cmp.Or(m.AgencyName, w.AgenyName)
 	return err
 }
 

@@ -184,8 +184,7 @@ func (s *InvoicesClient) Pay(ctx context.Context, p *InvoicePayParams) ([]Invoic
 	return paid, nil
 }
 
-// Total returns the sum of the invoice's items (each its price times its
-// quantity), exactly; an invoice without items totals zero.
+// Total returns the exact sum of the totals of the invoice's items.
 func (inv *Invoice) Total() Money {
 	var sum Money
 	for _, it := range inv.Items {

@@ -115,15 +115,13 @@ func (s *OrderItemsClient) SubmitFormData(ctx context.Context, p *OrderItemFormD
 // personalValues are the form's values, which redaction takes out of answers.
 func (p *OrderItemFormDataParams) personalValues() []string { return formValues(p.FormData) }
 
-// Format prints the params as fmt prints a struct, with FormData's
-// strings and numbers redacted.
+// Format prints the params as fmt prints a struct, FormData redacted.
 func (p OrderItemFormDataParams) Format(f fmt.State, verb rune) {
 	p.FormData = redactedForm(p.FormData)
 	formatFields(f, verb, p, "acctadmin.OrderItemFormDataParams")
 }
 
-// MarshalJSON writes the params as encoding/json would, with FormData
-// redacted as Format prints it (the request body carries the values).
+// MarshalJSON writes the params as encoding/json would, FormData redacted.
 func (p OrderItemFormDataParams) MarshalJSON() ([]byte, error) {
 	type plain OrderItemFormDataParams
 	p.FormData = redactedForm(p.FormData)

@@ -86,19 +86,11 @@ type Card struct {
 
 func (p *Card) validate() error {
 	digits, cvc := strings.ReplaceAll(p.Number.Reveal(), " ", ""), p.CVC.Reveal()
-	switch {
-	case digits == "":
-		return invalid("number", "is required")
-	case len(digits) < 12 || len(digits) > 19 || strings.Trim(digits, "0123456789") != "":
-		return invalid("number", "must be 12 to 19 digits")
-	case p.ExpMonth < 1 || p.ExpMonth > 12:
-		return invalid("exp_month", "must be 1 to 12, got %d", p.ExpMonth)
-	case p.ExpYear < 1000 || p.ExpYear > 9999:
-		return invalid("exp_year", "must have four digits, got %d", p.ExpYear)
-	case len(cvc) < 3 || len(cvc) > 4 || strings.Trim(cvc, "0123456789") != "":
-		return invalid("cvc", "must be 3 or 4 digits")
-	}
-	return nil
+	return firstErr(checkRequired("number", digits),
+		checkThat(len(digits) >= 12 && len(digits) <= 19 && strings.Trim(digits, "0123456789") == "", "number", "must be 12 to 19 digits"),
+		checkThat(p.ExpMonth >= 1 && p.ExpMonth <= 12, "exp_month", fmt.Sprintf("must be 1 to 12, got %d", p.ExpMonth)),
+		checkThat(p.ExpYear >= 1000 && p.ExpYear <= 9999, "exp_year", fmt.Sprintf("must have four digits, got %d", p.ExpYear)),
+		checkThat(len(cvc) >= 3 && len(cvc) <= 4 && strings.Trim(cvc, "0123456789") == "", "cvc", "must be 3 or 4 digits"))
 }
 
 // cardBody is a Card as the API takes it: the month and year as strings

@@ -8,14 +8,12 @@ import (
 	"github.com/google/uuid"
 )
 
-// RegisteredAgentProductsClient reads the registered-agent products sold
-// through a website.
+// RegisteredAgentProductsClient reads a website's registered-agent products.
 type RegisteredAgentProductsClient service
 
 var routeRegisteredAgentProductsList = declare(http.MethodGet, "/registered-agent-products", "RegisteredAgentProducts.List")
 
-// RegisteredAgentProduct is a registered-agent service that can be bought
-// in a jurisdiction.
+// RegisteredAgentProduct is a registered-agent service sold in a jurisdiction.
 type RegisteredAgentProduct struct {
 	ID           uuid.UUID       `json:"id"`
 	Name         string          `json:"name"`
@@ -32,8 +30,7 @@ func (p *RegisteredAgentProduct) UnmarshalJSON(data []byte) error {
 	return readRecord(data, (*fields)(p))
 }
 
-// RegisteredAgentProductListParams chooses the products of the website
-// URL (its full URL; required).
+// RegisteredAgentProductListParams chooses the website (full URL; required).
 type RegisteredAgentProductListParams struct {
 	URL string
 }

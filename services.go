@@ -116,11 +116,9 @@ type ServiceCreateParams struct {
 // returns them. Sent at most once (see the package doc). POST /services.
 func (s *ServicesClient) Create(ctx context.Context, p *ServiceCreateParams) ([]Service, error) {
 	p = orZero(p)
-	if err := firstErr(
-		checkOne("company", p.Company != "", "company_id", p.CompanyID != uuid.Nil),
+	if err := firstErr(checkOne("company", p.Company != "", "company_id", p.CompanyID != uuid.Nil),
 		checkOne("jurisdictions", len(p.Jurisdictions) > 0, "jurisdiction_ids", len(p.JurisdictionIDs) > 0),
-		checkIDs("jurisdiction_ids", p.JurisdictionIDs),
-	); err != nil {
+		checkIDs("jurisdiction_ids", p.JurisdictionIDs)); err != nil {
 		return nil, err
 	}
 	var created []Service
@@ -152,7 +150,7 @@ func (s *ServicesClient) RequestCancellation(ctx context.Context, id uuid.UUID) 
 }
 
 // ServiceInfo is what a service holds: its contact person and the officers
-// (of the matching Role) a corporation's service needs. Zero values are not sent.
+// (of the matching Role) a corporation's service needs.
 type ServiceInfo struct {
 	ContactPerson *ServiceContact  `json:"contact_person,omitempty"`
 	Directors     []ServiceOfficer `json:"official.director,omitempty"`
@@ -191,9 +189,8 @@ type ServiceAddress struct {
 	StateProvinceRegion string `json:"state_province_region,omitempty"`
 }
 
-// UnmarshalJSON reads the information from the record's "service_info"
-// (as the API answers) or "info" object, or from the record itself, and
-// keeps the record in Raw.
+// UnmarshalJSON reads the record's "service_info" (as the API answers) or
+// "info" object, or the record itself, and keeps the record in Raw.
 func (si *ServiceInfo) UnmarshalJSON(data []byte) error {
 	type plain ServiceInfo
 	var w struct {

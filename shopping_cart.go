@@ -145,8 +145,7 @@ func (s *ShoppingCartClient) Checkout(ctx context.Context, p *CheckoutParams) (*
 	return &out, nil
 }
 
-// decodeEnvelope reads the invoice ids beside the result, and the
-// invoices in it, if any.
+// decodeEnvelope reads the result's invoices and the invoice ids beside it.
 func (a *Checkout) decodeEnvelope(endpoint string, body []byte) (bool, error) {
 	success, _, err := decodeEnvelopeInto(endpoint, body, (*answerList[Invoice])(&a.Invoices))
 	var top struct {
@@ -230,15 +229,13 @@ func (s *ShoppingCartClient) CheckoutOrder(ctx context.Context, p *CheckoutParam
 // personalValues are the form's values, which redaction takes out of answers.
 func (p *CartAddParams) personalValues() []string { return formValues(p.FormData) }
 
-// Format prints the params as fmt prints a struct, with FormData's
-// strings and numbers redacted.
+// Format prints the params as fmt prints a struct, FormData redacted.
 func (p CartAddParams) Format(f fmt.State, verb rune) {
 	p.FormData = redactedForm(p.FormData)
 	formatFields(f, verb, p, "acctadmin.CartAddParams")
 }
 
-// MarshalJSON writes the params as encoding/json would, with FormData
-// redacted as Format prints it (the request body carries the values).
+// MarshalJSON writes the params as encoding/json would, FormData redacted.
 func (p CartAddParams) MarshalJSON() ([]byte, error) {
 	type plain CartAddParams
 	p.FormData = redactedForm(p.FormData)

@@ -29,8 +29,7 @@ func (p *SimpleProduct) UnmarshalJSON(data []byte) error {
 	return readRecord(data, (*fields)(p))
 }
 
-// SimpleProductListParams chooses the products of the website URL (its
-// full URL; required).
+// SimpleProductListParams chooses the website (its full URL; required).
 type SimpleProductListParams struct {
 	URL string
 }

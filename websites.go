@@ -29,8 +29,7 @@ type Website struct {
 	Addresses    []Address `json:"addresses"`
 }
 
-// UnmarshalJSON reads a website in every shape the API writes it, flat
-// or nested under "website".
+// UnmarshalJSON reads a website, flat or nested under "website".
 func (w *Website) UnmarshalJSON(data []byte) error {
 	type fields Website
 	aux := struct {
@@ -87,8 +86,7 @@ func (s *WebsitesClient) Get(ctx context.Context, websiteURL string) (*Website, 
 	return &w, nil
 }
 
-// absent says that an answer holds no website: a null result or
-// {"website": null}.
+// absent says that an answer holds no website: null or {"website": null}.
 func (*Website) absent(null bool, body []byte) string {
 	var env struct {
 		Result map[string]json.RawMessage `json:"result"`

@@ -74,7 +74,7 @@ func init() {
 			to:   `cmp.Or(0,`},
 		mutant{id: `ensure-url-case`, file: `callbacks.go`, pkg: `.`,
 			what: `Ensure compares URLs case-insensitively and deletes another URL's registration`,
-			from: `		if cb.URL == u {`,
-			to:   `		if strings.EqualFold(cb.URL, u) {`},
+			from: `return cb.URL != u`,
+			to:   `return !strings.EqualFold(cb.URL, u)`},
 	)
 }
