@@ -48,11 +48,9 @@ func (a *Account) UnmarshalJSON(data []byte) error {
 // holds under key ({"account": {...}}); otherwise data itself.
 func unwrapped(data []byte, key string) []byte {
 	var probe map[string]json.RawMessage
-	if len(data) == 0 || data[0] != '{' || json.Unmarshal(data, &probe) != nil || probe["id"] != nil {
-		return data
-	}
-	if inner := bytes.TrimSpace(probe[key]); len(inner) > 0 && inner[0] == '{' {
-		return inner
+	if bytes.HasPrefix(data, []byte("{")) && json.Unmarshal(data, &probe) == nil && probe["id"] == nil &&
+		bytes.HasPrefix(probe[key], []byte("{")) {
+		return probe[key]
 	}
 	return data
 }

@@ -65,9 +65,8 @@ func (s *CallbacksClient) Create(ctx context.Context, callbackURL string) (*Call
 	if err := checkCallbackURL(callbackURL); err != nil {
 		return nil, err
 	}
-	body := map[string]string{"url": callbackURL}
 	var cb Callback
-	if err := s.c.json(ctx, routeCallbacksCreate.at(), nil, body, &cb); err != nil {
+	if err := s.c.json(ctx, routeCallbacksCreate.at(), nil, map[string]string{"url": callbackURL}, &cb); err != nil {
 		return nil, err
 	}
 	return &cb, nil

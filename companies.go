@@ -61,9 +61,8 @@ type CompanyListParams struct {
 func (p *CompanyListParams) validate() error              { return checkPage(p.Limit, 100, p.Offset) }
 func (p *CompanyListParams) paging() (limit, offset *int) { return &p.Limit, &p.Offset }
 
-// List returns the account's companies: without p, as the API answers
-// unasked (maybe a first page only); with p (at most one), the page it
-// asks for. GET /companies.
+// List returns the account's companies: without p, what the API answers
+// unasked (maybe a first page); with p, the page it asks for. GET /companies.
 func (s *CompaniesClient) List(ctx context.Context, p ...*CompanyListParams) ([]Company, error) {
 	params := orZero(append(p, nil)[0])
 	if err := firstErr(checkThat(len(p) <= 1, "p", fmt.Sprintf("give at most one params struct, got %d", len(p))),

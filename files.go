@@ -3,7 +3,6 @@ package acctadmin
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"mime"
@@ -52,8 +51,7 @@ func (st *callState) notFile(resp *http.Response, mt, want string) error {
 	defer drainAndClose(resp.Body)
 	if mt == "application/json" {
 		if body, err := readJSON(resp); err == nil {
-			var raw json.RawMessage
-			if ok, _, derr := decodeEnvelopeInto(st.endpoint(), body, &raw); derr == nil && !ok {
+			if ok, _, derr := decodeEnvelopeInto(st.endpoint(), body, nil); derr == nil && !ok {
 				return st.failure(resp, body)
 			}
 		}

@@ -32,8 +32,7 @@ func (s *FilingMethodsClient) List(ctx context.Context, p *FilingMethodListParam
 		checkID("filing_product_id", p.FilingProductID)); err != nil {
 		return nil, err
 	}
-	q := new(query).id("company_id", p.CompanyID).str("jurisdiction", p.Jurisdiction).
-		id("filing_product_id", p.FilingProductID)
+	q := new(query).id("company_id", p.CompanyID).str("jurisdiction", p.Jurisdiction).id("filing_product_id", p.FilingProductID)
 	var methods []FilingMethod
 	if err := s.c.json(ctx, routeFilingMethodsList.at(), q, nil, &methods); err != nil {
 		return nil, err
@@ -41,8 +40,7 @@ func (s *FilingMethodsClient) List(ctx context.Context, p *FilingMethodListParam
 	return methods, nil
 }
 
-// FormSchema is the form a filing method needs answered, as the form data
-// of an order item or a cart item.
+// FormSchema is a form a filing method needs answered in an item's form data.
 type FormSchema struct {
 	FilingMethodID uuid.UUID       `json:"filing_method_id"`
 	Name           string          `json:"name"`   // the request's field it is for: "form_data"

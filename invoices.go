@@ -63,14 +63,11 @@ func (inv *Invoice) UnmarshalJSON(data []byte) error {
 		inv.Items = make([]InvoiceItem, len(w.Items))
 	}
 	for i, line := range w.Items {
-		if line == nil {
-			continue
-		}
-		it := &inv.Items[i]
-		it.Price, it.Description = line.Price, line.Description
-		it.Quantity = 1 // when the API does not say
-		if line.Quantity != nil {
-			it.Quantity = int(*line.Quantity)
+		if line != nil {
+			inv.Items[i] = InvoiceItem{Price: line.Price, Description: line.Description, Quantity: 1} // 1 when the API does not say
+			if line.Quantity != nil {
+				inv.Items[i].Quantity = int(*line.Quantity)
+			}
 		}
 	}
 	return err

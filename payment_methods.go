@@ -122,9 +122,8 @@ func (s *PaymentMethodsClient) List(ctx context.Context) ([]PaymentMethod, error
 	return cards, nil
 }
 
-// Create stores a card and returns it when the answer holds it (the real
-// API's {status_code, success} does not: nil). Sent at most once (see the
-// package doc). POST /payment-methods.
+// Create stores a card and returns it, or nil when the answer does not hold
+// it. Sent at most once (see the package doc). POST /payment-methods.
 func (s *PaymentMethodsClient) Create(ctx context.Context, card *Card) (*PaymentMethod, error) {
 	card = orZero(card)
 	if err := card.validate(); err != nil {
@@ -135,9 +134,8 @@ func (s *PaymentMethodsClient) Create(ctx context.Context, card *Card) (*Payment
 	return storedCard(list, err)
 }
 
-// Update replaces every detail of the stored card id and returns the card
-// when the answer holds it. Sent at most once (see the package doc).
-// PATCH /payment-methods/:id.
+// Update replaces all details of the card id and returns it as Create does.
+// Sent at most once (see the package doc). PATCH /payment-methods/:id.
 func (s *PaymentMethodsClient) Update(ctx context.Context, id uuid.UUID, card *Card) (*PaymentMethod, error) {
 	card = orZero(card)
 	if err := firstErr(checkID("id", id), card.validate()); err != nil {
@@ -157,9 +155,8 @@ func (s *PaymentMethodsClient) Delete(ctx context.Context, id uuid.UUID) error {
 	return s.c.json(ctx, routePaymentMethodsDelete.at(id.String()), nil, nil, nil)
 }
 
-// Store stores a card as Create does and returns the new card of its last
-// four digits and expiry, in the answer or the cards listed after. GET,
-// POST /payment-methods.
+// Store stores a card as Create does and returns the new card with its
+// last four digits and expiry (answered or listed). GET, POST /payment-methods.
 func (s *PaymentMethodsClient) Store(ctx context.Context, card *Card) (*PaymentMethod, error) {
 	if card = orZero(card); ctx == nil || card.validate() != nil {
 		return s.Create(ctx, card) // refused before sending

@@ -73,8 +73,7 @@ func (s *ShoppingCartClient) List(ctx context.Context, p *CartListParams) ([]Car
 	return items, nil
 }
 
-// CartAddParams puts a product in a company's cart: CompanyID and
-// ProductID are required.
+// CartAddParams puts a product in a cart: CompanyID, ProductID are required.
 type CartAddParams struct {
 	CompanyID       uuid.UUID `json:"company_id"`
 	ProductID       uuid.UUID `json:"product_id"`                  // for a filing, a FilingProduct's ID
@@ -148,13 +147,12 @@ func (s *ShoppingCartClient) Checkout(ctx context.Context, p *CheckoutParams) (*
 // decodeEnvelope reads the result's invoices and the invoice ids beside it.
 func (a *Checkout) decodeEnvelope(endpoint string, body []byte) (bool, error) {
 	success, _, err := decodeEnvelopeInto(endpoint, body, (*answerList[Invoice])(&a.Invoices))
-	var top struct {
-		InvoiceIDs []uuid.UUID `json:"invoice_ids"`
-	}
+	ids := struct {
+		InvoiceIDs *[]uuid.UUID `json:"invoice_ids"`
+	}{&a.InvoiceIDs}
 	if err == nil {
-		err = decodeJSON(endpoint, body, &top)
+		err = decodeJSON(endpoint, body, &ids)
 	}
-	a.InvoiceIDs = top.InvoiceIDs
 	return success && err == nil, err
 }
 
@@ -202,10 +200,9 @@ func (s *ShoppingCartClient) AddItem(ctx context.Context, p *CartAddParams) (*Ca
 	return made(before, after, cartItemID, fits, what+" in the cart listed after adding")
 }
 
-// CheckoutOrder checks out as Checkout does and fills OrderItems with the
-// new items that wait for form data (a failed listing after returns the
-// Checkout with the error).
-// GET /order-items/requiring-attention, POST /shopping-cart/checkout.
+// CheckoutOrder checks out as Checkout does and fills OrderItems with the new
+// items waiting for form data, or returns the Checkout with the listing's
+// error. GET /order-items/requiring-attention, POST /shopping-cart/checkout.
 func (s *ShoppingCartClient) CheckoutOrder(ctx context.Context, p *CheckoutParams) (*Checkout, error) {
 	if p = orZero(p); ctx == nil || p.check() != nil {
 		return s.Checkout(ctx, p) // refused before sending
