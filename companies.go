@@ -108,17 +108,16 @@ func (s *CompaniesClient) Create(ctx context.Context, companies ...CompanyCreate
 	return added, nil
 }
 
-// CompanyUpdateParams changes one company: exactly one of Company (its
-// current name) and CompanyID says which, and at least one of Name,
-// EntityType, HomeState and Jurisdictions (a new list) what changes.
+// CompanyUpdateParams changes one company, named by exactly one of Company
+// and CompanyID: at least one of Name, EntityType, HomeState, Jurisdictions.
 type CompanyUpdateParams struct {
-	Company              string    `json:"company,omitempty"`
+	Company              string    `json:"company,omitempty"` // its current name
 	CompanyID            uuid.UUID `json:"company_id,omitempty"`
 	Name                 string    `json:"name,omitempty"` // the new name
 	EntityType           string    `json:"entity_type,omitempty"`
-	HomeState            string    `json:"home_state,omitempty"` // the new domestic registration, "Utah" or "UT"
-	Jurisdictions        []string  `json:"jurisdictions,omitempty"`
-	DuplicateNameAllowed bool      `json:"-"` // as in CompanyCreateParams
+	HomeState            string    `json:"home_state,omitempty"`    // the new domestic registration, "Utah" or "UT"
+	Jurisdictions        []string  `json:"jurisdictions,omitempty"` // the new list
+	DuplicateNameAllowed bool      `json:"-"`                       // as in CompanyCreateParams
 }
 
 // Update changes companies and returns those the answer holds. Sent at

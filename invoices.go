@@ -91,14 +91,12 @@ type jsonInvoiceItem struct {
 // UnmarshalJSON reads an invoice line as the API writes it.
 func (it *InvoiceItem) UnmarshalJSON(data []byte) error {
 	var w jsonInvoiceItem
-	*it = InvoiceItem{}
-	if string(data) == "null" {
-		return nil
-	}
 	err := readRecord(data, &w)
-	*it = InvoiceItem{Price: w.Price, Description: w.Description, Quantity: 1}
+	*it = InvoiceItem{Price: w.Price, Description: w.Description}
 	if w.Quantity != nil {
 		it.Quantity = int(*w.Quantity)
+	} else if string(data) != "null" {
+		it.Quantity = 1 // when the API does not say
 	}
 	return err
 }
@@ -137,9 +135,8 @@ func (s *InvoicesClient) List(ctx context.Context, p *InvoiceListParams) ([]Invo
 	return page, nil
 }
 
-// All returns every invoice (100 a page by default). Paging being
-// undocumented here, a full page that comes back at later offsets is the
-// whole listing. GET /invoices.
+// All returns every invoice (100 a page by default); paging is undocumented
+// here, so a full page repeated at later offsets is all. GET /invoices.
 func (s *InvoicesClient) All(ctx context.Context, p *InvoiceListParams) iter.Seq2[Invoice, error] {
 	l := listingOf(p, 100, s.List, func(v Invoice) uuid.UUID { return v.ID })
 	l.unpaged = true
