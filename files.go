@@ -26,9 +26,8 @@ func (f *File) Read(p []byte) (int, error) { return f.Body.Read(p) }
 // Close closes the file's body, releasing its connection.
 func (f *File) Close() error { return f.Body.Close() }
 
-// file makes one call whose answer is a file of the media type want (""
-// takes any but JSON); a JSON answer is read as the API's error, another
-// type is a *DecodeError. The call ends for the hooks as the file closes.
+// file makes one call answered with a file of the media type want ("": any
+// but JSON); a JSON answer is the API's error, another type a *DecodeError.
 func (c *Client) file(ctx context.Context, ep endpoint, q *query, in any, want string) (*File, error) {
 	st, resp, _, err := c.send(ctx, ep, q, in, true)
 	if err != nil {
@@ -45,8 +44,7 @@ func (c *Client) file(ctx context.Context, ep endpoint, q *query, in any, want s
 	return f, nil
 }
 
-// notFile is the error of a file's call answered with the media type mt,
-// not want: the API's error when the answer is one, else a *DecodeError.
+// notFile is the error of a file's call answered with the media type mt.
 func (st *callState) notFile(resp *http.Response, mt, want string) error {
 	defer drainAndClose(resp.Body)
 	if mt == "application/json" {
@@ -77,7 +75,6 @@ func (b *fileBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// Close closes the body, and the first time ends the call.
 func (b *fileBody) Close() error {
 	err := b.ReadCloser.Close()
 	if !b.closed {

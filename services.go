@@ -136,14 +136,13 @@ func (s *ServicesClient) RequestCancellation(ctx context.Context, id uuid.UUID) 
 		return nil, err
 	}
 	var svc Service
-	err := s.c.json(ctx, routeServicesCancel.at(id.String()), nil, nil, &svc)
-	var apiErr *APIError
-	if errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusBadRequest {
-		if invoices, ok := unpaidInvoices(apiErr.Body); ok {
-			return nil, &UnpaidInvoicesError{Invoices: invoices, Err: apiErr}
+	if err := s.c.json(ctx, routeServicesCancel.at(id.String()), nil, nil, &svc); err != nil {
+		var apiErr *APIError
+		if errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusBadRequest {
+			if invoices, ok := unpaidInvoices(apiErr.Body); ok {
+				err = &UnpaidInvoicesError{Invoices: invoices, Err: apiErr}
+			}
 		}
-	}
-	if err != nil {
 		return nil, err
 	}
 	return &svc, nil
