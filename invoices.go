@@ -101,8 +101,8 @@ func (it *InvoiceItem) UnmarshalJSON(data []byte) error {
 	return err
 }
 
-// InvoiceListParams filters GET /invoices; zero values are not sent
-// (paging is undocumented here: Limit and Offset are sent all the same).
+// InvoiceListParams filters GET /invoices (paging is undocumented here:
+// Limit and Offset are sent all the same).
 type InvoiceListParams struct {
 	Limit, Offset      int         // page size (zero leaves it to the API), invoices to skip
 	CompanyIDs         []uuid.UUID // give it or Companies (names), not both

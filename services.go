@@ -70,7 +70,7 @@ func (s *Service) UnmarshalJSON(data []byte) error {
 	return err
 }
 
-// ServiceListParams filters GET /services. Zero values are not sent.
+// ServiceListParams filters GET /services.
 type ServiceListParams struct {
 	Limit, Offset int    // page size (API default 50, at most 100), services to skip
 	Company       string // a company's name; give it or CompanyID, not both
