@@ -134,9 +134,6 @@ func normalWords(s string) string {
 // by its filing name, else by its name holding one of the words whole.
 func matchFiling(products []FilingProduct, what string) (*FilingProduct, error) {
 	words := []string{normalWords(what)}
-	if words[0] == "" {
-		return nil, invalid("what", "is required")
-	}
 	for _, g := range filingWords {
 		if slices.Contains(g, words[0]) {
 			words = g
@@ -159,6 +156,9 @@ func matchFiling(products []FilingProduct, what string) (*FilingProduct, error) 
 // "annual report"…), matched with its synonyms whatever the case and
 // punctuation, by filing name then by name. GET /filing-products/offerings.
 func (s *FilingProductsClient) Find(ctx context.Context, p *OfferingParams, what string) (*FilingProduct, error) {
+	if normalWords(what) == "" {
+		return nil, invalid("what", "is required")
+	}
 	products, err := s.Offerings(ctx, p)
 	if err != nil {
 		return nil, err

@@ -173,6 +173,20 @@ func TestFilingProductsListByEntityType(t *testing.T) {
 	requireSent(t, srv, http.MethodGet, "/filing-products", "url=https%3A%2F%2Fwww.example.com&jurisdiction=UT&entity_type=Limited+Liability+Company")
 }
 
+// Find refuses a search for nothing (empty, or punctuation only) before
+// it lists the offerings: nothing is sent.
+func TestFindRefusesEmptyWhatBeforeSending(t *testing.T) {
+	srv := newAPIServer(t, ok(`[]`))
+	c := newTestClient(t, srv)
+	for _, what := range []string{"", "  ", "-/."} {
+		p, err := c.FilingProducts.Find(context.Background(), &OfferingParams{CompanyID: uuid.New(), Jurisdiction: "UT"}, what)
+		if p != nil {
+			t.Fatalf("%q: got %+v, want nil", what, p)
+		}
+		requireRefused(t, srv, err, "what")
+	}
+}
+
 // A filing is found by what it files, its synonyms, whatever the case
 // and punctuation; no fit and two fits are errors, never a guess.
 func TestFindFilingByWhatItFiles(t *testing.T) {
@@ -192,7 +206,6 @@ func TestFindFilingByWhatItFiles(t *testing.T) {
 		{"amendment", "Amendment", nil},
 		{"dissolution", "", ErrNoMatch},
 		{"franchise tax", "", ErrNoMatch},
-		{"", "", ErrInvalidParams},
 	} {
 		p, err := matchFiling(catalog, tc.what)
 		switch {
