@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/acctadmin/acctadmin-go/internal/paging"
 	"github.com/google/uuid"
 )
 
@@ -205,10 +206,10 @@ func (s *DocumentsClient) Download(ctx context.Context, id uuid.UUID) (*File, er
 	if err := checkID("id", id); err != nil {
 		return nil, err
 	}
-	s.c.downloads.note(id, downloadAsked)
+	s.c.downloads.note(id, paging.RowUnknown)
 	f, err := s.c.file(ctx, routeDocumentsDownload.at(id.String()), nil, nil, "application/pdf")
 	if err == nil {
-		s.c.downloads.note(id, downloadAnswered)
+		s.c.downloads.note(id, paging.RowGone)
 	}
 	return f, err
 }

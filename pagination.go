@@ -370,13 +370,6 @@ func (l *listing[T]) shrinking(ctx context.Context, yield func(T, error) bool) {
 		}
 		out, _, step := w.Answer(seq, offset, items)
 		for _, item := range out {
-			if id := l.id(item); seen != nil && id != uuid.Nil {
-				seen.mu.Lock()
-				if _, ok := seen.ids[id]; !ok {
-					seen.ids[id] = downloadNone
-				}
-				seen.mu.Unlock()
-			}
 			if !yield(item, nil) {
 				return
 			}
@@ -390,37 +383,28 @@ func (l *listing[T]) shrinking(ctx context.Context, yield func(T, error) bool) {
 	}
 }
 
-// A downloadWatch tells the walks over the unread listing which of the
-// documents they handed out were downloaded through their client while
-// they run: those count as their loop's doing.
+// A downloadWatch tells the walks over the unread listing what became of
+// the downloads made through their client while they run: those count as
+// their loop's doing.
 type downloadWatch struct {
 	mu       sync.Mutex
 	watching map[*watched]struct{}
 }
 
-// watched is the ids one walk handed out, with what became of their
-// downloads.
+// watched is what one walk saw of the downloads, by document: RowUnknown
+// while a download is asked for or failed, RowGone once a file came back
+// (the API marked the document read), which nothing later replaces.
 type watched struct {
 	mu  sync.Mutex
-	ids map[uuid.UUID]downloadState
+	ids map[uuid.UUID]paging.RowStatus
 }
-
-// downloadState is what a watch saw of an id's downloads; a later state
-// never replaces an answered download.
-type downloadState uint8
-
-const (
-	downloadNone     downloadState = iota // never asked for
-	downloadAsked                         // no file back (yet): it may or may not be marked read
-	downloadAnswered                      // a file came back: the API marked it read
-)
 
 // start registers a walk (nil when there is no watch).
 func (d *downloadWatch) start() *watched {
 	if d == nil {
 		return nil
 	}
-	w := &watched{ids: make(map[uuid.UUID]downloadState)}
+	w := &watched{ids: make(map[uuid.UUID]paging.RowStatus)}
 	d.mu.Lock()
 	if d.watching == nil {
 		d.watching = make(map[*watched]struct{})
@@ -440,8 +424,8 @@ func (d *downloadWatch) end(w *watched) {
 	d.mu.Unlock()
 }
 
-// note tells every walk that watches id what became of a download of it.
-func (d *downloadWatch) note(id uuid.UUID, s downloadState) {
+// note tells every walk what became of a download of id.
+func (d *downloadWatch) note(id uuid.UUID, s paging.RowStatus) {
 	if d == nil {
 		return
 	}
@@ -449,25 +433,22 @@ func (d *downloadWatch) note(id uuid.UUID, s downloadState) {
 	defer d.mu.Unlock()
 	for w := range d.watching {
 		w.mu.Lock()
-		if old, ok := w.ids[id]; ok && old != downloadAnswered {
+		if w.ids[id] != paging.RowGone {
 			w.ids[id] = s
 		}
 		w.mu.Unlock()
 	}
 }
 
-// status says what the downloads of id did to its row so far.
+// status says what the downloads of id did to its row so far: a row
+// never downloaded stays.
 func (w *watched) status(id uuid.UUID) paging.RowStatus {
 	w.mu.Lock()
-	s := w.ids[id]
-	w.mu.Unlock()
-	switch s {
-	case downloadNone:
-		return paging.RowStays
-	case downloadAnswered:
-		return paging.RowGone
+	defer w.mu.Unlock()
+	if s, ok := w.ids[id]; ok {
+		return s
 	}
-	return paging.RowUnknown
+	return paging.RowStays
 }
 
 // A puller drains the documents listing for Documents.Pull: workers
