@@ -159,14 +159,13 @@ func (l *listing[T]) ahead(ctx context.Context, yield func(T, error) bool) {
 		r.wait() // every fetcher ends with the loop
 	}()
 	var zero T
-	for taken := 0; ; taken++ {
-		p := r.take(taken)
+	for {
+		p := r.take()
 		if p.err != nil {
 			yield(zero, p.err)
 			return
 		}
-		n := len(p.items)
-		repeated := r.prev != nil && n > 0 && paging.SamePage(l.id, r.prev, p.items)
+		repeated := r.prev != nil && len(p.items) > 0 && paging.SamePage(l.id, r.prev, p.items)
 		if stop, err := r.check(p.items, repeated); stop {
 			if err != nil {
 				yield(zero, err)
@@ -184,7 +183,7 @@ func (l *listing[T]) ahead(ctx context.Context, yield func(T, error) bool) {
 			r.wait() // the pages asked for past the end finish
 			return
 		}
-		r.prev, r.short = p.items, n < l.limit
+		r.prev = p.items
 	}
 }
 
@@ -200,22 +199,16 @@ type aheadReader[T any] struct {
 	stride int            // the rows a page brings: the limit, or the server's cap
 	depth  int            // how many pages to keep asked for ahead of the loop
 	prev   []T            // the page before
-	short  bool           // it was shorter than the limit: the end is likely, so do not read deeper
 	held   [][]T          // pages equal to the one before, held until the offset is seen honoured
 }
 
-// start asks for the page at next.
-func (r *aheadReader[T]) start() {
-	ch := make(chan page[T], 1)
-	go r.l.fetchAhead(r.ctx, r.into != nil, r.l.limit, r.next, ch)
-	r.next += r.stride
-	r.queue = append(r.queue, ch)
-}
-
-// fill asks for pages until depth of them are asked for.
+// fill asks for the pages from next on until depth of them are asked for.
 func (r *aheadReader[T]) fill() {
 	for len(r.queue) < r.depth {
-		r.start()
+		ch := make(chan page[T], 1)
+		go r.l.fetchAhead(r.ctx, r.into != nil, r.l.limit, r.next, ch)
+		r.next += r.stride
+		r.queue = append(r.queue, ch)
 	}
 }
 
@@ -232,17 +225,15 @@ func (r *aheadReader[T]) wait() {
 	r.stale = nil
 }
 
-// take waits for the next page, the taken-th. A loop that has to wait for
-// it (after the first) makes the reader read further ahead.
-func (r *aheadReader[T]) take(taken int) page[T] {
-	if len(r.queue) == 0 {
-		r.start()
-	}
+// take waits for the next page. A loop that has to wait for it, after a
+// full page (a short one makes the end likely), reads further ahead.
+func (r *aheadReader[T]) take() page[T] {
+	r.fill()
 	var p page[T]
 	select {
 	case p = <-r.queue[0]:
 	default:
-		if taken > 0 && !r.short && r.depth < maxReadAhead {
+		if len(r.prev) >= r.l.limit && r.depth < maxReadAhead {
 			r.depth++
 			r.fill()
 		}
