@@ -353,13 +353,13 @@ func (l *listing[T]) shrinking(ctx context.Context, yield func(T, error) bool) {
 	}
 	w := paging.NewWalk(pl)
 	for {
-		seq, offset, limit := w.Request()
+		offset, limit := w.Request()
 		items, err := l.fetch(ctx, limit, offset)
 		if err != nil {
 			yield(zero, err)
 			return
 		}
-		out, _, step := w.Answer(seq, offset, items)
+		out, _, step := w.Answer(items)
 		for _, item := range out {
 			if !yield(item, nil) {
 				return
@@ -466,7 +466,6 @@ type puller struct {
 	pending     []*pullJob // listed, not handed to a worker yet
 	handed      int        // documents handed to a worker
 	inFlight    int        // handed to a worker and not done with
-	seq, offset int        // the last listing request's
 	listing     bool       // a listing request is out
 	listed      bool       // the walk is over
 	waiting     bool       // the last answer could not move on: wait for a download
@@ -562,10 +561,9 @@ func (p *puller) drain(workers int) error {
 	ctxDone := p.ctx.Done()
 	for {
 		if p.mayList(workers) {
-			var limit int
-			p.seq, p.offset, limit = p.walk.Request()
+			offset, limit := p.walk.Request()
 			p.listing, p.openedSince = true, 0
-			go p.l.fetchAhead(p.lctx, p.into != nil, limit, p.offset, p.answers)
+			go p.l.fetchAhead(p.lctx, p.into != nil, limit, offset, p.answers)
 		}
 		if p.over() {
 			break
@@ -627,10 +625,10 @@ func (p *puller) answered(a page[Document]) {
 		p.stop(a.err, uuid.Nil)
 		return
 	}
-	out, moved, step := p.walk.Answer(p.seq, p.offset, a.items)
+	out, moved, step := p.walk.Answer(a.items)
 	for _, d := range out {
 		if p.keepOut(d) {
-			p.walk.MarkStatus(d.ID, 0, paging.RowStays)
+			p.walk.MarkStatus(d.ID, paging.RowStays)
 			p.tally.KeptOut++
 			p.report(d, nil)
 		} else {
@@ -664,7 +662,7 @@ func (p *puller) workerSaid(ev pullEvent) {
 	j := ev.job
 	if !j.opened { // from the next request on, the listing shows whether it stays
 		j.opened = true
-		p.walk.MarkStatus(j.id, int32(p.walk.Sent()), rowStatusAfter(ev))
+		p.walk.MarkStatus(j.id, rowStatusAfter(ev))
 		p.openedSince++
 		p.waiting = false
 	}

@@ -52,10 +52,10 @@ type Walk[T any] struct {
 	loop              bool
 	statusOf          func(uuid.UUID) RowStatus
 
-	offset    int                 // where a confirming walk's next request starts
-	sent      int                 // requests sent; numbers each request from 1
-	handedOut map[uuid.UUID]int32 // every id handed out (see MarkStatus)
-	newRow    int32               // what a row handed out now is marked with: -1, or in a Loop the request's number
+	offset    int                  // where a confirming walk's next request starts
+	sent      int                  // requests sent; numbers each request from 1
+	handedOut map[uuid.UUID]handed // every id handed out
+	newRow    handed               // what a row handed out now is marked with
 
 	// The pass under way: the ids it passed over, in order, and the rows
 	// without an id among them.
@@ -105,21 +105,20 @@ type countingRequest struct {
 	pastLastStaying bool
 }
 
-// The status bits of a handed-out id's value (above any request count).
-const (
-	statusStays = 1 << 29
-	statusGone  = 1 << 30
-)
-
-// requestOf is the request count of a handed-out id's value.
-func requestOf(v int32) int { return int(v &^ (statusStays | statusGone)) }
+// handed is what a walk knows of a row it handed out: the last request
+// sent while the consumer could still take it out (-1: it still can; the
+// requests after it pass over the row), and what the consumer did to it.
+type handed struct {
+	until  int
+	status RowStatus
+}
 
 // NewWalk starts a walk over l.
 func NewWalk[T any](l Listing[T]) *Walk[T] {
 	w := &Walk[T]{
 		limit: l.Limit, max: l.Max, start: l.Start, id: l.ID,
 		shrinks: l.Shrinks, loop: l.Loop, statusOf: l.StatusOf,
-		offset: l.Start, stayingEnd: l.Start, handedOut: make(map[uuid.UUID]int32),
+		offset: l.Start, stayingEnd: l.Start, handedOut: make(map[uuid.UUID]handed),
 	}
 	if w.statusOf == nil {
 		w.statusOf = w.knownStatus
@@ -128,9 +127,6 @@ func NewWalk[T any](l Listing[T]) *Walk[T] {
 	w.signature.SetSeed(maphash.MakeSeed())
 	return w
 }
-
-// Sent is how many requests the walk sent.
-func (w *Walk[T]) Sent() int { return w.sent }
 
 // sameRow reports whether a and b are the same row: the same id, or, for
 // rows without one, the same content.
@@ -162,13 +158,13 @@ func Overlaps[T any](id func(T) uuid.UUID, a, b []T) bool {
 	})
 }
 
-// Request numbers the next request and says where it starts and how many
-// rows it asks for.
-func (w *Walk[T]) Request() (seq, offset, limit int) {
+// Request says where the next request starts and how many rows it asks
+// for.
+func (w *Walk[T]) Request() (offset, limit int) {
 	w.sent++
-	w.newRow = -1
+	w.newRow = handed{until: -1}
 	if w.loop {
-		w.newRow = int32(w.sent)
+		w.newRow.until = w.sent
 	}
 	if !w.confirming {
 		w.passStaying()
@@ -179,7 +175,7 @@ func (w *Walk[T]) Request() (seq, offset, limit int) {
 		}
 	}
 	if w.confirming {
-		return w.sent, w.offset, w.limit
+		return w.offset, w.limit
 	}
 	a := countingRequest{offset: w.stayingEnd, limit: w.limit, withLastStaying: w.hasLastStaying}
 	if a.withLastStaying && !w.lastFull && w.longestAnswer <= 1 && !w.checkLastStaying {
@@ -197,7 +193,7 @@ func (w *Walk[T]) Request() (seq, offset, limit int) {
 		a.limit = min(a.limit, w.max)
 	}
 	w.asked = a
-	return w.sent, a.offset, a.limit
+	return a.offset, a.limit
 }
 
 // passStaying passes over the seen rows whose status is known, up to the
@@ -244,32 +240,14 @@ func (w *Walk[T]) RoomForAPage() bool {
 	return b == 0 || w.lastFull && (w.max <= 0 || w.limit+1+b <= w.max)
 }
 
-// MarkStatus records that id's row could leave the listing by the
-// consumer's doing until request at (exclusive; -1: it still may), and
-// what the consumer did to it.
-func (w *Walk[T]) MarkStatus(id uuid.UUID, at int32, f RowStatus) {
-	switch f {
-	case RowStays:
-		at |= statusStays
-	case RowGone:
-		at |= statusGone
-	}
-	w.handedOut[id] = at
+// MarkStatus records what the consumer did to id's row, which it can no
+// longer change from the next request on.
+func (w *Walk[T]) MarkStatus(id uuid.UUID, s RowStatus) {
+	w.handedOut[id] = handed{until: w.sent, status: s}
 }
 
 // knownStatus is the status MarkStatus recorded for id.
-func (w *Walk[T]) knownStatus(id uuid.UUID) RowStatus {
-	v, ok := w.handedOut[id]
-	switch {
-	case !ok || v < 0:
-		return RowUnknown
-	case v&statusStays != 0:
-		return RowStays
-	case v&statusGone != 0:
-		return RowGone
-	}
-	return RowUnknown
-}
+func (w *Walk[T]) knownStatus(id uuid.UUID) RowStatus { return w.handedOut[id].status }
 
 // IDlessPassed is how many rows without an id one pass went over, at
 // most.
@@ -283,11 +261,10 @@ func (w *Walk[T]) IDlessPassed() int {
 	return max(w.idlessMost, n)
 }
 
-// Answer takes in the answer items to request seq, sent at offset, and
-// returns the items to hand out, whether the walk moved (passed rows or
+// Answer takes in the answer items to the last request, and returns the items to hand out, whether the walk moved (passed rows or
 // found new ones; if not, the next request should wait for a download),
 // and what comes next.
-func (w *Walk[T]) Answer(seq, offset int, items []T) (out []T, moved bool, step Step) {
+func (w *Walk[T]) Answer(items []T) (out []T, moved bool, step Step) {
 	if !w.confirming {
 		if out, step, ok := w.answerCounting(items); ok {
 			return out, true, step
@@ -296,18 +273,19 @@ func (w *Walk[T]) Answer(seq, offset int, items []T) (out []T, moved bool, step 
 			// The first answer already breaks the rules: confirming from
 			// the start, as if the walk never counted.
 			w.confirming = true
-			return w.answerConfirming(seq, offset, items)
+			return w.answerConfirming(items)
 		}
 		// The listing moved by someone else's doing: the pass goes on,
 		// confirming, from stayingEnd, this answer unused.
 		w.startConfirming()
 		return nil, true, StepOn
 	}
-	return w.answerConfirming(seq, offset, items)
+	return w.answerConfirming(items)
 }
 
 // answerConfirming is Answer for a confirming walk.
-func (w *Walk[T]) answerConfirming(seq, offset int, items []T) (out []T, moved bool, step Step) {
+func (w *Walk[T]) answerConfirming(items []T) (out []T, moved bool, step Step) {
+	offset := w.offset
 	if len(items) == 0 {
 		if offset == w.start {
 			return nil, false, StepDone // nothing listed
@@ -325,7 +303,7 @@ func (w *Walk[T]) answerConfirming(seq, offset int, items []T) (out []T, moved b
 	if same && offset == w.lastAnswerAt {
 		from = w.lastAnswerRun
 	}
-	a := w.passOver(seq, items, whole, from)
+	a := w.passOver(items, whole, from)
 	w.offset = offset + a.run
 	switch {
 	case back:
@@ -354,10 +332,10 @@ type passedOver[T any] struct {
 	idless     []T
 }
 
-// passOver goes over the answer items to request seq, from the row from
+// passOver goes over the answer items to the last request, from the row from
 // on (those before it were gone over already); a long page not whole is
 // gone over as far as the limit only.
-func (w *Walk[T]) passOver(seq int, items []T, whole bool, from int) passedOver[T] {
+func (w *Walk[T]) passOver(items []T, whole bool, from int) passedOver[T] {
 	var a passedOver[T]
 	inRun := true
 	long := len(items) > w.limit
@@ -366,7 +344,7 @@ func (w *Walk[T]) passOver(seq int, items []T, whole bool, from int) passedOver[
 			inRun = false
 		}
 		id := w.id(item)
-		at, known := w.handedOut[id]
+		h, known := w.handedOut[id]
 		switch {
 		case id == uuid.Nil:
 			if inRun { // nothing can download it: it stays
@@ -380,7 +358,7 @@ func (w *Walk[T]) passOver(seq int, items []T, whole bool, from int) passedOver[
 			w.idlessGiven += len(a.idless)
 			a.idless = a.idless[:0]
 			inRun = false
-		case inRun && at >= 0 && requestOf(at) < seq:
+		case inRun && h.until >= 0 && h.until < w.sent:
 			a.run++ // it stays: passed over
 			w.signature.Write(id[:])
 		default:
