@@ -358,7 +358,7 @@ var mutants = []mutant{
 			return true, ErrPagingIgnored`},
 	{id: `walk-ignored-short-page`, file: `internal/paging/walk.go`, pkg: `.`,
 		what: `a short page repeated taken for ignored paging`,
-		from: `	case w.answerRepeats >= IgnoredAfter && len(items) >= w.limit:`,
+		from: `	case w.answerRepeats >= IgnoredAfter && len(items) >= w.Limit:`,
 		to:   `	case w.answerRepeats >= IgnoredAfter:`},
 	{id: `walk-passed-any-seq`, file: `internal/paging/walk.go`, pkg: `.`,
 		what: `a row handed out later taken as passed over`,
@@ -370,7 +370,7 @@ var mutants = []mutant{
 		to:   `const IgnoredAfter = 30`},
 	{id: `walk-one-pass`, file: `internal/paging/walk.go`, pkg: `.`,
 		what: `a shrinking listing walked once, whatever moved`,
-		from: `	if !w.shrinks {
+		from: `	if !w.Shrinks {
 		return StepDone
 	}`,
 		to: `	if true {

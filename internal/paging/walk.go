@@ -46,12 +46,7 @@ type Listing[T any] struct {
 
 // A Walk reads a listing (see the package doc).
 type Walk[T any] struct {
-	limit, max, start int
-	id                func(T) uuid.UUID
-	shrinks           bool
-	loop              bool
-	statusOf          func(uuid.UUID) RowStatus
-
+	Listing[T]
 	offset    int                  // where a confirming walk's next request starts
 	sent      int                  // requests sent; numbers each request from 1
 	handedOut map[uuid.UUID]handed // every id handed out
@@ -115,13 +110,9 @@ type handed struct {
 
 // NewWalk starts a walk over l.
 func NewWalk[T any](l Listing[T]) *Walk[T] {
-	w := &Walk[T]{
-		limit: l.Limit, max: l.Max, start: l.Start, id: l.ID,
-		shrinks: l.Shrinks, loop: l.Loop, statusOf: l.StatusOf,
-		offset: l.Start, stayingEnd: l.Start, handedOut: make(map[uuid.UUID]handed),
-	}
-	if w.statusOf == nil {
-		w.statusOf = w.knownStatus
+	w := &Walk[T]{Listing: l, offset: l.Start, stayingEnd: l.Start, handedOut: make(map[uuid.UUID]handed)}
+	if w.StatusOf == nil {
+		w.StatusOf = w.knownStatus
 	}
 	w.confirming = !l.Shrinks || l.ConsumerUnknown
 	w.signature.SetSeed(maphash.MakeSeed())
@@ -163,21 +154,21 @@ func Overlaps[T any](id func(T) uuid.UUID, a, b []T) bool {
 func (w *Walk[T]) Request() (offset, limit int) {
 	w.sent++
 	w.newRow = handed{until: -1}
-	if w.loop {
+	if w.Loop {
 		w.newRow.until = w.sent
 	}
 	if !w.confirming {
 		w.passStaying()
-		if w.loop && len(w.seen) > 0 {
+		if w.Loop && len(w.seen) > 0 {
 			// A row the loop was given whose status is not known (its
 			// download failed, or runs elsewhere) may leave at any time.
 			w.startConfirming()
 		}
 	}
 	if w.confirming {
-		return w.offset, w.limit
+		return w.offset, w.Limit
 	}
-	a := countingRequest{offset: w.stayingEnd, limit: w.limit, withLastStaying: w.hasLastStaying}
+	a := countingRequest{offset: w.stayingEnd, limit: w.Limit, withLastStaying: w.hasLastStaying}
 	if a.withLastStaying && !w.lastFull && w.longestAnswer <= 1 && !w.checkLastStaying {
 		// No answer held two rows: with the overlap, a server that caps
 		// its pages at one row would answer the overlap alone, as the end
@@ -189,8 +180,8 @@ func (w *Walk[T]) Request() (offset, limit int) {
 		a.limit++
 	}
 	a.limit += len(w.seen)
-	if w.max > 0 {
-		a.limit = min(a.limit, w.max)
+	if w.Max > 0 {
+		a.limit = min(a.limit, w.Max)
 	}
 	w.asked = a
 	return a.offset, a.limit
@@ -202,10 +193,10 @@ func (w *Walk[T]) Request() (offset, limit int) {
 func (w *Walk[T]) passStaying() {
 	n := 0
 	for _, r := range w.seen {
-		id := w.id(r)
+		id := w.ID(r)
 		f := RowStays // a row without an id stays
 		if id != uuid.Nil {
-			f = w.statusOf(id)
+			f = w.StatusOf(id)
 		}
 		if f == RowUnknown {
 			break
@@ -232,12 +223,12 @@ func (w *Walk[T]) RoomForAPage() bool {
 	}
 	b := 0
 	for i, r := range w.seen {
-		if id := w.id(r); id != uuid.Nil && w.statusOf(id) == RowUnknown {
+		if id := w.ID(r); id != uuid.Nil && w.StatusOf(id) == RowUnknown {
 			b = len(w.seen) - i
 			break
 		}
 	}
-	return b == 0 || w.lastFull && (w.max <= 0 || w.limit+1+b <= w.max)
+	return b == 0 || w.lastFull && (w.Max <= 0 || w.Limit+1+b <= w.Max)
 }
 
 // MarkStatus records what the consumer did to id's row, which it can no
@@ -254,7 +245,7 @@ func (w *Walk[T]) knownStatus(id uuid.UUID) RowStatus { return w.handedOut[id].s
 func (w *Walk[T]) IDlessPassed() int {
 	n := w.idlessPassed
 	for _, r := range w.seen {
-		if w.id(r) == uuid.Nil {
+		if w.ID(r) == uuid.Nil {
 			n++
 		}
 	}
@@ -287,17 +278,17 @@ func (w *Walk[T]) Answer(items []T) (out []T, moved bool, step Step) {
 func (w *Walk[T]) answerConfirming(items []T) (out []T, moved bool, step Step) {
 	offset := w.offset
 	if len(items) == 0 {
-		if offset == w.start {
+		if offset == w.Start {
 			return nil, false, StepDone // nothing listed
 		}
 		return nil, false, w.endPass()
 	}
 	// A page longer than the limit is the whole listing at the start when
 	// it shows each row once, or when it comes back at a later offset.
-	same := w.lastAnswer != nil && SamePage(w.id, w.lastAnswer, items)
+	same := w.lastAnswer != nil && SamePage(w.ID, w.lastAnswer, items)
 	back := w.back(offset, items)
-	long := len(items) > w.limit
-	whole := long && (offset == w.start && !HoldsRowTwice(w.id, items) ||
+	long := len(items) > w.Limit
+	whole := long && (offset == w.Start && !HoldsRowTwice(w.ID, items) ||
 		back && same)
 	from := 0
 	if same && offset == w.lastAnswerAt {
@@ -338,12 +329,12 @@ type passedOver[T any] struct {
 func (w *Walk[T]) passOver(items []T, whole bool, from int) passedOver[T] {
 	var a passedOver[T]
 	inRun := true
-	long := len(items) > w.limit
+	long := len(items) > w.Limit
 	for i, item := range items {
-		if long && !whole && a.run == w.limit {
+		if long && !whole && a.run == w.Limit {
 			inRun = false
 		}
-		id := w.id(item)
+		id := w.ID(item)
 		h, known := w.handedOut[id]
 		switch {
 		case id == uuid.Nil:
@@ -375,7 +366,7 @@ func (w *Walk[T]) passIDless(a *passedOver[T], item T, notShownBefore bool) {
 	a.run++
 	w.idlessPassed++
 	w.signature.Write(uuid.Nil[:])
-	if w.loop && w.passes == 0 && notShownBefore && w.idlessPassed > w.idlessGiven+len(a.idless) {
+	if w.Loop && w.passes == 0 && notShownBefore && w.idlessPassed > w.idlessGiven+len(a.idless) {
 		a.idless = append(a.idless, item)
 	}
 }
@@ -384,9 +375,9 @@ func (w *Walk[T]) passIDless(a *passedOver[T], item T, notShownBefore bool) {
 // open with its rows (all of them, or as many as the limit and one more):
 // the offset made no difference, whatever others changed past them.
 func (w *Walk[T]) back(offset int, items []T) bool {
-	n := min(len(w.lastAnswer), w.limit+1)
+	n := min(len(w.lastAnswer), w.Limit+1)
 	return w.lastAnswer != nil && offset > w.lastAnswerAt && len(items) >= n &&
-		SamePage(w.id, w.lastAnswer[:n], items[:n])
+		SamePage(w.ID, w.lastAnswer[:n], items[:n])
 }
 
 // confirmingStep says what comes after a confirming walk's answer items,
@@ -405,9 +396,9 @@ func (w *Walk[T]) confirmingStep(items []T, a passedOver[T], whole bool) (moved 
 		// flight): read it again as they answer, not before one does,
 		// unless it brought new rows.
 		return a.fresh > 0, StepOn
-	case w.answerRepeats >= IgnoredAfter && len(items) > w.limit && !whole:
+	case w.answerRepeats >= IgnoredAfter && len(items) > w.Limit && !whole:
 		return moved, w.endPass() // a long page back, not the same: the offset cannot end the pass
-	case w.answerRepeats >= IgnoredAfter && len(items) >= w.limit:
+	case w.answerRepeats >= IgnoredAfter && len(items) >= w.Limit:
 		return moved, StepIgnored
 	case w.answerRepeats >= IgnoredAfter:
 		return moved, w.endPass() // the whole listing, in a page shorter than the limit
@@ -432,7 +423,7 @@ func (w *Walk[T]) answerCounting(items []T) (out []T, step Step, ok bool) {
 		w.checkLastStaying = true // nothing past stayingEnd: if the overlap is still there, that is the end
 		return nil, StepOn, true
 	case w.checkLastStaying:
-		ok := n == 1 && sameRow(w.id, items[0], w.lastStaying) && len(w.seen) == 0
+		ok := n == 1 && sameRow(w.ID, items[0], w.lastStaying) && len(w.seen) == 0
 		return nil, StepDone, ok
 	}
 	i, ok := w.pastOverlap(items)
@@ -460,20 +451,20 @@ func (w *Walk[T]) answerCounting(items []T) (out []T, step Step, ok bool) {
 func (w *Walk[T]) pastOverlap(items []T) (i int, ok bool) {
 	n := len(items)
 	if w.asked.withLastStaying {
-		if n == 0 || !sameRow(w.id, items[0], w.lastStaying) {
+		if n == 0 || !sameRow(w.ID, items[0], w.lastStaying) {
 			return 0, false
 		}
 		i = 1
 	}
 	j := i
 	for _, r := range w.seen {
-		if j < n && sameRow(w.id, items[j], r) {
+		if j < n && sameRow(w.ID, items[j], r) {
 			j++
 		}
 	}
 	fresh := map[uuid.UUID]bool{}
 	for _, item := range items[j:] {
-		id := w.id(item)
+		id := w.ID(item)
 		if id == uuid.Nil {
 			continue
 		}
@@ -492,7 +483,7 @@ func (w *Walk[T]) takeInPast(items []T, i int) (out []T) {
 	n := len(items)
 	keep := w.seen[:0]
 	for _, r := range w.seen {
-		if i < n && sameRow(w.id, items[i], r) {
+		if i < n && sameRow(w.ID, items[i], r) {
 			i++
 			keep = append(keep, r)
 			continue
@@ -504,12 +495,12 @@ func (w *Walk[T]) takeInPast(items []T, i int) (out []T) {
 	clear(w.seen[len(keep):])
 	w.seen = keep
 	for _, item := range items[i:] {
-		id := w.id(item)
+		id := w.ID(item)
 		w.seen = append(w.seen, item)
 		if id != uuid.Nil {
 			w.handedOut[id] = w.newRow
 			out = append(out, item)
-		} else if w.loop {
+		} else if w.Loop {
 			out = append(out, item)
 			w.idlessGiven++
 		}
@@ -525,13 +516,13 @@ func (w *Walk[T]) startConfirming() {
 	w.offset = w.stayingEnd
 	clear(w.seen)
 	w.seen = nil
-	w.longestAnswer = min(w.longestAnswer, w.limit)
+	w.longestAnswer = min(w.longestAnswer, w.Limit)
 }
 
 // endPass ends a pass, and says whether the walk is over.
 func (w *Walk[T]) endPass() Step {
 	w.idlessMost = w.IDlessPassed()
-	if !w.shrinks {
+	if !w.Shrinks {
 		return StepDone
 	}
 	sig := w.signature.Sum64()
@@ -545,6 +536,6 @@ func (w *Walk[T]) endPass() Step {
 	w.prevSignature, w.prevConfirms, w.passBeganCounting = sig, !w.passBeganCounting, false
 	w.signature.Reset()
 	w.idlessPassed, w.lastAnswer, w.answerRepeats = 0, nil, 0
-	w.offset = w.start
+	w.offset = w.Start
 	return StepOn
 }
