@@ -1,6 +1,7 @@
 package acctadmin
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"iter"
@@ -154,15 +155,11 @@ func (s *DocumentsClient) List(ctx context.Context, p *DocumentListParams) ([]Do
 
 // All returns every document of the listing, page after page (200 a page
 // unless p.Limit says otherwise); an error is yielded once, as the last
-// item. On the unread listing (the default: All(ctx, nil)) the loop may
-// download what it is given, which takes it out of the listing; All still
-// yields exactly once every document that stays unread until it is done
-// and that nobody else reads (a Download through the same Client, on any
-// goroutine, while the loop runs, counts as the loop's own). To download
-// on several goroutines, use Pull. ErrPagingIgnored ends it when the API
-// ignores the offset; ErrListingUnsettled when the listing still changes
-// after 10 walks. Paging, its cost and its guarantees: the package doc
-// and RELIABILITY.md.
+// item. On the unread listing (the default) the loop may download what it
+// is given: All still yields once every document that stays unread until
+// it is done and that nobody else reads (a Download through the same
+// Client while the loop runs counts as the loop's own). Pull downloads on
+// several goroutines. Paging and its errors: see the package doc.
 func (s *DocumentsClient) All(ctx context.Context, p *DocumentListParams) iter.Seq2[Document, error] {
 	q := *orZero(p)
 	return paginate(ctx, listing[Document]{
@@ -248,19 +245,16 @@ type PullProgress struct {
 }
 
 // Pull downloads every document of the listing (unread by default),
-// p.Workers at a time, and hands each open file to fn, which may run on
-// Workers goroutines at once; the file is closed when fn returns.
-// Documents without a usable id are passed over; a payment-locked one is
-// left unread and does not fail the pull. When Pull returns nil, every
-// document unread when it started, read by nobody else and not
-// payment-locked was handed to fn exactly once (RELIABILITY.md).
+// p.Workers at a time, and hands each open file to fn (on Workers
+// goroutines at once), closing it when fn returns. Documents without a
+// usable id are passed over; a payment-locked one is left unread. When
+// Pull returns nil, every document unread when it started, read by nobody
+// else and not payment-locked was handed to fn exactly once.
 //
 // The first error (fn's, Before's, a download's, a listing request's, or
 // ctx's) stops new downloads; Pull waits for those in flight and returns a
-// *PullError whose Unfinished names the documents downloaded but not
-// finished. A panic in fn, Before, Skip, OnProgress or a hook is raised
-// again on the caller's goroutine. Bad parameters give a *ValidationError
-// and nothing is sent. Safe to call from several goroutines.
+// *PullError. A panic in fn, Before, Skip, OnProgress or a hook is raised
+// again on the caller's goroutine. Safe to call from several goroutines.
 func (s *DocumentsClient) Pull(ctx context.Context, p *PullParams,
 	fn func(ctx context.Context, d Document, f *File) error) error {
 	pp := *orZero(p) // OnProgress is dropped from the copy when it panics
@@ -362,21 +356,8 @@ type unlockWire struct {
 	InvoiceIDs []uuid.UUID `json:"invoice_ids"`
 }
 
-// orFrom gives w the fields it lacks from in.
-func (w *unlockWire) orFrom(in unlockWire) {
-	if w.Action == "" {
-		w.Action = in.Action
-	}
-	if w.Amount.IsZero() {
-		w.Amount = in.Amount
-	}
-	if len(w.InvoiceIDs) == 0 {
-		w.InvoiceIDs = in.InvoiceIDs
-	}
-}
-
 // unlockAnswer reads the answer of POST /documents/unlock/:id: the
-// fields beside result, then those inside it.
+// fields beside result, else those inside it.
 type unlockAnswer struct{ u DocumentUnlock }
 
 func (a *unlockAnswer) decodeEnvelope(endpoint string, body []byte) (bool, error) {
@@ -385,34 +366,35 @@ func (a *unlockAnswer) decodeEnvelope(endpoint string, body []byte) (bool, error
 	if err != nil || !success {
 		return success, err
 	}
-	var top unlockWire
+	var top, in unlockWire
 	if err := decodeJSON(endpoint, body, &top); err != nil {
 		return false, err
 	}
 	switch {
 	case len(res) > 0 && res[0] == '{':
-		var in unlockWire
-		if err := decodeJSON(endpoint, res, &in); err != nil {
-			return false, err
-		}
-		top.orFrom(in)
+		err = decodeJSON(endpoint, res, &in)
 	case len(res) > 0 && res[0] == '[':
 		// The invoices made, as POST /invoices/pay answers them on the
 		// SDK's fake.
 		var paid []struct {
 			ID uuid.UUID `json:"id"`
 		}
-		if err := decodeJSON(endpoint, res, &paid); err != nil {
-			return false, err
-		}
-		if len(top.InvoiceIDs) == 0 {
-			for _, inv := range paid {
-				top.InvoiceIDs = append(top.InvoiceIDs, inv.ID)
-			}
+		err = decodeJSON(endpoint, res, &paid)
+		for _, inv := range paid {
+			in.InvoiceIDs = append(in.InvoiceIDs, inv.ID)
 		}
 	case len(res) > 0 && res[0] == '"':
 		_ = json.Unmarshal(res, &a.u.Result)
 	}
-	a.u.Action, a.u.Amount, a.u.InvoiceIDs = top.Action, top.Amount, top.InvoiceIDs
+	if err != nil {
+		return false, err
+	}
+	a.u.Action, a.u.Amount, a.u.InvoiceIDs = cmp.Or(top.Action, in.Action), top.Amount, top.InvoiceIDs
+	if a.u.Amount.IsZero() {
+		a.u.Amount = in.Amount
+	}
+	if len(a.u.InvoiceIDs) == 0 {
+		a.u.InvoiceIDs = in.InvoiceIDs
+	}
 	return true, nil
 }

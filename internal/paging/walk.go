@@ -26,27 +26,20 @@ const (
 	StepUnsettled             // MaxPasses passes, and the listing still moved
 )
 
-// Listing is what a walk knows of the listing it reads.
+// Listing is what a walk knows of the listing it reads and its consumer.
 type Listing[T any] struct {
-	Limit, Max, Start int               // the page size asked for, the largest (0: none), the first offset
-	ID                func(T) uuid.UUID // uuid.Nil for a row without a usable id
-	// Shrinks: the consumer shrinks the listing. A walk over a listing
-	// that does not shrink is confirming, and ends with its first pass.
-	Shrinks bool
-	// Loop: the consumer is All's loop, which deals with every row handed
-	// out before the next request, and is handed rows without an id too.
-	Loop bool
-	// StatusOf says what the consumer did to a row handed out; nil: what
-	// MarkStatus recorded.
-	StatusOf func(uuid.UUID) RowStatus
-	// ConsumerUnknown: nothing tells the walk what its consumer did; it
-	// is confirming from the start.
-	ConsumerUnknown bool
+	Limit, Max, Start int                       // the page size asked for, the largest (0: none), the first offset
+	ID                func(T) uuid.UUID         // uuid.Nil for a row without a usable id
+	Shrinks           bool                      // the consumer shrinks the listing
+	Loop              bool                      // All's loop: done with each row before the next request, handed rows without an id too
+	StatusOf          func(uuid.UUID) RowStatus // what the consumer did to a row; nil: what MarkStatus recorded
+	ConsumerUnknown   bool                      // nothing tells what the consumer did
 }
 
 // A Walk reads a listing (see the package doc).
 type Walk[T any] struct {
 	Listing[T]
+
 	offset    int                  // where a confirming walk's next request starts
 	sent      int                  // requests sent; numbers each request from 1
 	handedOut map[uuid.UUID]handed // every id handed out
@@ -81,15 +74,14 @@ type Walk[T any] struct {
 	checkLastStaying bool            // a look past the overlap found nothing: check it is still there
 }
 
-// RowStatus is what the consumer did to a row: left it, took it out, or
-// either (a download under way or failed).
+// RowStatus is what the consumer did to a row handed out.
 type RowStatus uint8
 
-// The statuses of a row handed out.
+// The statuses of a row.
 const (
-	RowUnknown RowStatus = iota
-	RowStays
-	RowGone
+	RowUnknown RowStatus = iota // either: a download under way or failed
+	RowStays                    // left alone
+	RowGone                     // taken out
 )
 
 // countingRequest is a counting walk's request: whether its first row is
@@ -100,12 +92,10 @@ type countingRequest struct {
 	pastLastStaying bool
 }
 
-// handed is what a walk knows of a row it handed out: the last request
-// sent while the consumer could still take it out (-1: it still can; the
-// requests after it pass over the row), and what the consumer did to it.
+// handed is what a walk knows of a row it handed out.
 type handed struct {
-	until  int
-	status RowStatus
+	until  int       // the last request sent while the consumer could take it out; -1: it still can
+	status RowStatus // what the consumer did to it
 }
 
 // NewWalk starts a walk over l.
@@ -160,9 +150,7 @@ func (w *Walk[T]) Request() (offset, limit int) {
 	if !w.confirming {
 		w.passStaying()
 		if w.Loop && len(w.seen) > 0 {
-			// A row the loop was given whose status is not known (its
-			// download failed, or runs elsewhere) may leave at any time.
-			w.startConfirming()
+			w.startConfirming() // a row the loop was given may still leave at any time
 		}
 	}
 	if w.confirming {
@@ -170,9 +158,9 @@ func (w *Walk[T]) Request() (offset, limit int) {
 	}
 	a := countingRequest{offset: w.stayingEnd, limit: w.Limit, withLastStaying: w.hasLastStaying}
 	if a.withLastStaying && !w.lastFull && w.longestAnswer <= 1 && !w.checkLastStaying {
-		// No answer held two rows: with the overlap, a server that caps
-		// its pages at one row would answer the overlap alone, as the end
-		// of a listing does. So look past it first, and check it after.
+		// No answer held two rows: a server that caps its pages at one row
+		// would answer the overlap alone, as the end does. Look past it,
+		// then check it.
 		a.withLastStaying, a.pastLastStaying = false, true
 	}
 	if a.withLastStaying {
@@ -188,8 +176,7 @@ func (w *Walk[T]) Request() (offset, limit int) {
 }
 
 // passStaying passes over the seen rows whose status is known, up to the
-// first that is not: one that stays moves stayingEnd past it (and is the
-// next overlap), one that is gone is no longer listed.
+// first that is not: those that stay move stayingEnd past them.
 func (w *Walk[T]) passStaying() {
 	n := 0
 	for _, r := range w.seen {
@@ -252,25 +239,23 @@ func (w *Walk[T]) IDlessPassed() int {
 	return max(w.idlessMost, n)
 }
 
-// Answer takes in the answer items to the last request, and returns the items to hand out, whether the walk moved (passed rows or
-// found new ones; if not, the next request should wait for a download),
-// and what comes next.
+// Answer takes in the answer to the last request: the rows to hand out,
+// whether the walk moved (passed rows or found new ones; if not, Pull
+// waits for a download before it asks again), and what comes next.
 func (w *Walk[T]) Answer(items []T) (out []T, moved bool, step Step) {
-	if !w.confirming {
-		if out, step, ok := w.answerCounting(items); ok {
-			return out, true, step
-		}
-		if w.sent == 1 {
-			// The first answer already breaks the rules: confirming from
-			// the start, as if the walk never counted.
-			w.confirming = true
-			return w.answerConfirming(items)
-		}
-		// The listing moved by someone else's doing: the pass goes on,
-		// confirming, from stayingEnd, this answer unused.
+	if w.confirming {
+		return w.answerConfirming(items)
+	}
+	if out, step, ok := w.answerCounting(items); ok {
+		return out, true, step
+	}
+	if w.sent > 1 {
+		// Someone else moved the listing: the pass goes on confirming,
+		// this answer unused.
 		w.startConfirming()
 		return nil, true, StepOn
 	}
+	w.confirming = true // the first answer broke the rules: as if the walk never counted
 	return w.answerConfirming(items)
 }
 
@@ -283,8 +268,6 @@ func (w *Walk[T]) answerConfirming(items []T) (out []T, moved bool, step Step) {
 		}
 		return nil, false, w.endPass()
 	}
-	// A page longer than the limit is the whole listing at the start when
-	// it shows each row once, or when it comes back at a later offset.
 	same := w.lastAnswer != nil && SamePage(w.ID, w.lastAnswer, items)
 	back := w.back(offset, items)
 	long := len(items) > w.Limit
@@ -312,20 +295,15 @@ func (w *Walk[T]) answerConfirming(items []T) (out []T, moved bool, step Step) {
 	return out, moved, step
 }
 
-// passedOver is what a confirming walk's answer showed: the rows it
-// passes over from its offset (run), the rows new to the walk (fresh),
-// the rows to hand out, and the rows without an id passed over in the
-// first pass that the answer before did not show (idless, handed out
-// unless the answer repeats the one before).
+// passedOver is what a confirming walk's answer showed.
 type passedOver[T any] struct {
-	run, fresh int
-	out        []T
-	idless     []T
+	run, fresh int // the rows passed over from the offset, the rows new to the walk
+	out        []T // the rows to hand out
+	idless     []T // rows without an id a Loop's first pass is to hand out, unless the answer repeats the one before
 }
 
-// passOver goes over the answer items to the last request, from the row from
-// on (those before it were gone over already); a long page not whole is
-// gone over as far as the limit only.
+// passOver goes over items from the row from on (those before it were
+// gone over already); a long page not whole, as far as the limit only.
 func (w *Walk[T]) passOver(items []T, whole bool, from int) passedOver[T] {
 	var a passedOver[T]
 	inRun := true
@@ -359,9 +337,8 @@ func (w *Walk[T]) passOver(items []T, whole bool, from int) passedOver[T] {
 	return a
 }
 
-// passIDless passes over a row without an id; in a Loop's first pass,
-// one that the answer before did not show passed over already
-// (notShownBefore) and that was not handed out yet is to be.
+// passIDless passes over a row without an id, to be handed out in a
+// Loop's first pass when no answer before showed it (notShownBefore).
 func (w *Walk[T]) passIDless(a *passedOver[T], item T, notShownBefore bool) {
 	a.run++
 	w.idlessPassed++
@@ -372,29 +349,26 @@ func (w *Walk[T]) passIDless(a *passedOver[T], item T, notShownBefore bool) {
 }
 
 // back reports whether items, at a later offset than the answer before,
-// open with its rows (all of them, or as many as the limit and one more):
-// the offset made no difference, whatever others changed past them.
+// open with its rows (all, or the limit's and one more): the offset made
+// no difference.
 func (w *Walk[T]) back(offset int, items []T) bool {
 	n := min(len(w.lastAnswer), w.Limit+1)
 	return w.lastAnswer != nil && offset > w.lastAnswerAt && len(items) >= n &&
 		SamePage(w.ID, w.lastAnswer[:n], items[:n])
 }
 
-// confirmingStep says what comes after a confirming walk's answer items,
-// and whether the walk moved.
+// confirmingStep says whether a confirming walk's answer moved it, and
+// what comes next.
 func (w *Walk[T]) confirmingStep(items []T, a passedOver[T], whole bool) (moved bool, step Step) {
 	moved = a.run > 0 || a.fresh > 0
 	shorter := len(items) < w.longestAnswer
 	w.longestAnswer = max(w.longestAnswer, len(items))
 	switch {
 	case a.run == len(items) && (whole || shorter):
-		// Gone over the whole listing, or over a page shorter than one
-		// before (a capping server's last): the pass is over.
 		return moved, w.endPass()
 	case whole:
-		// The whole listing, not gone over whole yet (downloads are in
-		// flight): read it again as they answer, not before one does,
-		// unless it brought new rows.
+		// Not gone over whole yet (downloads are in flight): read it again
+		// once one answers, unless it brought new rows.
 		return a.fresh > 0, StepOn
 	case w.answerRepeats >= IgnoredAfter && len(items) > w.Limit && !whole:
 		return moved, w.endPass() // a long page back, not the same: the offset cannot end the pass
@@ -406,10 +380,8 @@ func (w *Walk[T]) confirmingStep(items []T, a passedOver[T], whole bool) (moved 
 	return moved, StepOn
 }
 
-// answerCounting takes in an answer to a counting walk's request, and
-// reports false, taking nothing in, when it breaks the rules the pass
-// counts on (see the package doc): the overlap where it was, the rows
-// past the seen ones new, the answer no longer than asked.
+// answerCounting takes in a counting walk's answer, or reports false,
+// taking nothing in, when it breaks the counting rules (package doc).
 func (w *Walk[T]) answerCounting(items []T) (out []T, step Step, ok bool) {
 	a := &w.asked
 	n := len(items)
@@ -433,21 +405,18 @@ func (w *Walk[T]) answerCounting(items []T) (out []T, step Step, ok bool) {
 	longest := w.longestAnswer
 	w.longestAnswer = max(w.longestAnswer, n)
 	w.lastFull = n == a.limit
-	// What a confirming walk would see repeated, if it comes to that.
 	w.lastAnswer, w.lastAnswerAt, w.lastAnswerRun, w.answerRepeats = items, a.offset, 0, 1
 	out = w.takeInPast(items, i)
-	// The pass ends with nothing listed from where it went on, or with an
-	// answer shorter than asked and than one before it.
+	// The end: nothing past the pass, or a page shorter than asked and than one before.
 	if n == 0 && !a.withLastStaying && len(w.seen) == 0 || n < a.limit && n < longest {
 		return out, StepDone, true
 	}
 	return out, StepOn, true
 }
 
-// pastOverlap checks that items, a counting walk's answer, opens as the
-// pass counted: with the overlap when it was asked for, then the seen
-// rows still listed, in order, then rows that are new (no id handed out
-// before, none twice). It returns where the rows past the overlap start.
+// pastOverlap checks that a counting walk's answer holds the overlap when
+// asked for, then the seen rows still listed, in order, then rows new to
+// the walk, each once; it returns where the rows past the overlap start.
 func (w *Walk[T]) pastOverlap(items []T) (i int, ok bool) {
 	n := len(items)
 	if w.asked.withLastStaying {
@@ -476,9 +445,9 @@ func (w *Walk[T]) pastOverlap(items []T) (i int, ok bool) {
 	return i, true
 }
 
-// takeInPast keeps the seen rows items still lists from i on (and those
-// past the end of a full answer: a row missing left the listing), notes
-// the rows past them as seen, and returns those to hand out.
+// takeInPast keeps the seen rows items lists from i on, or that a full
+// answer did not reach (a row missing left the listing), and notes the
+// rows past them as seen, returning those to hand out.
 func (w *Walk[T]) takeInPast(items []T, i int) (out []T) {
 	n := len(items)
 	keep := w.seen[:0]
@@ -508,8 +477,8 @@ func (w *Walk[T]) takeInPast(items []T, i int) (out []T) {
 	return out
 }
 
-// startConfirming makes the walk confirming from the pass under way on,
-// past its rows known to stay, asking for the limit again.
+// startConfirming makes the walk confirm the rest of the pass, past its
+// rows known to stay.
 func (w *Walk[T]) startConfirming() {
 	w.idlessMost = w.IDlessPassed()
 	w.confirming, w.passBeganCounting = true, true
