@@ -17,8 +17,7 @@ import (
 
 // Every All method is one call of paginate: a stable listing is read
 // ahead; the unread documents, which the loop shrinks, are walked (package
-// internal/paging), as is Pull's listing. The rules: the package doc
-// ("Paging"); the guarantees and their tests: RELIABILITY.md.
+// internal/paging), as is Pull's listing. The rules: the package doc.
 
 // listing describes one All call.
 type listing[T any] struct {
@@ -146,9 +145,8 @@ const (
 	maxPasses    = paging.MaxPasses
 )
 
-// ahead reads a stable listing ahead of the loop, as the package doc
-// says ("Paging"). Each page gets its own *Response, copied into the
-// caller's by the loop's goroutine as it takes the page.
+// ahead reads a stable listing ahead of the loop. Each page gets its own
+// *Response, copied into the caller's as the loop takes the page.
 func (l *listing[T]) ahead(ctx context.Context, yield func(T, error) bool) {
 	into := responseInto(ctx)
 	ctx, cancel := context.WithCancel(ctx)
@@ -166,25 +164,25 @@ func (l *listing[T]) ahead(ctx context.Context, yield func(T, error) bool) {
 			return
 		}
 		repeated := r.prev != nil && len(p.items) > 0 && paging.SamePage(l.id, r.prev, p.items)
-		if stop, err := r.check(p.items, repeated); stop {
-			if err != nil {
-				yield(zero, err)
-				return
-			}
-			r.drop()
-			r.wait() // a quiet end: the pages asked for past it finish
+		stop, err := r.check(p.items, repeated)
+		if err != nil {
+			yield(zero, err)
 			return
+		}
+		if stop {
+			break
 		}
 		last := r.plan(p.items)
 		if !r.hand(p.items, repeated, yield) {
 			return
 		}
 		if last {
-			r.wait() // the pages asked for past the end finish
-			return
+			break
 		}
 		r.prev = p.items
 	}
+	r.drop()
+	r.wait() // a quiet end: the pages asked for past it finish
 }
 
 // aheadReader is the state of one read-ahead.
@@ -276,8 +274,7 @@ func (r *aheadReader[T]) check(items []T, repeated bool) (stop bool, err error) 
 	return false, nil
 }
 
-// plan asks for the pages past items, the page the loop is given, and
-// says whether it is the last.
+// plan asks for the pages past items, and says whether it is the last.
 func (r *aheadReader[T]) plan(items []T) (last bool) {
 	l, n := r.l, len(items)
 	r.want += n
@@ -285,7 +282,6 @@ func (r *aheadReader[T]) plan(items []T) (last bool) {
 	last = n == 0 || n < len(r.prev) || long && !paging.HoldsRowTwice(l.id, items)
 	switch {
 	case last:
-		r.drop()
 		return true
 	case long:
 		r.drop()
@@ -332,15 +328,14 @@ func (l *listing[T]) fetchAhead(ctx context.Context, meta bool, limit, offset in
 }
 
 // errLongPageNotWhole ends a listing whose page longer than the limit was
-// followed by rows of it again (the offset past it may have skipped rows).
+// followed by rows of it again.
 var errLongPageNotWhole = fmt.Errorf("acctadmin: the API sent a page longer than the limit, then rows of it again past it: %w", ErrPagingIgnored)
 
 // stepErrs are the errors a walk's last step ends the listing with.
 var stepErrs = map[paging.Step]error{paging.StepIgnored: ErrPagingIgnored, paging.StepUnsettled: ErrListingUnsettled}
 
-// shrinking walks a listing that the loop shrinks: every item yielded
-// from an answer is dealt with before the next request is sent, and the
-// client's downloadWatch says what became of it.
+// shrinking walks a listing that the loop shrinks, told by the client's
+// downloadWatch what became of each row.
 func (l *listing[T]) shrinking(ctx context.Context, yield func(T, error) bool) {
 	var zero T
 	seen := l.watch.start()
@@ -443,10 +438,9 @@ func (w *watched) status(id uuid.UUID) paging.RowStatus {
 }
 
 // A puller drains the documents listing for Documents.Pull: workers
-// download each document and hand it to fn, while a walk (package
-// internal/paging) reads the listing under them, told what became of each
-// download (MarkStatus). It is kept by the goroutine that called Pull;
-// the workers and the listing requests only send it events.
+// download each document and hand it to fn, while a walk reads the listing
+// under them. Only the goroutine that called Pull touches it; the workers
+// and the listing requests send it events.
 type puller struct {
 	s          *DocumentsClient
 	params     *PullParams // Workers, Skip, Before, OnProgress
@@ -496,17 +490,17 @@ type pullJob struct {
 }
 
 // pullEvent is what a worker tells the pull: a download answered, or (done)
-// a document is done with. declined: Before left it alone; opened: its
-// download was asked for; locked: refused as payment-locked; where: the
-// step a panic or Goexit came from.
+// a document is done with.
 type pullEvent struct {
-	job                      *pullJob
-	done                     bool
-	err                      error
-	bytes                    int64
-	end                      ending
-	declined, opened, locked bool
-	where                    string
+	job      *pullJob
+	done     bool
+	err      error
+	bytes    int64
+	end      ending
+	declined bool   // Before left it alone
+	opened   bool   // its download was asked for
+	locked   bool   // refused as payment-locked
+	where    string // the step a panic or Goexit came from
 }
 
 // countingBody counts the bytes read through it.
@@ -521,8 +515,7 @@ func (b *countingBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// run drains the listing: nil, a *ValidationError (nothing sent), or a
-// *PullError.
+// run checks the params and drains the listing.
 func (p *puller) run(ctx context.Context) error {
 	workers := p.params.Workers
 	switch {
@@ -597,9 +590,8 @@ func (p *puller) drain(workers int) error {
 }
 
 // mayList decides whether to ask for the next page now: one request at a
-// time, not past the end, not while more documents wait than there are
-// workers, and not again for nothing while the first row of the last
-// answer still waits for its download.
+// time, not past the end, not while more documents wait than workers, and
+// not again for nothing while the last answer waits for a download.
 func (p *puller) mayList(workers int) bool {
 	return !p.stopping && !p.listing && !p.listed && len(p.pending) <= workers &&
 		(!p.waiting || p.inFlight+len(p.pending) == 0) && p.walk.RoomForAPage()
@@ -610,8 +602,8 @@ func (p *puller) over() bool {
 	return !p.listing && p.inFlight == 0 && (p.stopping || p.listed && len(p.pending) == 0)
 }
 
-// answered takes in a listing answer: new documents are kept out, or wait
-// for a worker.
+// answered takes in a listing answer: each new document is kept out, or
+// waits for a worker.
 func (p *puller) answered(a page[Document]) {
 	p.listing = false
 	if a.resp != nil {
@@ -715,8 +707,8 @@ func rowStatusAfter(ev pullEvent) paging.RowStatus {
 	return paging.RowUnknown
 }
 
-// abnormal notes a panic or a Goexit in where: the pull stops, and a
-// panic is raised again once it is over.
+// abnormal stops the pull on a panic or a Goexit in where; a panic is
+// raised again once the pull is over.
 func (p *puller) abnormal(e ending, where string, id uuid.UUID) error {
 	var err error
 	if e.goexit {
@@ -792,7 +784,7 @@ func (p *puller) work() {
 }
 
 // serve runs Before on j's document, downloads it, hands it to fn and
-// closes it, telling the pull at each step, however they end.
+// closes it, telling the pull at each step however it ends.
 func (p *puller) serve(j *pullJob) {
 	fin := pullEvent{job: j, done: true, where: "Before"}
 	var f *File
