@@ -338,11 +338,11 @@ var stepErrs = map[paging.Step]error{paging.StepIgnored: ErrPagingIgnored, pagin
 // downloadWatch what became of each row.
 func (l *listing[T]) shrinking(ctx context.Context, yield func(T, error) bool) {
 	var zero T
-	seen := l.watch.start()
-	defer l.watch.end(seen)
+	watch := l.watch.start()
+	defer watch.end()
 	pl := paging.Listing[T]{Limit: l.limit, Max: l.max, Start: l.offset, ID: l.id, Shrinks: true, Loop: true}
-	if seen != nil {
-		pl.StatusOf = seen.status
+	if watch != nil {
+		pl.StatusOf = watch.status
 	} else {
 		pl.ConsumerUnknown = true
 	}
@@ -373,65 +373,60 @@ func (l *listing[T]) shrinking(ctx context.Context, yield func(T, error) bool) {
 // the downloads made through their client while they run: those count as
 // their loop's doing.
 type downloadWatch struct {
-	mu       sync.Mutex
-	watching map[*watched]struct{}
-}
-
-// watched is what one walk saw of the downloads, by document: RowUnknown
-// while a download is asked for or failed, RowGone once a file came back
-// (the API marked the document read), which nothing later replaces.
-type watched struct {
-	mu  sync.Mutex
+	mu    sync.Mutex
+	walks int // the walks running
+	// ids is what the downloads did to their rows while walks run:
+	// RowUnknown while one is asked for or failed, RowGone once a file
+	// came back (the API marked the document read), which nothing later
+	// replaces.
 	ids map[uuid.UUID]paging.RowStatus
 }
 
-// start registers a walk (nil when there is no watch).
-func (d *downloadWatch) start() *watched {
+// start registers a walk; it returns nil when there is no watch.
+func (d *downloadWatch) start() *downloadWatch {
 	if d == nil {
 		return nil
 	}
-	w := &watched{ids: make(map[uuid.UUID]paging.RowStatus)}
 	d.mu.Lock()
-	if d.watching == nil {
-		d.watching = make(map[*watched]struct{})
+	d.walks++
+	if d.ids == nil {
+		d.ids = make(map[uuid.UUID]paging.RowStatus)
 	}
-	d.watching[w] = struct{}{}
 	d.mu.Unlock()
-	return w
+	return d
 }
 
-// end forgets a walk.
-func (d *downloadWatch) end(w *watched) {
+// end forgets a walk, and the downloads once no walk runs.
+func (d *downloadWatch) end() {
 	if d == nil {
 		return
 	}
 	d.mu.Lock()
-	delete(d.watching, w)
+	d.walks--
+	if d.walks == 0 {
+		d.ids = nil
+	}
 	d.mu.Unlock()
 }
 
-// note tells every walk what became of a download of id.
+// note tells the walks what became of a download of id.
 func (d *downloadWatch) note(id uuid.UUID, s paging.RowStatus) {
 	if d == nil {
 		return
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	for w := range d.watching {
-		w.mu.Lock()
-		if w.ids[id] != paging.RowGone {
-			w.ids[id] = s
-		}
-		w.mu.Unlock()
+	if d.walks > 0 && d.ids[id] != paging.RowGone {
+		d.ids[id] = s
 	}
 }
 
 // status says what the downloads of id did to its row so far: a row
 // never downloaded stays.
-func (w *watched) status(id uuid.UUID) paging.RowStatus {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if s, ok := w.ids[id]; ok {
+func (d *downloadWatch) status(id uuid.UUID) paging.RowStatus {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if s, ok := d.ids[id]; ok {
 		return s
 	}
 	return paging.RowStays

@@ -1824,5 +1824,5 @@ func TestPullWalkDoesNotPassARowDownloadedWhileItsRequestWasOut(t *testing.T) {
 func watching(d *downloadWatch) int {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return len(d.watching)
+	return d.walks
 }

@@ -35,10 +35,8 @@ func init() {
 			to:   `		if false {`},
 		mutant{id: `cost-downloads-unseen`, file: `pagination.go`, pkg: `.`, run: run,
 			what: `the client tells no walk of its downloads`,
-			from: `	defer d.mu.Unlock()
-	for w := range d.watching {`,
-			to: `	defer d.mu.Unlock()
-	for w := range map[*watched]struct{}{} {`},
+			from: `	if d.walks > 0 && d.ids[id] != paging.RowGone {`,
+			to:   `	if false {`},
 		mutant{id: `cost-pull-asks-early`, file: `internal/paging/walk.go`, pkg: `.`, run: run,
 			what: `Pull asks for its next page while the rows still downloading fill the answer`,
 			from: `	return b == 0 || w.lastFull && (w.Max <= 0 || w.Limit+1+b <= w.Max)`,
