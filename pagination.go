@@ -80,10 +80,10 @@ func paginate[T any](ctx context.Context, l listing[T]) iter.Seq2[T, error] {
 }
 
 // ending is how a function the SDK ran for its caller ended when it did
-// not return: by a panic (value), or by runtime.Goexit.
+// not return: by a panic (with value, never nil), or by runtime.Goexit.
 type ending struct {
-	panicked, goexit bool
-	value            any
+	value  any
+	goexit bool
 }
 
 // errGoexit stands for a runtime.Goexit on a goroutine of the SDK, which
@@ -97,11 +97,8 @@ func guard(f func(), done func(ending)) {
 	returned := false
 	defer func() {
 		if !returned {
-			if v := recover(); v != nil {
-				e.panicked, e.value = true, v
-			} else {
-				e.goexit = true
-			}
+			e.value = recover() // nil only for a Goexit: panic(nil) recovers a *runtime.PanicNilError
+			e.goexit = e.value == nil
 		}
 		done(e)
 	}()
@@ -112,7 +109,7 @@ func guard(f func(), done func(ending)) {
 // raise raises a panic again on the calling goroutine, and turns a Goexit
 // into errGoexit.
 func (e ending) raise() error {
-	if e.panicked {
+	if e.value != nil {
 		panic(e.value)
 	}
 	if e.goexit {
@@ -479,7 +476,6 @@ const (
 // pullJob is a document given to a worker.
 type pullJob struct {
 	doc    Document
-	id     uuid.UUID
 	seq    int  // the order in which documents were handed out: the listing's
 	opened bool // its download answered (or it ended without one)
 }
@@ -604,7 +600,7 @@ func (p *puller) answered(a page[Document]) {
 	if a.resp != nil {
 		p.last = a.resp
 	}
-	if a.end.panicked || a.end.goexit {
+	if a.end.value != nil || a.end.goexit {
 		p.abnormal(a.end, "a listing request", uuid.Nil)
 		return
 	}
@@ -619,7 +615,7 @@ func (p *puller) answered(a page[Document]) {
 			p.tally.KeptOut++
 			p.report(d, nil)
 		} else {
-			p.pending = append(p.pending, &pullJob{doc: d, id: d.ID})
+			p.pending = append(p.pending, &pullJob{doc: d})
 		}
 	}
 	p.tally.Skipped = p.walk.IDlessPassed()
@@ -637,7 +633,7 @@ func (p *puller) keepOut(d Document) (out bool) {
 	}
 	defer func() {
 		if v := recover(); v != nil {
-			p.abnormal(ending{panicked: true, value: v}, "Skip", uuid.Nil)
+			p.abnormal(ending{value: v}, "Skip", uuid.Nil)
 			out = true
 		}
 	}()
@@ -649,7 +645,7 @@ func (p *puller) workerSaid(ev pullEvent) {
 	j := ev.job
 	if !j.opened { // from the next request on, the listing shows whether it stays
 		j.opened = true
-		p.walk.MarkStatus(j.id, rowStatusAfter(ev))
+		p.walk.MarkStatus(j.doc.ID, rowStatusAfter(ev))
 		p.openedSince++
 		p.waiting = false
 	}
@@ -658,25 +654,17 @@ func (p *puller) workerSaid(ev pullEvent) {
 	}
 	p.inFlight--
 	p.tally.Bytes += ev.bytes
-	d := j.doc
-	j.doc = Document{}
-	if ev.declined {
-		p.tally.KeptOut++
-		p.report(d, nil)
-		return
-	}
 	err := ev.err
-	if ev.locked && !ev.end.panicked && !ev.end.goexit {
+	broke := ev.end.value != nil || ev.end.goexit
+	switch {
+	case ev.declined:
+		p.tally.KeptOut++
+	case ev.locked && !broke:
 		p.tally.Locked++
-		p.report(d, err)
-		return
-	}
-	if ev.end.panicked || ev.end.goexit {
-		err = p.abnormal(ev.end, ev.where, j.id)
-	}
-	if err == nil {
-		p.tally.Done++
-	} else {
+	case broke || err != nil:
+		if broke {
+			err = p.abnormal(ev.end, ev.where, j.doc.ID)
+		}
 		p.tally.Failed++
 		if ev.opened {
 			p.failed = append(p.failed, j)
@@ -684,9 +672,11 @@ func (p *puller) workerSaid(ev pullEvent) {
 		if p.err == nil {
 			p.errEarly = !ev.opened
 		}
-		p.stop(err, j.id)
+		p.stop(err, j.doc.ID)
+	default:
+		p.tally.Done++
 	}
-	p.report(d, err)
+	p.report(j.doc, err)
 }
 
 // rowStatusAfter is what ev, the first event of a job, says of its row.
@@ -709,7 +699,7 @@ func (p *puller) abnormal(e ending, where string, id uuid.UUID) error {
 	if e.goexit {
 		err = fmt.Errorf("%w (in %s)", errGoexit, where)
 	} else {
-		if !p.end.panicked {
+		if p.end.value == nil {
 			p.end = e
 		}
 		err = fmt.Errorf("acctadmin: pull: panic in %s: %v", where, e.value)
@@ -739,7 +729,7 @@ func (p *puller) report(d Document, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			p.params.OnProgress = nil
-			p.abnormal(ending{panicked: true, value: v}, "OnProgress", uuid.Nil)
+			p.abnormal(ending{value: v}, "OnProgress", uuid.Nil)
 		}
 	}()
 	t := p.tally
@@ -752,7 +742,7 @@ func (p *puller) result() error {
 	if p.into != nil && p.last != nil {
 		*p.into = *p.last
 	}
-	if p.end.panicked {
+	if p.end.value != nil {
 		panic(p.end.value)
 	}
 	if p.err == nil {
@@ -765,7 +755,7 @@ func (p *puller) result() error {
 	slices.SortFunc(p.failed, func(a, b *pullJob) int { return a.seq - b.seq })
 	pe := &PullError{Err: p.err, Document: p.errItem, Done: p.tally.Done, early: p.errEarly}
 	for _, j := range p.failed {
-		pe.Unfinished = append(pe.Unfinished, j.id)
+		pe.Unfinished = append(pe.Unfinished, j.doc.ID)
 	}
 	return pe
 }
@@ -796,7 +786,7 @@ func (p *puller) serve(j *pullJob) {
 		}
 		fin.opened, fin.where = true, "fn"
 		var err error
-		f, err = p.s.Download(p.ctx, j.id)
+		f, err = p.s.Download(p.ctx, j.doc.ID)
 		locked := errors.Is(err, ErrPaymentRequired)
 		p.events <- pullEvent{job: j, err: err, locked: locked}
 		if err != nil {
@@ -810,7 +800,7 @@ func (p *puller) serve(j *pullJob) {
 		if f != nil {
 			var c ending
 			guard(func() { f.Close() }, func(e ending) { c = e })
-			if !e.panicked && !e.goexit {
+			if e.value == nil && !e.goexit {
 				e = c
 			}
 			fin.bytes = body.n.Load()
