@@ -150,8 +150,7 @@ func (l *listing[T]) ahead(ctx context.Context, yield func(T, error) bool) {
 	r := &aheadReader[T]{l: l, ctx: ctx, into: into, want: l.offset, next: l.offset, stride: l.limit, depth: 1}
 	defer func() {
 		cancel()
-		r.drop()
-		r.wait() // every fetcher ends with the loop
+		r.fetching.Wait() // every fetcher ends with the loop
 	}()
 	var zero T
 	for {
@@ -170,7 +169,9 @@ func (l *listing[T]) ahead(ctx context.Context, yield func(T, error) bool) {
 			break
 		}
 		last := r.plan(p.items)
-		if !r.hand(p.items, repeated, yield) {
+		if repeated {
+			r.held++
+		} else if !r.hand(p.items, yield) {
 			return
 		}
 		if last {
@@ -178,46 +179,36 @@ func (l *listing[T]) ahead(ctx context.Context, yield func(T, error) bool) {
 		}
 		r.prev = p.items
 	}
-	r.drop()
-	r.wait() // a quiet end: the pages asked for past it finish
+	r.fetching.Wait() // a quiet end: the pages asked for past it finish
 }
 
 // aheadReader is the state of one read-ahead.
 type aheadReader[T any] struct {
-	l      *listing[T]
-	ctx    context.Context
-	into   *Response      // the caller's, when it asked WithResponseInto
-	queue  []chan page[T] // pages asked for and not yet taken, in order
-	stale  []chan page[T] // pages dropped, their answers not needed
-	want   int            // the offset of the next row the loop needs
-	next   int            // the offset of the next page to ask for
-	stride int            // the rows a page brings: the limit, or the server's cap
-	depth  int            // how many pages to keep asked for ahead of the loop
-	prev   []T            // the page before
-	held   [][]T          // pages equal to the one before, held until the offset is seen honoured
+	l        *listing[T]
+	ctx      context.Context
+	into     *Response      // the caller's, when it asked WithResponseInto
+	queue    []chan page[T] // pages asked for and not yet taken, in order
+	fetching sync.WaitGroup // the pages asked for, taken or not
+	want     int            // the offset of the next row the loop needs
+	next     int            // the offset of the next page to ask for
+	stride   int            // the rows a page brings: the limit, or the server's cap
+	depth    int            // how many pages to keep asked for ahead of the loop
+	prev     []T            // the page before
+	held     int            // the times it came back since, held until the offset is seen honoured
 }
 
 // fill asks for the pages from next on until depth of them are asked for.
 func (r *aheadReader[T]) fill() {
 	for len(r.queue) < r.depth {
 		ch := make(chan page[T], 1)
-		go r.l.fetchAhead(r.ctx, r.into != nil, r.l.limit, r.next, ch)
+		r.fetching.Add(1)
+		go func(offset int) {
+			defer r.fetching.Done()
+			r.l.fetchAhead(r.ctx, r.into != nil, r.l.limit, offset, ch)
+		}(r.next)
 		r.next += r.stride
 		r.queue = append(r.queue, ch)
 	}
-}
-
-// drop forgets the pages asked for; wait lets them finish.
-func (r *aheadReader[T]) drop() {
-	r.stale = append(r.stale, r.queue...)
-	r.queue = nil
-}
-
-func (r *aheadReader[T]) wait() {
-	for _, ch := range r.stale {
-		<-ch
-	}
-	r.stale = nil
 }
 
 // take waits for the next page. A loop that has to wait for it, after a
@@ -260,7 +251,7 @@ func (r *aheadReader[T]) check(items []T, repeated bool) (stop bool, err error) 
 			return true, errLongPageNotWhole
 		}
 	}
-	if repeated && len(r.held)+2 >= ignoredAfter {
+	if repeated && r.held+2 >= ignoredAfter {
 		// The API ignores the offset: a full page leaves the rest out of
 		// reach; a shorter one was the whole listing.
 		if n >= l.limit && !l.unpaged {
@@ -281,32 +272,28 @@ func (r *aheadReader[T]) plan(items []T) (last bool) {
 	case last:
 		return true
 	case long:
-		r.drop()
+		r.queue = nil // their answers are not needed
 		r.next, r.depth = r.want, 1
 	case n != r.stride:
 		// A short page: the pages read ahead assumed longer ones.
-		r.drop()
+		r.queue = nil
 		r.next, r.stride, r.depth = r.want, n, 1
 	}
 	r.fill()
 	return false
 }
 
-// hand yields the pages held back and items, unless items repeats the
-// page before (held back too); false when the loop stopped.
-func (r *aheadReader[T]) hand(items []T, repeated bool, yield func(T, error) bool) bool {
-	if repeated {
-		r.held = append(r.held, items)
-		return true
-	}
-	for _, h := range append(r.held, items) {
-		for _, item := range h {
+// hand yields the page before as many times as it was held back, then
+// items; false when the loop stopped.
+func (r *aheadReader[T]) hand(items []T, yield func(T, error) bool) bool {
+	for _, page := range append(slices.Repeat([][]T{r.prev}, r.held), items) {
+		for _, item := range page {
 			if !yield(item, nil) {
 				return false
 			}
 		}
 	}
-	r.held = nil
+	r.held = 0
 	return true
 }
 
