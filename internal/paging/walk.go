@@ -398,7 +398,7 @@ func (w *Walk[T]) answerCounting(items []T) (out []T, step Step, ok bool) {
 		ok := n == 1 && sameRow(w.ID, items[0], w.lastStaying) && len(w.seen) == 0
 		return nil, StepDone, ok
 	}
-	i, ok := w.pastOverlap(items)
+	out, ok = w.takeIn(items)
 	if !ok {
 		return nil, StepOn, false
 	}
@@ -406,7 +406,6 @@ func (w *Walk[T]) answerCounting(items []T) (out []T, step Step, ok bool) {
 	w.longestAnswer = max(w.longestAnswer, n)
 	w.lastFull = n == a.limit
 	w.lastAnswer, w.lastAnswerAt, w.lastAnswerRun, w.answerRepeats = items, a.offset, 0, 1
-	out = w.takeInPast(items, i)
 	// The end: nothing past the pass, or a page shorter than asked and than one before.
 	if n == 0 && !a.withLastStaying && len(w.seen) == 0 || n < a.limit && n < longest {
 		return out, StepDone, true
@@ -414,59 +413,44 @@ func (w *Walk[T]) answerCounting(items []T) (out []T, step Step, ok bool) {
 	return out, StepOn, true
 }
 
-// pastOverlap checks that a counting walk's answer holds the overlap when
+// takeIn checks that a counting walk's answer holds the overlap when
 // asked for, then the seen rows still listed, in order, then rows new to
-// the walk, each once; it returns where the rows past the overlap start.
-func (w *Walk[T]) pastOverlap(items []T) (i int, ok bool) {
-	n := len(items)
+// the walk, each once. If so, it keeps the seen rows still listed (and
+// those past the end of a full answer: a row missing left the listing),
+// notes the new rows as seen, and returns those to hand out.
+func (w *Walk[T]) takeIn(items []T) (out []T, ok bool) {
+	n, i := len(items), 0
 	if w.asked.withLastStaying {
 		if n == 0 || !sameRow(w.ID, items[0], w.lastStaying) {
-			return 0, false
+			return nil, false
 		}
 		i = 1
 	}
-	j := i
+	var keep []T
 	for _, r := range w.seen {
-		if j < n && sameRow(w.ID, items[j], r) {
-			j++
+		switch {
+		case i < n && sameRow(w.ID, items[i], r):
+			i++
+			keep = append(keep, r)
+		case i == n && n == w.asked.limit:
+			keep = append(keep, r)
 		}
 	}
 	fresh := map[uuid.UUID]bool{}
-	for _, item := range items[j:] {
+	for _, item := range items[i:] {
 		id := w.ID(item)
 		if id == uuid.Nil {
 			continue
 		}
 		if _, known := w.handedOut[id]; known || fresh[id] {
-			return 0, false // listed again
+			return nil, false // listed again
 		}
 		fresh[id] = true
 	}
-	return i, true
-}
-
-// takeInPast keeps the seen rows items lists from i on, or that a full
-// answer did not reach (a row missing left the listing), and notes the
-// rows past them as seen, returning those to hand out.
-func (w *Walk[T]) takeInPast(items []T, i int) (out []T) {
-	n := len(items)
-	keep := w.seen[:0]
-	for _, r := range w.seen {
-		if i < n && sameRow(w.ID, items[i], r) {
-			i++
-			keep = append(keep, r)
-			continue
-		}
-		if i == n && n == w.asked.limit {
-			keep = append(keep, r)
-		}
-	}
-	clear(w.seen[len(keep):])
 	w.seen = keep
 	for _, item := range items[i:] {
-		id := w.ID(item)
 		w.seen = append(w.seen, item)
-		if id != uuid.Nil {
+		if id := w.ID(item); id != uuid.Nil {
 			w.handedOut[id] = w.newRow
 			out = append(out, item)
 		} else if w.Loop {
@@ -474,7 +458,7 @@ func (w *Walk[T]) takeInPast(items []T, i int) (out []T) {
 			w.idlessGiven++
 		}
 	}
-	return out
+	return out, true
 }
 
 // startConfirming makes the walk confirm the rest of the pass, past its
