@@ -137,10 +137,7 @@ type page[T any] struct {
 // handed to the loop yet, besides the page the loop is on.
 const maxReadAhead = 2
 
-const (
-	ignoredAfter = paging.IgnoredAfter
-	maxPasses    = paging.MaxPasses
-)
+const ignoredAfter = paging.IgnoredAfter // the read-ahead's rule is the walk's
 
 // ahead reads a stable listing ahead of the loop. Each page gets its own
 // *Response, copied into the caller's as the loop takes the page.

@@ -65,9 +65,8 @@ type Walk[T any] struct {
 
 	// Counting (until confirming is set).
 	confirming       bool
-	stayingEnd       int // the offset past the rows of the pass known to stay
-	lastStaying      T   // the last of them: the overlap
-	hasLastStaying   bool
+	stayingEnd       int             // the offset past the rows of the pass known to stay
+	lastStaying      T               // the last of them: the overlap
 	seen             []T             // rows seen past stayingEnd, in listing order
 	asked            countingRequest // the request out
 	lastFull         bool            // the last answer held all the rows asked for
@@ -156,7 +155,7 @@ func (w *Walk[T]) Request() (offset, limit int) {
 	if w.confirming {
 		return w.offset, w.Limit
 	}
-	a := countingRequest{offset: w.stayingEnd, limit: w.Limit, withLastStaying: w.hasLastStaying}
+	a := countingRequest{offset: w.stayingEnd, limit: w.Limit, withLastStaying: w.stayingEnd > w.Start}
 	if a.withLastStaying && !w.lastFull && w.longestAnswer <= 1 && !w.checkLastStaying {
 		// No answer held two rows: a server that caps its pages at one row
 		// would answer the overlap alone, as the end does. Look past it,
@@ -191,7 +190,7 @@ func (w *Walk[T]) passStaying() {
 		n++
 		if f == RowStays {
 			w.stayingEnd++
-			w.lastStaying, w.hasLastStaying = r, true
+			w.lastStaying = r
 			w.signature.Write(id[:])
 			if id == uuid.Nil {
 				w.idlessPassed++
