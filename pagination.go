@@ -15,10 +15,6 @@ import (
 	"github.com/google/uuid"
 )
 
-// Every All method is one call of paginate: a stable listing is read
-// ahead; the unread documents, which the loop shrinks, are walked (package
-// internal/paging), as is Pull's listing. The rules: the package doc.
-
 // listing describes one All call.
 type listing[T any] struct {
 	invalid error // yielded instead of fetching
@@ -59,11 +55,11 @@ func listingOf[T, P any, PP pageParams[P]](p PP, max int, list func(context.Cont
 	}
 }
 
-// paginate is the loop over l.
+// paginate is the loop of every All method: a stable listing is read
+// ahead; the unread documents, which the loop shrinks, are walked (package
+// internal/paging), as is Pull's listing. The rules: the package doc.
 func paginate[T any](ctx context.Context, l listing[T]) iter.Seq2[T, error] {
-	if l.limit == 0 {
-		l.limit = l.max
-	}
+	l.limit = cmp.Or(l.limit, l.max)
 	return func(yield func(T, error) bool) {
 		var zero T
 		switch {
@@ -239,8 +235,7 @@ func (r *aheadReader[T]) check(items []T, repeated bool) (stop bool, err error) 
 	if len(r.prev) > l.limit && n > 0 {
 		// The page before, longer than asked and showing a row twice, was
 		// taken for the rest of the listing: the same page again is the
-		// whole listing again; rows of it again mean the offset past it
-		// skipped rows no request can reach.
+		// whole listing; rows of it again, an offset that skipped rows.
 		if repeated {
 			return true, nil
 		}
@@ -492,7 +487,7 @@ func (b *countingBody) Read(p []byte) (int, error) {
 
 // run checks the params and drains the listing.
 func (p *puller) run(ctx context.Context) error {
-	workers := p.params.Workers
+	workers := cmp.Or(p.params.Workers, defaultPullWorkers)
 	switch {
 	case ctx == nil:
 		return nilContext()
@@ -502,9 +497,6 @@ func (p *puller) run(ctx context.Context) error {
 		return invalid("fn", "is required")
 	case p.l.invalid != nil:
 		return p.l.invalid
-	}
-	if workers == 0 {
-		workers = defaultPullWorkers
 	}
 	l := &p.l
 	p.walk = paging.NewWalk(paging.Listing[Document]{Limit: cmp.Or(l.limit, l.max), Max: l.max, Start: l.offset, ID: l.id, Shrinks: l.shrinks})
@@ -517,7 +509,7 @@ func (p *puller) run(ctx context.Context) error {
 	return p.drain(workers)
 }
 
-// drain runs the pull to its end and says how it went.
+// drain runs the pull to its end.
 func (p *puller) drain(workers int) error {
 	p.jobs = make(chan *pullJob)
 	p.events = make(chan pullEvent, 2*workers)
@@ -721,7 +713,7 @@ func (p *puller) report(d Document, err error) {
 	on(t)
 }
 
-// result is what Pull returns once every goroutine of it is done.
+// result is what Pull returns once all its goroutines are done.
 func (p *puller) result() error {
 	if p.into != nil && p.last != nil {
 		*p.into = *p.last

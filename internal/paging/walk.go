@@ -115,8 +115,7 @@ func sameRow[T any](id func(T) uuid.UUID, a, b T) bool {
 	return ia == ib && (ia != uuid.Nil || reflect.DeepEqual(a, b))
 }
 
-// SamePage reports whether page b repeats page a: the same rows in the
-// same order.
+// SamePage reports whether page b repeats page a, row for row.
 func SamePage[T any](id func(T) uuid.UUID, a, b []T) bool {
 	return slices.EqualFunc(a, b, func(x, y T) bool { return sameRow(id, x, y) })
 }
@@ -138,8 +137,7 @@ func Overlaps[T any](id func(T) uuid.UUID, a, b []T) bool {
 	})
 }
 
-// Request says where the next request starts and how many rows it asks
-// for.
+// Request says where the next request starts and how many rows it asks for.
 func (w *Walk[T]) Request() (offset, limit int) {
 	w.sent++
 	w.newRow = handed{until: -1}
@@ -226,8 +224,7 @@ func (w *Walk[T]) MarkStatus(id uuid.UUID, s RowStatus) {
 // knownStatus is the status MarkStatus recorded for id.
 func (w *Walk[T]) knownStatus(id uuid.UUID) RowStatus { return w.handedOut[id].status }
 
-// IDlessPassed is how many rows without an id one pass went over, at
-// most.
+// IDlessPassed is the most rows without an id one pass went over.
 func (w *Walk[T]) IDlessPassed() int {
 	n := w.idlessPassed
 	for _, r := range w.seen {
@@ -249,9 +246,7 @@ func (w *Walk[T]) Answer(items []T) (out []T, moved bool, step Step) {
 		return out, true, step
 	}
 	if w.sent > 1 {
-		// Someone else moved the listing: the pass goes on confirming,
-		// this answer unused.
-		w.startConfirming()
+		w.startConfirming() // someone else moved the listing: this answer is not used
 		return nil, true, StepOn
 	}
 	w.confirming = true // the first answer broke the rules: as if the walk never counted
@@ -347,9 +342,8 @@ func (w *Walk[T]) passIDless(a *passedOver[T], item T, notShownBefore bool) {
 	}
 }
 
-// back reports whether items, at a later offset than the answer before,
-// open with its rows (all, or the limit's and one more): the offset made
-// no difference.
+// back reports whether items come back: the answer before's rows at a
+// later offset (package doc).
 func (w *Walk[T]) back(offset int, items []T) bool {
 	n := min(len(w.lastAnswer), w.Limit+1)
 	return w.lastAnswer != nil && offset > w.lastAnswerAt && len(items) >= n &&
@@ -414,9 +408,8 @@ func (w *Walk[T]) answerCounting(items []T) (out []T, step Step, ok bool) {
 
 // takeIn checks that a counting walk's answer holds the overlap when
 // asked for, then the seen rows still listed, in order, then rows new to
-// the walk, each once. If so, it keeps the seen rows still listed (and
-// those past the end of a full answer: a row missing left the listing),
-// notes the new rows as seen, and returns those to hand out.
+// the walk, each once. If so, it keeps those seen rows (and those past
+// the end of a full answer) and returns the new rows, now seen.
 func (w *Walk[T]) takeIn(items []T) (out []T, ok bool) {
 	n, i := len(items), 0
 	if w.asked.withLastStaying {
