@@ -293,8 +293,7 @@ func (l *FileLink) UnmarshalJSON(data []byte) error {
 }
 
 // PageURL returns a link to page n (from 0) of the document id as an
-// image, rather than the image (see Page).
-// GET /documents/:id/page/:page_number/url.
+// image (see Page). GET /documents/:id/page/:page_number/url.
 func (s *DocumentsClient) PageURL(ctx context.Context, id uuid.UUID, n int) (*FileLink, error) {
 	if err := firstErr(checkID("id", id), checkNotNegative("page_number", n)); err != nil {
 		return nil, err
@@ -320,9 +319,7 @@ func (s *DocumentsClient) BulkDownload(ctx context.Context, ids ...uuid.UUID) (*
 	return &l, nil
 }
 
-// DocumentUnlock is what unlocking a document charged, read from the
-// fields beside the envelope's result or inside it (result is text, an
-// object, or the invoices made).
+// DocumentUnlock is what unlocking a document charged.
 type DocumentUnlock struct {
 	Action     string      // "capture"
 	Amount     Money       // what the card was charged
@@ -356,8 +353,9 @@ type unlockWire struct {
 	InvoiceIDs []uuid.UUID `json:"invoice_ids"`
 }
 
-// unlockAnswer reads the answer of POST /documents/unlock/:id: the
-// fields beside result, else those inside it.
+// unlockAnswer reads the answer of POST /documents/unlock/:id: the fields
+// beside result, else those inside it (result is text, an object, or the
+// invoices made).
 type unlockAnswer struct{ u DocumentUnlock }
 
 func (a *unlockAnswer) decodeEnvelope(endpoint string, body []byte) (bool, error) {

@@ -671,14 +671,12 @@ func rowStatusAfter(ev pullEvent) paging.RowStatus {
 // abnormal stops the pull on a panic or a Goexit in where; a panic is
 // raised again once the pull is over.
 func (p *puller) abnormal(e ending, where string, id uuid.UUID) error {
-	var err error
-	if e.goexit {
+	err := fmt.Errorf("acctadmin: pull: panic in %s: %v", where, e.value)
+	switch {
+	case e.goexit:
 		err = fmt.Errorf("%w (in %s)", errGoexit, where)
-	} else {
-		if p.end.value == nil {
-			p.end = e
-		}
-		err = fmt.Errorf("acctadmin: pull: panic in %s: %v", where, e.value)
+	case p.end.value == nil:
+		p.end = e
 	}
 	p.stop(err, id)
 	return err
@@ -689,10 +687,8 @@ func (p *puller) stop(err error, id uuid.UUID) {
 	if p.err == nil {
 		p.err, p.errItem = err, id
 	}
-	if !p.stopping {
-		p.stopping = true
-		p.cancelList()
-	}
+	p.stopping = true
+	p.cancelList()
 }
 
 // report tells OnProgress; a panic in it stops the pull, and it is not
@@ -721,15 +717,13 @@ func (p *puller) result() error {
 	if p.end.value != nil {
 		panic(p.end.value)
 	}
-	if p.err == nil {
-		p.err = p.ended
-	}
-	if p.err == nil {
+	err := cmp.Or(p.err, p.ended)
+	if err == nil {
 		return nil
 	}
 	// The unfinished, in the order they were handed out: the listing's.
 	slices.SortFunc(p.failed, func(a, b *pullJob) int { return a.seq - b.seq })
-	pe := &PullError{Err: p.err, Document: p.errItem, Done: p.tally.Done, early: p.errEarly}
+	pe := &PullError{Err: err, Document: p.errItem, Done: p.tally.Done, early: p.errEarly}
 	for _, j := range p.failed {
 		pe.Unfinished = append(pe.Unfinished, j.doc.ID)
 	}

@@ -8,17 +8,16 @@
 //	counting ──(an answer breaks its rules)──▶ confirming ──▶ StepDone,
 //	   └──▶ StepDone (the pass ends)              StepIgnored, StepUnsettled
 //
-// Counting: each request starts past the rows known to stay (a row left
-// alone stays, one whose download answered is gone), asks for the last of
-// them again (the overlap) and for the rows seen past it whose status is
-// not known yet, besides a page. On a server that pages honestly and
-// changes only by the consumer's downloads, that pass is the walk's only
-// one: All costs pages + 1 requests, Pull pages + 2. An answer whose
-// overlap moved, that shows a row handed out before or a row twice, or
-// that is longer than asked, makes the walk confirming from the rows
-// known to stay; so does a row All handed out whose status is not known.
-// A walk whose consumer is unknown confirms from the start; so does one
-// whose listing does not shrink, and it ends with its first pass.
+// Counting: each request starts past the rows known to stay, asks for
+// the last of them again (the overlap) and for the rows seen past it
+// whose status is not known yet, besides a page. On a server that pages
+// honestly and changes only by the consumer's downloads, that pass is the
+// walk's only one: All costs pages + 1 requests, Pull pages + 2. An
+// answer whose overlap moved, that shows a row handed out before or a row
+// twice, or that is longer than asked, makes the walk confirming from the
+// rows known to stay; so does a row All handed out whose status is not
+// known. A walk whose consumer is unknown confirms from the start; so does
+// one whose listing does not shrink, and it ends with its first pass.
 //
 // Confirming: each offset counts only the rows that can no longer leave
 // by the consumer's doing, while they run unbroken from the previous

@@ -459,7 +459,6 @@ func (w *Walk[T]) startConfirming() {
 	w.idlessMost = w.IDlessPassed()
 	w.confirming, w.passBeganCounting = true, true
 	w.offset = w.stayingEnd
-	clear(w.seen)
 	w.seen = nil
 	w.longestAnswer = min(w.longestAnswer, w.Limit)
 }
