@@ -572,10 +572,7 @@ func (p *puller) over() bool {
 // answered takes in a listing answer: each new document is kept out, or
 // waits for a worker.
 func (p *puller) answered(a page[Document]) {
-	p.listing = false
-	if a.resp != nil {
-		p.last = a.resp
-	}
+	p.listing, p.last = false, a.resp
 	if a.end.value != nil || a.end.goexit {
 		p.abnormal(a.end, "a listing request", uuid.Nil)
 		return

@@ -39,8 +39,8 @@ func init() {
 			to:   `	if false {`},
 		mutant{id: `cost-pull-asks-early`, file: `internal/paging/walk.go`, pkg: `.`, run: run,
 			what: `Pull asks for its next page while the rows still downloading fill the answer`,
-			from: `	return b == 0 || w.lastFull && (w.Max <= 0 || w.Limit+1+b <= w.Max)`,
-			to:   `	return b >= 0`},
+			from: `			return w.lastFull && (w.Max <= 0 || w.Limit+1+b <= w.Max)`,
+			to:   `			return b >= 0`},
 		mutant{id: `cost-blind-unchecked`, file: `internal/paging/walk.go`, pkg: `.`, run: run,
 			what: `a look past the only row seen, finding nothing, taken for the end without checking that row is still there`,
 			from: `		w.checkLastStaying = true // nothing past stayingEnd: if the overlap is still there, that is the end

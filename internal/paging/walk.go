@@ -205,14 +205,13 @@ func (w *Walk[T]) RoomForAPage() bool {
 	if w.confirming {
 		return true
 	}
-	b := 0
 	for i, r := range w.seen {
 		if id := w.ID(r); id != uuid.Nil && w.StatusOf(id) == RowUnknown {
-			b = len(w.seen) - i
-			break
+			b := len(w.seen) - i // the rows from the first awaiting its status
+			return w.lastFull && (w.Max <= 0 || w.Limit+1+b <= w.Max)
 		}
 	}
-	return b == 0 || w.lastFull && (w.Max <= 0 || w.Limit+1+b <= w.Max)
+	return true
 }
 
 // MarkStatus records what the consumer did to id's row, which it can no
