@@ -316,11 +316,9 @@ func (l *listing[T]) shrinking(ctx context.Context, yield func(T, error) bool) {
 	var zero T
 	watch := l.watch.start()
 	defer watch.end()
-	pl := paging.Listing[T]{Limit: l.limit, Max: l.max, Start: l.offset, ID: l.id, Shrinks: true, Loop: true}
+	pl := paging.Listing[T]{Limit: l.limit, Max: l.max, Start: l.offset, ID: l.id, Shrinks: true, Loop: true, ConsumerUnknown: watch == nil}
 	if watch != nil {
 		pl.StatusOf = watch.status
-	} else {
-		pl.ConsumerUnknown = true
 	}
 	w := paging.NewWalk(pl)
 	for {
