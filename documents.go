@@ -365,10 +365,9 @@ func (a *unlockAnswer) decodeEnvelope(endpoint string, body []byte) (bool, error
 		return success, err
 	}
 	var top, in unlockWire
-	if err := decodeJSON(endpoint, body, &top); err != nil {
-		return false, err
-	}
+	err = decodeJSON(endpoint, body, &top)
 	switch {
+	case err != nil: // the fields beside result unreadable
 	case len(res) > 0 && res[0] == '{':
 		err = decodeJSON(endpoint, res, &in)
 	case len(res) > 0 && res[0] == '[':

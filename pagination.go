@@ -102,8 +102,7 @@ func guard(f func(), done func(ending)) {
 	returned = true
 }
 
-// raise raises a panic again on the calling goroutine, and turns a Goexit
-// into errGoexit.
+// raise raises a panic again on the calling goroutine; a Goexit is errGoexit.
 func (e ending) raise() error {
 	if e.value != nil {
 		panic(e.value)
@@ -114,8 +113,7 @@ func (e ending) raise() error {
 	return nil
 }
 
-// responseInto is the *Response a caller asked WithResponseInto to fill,
-// or nil.
+// responseInto is the *Response the caller asked WithResponseInto to fill.
 func responseInto(ctx context.Context) *Response {
 	dst, _ := ctx.Value(responseKey{}).(*Response)
 	return dst
@@ -275,8 +273,7 @@ func (r *aheadReader[T]) plan(items []T) (last bool) {
 	return false
 }
 
-// hand yields the page before as many times as it was held back, then
-// items; false when the loop stopped.
+// hand yields the page before once for each time it was held, then items.
 func (r *aheadReader[T]) hand(items []T, yield func(T, error) bool) bool {
 	for _, page := range append(slices.Repeat([][]T{r.prev}, r.held), items) {
 		for _, item := range page {
@@ -289,8 +286,7 @@ func (r *aheadReader[T]) hand(items []T, yield func(T, error) bool) bool {
 	return true
 }
 
-// fetchAhead reads the page at limit and offset into ch, with its own
-// *Response when meta is set.
+// fetchAhead reads a page into ch, with its own *Response when meta is set.
 func (l *listing[T]) fetchAhead(ctx context.Context, meta bool, limit, offset int, ch chan<- page[T]) {
 	var p page[T]
 	if meta {

@@ -427,16 +427,8 @@ func (w *Walk[T]) takeIn(items []T) (out []T, ok bool) {
 			keep = append(keep, r)
 		}
 	}
-	fresh := map[uuid.UUID]bool{}
-	for _, item := range items[i:] {
-		id := w.ID(item)
-		if id == uuid.Nil {
-			continue
-		}
-		if _, known := w.handedOut[id]; known || fresh[id] {
-			return nil, false // listed again
-		}
-		fresh[id] = true
+	if !w.allNew(items[i:]) {
+		return nil, false
 	}
 	w.seen = keep
 	for _, item := range items[i:] {
@@ -450,6 +442,23 @@ func (w *Walk[T]) takeIn(items []T) (out []T, ok bool) {
 		}
 	}
 	return out, true
+}
+
+// allNew reports whether rows hold no id handed out before, and none
+// twice.
+func (w *Walk[T]) allNew(rows []T) bool {
+	fresh := map[uuid.UUID]bool{}
+	for _, r := range rows {
+		id := w.ID(r)
+		if id == uuid.Nil {
+			continue
+		}
+		if _, known := w.handedOut[id]; known || fresh[id] {
+			return false // listed again
+		}
+		fresh[id] = true
+	}
+	return true
 }
 
 // startConfirming makes the walk confirm the rest of the pass, past its
