@@ -100,8 +100,8 @@ type handed struct {
 // NewWalk starts a walk over l.
 func NewWalk[T any](l Listing[T]) *Walk[T] {
 	w := &Walk[T]{Listing: l, offset: l.Start, stayingEnd: l.Start, handedOut: make(map[uuid.UUID]handed)}
-	if w.StatusOf == nil {
-		w.StatusOf = w.knownStatus
+	if w.StatusOf == nil { // what MarkStatus recorded
+		w.StatusOf = func(id uuid.UUID) RowStatus { return w.handedOut[id].status }
 	}
 	w.confirming = !l.Shrinks || l.ConsumerUnknown
 	w.signature.SetSeed(maphash.MakeSeed())
@@ -219,9 +219,6 @@ func (w *Walk[T]) RoomForAPage() bool {
 func (w *Walk[T]) MarkStatus(id uuid.UUID, s RowStatus) {
 	w.handedOut[id] = handed{until: w.sent, status: s}
 }
-
-// knownStatus is the status MarkStatus recorded for id.
-func (w *Walk[T]) knownStatus(id uuid.UUID) RowStatus { return w.handedOut[id].status }
 
 // IDlessPassed is the most rows without an id one pass went over.
 func (w *Walk[T]) IDlessPassed() int {
