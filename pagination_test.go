@@ -1684,14 +1684,25 @@ func TestWalksOnOneClientShareWhatItDownloads(t *testing.T) {
 func TestAWalkForgetsWhatItWatchedWhenTheLoopBreaks(t *testing.T) {
 	s := newGenServer(50)
 	c := genClient(t, s)
-	for range c.Documents.All(context.Background(), nil) {
+	for d := range c.Documents.All(context.Background(), nil) {
 		if n := watching(c.downloads); n != 1 {
 			t.Fatalf("%d walks watched during the loop, want 1", n)
+		}
+		f, err := c.Documents.Download(context.Background(), d.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		if n := watchedDownloads(c.downloads); n != 1 {
+			t.Fatalf("%d downloads watched during the loop, want 1", n)
 		}
 		break
 	}
 	if n := watching(c.downloads); n != 0 {
 		t.Fatalf("%d walks watched after the loop broke, want 0", n)
+	}
+	if n := watchedDownloads(c.downloads); n != 0 {
+		t.Fatalf("%d downloads still watched after the loop broke, want 0", n)
 	}
 }
 
@@ -1825,4 +1836,11 @@ func watching(d *downloadWatch) int {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return d.walks
+}
+
+// watchedDownloads is how many documents' downloads d holds.
+func watchedDownloads(d *downloadWatch) int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return len(d.ids)
 }

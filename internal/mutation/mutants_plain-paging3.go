@@ -1,8 +1,9 @@
 package main
 
-// The mutant of the read-ahead's held pages: a page that came back, then
+// The mutants of the read-ahead's held pages (a page that came back, then
 // a page past it that shows the offset honoured, and the rows held back
-// are lost.
+// are lost) and of the download watch (what the downloads did is kept
+// after the last walk ended).
 func init() {
 	mutants = append(mutants,
 		mutant{id: `plain-paging3-held-page-dropped`, file: `pagination.go`, pkg: `.`,
@@ -10,5 +11,14 @@ func init() {
 			from: `	for _, page := range append(slices.Repeat([][]T{r.prev}, r.held), items) {`,
 			to:   `	for _, page := range append(slices.Repeat([][]T{r.prev}, 0), items) {`,
 			run:  `TestStableListingsOnGeneratedServers`},
+		mutant{id: `plain-paging3-watch-never-forgets`, file: `pagination.go`, pkg: `.`,
+			what: `the download watch keeps what the downloads did after the last walk ended`,
+			from: `	if d.walks == 0 {
+		d.ids = nil
+	}`,
+			to: `	if d.walks == 0 {
+		_ = 0
+	}`,
+			run: `TestAWalkForgetsWhatItWatchedWhenTheLoopBreaks`},
 	)
 }
