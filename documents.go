@@ -1,6 +1,7 @@
 package acctadmin
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"iter"
@@ -8,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/acctadmin/acctadmin-go/internal/paging"
 	"github.com/google/uuid"
 )
 
@@ -153,15 +155,11 @@ func (s *DocumentsClient) List(ctx context.Context, p *DocumentListParams) ([]Do
 
 // All returns every document of the listing, page after page (200 a page
 // unless p.Limit says otherwise); an error is yielded once, as the last
-// item. On the unread listing (the default: All(ctx, nil)) the loop may
-// download what it is given, which takes it out of the listing; All still
-// yields exactly once every document that stays unread until it is done
-// and that nobody else reads (a Download through the same Client, on any
-// goroutine, while the loop runs, counts as the loop's own). To download
-// on several goroutines, use Pull. ErrPagingIgnored ends it when the API
-// ignores the offset; ErrListingUnsettled when the listing still changes
-// after 10 walks. Paging, its cost and its guarantees: the package doc
-// and RELIABILITY.md.
+// item. On the unread listing (the default) the loop may download what it
+// is given: All still yields once every document that stays unread until
+// it is done and that nobody else reads (a Download through the same
+// Client while the loop runs counts as the loop's own). Pull downloads on
+// several goroutines. Paging and its errors: see the package doc.
 func (s *DocumentsClient) All(ctx context.Context, p *DocumentListParams) iter.Seq2[Document, error] {
 	q := *orZero(p)
 	return paginate(ctx, listing[Document]{
@@ -205,10 +203,10 @@ func (s *DocumentsClient) Download(ctx context.Context, id uuid.UUID) (*File, er
 	if err := checkID("id", id); err != nil {
 		return nil, err
 	}
-	s.c.downloads.note(id, downloadAsked)
+	s.c.downloads.note(id, paging.RowUnknown)
 	f, err := s.c.file(ctx, routeDocumentsDownload.at(id.String()), nil, nil, "application/pdf")
 	if err == nil {
-		s.c.downloads.note(id, downloadAnswered)
+		s.c.downloads.note(id, paging.RowGone)
 	}
 	return f, err
 }
@@ -247,19 +245,16 @@ type PullProgress struct {
 }
 
 // Pull downloads every document of the listing (unread by default),
-// p.Workers at a time, and hands each open file to fn, which may run on
-// Workers goroutines at once; the file is closed when fn returns.
-// Documents without a usable id are passed over; a payment-locked one is
-// left unread and does not fail the pull. When Pull returns nil, every
-// document unread when it started, read by nobody else and not
-// payment-locked was handed to fn exactly once (RELIABILITY.md).
+// p.Workers at a time, and hands each open file to fn (on Workers
+// goroutines at once), closing it when fn returns. Documents without a
+// usable id are passed over; a payment-locked one is left unread. When
+// Pull returns nil, every document unread when it started, read by nobody
+// else and not payment-locked was handed to fn exactly once.
 //
 // The first error (fn's, Before's, a download's, a listing request's, or
 // ctx's) stops new downloads; Pull waits for those in flight and returns a
-// *PullError whose Unfinished names the documents downloaded but not
-// finished. A panic in fn, Before, Skip, OnProgress or a hook is raised
-// again on the caller's goroutine. Bad parameters give a *ValidationError
-// and nothing is sent. Safe to call from several goroutines.
+// *PullError. A panic in fn, Before, Skip, OnProgress or a hook is raised
+// again on the caller's goroutine. Safe to call from several goroutines.
 func (s *DocumentsClient) Pull(ctx context.Context, p *PullParams,
 	fn func(ctx context.Context, d Document, f *File) error) error {
 	pp := *orZero(p) // OnProgress is dropped from the copy when it panics
@@ -298,8 +293,7 @@ func (l *FileLink) UnmarshalJSON(data []byte) error {
 }
 
 // PageURL returns a link to page n (from 0) of the document id as an
-// image, rather than the image (see Page).
-// GET /documents/:id/page/:page_number/url.
+// image (see Page). GET /documents/:id/page/:page_number/url.
 func (s *DocumentsClient) PageURL(ctx context.Context, id uuid.UUID, n int) (*FileLink, error) {
 	if err := firstErr(checkID("id", id), checkNotNegative("page_number", n)); err != nil {
 		return nil, err
@@ -325,9 +319,7 @@ func (s *DocumentsClient) BulkDownload(ctx context.Context, ids ...uuid.UUID) (*
 	return &l, nil
 }
 
-// DocumentUnlock is what unlocking a document charged, read from the
-// fields beside the envelope's result or inside it (result is text, an
-// object, or the invoices made).
+// DocumentUnlock is what unlocking a document charged.
 type DocumentUnlock struct {
 	Action     string      // "capture"
 	Amount     Money       // what the card was charged
@@ -361,21 +353,9 @@ type unlockWire struct {
 	InvoiceIDs []uuid.UUID `json:"invoice_ids"`
 }
 
-// orFrom gives w the fields it lacks from in.
-func (w *unlockWire) orFrom(in unlockWire) {
-	if w.Action == "" {
-		w.Action = in.Action
-	}
-	if w.Amount.IsZero() {
-		w.Amount = in.Amount
-	}
-	if len(w.InvoiceIDs) == 0 {
-		w.InvoiceIDs = in.InvoiceIDs
-	}
-}
-
-// unlockAnswer reads the answer of POST /documents/unlock/:id: the
-// fields beside result, then those inside it.
+// unlockAnswer reads the answer of POST /documents/unlock/:id: the fields
+// beside result, else those inside it (result is text, an object, or the
+// invoices made).
 type unlockAnswer struct{ u DocumentUnlock }
 
 func (a *unlockAnswer) decodeEnvelope(endpoint string, body []byte) (bool, error) {
@@ -384,34 +364,34 @@ func (a *unlockAnswer) decodeEnvelope(endpoint string, body []byte) (bool, error
 	if err != nil || !success {
 		return success, err
 	}
-	var top unlockWire
-	if err := decodeJSON(endpoint, body, &top); err != nil {
-		return false, err
-	}
+	var top, in unlockWire
+	err = decodeJSON(endpoint, body, &top)
 	switch {
+	case err != nil: // the fields beside result unreadable
 	case len(res) > 0 && res[0] == '{':
-		var in unlockWire
-		if err := decodeJSON(endpoint, res, &in); err != nil {
-			return false, err
-		}
-		top.orFrom(in)
+		err = decodeJSON(endpoint, res, &in)
 	case len(res) > 0 && res[0] == '[':
 		// The invoices made, as POST /invoices/pay answers them on the
 		// SDK's fake.
 		var paid []struct {
 			ID uuid.UUID `json:"id"`
 		}
-		if err := decodeJSON(endpoint, res, &paid); err != nil {
-			return false, err
-		}
-		if len(top.InvoiceIDs) == 0 {
-			for _, inv := range paid {
-				top.InvoiceIDs = append(top.InvoiceIDs, inv.ID)
-			}
+		err = decodeJSON(endpoint, res, &paid)
+		for _, inv := range paid {
+			in.InvoiceIDs = append(in.InvoiceIDs, inv.ID)
 		}
 	case len(res) > 0 && res[0] == '"':
 		_ = json.Unmarshal(res, &a.u.Result)
 	}
-	a.u.Action, a.u.Amount, a.u.InvoiceIDs = top.Action, top.Amount, top.InvoiceIDs
+	if err != nil {
+		return false, err
+	}
+	a.u.Action, a.u.Amount, a.u.InvoiceIDs = cmp.Or(top.Action, in.Action), top.Amount, top.InvoiceIDs
+	if a.u.Amount.IsZero() {
+		a.u.Amount = in.Amount
+	}
+	if len(a.u.InvoiceIDs) == 0 {
+		a.u.InvoiceIDs = in.InvoiceIDs
+	}
 	return true, nil
 }

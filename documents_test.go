@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acctadmin/acctadmin-go/internal/paging"
 	"github.com/google/uuid"
 	"go.uber.org/goleak"
 
@@ -238,11 +239,11 @@ func TestListingUnsettledIsASentinel(t *testing.T) {
 	if !errors.Is(err, ErrListingUnsettled) || n != 3 {
 		t.Fatalf("All = %v after %d documents, want ErrListingUnsettled after 3", err, n)
 	}
-	if !strings.Contains(ErrListingUnsettled.Error(), strconv.Itoa(maxPasses)+" passes") {
-		t.Fatalf("the message %q does not say maxPasses (%d)", ErrListingUnsettled, maxPasses)
+	if !strings.Contains(ErrListingUnsettled.Error(), strconv.Itoa(paging.MaxPasses)+" passes") {
+		t.Fatalf("the message %q does not say MaxPasses (%d)", ErrListingUnsettled, paging.MaxPasses)
 	}
-	if rl.n > 2*maxPasses+2 {
-		t.Fatalf("%d listing requests for %d passes", rl.n, maxPasses)
+	if rl.n > 2*paging.MaxPasses+2 {
+		t.Fatalf("%d listing requests for %d passes", rl.n, paging.MaxPasses)
 	}
 }
 
@@ -1671,7 +1672,7 @@ func TestPullBeforeDecliningAllOnServerIgnoringPaging(t *testing.T) {
 	})
 	rows, added := s.startRows(), s.added()
 	all := rows + added
-	bound := (maxPasses+1)*(all+1) + 2*all + 3
+	bound := (paging.MaxPasses+1)*(all+1) + 2*all + 3
 	if err != nil || s.lists > bound {
 		t.Fatalf("Pull = %v after %d listing requests, want nil within %d (%d rows, %d added)", err, s.lists, bound, rows, added)
 	}

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acctadmin/acctadmin-go/internal/paging"
 	"github.com/google/uuid"
 	"pgregory.net/rapid"
 )
@@ -673,7 +674,7 @@ func (s *genServer) wellBehaved() bool {
 // row, or pages of one): an answer of one row cannot tell the end from a
 // server that caps its pages at one row. On the others, the bound stated
 // in RELIABILITY.md, over R, the rows listed at the start and those
-// others added: (maxPasses + 1) × (R + 1) + 2R + 3. A careful pass costs
+// others added: (paging.MaxPasses + 1) × (R + 1) + 2R + 3. A careful pass costs
 // at most one request a row it goes over, plus its last; a request that
 // goes over no row hands out a new one (R in all) or, in Pull, waits for
 // a download to answer first (R in all); the trusting pass before it
@@ -694,7 +695,7 @@ func (c genConsumer) costBound(s *genServer) int {
 		return b
 	}
 	all := rows + s.added()
-	return (maxPasses+1)*(all+1) + 2*all + 3
+	return (paging.MaxPasses+1)*(all+1) + 2*all + 3
 }
 
 // added is how many documents others added.

@@ -15,11 +15,6 @@ import (
 	"github.com/google/uuid"
 )
 
-// Every All method is one call of paginate: a stable listing is read
-// ahead; the unread documents, which the loop shrinks, are walked (package
-// internal/paging), as is Pull's listing. The rules: the package doc
-// ("Paging"); the guarantees and their tests: RELIABILITY.md.
-
 // listing describes one All call.
 type listing[T any] struct {
 	invalid error // yielded instead of fetching
@@ -60,11 +55,11 @@ func listingOf[T, P any, PP pageParams[P]](p PP, max int, list func(context.Cont
 	}
 }
 
-// paginate is the loop over l.
+// paginate is the loop of every All method: a stable listing is read
+// ahead; the unread documents, which the loop shrinks, are walked (package
+// internal/paging), as is Pull's listing. The rules: the package doc.
 func paginate[T any](ctx context.Context, l listing[T]) iter.Seq2[T, error] {
-	if l.limit == 0 {
-		l.limit = l.max
-	}
+	l.limit = cmp.Or(l.limit, l.max)
 	return func(yield func(T, error) bool) {
 		var zero T
 		switch {
@@ -81,10 +76,10 @@ func paginate[T any](ctx context.Context, l listing[T]) iter.Seq2[T, error] {
 }
 
 // ending is how a function the SDK ran for its caller ended when it did
-// not return: by a panic (value), or by runtime.Goexit.
+// not return: by a panic (with value, never nil), or by runtime.Goexit.
 type ending struct {
-	panicked, goexit bool
-	value            any
+	value  any
+	goexit bool
 }
 
 // errGoexit stands for a runtime.Goexit on a goroutine of the SDK, which
@@ -98,11 +93,8 @@ func guard(f func(), done func(ending)) {
 	returned := false
 	defer func() {
 		if !returned {
-			if v := recover(); v != nil {
-				e.panicked, e.value = true, v
-			} else {
-				e.goexit = true
-			}
+			e.value = recover() // nil only for a Goexit: panic(nil) recovers a *runtime.PanicNilError
+			e.goexit = e.value == nil
 		}
 		done(e)
 	}()
@@ -110,10 +102,9 @@ func guard(f func(), done func(ending)) {
 	returned = true
 }
 
-// raise raises a panic again on the calling goroutine, and turns a Goexit
-// into errGoexit.
+// raise raises a panic again on the calling goroutine; a Goexit is errGoexit.
 func (e ending) raise() error {
-	if e.panicked {
+	if e.value != nil {
 		panic(e.value)
 	}
 	if e.goexit {
@@ -122,8 +113,7 @@ func (e ending) raise() error {
 	return nil
 }
 
-// responseInto is the *Response a caller asked WithResponseInto to fill,
-// or nil.
+// responseInto is the *Response the caller asked WithResponseInto to fill.
 func responseInto(ctx context.Context) *Response {
 	dst, _ := ctx.Value(responseKey{}).(*Response)
 	return dst
@@ -141,108 +131,86 @@ type page[T any] struct {
 // handed to the loop yet, besides the page the loop is on.
 const maxReadAhead = 2
 
-const (
-	ignoredAfter = paging.IgnoredAfter
-	maxPasses    = paging.MaxPasses
-)
+const ignoredAfter = paging.IgnoredAfter // the read-ahead's rule is the walk's
 
-// ahead reads a stable listing ahead of the loop, as the package doc
-// says ("Paging"). Each page gets its own *Response, copied into the
-// caller's by the loop's goroutine as it takes the page.
+// ahead reads a stable listing ahead of the loop. Each page gets its own
+// *Response, copied into the caller's as the loop takes the page.
 func (l *listing[T]) ahead(ctx context.Context, yield func(T, error) bool) {
 	into := responseInto(ctx)
 	ctx, cancel := context.WithCancel(ctx)
 	r := &aheadReader[T]{l: l, ctx: ctx, into: into, want: l.offset, next: l.offset, stride: l.limit, depth: 1}
 	defer func() {
 		cancel()
-		r.drop()
-		r.wait() // every fetcher ends with the loop
+		r.fetching.Wait() // every fetcher ends with the loop
 	}()
 	var zero T
-	for taken := 0; ; taken++ {
-		p := r.take(taken)
+	for {
+		p := r.take()
 		if p.err != nil {
 			yield(zero, p.err)
 			return
 		}
-		n := len(p.items)
-		repeated := r.prev != nil && n > 0 && paging.SamePage(l.id, r.prev, p.items)
-		if stop, err := r.check(p.items, repeated); stop {
-			if err != nil {
-				yield(zero, err)
-				return
-			}
-			r.drop()
-			r.wait() // a quiet end: the pages asked for past it finish
+		repeated := r.prev != nil && len(p.items) > 0 && paging.SamePage(l.id, r.prev, p.items)
+		stop, err := r.check(p.items, repeated)
+		if err != nil {
+			yield(zero, err)
 			return
 		}
+		if stop {
+			break
+		}
 		last := r.plan(p.items)
-		if !r.hand(p.items, repeated, yield) {
+		if repeated {
+			r.held++
+		} else if !r.hand(p.items, yield) {
 			return
 		}
 		if last {
-			r.wait() // the pages asked for past the end finish
-			return
+			break
 		}
-		r.prev, r.short = p.items, n < l.limit
+		r.prev = p.items
 	}
+	r.fetching.Wait() // a quiet end: the pages asked for past it finish
 }
 
 // aheadReader is the state of one read-ahead.
 type aheadReader[T any] struct {
-	l      *listing[T]
-	ctx    context.Context
-	into   *Response      // the caller's, when it asked WithResponseInto
-	queue  []chan page[T] // pages asked for and not yet taken, in order
-	stale  []chan page[T] // pages dropped, their answers not needed
-	want   int            // the offset of the next row the loop needs
-	next   int            // the offset of the next page to ask for
-	stride int            // the rows a page brings: the limit, or the server's cap
-	depth  int            // how many pages to keep asked for ahead of the loop
-	prev   []T            // the page before
-	short  bool           // it was shorter than the limit: the end is likely, so do not read deeper
-	held   [][]T          // pages equal to the one before, held until the offset is seen honoured
+	l        *listing[T]
+	ctx      context.Context
+	into     *Response      // the caller's, when it asked WithResponseInto
+	queue    []chan page[T] // pages asked for and not yet taken, in order
+	fetching sync.WaitGroup // the pages asked for, taken or not
+	want     int            // the offset of the next row the loop needs
+	next     int            // the offset of the next page to ask for
+	stride   int            // the rows a page brings: the limit, or the server's cap
+	depth    int            // how many pages to keep asked for ahead of the loop
+	prev     []T            // the page before
+	held     int            // the times it came back since, held until the offset is seen honoured
 }
 
-// start asks for the page at next.
-func (r *aheadReader[T]) start() {
-	ch := make(chan page[T], 1)
-	go r.l.fetchAhead(r.ctx, r.into != nil, r.l.limit, r.next, ch)
-	r.next += r.stride
-	r.queue = append(r.queue, ch)
-}
-
-// fill asks for pages until depth of them are asked for.
+// fill asks for the pages from next on until depth of them are asked for.
 func (r *aheadReader[T]) fill() {
 	for len(r.queue) < r.depth {
-		r.start()
+		ch := make(chan page[T], 1)
+		r.fetching.Add(1)
+		go func(offset int) {
+			defer r.fetching.Done()
+			r.l.fetchAhead(r.ctx, r.into != nil, r.l.limit, offset, ch)
+		}(r.next)
+		r.next += r.stride
+		r.queue = append(r.queue, ch)
 	}
 }
 
-// drop forgets the pages asked for; wait lets them finish.
-func (r *aheadReader[T]) drop() {
-	r.stale = append(r.stale, r.queue...)
-	r.queue = nil
-}
-
-func (r *aheadReader[T]) wait() {
-	for _, ch := range r.stale {
-		<-ch
-	}
-	r.stale = nil
-}
-
-// take waits for the next page, the taken-th. A loop that has to wait for
-// it (after the first) makes the reader read further ahead.
-func (r *aheadReader[T]) take(taken int) page[T] {
-	if len(r.queue) == 0 {
-		r.start()
-	}
+// take waits for the next page. A loop that has to wait for it, after a
+// full page (a short one makes the end likely), reads further ahead.
+func (r *aheadReader[T]) take() page[T] {
+	r.fill()
 	var p page[T]
 	select {
 	case p = <-r.queue[0]:
 	default:
-		if taken > 0 && !r.short && r.depth < maxReadAhead {
+		if len(r.prev) >= r.l.limit && r.depth < maxReadAhead {
 			r.depth++
 			r.fill()
 		}
@@ -265,8 +233,7 @@ func (r *aheadReader[T]) check(items []T, repeated bool) (stop bool, err error) 
 	if len(r.prev) > l.limit && n > 0 {
 		// The page before, longer than asked and showing a row twice, was
 		// taken for the rest of the listing: the same page again is the
-		// whole listing again; rows of it again mean the offset past it
-		// skipped rows no request can reach.
+		// whole listing; rows of it again, an offset that skipped rows.
 		if repeated {
 			return true, nil
 		}
@@ -274,7 +241,7 @@ func (r *aheadReader[T]) check(items []T, repeated bool) (stop bool, err error) 
 			return true, errLongPageNotWhole
 		}
 	}
-	if repeated && len(r.held)+2 >= ignoredAfter {
+	if repeated && r.held+2 >= ignoredAfter {
 		// The API ignores the offset: a full page leaves the rest out of
 		// reach; a shorter one was the whole listing.
 		if n >= l.limit && !l.unpaged {
@@ -285,8 +252,7 @@ func (r *aheadReader[T]) check(items []T, repeated bool) (stop bool, err error) 
 	return false, nil
 }
 
-// plan asks for the pages past items, the page the loop is given, and
-// says whether it is the last.
+// plan asks for the pages past items, and says whether it is the last.
 func (r *aheadReader[T]) plan(items []T) (last bool) {
 	l, n := r.l, len(items)
 	r.want += n
@@ -294,40 +260,33 @@ func (r *aheadReader[T]) plan(items []T) (last bool) {
 	last = n == 0 || n < len(r.prev) || long && !paging.HoldsRowTwice(l.id, items)
 	switch {
 	case last:
-		r.drop()
 		return true
 	case long:
-		r.drop()
+		r.queue = nil // their answers are not needed
 		r.next, r.depth = r.want, 1
 	case n != r.stride:
 		// A short page: the pages read ahead assumed longer ones.
-		r.drop()
+		r.queue = nil
 		r.next, r.stride, r.depth = r.want, n, 1
 	}
 	r.fill()
 	return false
 }
 
-// hand yields the pages held back and items, unless items repeats the
-// page before (held back too); false when the loop stopped.
-func (r *aheadReader[T]) hand(items []T, repeated bool, yield func(T, error) bool) bool {
-	if repeated {
-		r.held = append(r.held, items)
-		return true
-	}
-	for _, h := range append(r.held, items) {
-		for _, item := range h {
+// hand yields the page before once for each time it was held, then items.
+func (r *aheadReader[T]) hand(items []T, yield func(T, error) bool) bool {
+	for _, page := range append(slices.Repeat([][]T{r.prev}, r.held), items) {
+		for _, item := range page {
 			if !yield(item, nil) {
 				return false
 			}
 		}
 	}
-	r.held = nil
+	r.held = 0
 	return true
 }
 
-// fetchAhead reads the page at limit and offset into ch, with its own
-// *Response when meta is set.
+// fetchAhead reads a page into ch, with its own *Response when meta is set.
 func (l *listing[T]) fetchAhead(ctx context.Context, meta bool, limit, offset int, ch chan<- page[T]) {
 	var p page[T]
 	if meta {
@@ -341,42 +300,32 @@ func (l *listing[T]) fetchAhead(ctx context.Context, meta bool, limit, offset in
 }
 
 // errLongPageNotWhole ends a listing whose page longer than the limit was
-// followed by rows of it again (the offset past it may have skipped rows).
+// followed by rows of it again.
 var errLongPageNotWhole = fmt.Errorf("acctadmin: the API sent a page longer than the limit, then rows of it again past it: %w", ErrPagingIgnored)
 
 // stepErrs are the errors a walk's last step ends the listing with.
 var stepErrs = map[paging.Step]error{paging.StepIgnored: ErrPagingIgnored, paging.StepUnsettled: ErrListingUnsettled}
 
-// shrinking walks a listing that the loop shrinks: every item yielded
-// from an answer is dealt with before the next request is sent, and the
-// client's downloadWatch says what became of it.
+// shrinking walks a listing that the loop shrinks, told by the client's
+// downloadWatch what became of each row.
 func (l *listing[T]) shrinking(ctx context.Context, yield func(T, error) bool) {
 	var zero T
-	seen := l.watch.start()
-	defer l.watch.end(seen)
-	pl := paging.Listing[T]{Limit: l.limit, Max: l.max, Start: l.offset, ID: l.id, Shrinks: true, Loop: true}
-	if seen != nil {
-		pl.StatusOf = seen.status
-	} else {
-		pl.ConsumerUnknown = true
+	watch := l.watch.start()
+	defer watch.end()
+	pl := paging.Listing[T]{Limit: l.limit, Max: l.max, Start: l.offset, ID: l.id, Shrinks: true, Loop: true, ConsumerUnknown: watch == nil}
+	if watch != nil {
+		pl.StatusOf = watch.status
 	}
 	w := paging.NewWalk(pl)
 	for {
-		seq, offset, limit := w.Request()
+		offset, limit := w.Request()
 		items, err := l.fetch(ctx, limit, offset)
 		if err != nil {
 			yield(zero, err)
 			return
 		}
-		out, _, step := w.Answer(seq, offset, items)
+		out, _, step := w.Answer(items)
 		for _, item := range out {
-			if id := l.id(item); seen != nil && id != uuid.Nil {
-				seen.mu.Lock()
-				if _, ok := seen.ids[id]; !ok {
-					seen.ids[id] = downloadNone
-				}
-				seen.mu.Unlock()
-			}
 			if !yield(item, nil) {
 				return
 			}
@@ -390,91 +339,73 @@ func (l *listing[T]) shrinking(ctx context.Context, yield func(T, error) bool) {
 	}
 }
 
-// A downloadWatch tells the walks over the unread listing which of the
-// documents they handed out were downloaded through their client while
-// they run: those count as their loop's doing.
+// A downloadWatch tells the walks over the unread listing what became of
+// the downloads made through their client while they run: those count as
+// their loop's doing.
 type downloadWatch struct {
-	mu       sync.Mutex
-	watching map[*watched]struct{}
+	mu    sync.Mutex
+	walks int // the walks running
+	// ids is what the downloads did to their rows while walks run:
+	// RowUnknown while one is asked for or failed, RowGone once a file
+	// came back (the API marked the document read), which nothing later
+	// replaces.
+	ids map[uuid.UUID]paging.RowStatus
 }
 
-// watched is the ids one walk handed out, with what became of their
-// downloads.
-type watched struct {
-	mu  sync.Mutex
-	ids map[uuid.UUID]downloadState
-}
-
-// downloadState is what a watch saw of an id's downloads; a later state
-// never replaces an answered download.
-type downloadState uint8
-
-const (
-	downloadNone     downloadState = iota // never asked for
-	downloadAsked                         // no file back (yet): it may or may not be marked read
-	downloadAnswered                      // a file came back: the API marked it read
-)
-
-// start registers a walk (nil when there is no watch).
-func (d *downloadWatch) start() *watched {
+// start registers a walk; it returns nil when there is no watch.
+func (d *downloadWatch) start() *downloadWatch {
 	if d == nil {
 		return nil
 	}
-	w := &watched{ids: make(map[uuid.UUID]downloadState)}
 	d.mu.Lock()
-	if d.watching == nil {
-		d.watching = make(map[*watched]struct{})
+	d.walks++
+	if d.ids == nil {
+		d.ids = make(map[uuid.UUID]paging.RowStatus)
 	}
-	d.watching[w] = struct{}{}
 	d.mu.Unlock()
-	return w
+	return d
 }
 
-// end forgets a walk.
-func (d *downloadWatch) end(w *watched) {
+// end forgets a walk, and the downloads once no walk runs.
+func (d *downloadWatch) end() {
 	if d == nil {
 		return
 	}
 	d.mu.Lock()
-	delete(d.watching, w)
+	d.walks--
+	if d.walks == 0 {
+		d.ids = nil
+	}
 	d.mu.Unlock()
 }
 
-// note tells every walk that watches id what became of a download of it.
-func (d *downloadWatch) note(id uuid.UUID, s downloadState) {
+// note tells the walks what became of a download of id.
+func (d *downloadWatch) note(id uuid.UUID, s paging.RowStatus) {
 	if d == nil {
 		return
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	for w := range d.watching {
-		w.mu.Lock()
-		if old, ok := w.ids[id]; ok && old != downloadAnswered {
-			w.ids[id] = s
-		}
-		w.mu.Unlock()
+	if d.walks > 0 && d.ids[id] != paging.RowGone {
+		d.ids[id] = s
 	}
 }
 
-// status says what the downloads of id did to its row so far.
-func (w *watched) status(id uuid.UUID) paging.RowStatus {
-	w.mu.Lock()
-	s := w.ids[id]
-	w.mu.Unlock()
-	switch s {
-	case downloadNone:
-		return paging.RowStays
-	case downloadAnswered:
-		return paging.RowGone
+// status says what the downloads of id did to its row so far: a row
+// never downloaded stays.
+func (d *downloadWatch) status(id uuid.UUID) paging.RowStatus {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if s, ok := d.ids[id]; ok {
+		return s
 	}
-	return paging.RowUnknown
+	return paging.RowStays
 }
 
 // A puller drains the documents listing for Documents.Pull: workers
-// download each document and hand it to fn, while a walk (package
-// internal/paging) reads the listing under them, told what became of each
-// download (MarkStatus). It is kept by the goroutine that called Pull;
-// the workers and the listing requests only send it events.
+// download each document and hand it to fn, while a walk reads the listing
+// under them. Only the goroutine that called Pull touches it; the workers
+// and the listing requests send it events.
 type puller struct {
 	s          *DocumentsClient
 	params     *PullParams // Workers, Skip, Before, OnProgress
@@ -494,7 +425,6 @@ type puller struct {
 	pending     []*pullJob // listed, not handed to a worker yet
 	handed      int        // documents handed to a worker
 	inFlight    int        // handed to a worker and not done with
-	seq, offset int        // the last listing request's
 	listing     bool       // a listing request is out
 	listed      bool       // the walk is over
 	waiting     bool       // the last answer could not move on: wait for a download
@@ -519,23 +449,22 @@ const (
 // pullJob is a document given to a worker.
 type pullJob struct {
 	doc    Document
-	id     uuid.UUID
 	seq    int  // the order in which documents were handed out: the listing's
 	opened bool // its download answered (or it ended without one)
 }
 
 // pullEvent is what a worker tells the pull: a download answered, or (done)
-// a document is done with. declined: Before left it alone; opened: its
-// download was asked for; locked: refused as payment-locked; where: the
-// step a panic or Goexit came from.
+// a document is done with.
 type pullEvent struct {
-	job                      *pullJob
-	done                     bool
-	err                      error
-	bytes                    int64
-	end                      ending
-	declined, opened, locked bool
-	where                    string
+	job      *pullJob
+	done     bool
+	err      error
+	bytes    int64
+	end      ending
+	declined bool   // Before left it alone
+	opened   bool   // its download was asked for
+	locked   bool   // refused as payment-locked
+	where    string // the step a panic or Goexit came from
 }
 
 // countingBody counts the bytes read through it.
@@ -550,10 +479,9 @@ func (b *countingBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// run drains the listing: nil, a *ValidationError (nothing sent), or a
-// *PullError.
+// run checks the params and drains the listing.
 func (p *puller) run(ctx context.Context) error {
-	workers := p.params.Workers
+	workers := cmp.Or(p.params.Workers, defaultPullWorkers)
 	switch {
 	case ctx == nil:
 		return nilContext()
@@ -563,9 +491,6 @@ func (p *puller) run(ctx context.Context) error {
 		return invalid("fn", "is required")
 	case p.l.invalid != nil:
 		return p.l.invalid
-	}
-	if workers == 0 {
-		workers = defaultPullWorkers
 	}
 	l := &p.l
 	p.walk = paging.NewWalk(paging.Listing[Document]{Limit: cmp.Or(l.limit, l.max), Max: l.max, Start: l.offset, ID: l.id, Shrinks: l.shrinks})
@@ -578,7 +503,7 @@ func (p *puller) run(ctx context.Context) error {
 	return p.drain(workers)
 }
 
-// drain runs the pull to its end and says how it went.
+// drain runs the pull to its end.
 func (p *puller) drain(workers int) error {
 	p.jobs = make(chan *pullJob)
 	p.events = make(chan pullEvent, 2*workers)
@@ -590,10 +515,9 @@ func (p *puller) drain(workers int) error {
 	ctxDone := p.ctx.Done()
 	for {
 		if p.mayList(workers) {
-			var limit int
-			p.seq, p.offset, limit = p.walk.Request()
+			offset, limit := p.walk.Request()
 			p.listing, p.openedSince = true, 0
-			go p.l.fetchAhead(p.lctx, p.into != nil, limit, p.offset, p.answers)
+			go p.l.fetchAhead(p.lctx, p.into != nil, limit, offset, p.answers)
 		}
 		if p.over() {
 			break
@@ -627,9 +551,8 @@ func (p *puller) drain(workers int) error {
 }
 
 // mayList decides whether to ask for the next page now: one request at a
-// time, not past the end, not while more documents wait than there are
-// workers, and not again for nothing while the first row of the last
-// answer still waits for its download.
+// time, not past the end, not while more documents wait than workers, and
+// not again for nothing while the last answer waits for a download.
 func (p *puller) mayList(workers int) bool {
 	return !p.stopping && !p.listing && !p.listed && len(p.pending) <= workers &&
 		(!p.waiting || p.inFlight+len(p.pending) == 0) && p.walk.RoomForAPage()
@@ -640,14 +563,11 @@ func (p *puller) over() bool {
 	return !p.listing && p.inFlight == 0 && (p.stopping || p.listed && len(p.pending) == 0)
 }
 
-// answered takes in a listing answer: new documents are kept out, or wait
-// for a worker.
+// answered takes in a listing answer: each new document is kept out, or
+// waits for a worker.
 func (p *puller) answered(a page[Document]) {
-	p.listing = false
-	if a.resp != nil {
-		p.last = a.resp
-	}
-	if a.end.panicked || a.end.goexit {
+	p.listing, p.last = false, a.resp
+	if a.end.value != nil || a.end.goexit {
 		p.abnormal(a.end, "a listing request", uuid.Nil)
 		return
 	}
@@ -655,14 +575,14 @@ func (p *puller) answered(a page[Document]) {
 		p.stop(a.err, uuid.Nil)
 		return
 	}
-	out, moved, step := p.walk.Answer(p.seq, p.offset, a.items)
+	out, moved, step := p.walk.Answer(a.items)
 	for _, d := range out {
 		if p.keepOut(d) {
-			p.walk.MarkStatus(d.ID, 0, paging.RowStays)
+			p.walk.MarkStatus(d.ID, paging.RowStays)
 			p.tally.KeptOut++
 			p.report(d, nil)
 		} else {
-			p.pending = append(p.pending, &pullJob{doc: d, id: d.ID})
+			p.pending = append(p.pending, &pullJob{doc: d})
 		}
 	}
 	p.tally.Skipped = p.walk.IDlessPassed()
@@ -680,7 +600,7 @@ func (p *puller) keepOut(d Document) (out bool) {
 	}
 	defer func() {
 		if v := recover(); v != nil {
-			p.abnormal(ending{panicked: true, value: v}, "Skip", uuid.Nil)
+			p.abnormal(ending{value: v}, "Skip", uuid.Nil)
 			out = true
 		}
 	}()
@@ -692,7 +612,7 @@ func (p *puller) workerSaid(ev pullEvent) {
 	j := ev.job
 	if !j.opened { // from the next request on, the listing shows whether it stays
 		j.opened = true
-		p.walk.MarkStatus(j.id, int32(p.walk.Sent()), rowStatusAfter(ev))
+		p.walk.MarkStatus(j.doc.ID, rowStatusAfter(ev))
 		p.openedSince++
 		p.waiting = false
 	}
@@ -701,25 +621,17 @@ func (p *puller) workerSaid(ev pullEvent) {
 	}
 	p.inFlight--
 	p.tally.Bytes += ev.bytes
-	d := j.doc
-	j.doc = Document{}
-	if ev.declined {
-		p.tally.KeptOut++
-		p.report(d, nil)
-		return
-	}
 	err := ev.err
-	if ev.locked && !ev.end.panicked && !ev.end.goexit {
+	broke := ev.end.value != nil || ev.end.goexit
+	switch {
+	case ev.declined:
+		p.tally.KeptOut++
+	case ev.locked && !broke:
 		p.tally.Locked++
-		p.report(d, err)
-		return
-	}
-	if ev.end.panicked || ev.end.goexit {
-		err = p.abnormal(ev.end, ev.where, j.id)
-	}
-	if err == nil {
-		p.tally.Done++
-	} else {
+	case broke || err != nil:
+		if broke {
+			err = p.abnormal(ev.end, ev.where, j.doc.ID)
+		}
 		p.tally.Failed++
 		if ev.opened {
 			p.failed = append(p.failed, j)
@@ -727,9 +639,11 @@ func (p *puller) workerSaid(ev pullEvent) {
 		if p.err == nil {
 			p.errEarly = !ev.opened
 		}
-		p.stop(err, j.id)
+		p.stop(err, j.doc.ID)
+	default:
+		p.tally.Done++
 	}
-	p.report(d, err)
+	p.report(j.doc, err)
 }
 
 // rowStatusAfter is what ev, the first event of a job, says of its row.
@@ -745,17 +659,15 @@ func rowStatusAfter(ev pullEvent) paging.RowStatus {
 	return paging.RowUnknown
 }
 
-// abnormal notes a panic or a Goexit in where: the pull stops, and a
-// panic is raised again once it is over.
+// abnormal stops the pull on a panic or a Goexit in where; a panic is
+// raised again once the pull is over.
 func (p *puller) abnormal(e ending, where string, id uuid.UUID) error {
-	var err error
-	if e.goexit {
+	err := fmt.Errorf("acctadmin: pull: panic in %s: %v", where, e.value)
+	switch {
+	case e.goexit:
 		err = fmt.Errorf("%w (in %s)", errGoexit, where)
-	} else {
-		if !p.end.panicked {
-			p.end = e
-		}
-		err = fmt.Errorf("acctadmin: pull: panic in %s: %v", where, e.value)
+	case p.end.value == nil:
+		p.end = e
 	}
 	p.stop(err, id)
 	return err
@@ -766,10 +678,8 @@ func (p *puller) stop(err error, id uuid.UUID) {
 	if p.err == nil {
 		p.err, p.errItem = err, id
 	}
-	if !p.stopping {
-		p.stopping = true
-		p.cancelList()
-	}
+	p.stopping = true
+	p.cancelList()
 }
 
 // report tells OnProgress; a panic in it stops the pull, and it is not
@@ -782,7 +692,7 @@ func (p *puller) report(d Document, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			p.params.OnProgress = nil
-			p.abnormal(ending{panicked: true, value: v}, "OnProgress", uuid.Nil)
+			p.abnormal(ending{value: v}, "OnProgress", uuid.Nil)
 		}
 	}()
 	t := p.tally
@@ -790,25 +700,23 @@ func (p *puller) report(d Document, err error) {
 	on(t)
 }
 
-// result is what Pull returns once every goroutine of it is done.
+// result is what Pull returns once all its goroutines are done.
 func (p *puller) result() error {
 	if p.into != nil && p.last != nil {
 		*p.into = *p.last
 	}
-	if p.end.panicked {
+	if p.end.value != nil {
 		panic(p.end.value)
 	}
-	if p.err == nil {
-		p.err = p.ended
-	}
-	if p.err == nil {
+	err := cmp.Or(p.err, p.ended)
+	if err == nil {
 		return nil
 	}
 	// The unfinished, in the order they were handed out: the listing's.
 	slices.SortFunc(p.failed, func(a, b *pullJob) int { return a.seq - b.seq })
-	pe := &PullError{Err: p.err, Document: p.errItem, Done: p.tally.Done, early: p.errEarly}
+	pe := &PullError{Err: err, Document: p.errItem, Done: p.tally.Done, early: p.errEarly}
 	for _, j := range p.failed {
-		pe.Unfinished = append(pe.Unfinished, j.id)
+		pe.Unfinished = append(pe.Unfinished, j.doc.ID)
 	}
 	return pe
 }
@@ -822,7 +730,7 @@ func (p *puller) work() {
 }
 
 // serve runs Before on j's document, downloads it, hands it to fn and
-// closes it, telling the pull at each step, however they end.
+// closes it, telling the pull at each step however it ends.
 func (p *puller) serve(j *pullJob) {
 	fin := pullEvent{job: j, done: true, where: "Before"}
 	var f *File
@@ -839,7 +747,7 @@ func (p *puller) serve(j *pullJob) {
 		}
 		fin.opened, fin.where = true, "fn"
 		var err error
-		f, err = p.s.Download(p.ctx, j.id)
+		f, err = p.s.Download(p.ctx, j.doc.ID)
 		locked := errors.Is(err, ErrPaymentRequired)
 		p.events <- pullEvent{job: j, err: err, locked: locked}
 		if err != nil {
@@ -853,7 +761,7 @@ func (p *puller) serve(j *pullJob) {
 		if f != nil {
 			var c ending
 			guard(func() { f.Close() }, func(e ending) { c = e })
-			if !e.panicked && !e.goexit {
+			if e.value == nil && !e.goexit {
 				e = c
 			}
 			fin.bytes = body.n.Load()

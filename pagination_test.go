@@ -1684,14 +1684,25 @@ func TestWalksOnOneClientShareWhatItDownloads(t *testing.T) {
 func TestAWalkForgetsWhatItWatchedWhenTheLoopBreaks(t *testing.T) {
 	s := newGenServer(50)
 	c := genClient(t, s)
-	for range c.Documents.All(context.Background(), nil) {
+	for d := range c.Documents.All(context.Background(), nil) {
 		if n := watching(c.downloads); n != 1 {
 			t.Fatalf("%d walks watched during the loop, want 1", n)
+		}
+		f, err := c.Documents.Download(context.Background(), d.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		if n := watchedDownloads(c.downloads); n != 1 {
+			t.Fatalf("%d downloads watched during the loop, want 1", n)
 		}
 		break
 	}
 	if n := watching(c.downloads); n != 0 {
 		t.Fatalf("%d walks watched after the loop broke, want 0", n)
+	}
+	if n := watchedDownloads(c.downloads); n != 0 {
+		t.Fatalf("%d downloads still watched after the loop broke, want 0", n)
 	}
 }
 
@@ -1804,17 +1815,17 @@ func TestAllGoesOnPastADownloadThatFailed(t *testing.T) {
 func TestPullWalkDoesNotPassARowDownloadedWhileItsRequestWasOut(t *testing.T) {
 	docs := []Document{{ID: numberedID(0)}, {ID: numberedID(1)}, {ID: numberedID(2)}}
 	w := paging.NewWalk(paging.Listing[Document]{Limit: 1, ID: func(d Document) uuid.UUID { return d.ID }, Shrinks: true, ConsumerUnknown: true})
-	seq, offset, _ := w.Request()
-	if out, _, _ := w.Answer(seq, offset, docs[:1]); len(out) != 1 || out[0].ID != docs[0].ID {
+	w.Request()
+	if out, _, _ := w.Answer(docs[:1]); len(out) != 1 || out[0].ID != docs[0].ID {
 		t.Fatalf("the first answer hands out %v, want the first document", out)
 	}
-	seq, offset, _ = w.Request()
-	w.MarkStatus(docs[0].ID, int32(w.Sent()), paging.RowGone) // its download answers while request 2 is out
-	w.Answer(seq, offset, docs[:1])                           // answered before the download: still listed
-	if _, offset, _ = w.Request(); offset != 0 {
+	w.Request()
+	w.MarkStatus(docs[0].ID, paging.RowGone) // its download answers while request 2 is out
+	w.Answer(docs[:1])                       // answered before the download: still listed
+	if offset, _ := w.Request(); offset != 0 {
 		t.Fatalf("the third request starts at offset %d, want 0: past the second document, now first", offset)
 	}
-	out, _, _ := w.Answer(seq+1, 0, docs[1:2])
+	out, _, _ := w.Answer(docs[1:2])
 	if len(out) != 1 || out[0].ID != docs[1].ID {
 		t.Fatalf("the third answer hands out %v, want the second document", out)
 	}
@@ -1824,5 +1835,12 @@ func TestPullWalkDoesNotPassARowDownloadedWhileItsRequestWasOut(t *testing.T) {
 func watching(d *downloadWatch) int {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return len(d.watching)
+	return d.walks
+}
+
+// watchedDownloads is how many documents' downloads d holds.
+func watchedDownloads(d *downloadWatch) int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return len(d.ids)
 }

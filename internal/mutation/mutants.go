@@ -358,19 +358,19 @@ var mutants = []mutant{
 			return true, ErrPagingIgnored`},
 	{id: `walk-ignored-short-page`, file: `internal/paging/walk.go`, pkg: `.`,
 		what: `a short page repeated taken for ignored paging`,
-		from: `	case w.answerRepeats >= IgnoredAfter && len(items) >= w.limit:`,
+		from: `	case w.answerRepeats >= IgnoredAfter && len(items) >= w.Limit:`,
 		to:   `	case w.answerRepeats >= IgnoredAfter:`},
 	{id: `walk-passed-any-seq`, file: `internal/paging/walk.go`, pkg: `.`,
 		what: `a row handed out later taken as passed over`,
-		from: `		case inRun && at >= 0 && requestOf(at) < seq:`,
-		to:   `		case inRun && at >= 0:`},
+		from: `		case inRun && h.until >= 0 && h.until < w.sent:`,
+		to:   `		case inRun && h.until >= 0:`},
 	{id: `walk-ignored-after-30`, file: `internal/paging/walk.go`, pkg: `.`,
 		what: `an API that ignores the offset read thirty times`,
 		from: `const IgnoredAfter = 3`,
 		to:   `const IgnoredAfter = 30`},
 	{id: `walk-one-pass`, file: `internal/paging/walk.go`, pkg: `.`,
 		what: `a shrinking listing walked once, whatever moved`,
-		from: `	if !w.shrinks {
+		from: `	if !w.Shrinks {
 		return StepDone
 	}`,
 		to: `	if true {

@@ -21,9 +21,9 @@ func init() {
 		mutant{id: `paging-long-page-ignored`, file: `internal/paging/walk.go`, pkg: `.`,
 			what: `a page longer than the limit, back at later offsets while downloads are in flight, taken for an ignored offset`,
 			from: `	case whole:
-		// The whole listing, not gone over whole yet`,
+		// Not gone over whole yet`,
 			to: `	case false:
-		// The whole listing, not gone over whole yet`,
+		// Not gone over whole yet`,
 			run: `TestPagingTakesAPageLongerThanTheLimitForTheWholeListing|TestPagingOnGeneratedServers`},
 		mutant{id: `paging-invoices-short-page-ends`, file: `pagination.go`, pkg: `.`,
 			what: `a short first page of the invoices taken for the whole listing, though a capping server sends one`,

@@ -9,7 +9,7 @@ func init() {
 	mutants = append(mutants,
 		mutant{id: `paging6-ignored-paging-unbounded`, file: `internal/paging/walk.go`, pkg: `.`,
 			what: `a walk takes an answer at a later offset for the one before back only when it opens with all its rows: a pass over a server ignoring offset and limit, changed by others, never ends`,
-			from: `	n := min(len(w.lastAnswer), w.limit+1)`,
+			from: `	n := min(len(w.lastAnswer), w.Limit+1)`,
 			to:   `	n := len(w.lastAnswer)`,
 			run:  `TestPullBeforeDecliningAllOnServerIgnoringPaging|TestPullBeforeOnGeneratedServers`},
 	)

@@ -26,36 +26,24 @@ const (
 	StepUnsettled             // MaxPasses passes, and the listing still moved
 )
 
-// Listing is what a walk knows of the listing it reads.
+// Listing is what a walk knows of the listing it reads and its consumer.
 type Listing[T any] struct {
-	Limit, Max, Start int               // the page size asked for, the largest (0: none), the first offset
-	ID                func(T) uuid.UUID // uuid.Nil for a row without a usable id
-	// Shrinks: the consumer shrinks the listing. A walk over a listing
-	// that does not shrink is confirming, and ends with its first pass.
-	Shrinks bool
-	// Loop: the consumer is All's loop, which deals with every row handed
-	// out before the next request, and is handed rows without an id too.
-	Loop bool
-	// StatusOf says what the consumer did to a row handed out; nil: what
-	// MarkStatus recorded.
-	StatusOf func(uuid.UUID) RowStatus
-	// ConsumerUnknown: nothing tells the walk what its consumer did; it
-	// is confirming from the start.
-	ConsumerUnknown bool
+	Limit, Max, Start int                       // the page size asked for, the largest (0: none), the first offset
+	ID                func(T) uuid.UUID         // uuid.Nil for a row without a usable id
+	Shrinks           bool                      // the consumer shrinks the listing
+	Loop              bool                      // All's loop: done with each row before the next request, handed rows without an id too
+	StatusOf          func(uuid.UUID) RowStatus // what the consumer did to a row; nil: what MarkStatus recorded
+	ConsumerUnknown   bool                      // nothing tells what the consumer did
 }
 
 // A Walk reads a listing (see the package doc).
 type Walk[T any] struct {
-	limit, max, start int
-	id                func(T) uuid.UUID
-	shrinks           bool
-	loop              bool
-	statusOf          func(uuid.UUID) RowStatus
+	Listing[T]
 
-	offset    int                 // where a confirming walk's next request starts
-	sent      int                 // requests sent; numbers each request from 1
-	handedOut map[uuid.UUID]int32 // every id handed out (see MarkStatus)
-	newRow    int32               // what a row handed out now is marked with: -1, or in a Loop the request's number
+	offset    int                  // where a confirming walk's next request starts
+	sent      int                  // requests sent; numbers each request from 1
+	handedOut map[uuid.UUID]handed // every id handed out
+	newRow    handed               // what a row handed out now is marked with
 
 	// The pass under way: the ids it passed over, in order, and the rows
 	// without an id among them.
@@ -77,24 +65,22 @@ type Walk[T any] struct {
 
 	// Counting (until confirming is set).
 	confirming       bool
-	stayingEnd       int // the offset past the rows of the pass known to stay
-	lastStaying      T   // the last of them: the overlap
-	hasLastStaying   bool
+	stayingEnd       int             // the offset past the rows of the pass known to stay
+	lastStaying      T               // the last of them: the overlap
 	seen             []T             // rows seen past stayingEnd, in listing order
 	asked            countingRequest // the request out
 	lastFull         bool            // the last answer held all the rows asked for
 	checkLastStaying bool            // a look past the overlap found nothing: check it is still there
 }
 
-// RowStatus is what the consumer did to a row: left it, took it out, or
-// either (a download under way or failed).
+// RowStatus is what the consumer did to a row handed out.
 type RowStatus uint8
 
-// The statuses of a row handed out.
+// The statuses of a row.
 const (
-	RowUnknown RowStatus = iota
-	RowStays
-	RowGone
+	RowUnknown RowStatus = iota // either: a download under way or failed
+	RowStays                    // left alone
+	RowGone                     // taken out
 )
 
 // countingRequest is a counting walk's request: whether its first row is
@@ -105,32 +91,22 @@ type countingRequest struct {
 	pastLastStaying bool
 }
 
-// The status bits of a handed-out id's value (above any request count).
-const (
-	statusStays = 1 << 29
-	statusGone  = 1 << 30
-)
-
-// requestOf is the request count of a handed-out id's value.
-func requestOf(v int32) int { return int(v &^ (statusStays | statusGone)) }
+// handed is what a walk knows of a row it handed out.
+type handed struct {
+	until  int       // the last request sent while the consumer could take it out; -1: it still can
+	status RowStatus // what the consumer did to it
+}
 
 // NewWalk starts a walk over l.
 func NewWalk[T any](l Listing[T]) *Walk[T] {
-	w := &Walk[T]{
-		limit: l.Limit, max: l.Max, start: l.Start, id: l.ID,
-		shrinks: l.Shrinks, loop: l.Loop, statusOf: l.StatusOf,
-		offset: l.Start, stayingEnd: l.Start, handedOut: make(map[uuid.UUID]int32),
-	}
-	if w.statusOf == nil {
-		w.statusOf = w.knownStatus
+	w := &Walk[T]{Listing: l, offset: l.Start, stayingEnd: l.Start, handedOut: make(map[uuid.UUID]handed)}
+	if w.StatusOf == nil { // what MarkStatus recorded
+		w.StatusOf = func(id uuid.UUID) RowStatus { return w.handedOut[id].status }
 	}
 	w.confirming = !l.Shrinks || l.ConsumerUnknown
 	w.signature.SetSeed(maphash.MakeSeed())
 	return w
 }
-
-// Sent is how many requests the walk sent.
-func (w *Walk[T]) Sent() int { return w.sent }
 
 // sameRow reports whether a and b are the same row: the same id, or, for
 // rows without one, the same content.
@@ -139,8 +115,7 @@ func sameRow[T any](id func(T) uuid.UUID, a, b T) bool {
 	return ia == ib && (ia != uuid.Nil || reflect.DeepEqual(a, b))
 }
 
-// SamePage reports whether page b repeats page a: the same rows in the
-// same order.
+// SamePage reports whether page b repeats page a, row for row.
 func SamePage[T any](id func(T) uuid.UUID, a, b []T) bool {
 	return slices.EqualFunc(a, b, func(x, y T) bool { return sameRow(id, x, y) })
 }
@@ -162,30 +137,27 @@ func Overlaps[T any](id func(T) uuid.UUID, a, b []T) bool {
 	})
 }
 
-// Request numbers the next request and says where it starts and how many
-// rows it asks for.
-func (w *Walk[T]) Request() (seq, offset, limit int) {
+// Request says where the next request starts and how many rows it asks for.
+func (w *Walk[T]) Request() (offset, limit int) {
 	w.sent++
-	w.newRow = -1
-	if w.loop {
-		w.newRow = int32(w.sent)
+	w.newRow = handed{until: -1}
+	if w.Loop {
+		w.newRow.until = w.sent
 	}
 	if !w.confirming {
 		w.passStaying()
-		if w.loop && len(w.seen) > 0 {
-			// A row the loop was given whose status is not known (its
-			// download failed, or runs elsewhere) may leave at any time.
-			w.startConfirming()
+		if w.Loop && len(w.seen) > 0 {
+			w.startConfirming() // a row the loop was given may still leave at any time
 		}
 	}
 	if w.confirming {
-		return w.sent, w.offset, w.limit
+		return w.offset, w.Limit
 	}
-	a := countingRequest{offset: w.stayingEnd, limit: w.limit, withLastStaying: w.hasLastStaying}
+	a := countingRequest{offset: w.stayingEnd, limit: w.Limit, withLastStaying: w.stayingEnd > w.Start}
 	if a.withLastStaying && !w.lastFull && w.longestAnswer <= 1 && !w.checkLastStaying {
-		// No answer held two rows: with the overlap, a server that caps
-		// its pages at one row would answer the overlap alone, as the end
-		// of a listing does. So look past it first, and check it after.
+		// No answer held two rows: a server that caps its pages at one row
+		// would answer the overlap alone, as the end does. Look past it,
+		// then check it.
 		a.withLastStaying, a.pastLastStaying = false, true
 	}
 	if a.withLastStaying {
@@ -193,23 +165,22 @@ func (w *Walk[T]) Request() (seq, offset, limit int) {
 		a.limit++
 	}
 	a.limit += len(w.seen)
-	if w.max > 0 {
-		a.limit = min(a.limit, w.max)
+	if w.Max > 0 {
+		a.limit = min(a.limit, w.Max)
 	}
 	w.asked = a
-	return w.sent, a.offset, a.limit
+	return a.offset, a.limit
 }
 
 // passStaying passes over the seen rows whose status is known, up to the
-// first that is not: one that stays moves stayingEnd past it (and is the
-// next overlap), one that is gone is no longer listed.
+// first that is not: those that stay move stayingEnd past them.
 func (w *Walk[T]) passStaying() {
 	n := 0
 	for _, r := range w.seen {
-		id := w.id(r)
+		id := w.ID(r)
 		f := RowStays // a row without an id stays
 		if id != uuid.Nil {
-			f = w.statusOf(id)
+			f = w.StatusOf(id)
 		}
 		if f == RowUnknown {
 			break
@@ -217,7 +188,7 @@ func (w *Walk[T]) passStaying() {
 		n++
 		if f == RowStays {
 			w.stayingEnd++
-			w.lastStaying, w.hasLastStaying = r, true
+			w.lastStaying = r
 			w.signature.Write(id[:])
 			if id == uuid.Nil {
 				w.idlessPassed++
@@ -234,98 +205,69 @@ func (w *Walk[T]) RoomForAPage() bool {
 	if w.confirming {
 		return true
 	}
-	b := 0
 	for i, r := range w.seen {
-		if id := w.id(r); id != uuid.Nil && w.statusOf(id) == RowUnknown {
-			b = len(w.seen) - i
-			break
+		if id := w.ID(r); id != uuid.Nil && w.StatusOf(id) == RowUnknown {
+			b := len(w.seen) - i // the rows from the first awaiting its status
+			return w.lastFull && (w.Max <= 0 || w.Limit+1+b <= w.Max)
 		}
 	}
-	return b == 0 || w.lastFull && (w.max <= 0 || w.limit+1+b <= w.max)
+	return true
 }
 
-// MarkStatus records that id's row could leave the listing by the
-// consumer's doing until request at (exclusive; -1: it still may), and
-// what the consumer did to it.
-func (w *Walk[T]) MarkStatus(id uuid.UUID, at int32, f RowStatus) {
-	switch f {
-	case RowStays:
-		at |= statusStays
-	case RowGone:
-		at |= statusGone
-	}
-	w.handedOut[id] = at
+// MarkStatus records what the consumer did to id's row, which it can no
+// longer change from the next request on.
+func (w *Walk[T]) MarkStatus(id uuid.UUID, s RowStatus) {
+	w.handedOut[id] = handed{until: w.sent, status: s}
 }
 
-// knownStatus is the status MarkStatus recorded for id.
-func (w *Walk[T]) knownStatus(id uuid.UUID) RowStatus {
-	v, ok := w.handedOut[id]
-	switch {
-	case !ok || v < 0:
-		return RowUnknown
-	case v&statusStays != 0:
-		return RowStays
-	case v&statusGone != 0:
-		return RowGone
-	}
-	return RowUnknown
-}
-
-// IDlessPassed is how many rows without an id one pass went over, at
-// most.
+// IDlessPassed is the most rows without an id one pass went over.
 func (w *Walk[T]) IDlessPassed() int {
 	n := w.idlessPassed
 	for _, r := range w.seen {
-		if w.id(r) == uuid.Nil {
+		if w.ID(r) == uuid.Nil {
 			n++
 		}
 	}
 	return max(w.idlessMost, n)
 }
 
-// Answer takes in the answer items to request seq, sent at offset, and
-// returns the items to hand out, whether the walk moved (passed rows or
-// found new ones; if not, the next request should wait for a download),
-// and what comes next.
-func (w *Walk[T]) Answer(seq, offset int, items []T) (out []T, moved bool, step Step) {
-	if !w.confirming {
-		if out, step, ok := w.answerCounting(items); ok {
-			return out, true, step
-		}
-		if w.sent == 1 {
-			// The first answer already breaks the rules: confirming from
-			// the start, as if the walk never counted.
-			w.confirming = true
-			return w.answerConfirming(seq, offset, items)
-		}
-		// The listing moved by someone else's doing: the pass goes on,
-		// confirming, from stayingEnd, this answer unused.
-		w.startConfirming()
+// Answer takes in the answer to the last request: the rows to hand out,
+// whether the walk moved (passed rows or found new ones; if not, Pull
+// waits for a download before it asks again), and what comes next.
+func (w *Walk[T]) Answer(items []T) (out []T, moved bool, step Step) {
+	if w.confirming {
+		return w.answerConfirming(items)
+	}
+	if out, step, ok := w.answerCounting(items); ok {
+		return out, true, step
+	}
+	if w.sent > 1 {
+		w.startConfirming() // someone else moved the listing: this answer is not used
 		return nil, true, StepOn
 	}
-	return w.answerConfirming(seq, offset, items)
+	w.confirming = true // the first answer broke the rules: as if the walk never counted
+	return w.answerConfirming(items)
 }
 
 // answerConfirming is Answer for a confirming walk.
-func (w *Walk[T]) answerConfirming(seq, offset int, items []T) (out []T, moved bool, step Step) {
+func (w *Walk[T]) answerConfirming(items []T) (out []T, moved bool, step Step) {
+	offset := w.offset
 	if len(items) == 0 {
-		if offset == w.start {
+		if offset == w.Start {
 			return nil, false, StepDone // nothing listed
 		}
 		return nil, false, w.endPass()
 	}
-	// A page longer than the limit is the whole listing at the start when
-	// it shows each row once, or when it comes back at a later offset.
-	same := w.lastAnswer != nil && SamePage(w.id, w.lastAnswer, items)
+	same := w.lastAnswer != nil && SamePage(w.ID, w.lastAnswer, items)
 	back := w.back(offset, items)
-	long := len(items) > w.limit
-	whole := long && (offset == w.start && !HoldsRowTwice(w.id, items) ||
+	long := len(items) > w.Limit
+	whole := long && (offset == w.Start && !HoldsRowTwice(w.ID, items) ||
 		back && same)
 	from := 0
 	if same && offset == w.lastAnswerAt {
 		from = w.lastAnswerRun
 	}
-	a := w.passOver(seq, items, whole, from)
+	a := w.passOver(items, whole, from)
 	w.offset = offset + a.run
 	switch {
 	case back:
@@ -343,30 +285,25 @@ func (w *Walk[T]) answerConfirming(seq, offset int, items []T) (out []T, moved b
 	return out, moved, step
 }
 
-// passedOver is what a confirming walk's answer showed: the rows it
-// passes over from its offset (run), the rows new to the walk (fresh),
-// the rows to hand out, and the rows without an id passed over in the
-// first pass that the answer before did not show (idless, handed out
-// unless the answer repeats the one before).
+// passedOver is what a confirming walk's answer showed.
 type passedOver[T any] struct {
-	run, fresh int
-	out        []T
-	idless     []T
+	run, fresh int // the rows passed over from the offset, the rows new to the walk
+	out        []T // the rows to hand out
+	idless     []T // rows without an id a Loop's first pass is to hand out, unless the answer repeats the one before
 }
 
-// passOver goes over the answer items to request seq, from the row from
-// on (those before it were gone over already); a long page not whole is
-// gone over as far as the limit only.
-func (w *Walk[T]) passOver(seq int, items []T, whole bool, from int) passedOver[T] {
+// passOver goes over items from the row from on (those before it were
+// gone over already); a long page not whole, as far as the limit only.
+func (w *Walk[T]) passOver(items []T, whole bool, from int) passedOver[T] {
 	var a passedOver[T]
 	inRun := true
-	long := len(items) > w.limit
+	long := len(items) > w.Limit
 	for i, item := range items {
-		if long && !whole && a.run == w.limit {
+		if long && !whole && a.run == w.Limit {
 			inRun = false
 		}
-		id := w.id(item)
-		at, known := w.handedOut[id]
+		id := w.ID(item)
+		h, known := w.handedOut[id]
 		switch {
 		case id == uuid.Nil:
 			if inRun { // nothing can download it: it stays
@@ -380,7 +317,7 @@ func (w *Walk[T]) passOver(seq int, items []T, whole bool, from int) passedOver[
 			w.idlessGiven += len(a.idless)
 			a.idless = a.idless[:0]
 			inRun = false
-		case inRun && at >= 0 && requestOf(at) < seq:
+		case inRun && h.until >= 0 && h.until < w.sent:
 			a.run++ // it stays: passed over
 			w.signature.Write(id[:])
 		default:
@@ -390,46 +327,41 @@ func (w *Walk[T]) passOver(seq int, items []T, whole bool, from int) passedOver[
 	return a
 }
 
-// passIDless passes over a row without an id; in a Loop's first pass,
-// one that the answer before did not show passed over already
-// (notShownBefore) and that was not handed out yet is to be.
+// passIDless passes over a row without an id, to be handed out in a
+// Loop's first pass when no answer before showed it (notShownBefore).
 func (w *Walk[T]) passIDless(a *passedOver[T], item T, notShownBefore bool) {
 	a.run++
 	w.idlessPassed++
 	w.signature.Write(uuid.Nil[:])
-	if w.loop && w.passes == 0 && notShownBefore && w.idlessPassed > w.idlessGiven+len(a.idless) {
+	if w.Loop && w.passes == 0 && notShownBefore && w.idlessPassed > w.idlessGiven+len(a.idless) {
 		a.idless = append(a.idless, item)
 	}
 }
 
-// back reports whether items, at a later offset than the answer before,
-// open with its rows (all of them, or as many as the limit and one more):
-// the offset made no difference, whatever others changed past them.
+// back reports whether items come back: the answer before's rows at a
+// later offset (package doc).
 func (w *Walk[T]) back(offset int, items []T) bool {
-	n := min(len(w.lastAnswer), w.limit+1)
+	n := min(len(w.lastAnswer), w.Limit+1)
 	return w.lastAnswer != nil && offset > w.lastAnswerAt && len(items) >= n &&
-		SamePage(w.id, w.lastAnswer[:n], items[:n])
+		SamePage(w.ID, w.lastAnswer[:n], items[:n])
 }
 
-// confirmingStep says what comes after a confirming walk's answer items,
-// and whether the walk moved.
+// confirmingStep says whether a confirming walk's answer moved it, and
+// what comes next.
 func (w *Walk[T]) confirmingStep(items []T, a passedOver[T], whole bool) (moved bool, step Step) {
 	moved = a.run > 0 || a.fresh > 0
 	shorter := len(items) < w.longestAnswer
 	w.longestAnswer = max(w.longestAnswer, len(items))
 	switch {
 	case a.run == len(items) && (whole || shorter):
-		// Gone over the whole listing, or over a page shorter than one
-		// before (a capping server's last): the pass is over.
 		return moved, w.endPass()
 	case whole:
-		// The whole listing, not gone over whole yet (downloads are in
-		// flight): read it again as they answer, not before one does,
-		// unless it brought new rows.
+		// Not gone over whole yet (downloads are in flight): read it again
+		// once one answers, unless it brought new rows.
 		return a.fresh > 0, StepOn
-	case w.answerRepeats >= IgnoredAfter && len(items) > w.limit && !whole:
+	case w.answerRepeats >= IgnoredAfter && len(items) > w.Limit && !whole:
 		return moved, w.endPass() // a long page back, not the same: the offset cannot end the pass
-	case w.answerRepeats >= IgnoredAfter && len(items) >= w.limit:
+	case w.answerRepeats >= IgnoredAfter && len(items) >= w.Limit:
 		return moved, StepIgnored
 	case w.answerRepeats >= IgnoredAfter:
 		return moved, w.endPass() // the whole listing, in a page shorter than the limit
@@ -437,10 +369,8 @@ func (w *Walk[T]) confirmingStep(items []T, a passedOver[T], whole bool) (moved 
 	return moved, StepOn
 }
 
-// answerCounting takes in an answer to a counting walk's request, and
-// reports false, taking nothing in, when it breaks the rules the pass
-// counts on (see the package doc): the overlap where it was, the rows
-// past the seen ones new, the answer no longer than asked.
+// answerCounting takes in a counting walk's answer, or reports false,
+// taking nothing in, when it breaks the counting rules (package doc).
 func (w *Walk[T]) answerCounting(items []T) (out []T, step Step, ok bool) {
 	a := &w.asked
 	n := len(items)
@@ -454,106 +384,94 @@ func (w *Walk[T]) answerCounting(items []T) (out []T, step Step, ok bool) {
 		w.checkLastStaying = true // nothing past stayingEnd: if the overlap is still there, that is the end
 		return nil, StepOn, true
 	case w.checkLastStaying:
-		ok := n == 1 && sameRow(w.id, items[0], w.lastStaying) && len(w.seen) == 0
+		ok := n == 1 && sameRow(w.ID, items[0], w.lastStaying) && len(w.seen) == 0
 		return nil, StepDone, ok
 	}
-	i, ok := w.pastOverlap(items)
+	out, ok = w.takeIn(items)
 	if !ok {
 		return nil, StepOn, false
 	}
 	longest := w.longestAnswer
 	w.longestAnswer = max(w.longestAnswer, n)
 	w.lastFull = n == a.limit
-	// What a confirming walk would see repeated, if it comes to that.
 	w.lastAnswer, w.lastAnswerAt, w.lastAnswerRun, w.answerRepeats = items, a.offset, 0, 1
-	out = w.takeInPast(items, i)
-	// The pass ends with nothing listed from where it went on, or with an
-	// answer shorter than asked and than one before it.
+	// The end: nothing past the pass, or a page shorter than asked and than one before.
 	if n == 0 && !a.withLastStaying && len(w.seen) == 0 || n < a.limit && n < longest {
 		return out, StepDone, true
 	}
 	return out, StepOn, true
 }
 
-// pastOverlap checks that items, a counting walk's answer, opens as the
-// pass counted: with the overlap when it was asked for, then the seen
-// rows still listed, in order, then rows that are new (no id handed out
-// before, none twice). It returns where the rows past the overlap start.
-func (w *Walk[T]) pastOverlap(items []T) (i int, ok bool) {
-	n := len(items)
+// takeIn checks that a counting walk's answer holds the overlap when
+// asked for, then the seen rows still listed, in order, then rows new to
+// the walk, each once. If so, it keeps those seen rows (and those past
+// the end of a full answer) and returns the new rows, now seen.
+func (w *Walk[T]) takeIn(items []T) (out []T, ok bool) {
+	n, i := len(items), 0
 	if w.asked.withLastStaying {
-		if n == 0 || !sameRow(w.id, items[0], w.lastStaying) {
-			return 0, false
+		if n == 0 || !sameRow(w.ID, items[0], w.lastStaying) {
+			return nil, false
 		}
 		i = 1
 	}
-	j := i
+	var keep []T
 	for _, r := range w.seen {
-		if j < n && sameRow(w.id, items[j], r) {
-			j++
-		}
-	}
-	fresh := map[uuid.UUID]bool{}
-	for _, item := range items[j:] {
-		id := w.id(item)
-		if id == uuid.Nil {
-			continue
-		}
-		if _, known := w.handedOut[id]; known || fresh[id] {
-			return 0, false // listed again
-		}
-		fresh[id] = true
-	}
-	return i, true
-}
-
-// takeInPast keeps the seen rows items still lists from i on (and those
-// past the end of a full answer: a row missing left the listing), notes
-// the rows past them as seen, and returns those to hand out.
-func (w *Walk[T]) takeInPast(items []T, i int) (out []T) {
-	n := len(items)
-	keep := w.seen[:0]
-	for _, r := range w.seen {
-		if i < n && sameRow(w.id, items[i], r) {
+		switch {
+		case i < n && sameRow(w.ID, items[i], r):
 			i++
 			keep = append(keep, r)
-			continue
-		}
-		if i == n && n == w.asked.limit {
+		case i == n && n == w.asked.limit:
 			keep = append(keep, r)
 		}
 	}
-	clear(w.seen[len(keep):])
+	if !w.allNew(items[i:]) {
+		return nil, false
+	}
 	w.seen = keep
 	for _, item := range items[i:] {
-		id := w.id(item)
 		w.seen = append(w.seen, item)
-		if id != uuid.Nil {
+		if id := w.ID(item); id != uuid.Nil {
 			w.handedOut[id] = w.newRow
 			out = append(out, item)
-		} else if w.loop {
+		} else if w.Loop {
 			out = append(out, item)
 			w.idlessGiven++
 		}
 	}
-	return out
+	return out, true
 }
 
-// startConfirming makes the walk confirming from the pass under way on,
-// past its rows known to stay, asking for the limit again.
+// allNew reports whether rows hold no id handed out before, and none
+// twice.
+func (w *Walk[T]) allNew(rows []T) bool {
+	fresh := map[uuid.UUID]bool{}
+	for _, r := range rows {
+		id := w.ID(r)
+		if id == uuid.Nil {
+			continue
+		}
+		if _, known := w.handedOut[id]; known || fresh[id] {
+			return false // listed again
+		}
+		fresh[id] = true
+	}
+	return true
+}
+
+// startConfirming makes the walk confirm the rest of the pass, past its
+// rows known to stay.
 func (w *Walk[T]) startConfirming() {
 	w.idlessMost = w.IDlessPassed()
 	w.confirming, w.passBeganCounting = true, true
 	w.offset = w.stayingEnd
-	clear(w.seen)
 	w.seen = nil
-	w.longestAnswer = min(w.longestAnswer, w.limit)
+	w.longestAnswer = min(w.longestAnswer, w.Limit)
 }
 
 // endPass ends a pass, and says whether the walk is over.
 func (w *Walk[T]) endPass() Step {
 	w.idlessMost = w.IDlessPassed()
-	if !w.shrinks {
+	if !w.Shrinks {
 		return StepDone
 	}
 	sig := w.signature.Sum64()
@@ -567,6 +485,6 @@ func (w *Walk[T]) endPass() Step {
 	w.prevSignature, w.prevConfirms, w.passBeganCounting = sig, !w.passBeganCounting, false
 	w.signature.Reset()
 	w.idlessPassed, w.lastAnswer, w.answerRepeats = 0, nil, 0
-	w.offset = w.start
+	w.offset = w.Start
 	return StepOn
 }

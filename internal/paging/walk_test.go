@@ -53,8 +53,8 @@ func readAll(t *testing.T, s *server, limit int) (map[uuid.UUID]int, Step) {
 	w := NewWalk(Listing[row]{Limit: limit, Max: 200, ID: rowIDOf, Shrinks: true, Loop: true,
 		StatusOf: func(uuid.UUID) RowStatus { return RowStays }})
 	for range 1000 {
-		seq, offset, n := w.Request()
-		out, _, step := w.Answer(seq, offset, s.page(offset, n))
+		offset, n := w.Request()
+		out, _, step := w.Answer(s.page(offset, n))
 		for _, r := range out {
 			handed[r.id]++
 		}
@@ -129,19 +129,18 @@ func TestWalkReadsPastALongPageThatShowsARowTwice(t *testing.T) {
 func TestWalkTakesALongFirstPageForTheWholeListing(t *testing.T) {
 	rows := rowsOf(7)
 	w := NewWalk(Listing[row]{Limit: 3, ID: rowIDOf, Shrinks: true, ConsumerUnknown: true, Loop: true})
-	seq, offset, _ := w.Request()
-	out, _, step := w.Answer(seq, offset, rows)
+	w.Request()
+	out, _, step := w.Answer(rows)
 	if len(out) != 7 || step != StepOn {
 		t.Fatalf("%d rows handed out, step %d; want 7 and StepOn", len(out), step)
 	}
 	// Confirming: the page again is gone over whole, and ends the pass;
 	// a second pass that agrees ends the walk.
 	for pass := range 2 {
-		seq, offset, _ = w.Request()
-		if offset != 0 {
+		if offset, _ := w.Request(); offset != 0 {
 			t.Fatalf("pass %d asks at offset %d, want 0", pass, offset)
 		}
-		out, _, step = w.Answer(seq, offset, rows)
+		out, _, step = w.Answer(rows)
 		if len(out) != 0 {
 			t.Fatalf("pass %d hands out %d rows again", pass, len(out))
 		}
