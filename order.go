@@ -77,38 +77,18 @@ const (
 	ChargeUnknown ChargeVerdict = "still unknown"
 )
 
-// verdict is what the listings show after a lost checkout: never "not
-// charged", since it may take effect later.
-func verdict(newInvoices int, inCart bool) ChargeVerdict {
-	if newInvoices > 0 && !inCart {
-		return Charged
-	}
-	return ChargeUnknown
-}
-
 // unfinished are the statuses of an order item not yet done.
 var unfinished = []OrderItemStatus{OrderItemRequiringAttention, OrderItemNew}
 
 // Order orders a filing for a company, end to end, with the client's
-// public methods:
-//
-//  1. the product (FilingProducts.Find, or r.ProductID among the
-//     offerings) and its filing method (FilingMethods.List);
-//  2. r.FormData checked against the method's schema
-//     (FilingMethods.Schemas): a refusal is a *ValidationError naming the
-//     field; a schema that cannot be read is noted in SchemaNote;
-//  3. an unfinished order item of the same product refuses the order with
-//     a *DuplicateOrderError, unless r.AllowDuplicate;
-//  4. the card (r.PaymentMethodID among the stored cards, or r.Card
-//     stored), the cart item (ShoppingCart.AddItem), and the checkout of
-//     that item alone, after listing the company's invoices and cart;
-//  5. the form of the one new order item (OrderItems.SubmitFormData).
-//
-// Every call redacts the card and the form's values (CallRedact). A
-// failure before the checkout has charged nothing. The checkout is sent
-// once (see the package doc); its failure is a *CheckoutOutcomeError
-// whose Verdict says whether the card was charged, from the listings of
-// invoices and cart after a lost answer.
+// public methods: it finds the product and its filing method, checks
+// r.FormData against the method's schema, refuses an order the company
+// still waits on (*DuplicateOrderError) unless r.AllowDuplicate, finds or
+// stores the card, and checks out the new cart item alone before
+// answering the form of the order item it made. Every call redacts the
+// card and the form's values. Nothing is charged before the checkout,
+// which is sent at most once (see the package doc): its failure is a
+// *CheckoutOutcomeError whose Verdict says whether the card was charged.
 func (c *Client) Order(ctx context.Context, r *OrderRequest) (*OrderResult, error) {
 	r = orZero(r)
 	if err := r.check(ctx); err != nil {
@@ -286,7 +266,10 @@ func (c *Client) checkoutFailed(ctx context.Context, r *OrderRequest, res *Order
 				e.InvoiceIDs = append(e.InvoiceIDs, id)
 			}
 		}
-		e.Verdict = verdict(len(e.InvoiceIDs), inCart)
+		// Never NotCharged: a lost checkout may still take effect.
+		if len(e.InvoiceIDs) > 0 && !inCart {
+			e.Verdict = Charged
+		}
 	}
 	return e
 }
@@ -308,17 +291,13 @@ func (c *Client) chargeSigns(ctx context.Context, company, item uuid.UUID) ([]uu
 // submitOrderForm answers the form of the one new order item of the
 // company and product.
 func (c *Client) submitOrderForm(ctx context.Context, r *OrderRequest, res *OrderResult) error {
-	var waiting []OrderItem
-	for _, it := range res.Checkout.OrderItems {
-		if it.CompanyID == r.CompanyID && (it.Product.ID == uuid.Nil || it.Product.ID == res.Product.ID) {
-			waiting = append(waiting, it)
-		}
-	}
-	if len(waiting) == 0 && r.FormData == nil {
+	item, err := only(res.Checkout.OrderItems, func(it OrderItem) bool {
+		return it.CompanyID == r.CompanyID && (it.Product.ID == uuid.Nil || it.Product.ID == res.Product.ID)
+	}, "new order item of "+res.Product.Name+" waiting for its form")
+	if errors.Is(err, ErrNoMatch) && r.FormData == nil {
 		return nil
 	}
-	var err error
-	if res.OrderItem, err = only(waiting, func(OrderItem) bool { return true }, "new order item of "+res.Product.Name+" waiting for its form"); err != nil || r.FormData == nil {
+	if res.OrderItem = item; err != nil || r.FormData == nil {
 		return err
 	}
 	done, err := c.OrderItems.SubmitFormData(ctx, &OrderItemFormDataParams{CompanyID: r.CompanyID, OrderItemID: res.OrderItem.ID, FormData: r.FormData})

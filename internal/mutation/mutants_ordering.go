@@ -8,21 +8,20 @@ func init() {
 	mutants = append(mutants,
 		mutant{id: `ordering-charged-on-invoice-alone`, file: `order.go`, pkg: `.`, run: run,
 			what: `a new invoice alone, a stranger's, taken for the checkout's charge`,
-			from: `if newInvoices > 0 && !inCart {`,
-			to:   `if newInvoices > 0 {`},
+			from: `if len(e.InvoiceIDs) > 0 && !inCart {`,
+			to:   `if len(e.InvoiceIDs) > 0 && (!inCart || inCart) {`},
 		mutant{id: `ordering-charged-on-empty-cart-alone`, file: `order.go`, pkg: `.`, run: run,
 			what: `the item gone from the cart, without an invoice, taken for a charge`,
-			from: `if newInvoices > 0 && !inCart {`,
+			from: `if len(e.InvoiceIDs) > 0 && !inCart {`,
 			to:   `if !inCart {`},
 		mutant{id: `ordering-not-charged-on-cart-alone`, file: `order.go`, pkg: `.`, run: run,
 			what: `the item still in the cart taken for no charge after a lost answer`,
-			from: `	return ChargeUnknown
-}`,
-			to: `	if inCart {
-		return NotCharged
-	}
-	return ChargeUnknown
-}`},
+			from: `			e.Verdict = Charged
+		}`,
+			to: `			e.Verdict = Charged
+		} else if inCart {
+			e.Verdict = NotCharged
+		}`},
 		mutant{id: `ordering-failed-listing-judged`, file: `order.go`, pkg: `.`, run: run,
 			what: `a verdict drawn from listings that failed`,
 			from: `if e.CheckErr = err; e.CheckErr == nil {`,
