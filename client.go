@@ -1,6 +1,7 @@
 package acctadmin
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -122,12 +123,16 @@ func set(f func(*settings)) Option {
 	return optionFunc(func(s *settings) error { f(s); return nil })
 }
 
-// refuseIf is the error of option opt when bad: the value it was given.
-func refuseIf(bad bool, opt, format string, args ...any) error {
-	if !bad {
+// setIf is an option that sets with f, or, when bad, fails naming opt
+// and the value it was given.
+func setIf(bad bool, opt string, f func(*settings), format string, args ...any) Option {
+	return optionFunc(func(s *settings) error {
+		if bad {
+			return fmt.Errorf("acctadmin: "+opt+": "+format, args...)
+		}
+		f(s)
 		return nil
-	}
-	return fmt.Errorf("acctadmin: "+opt+": "+format, args...)
+	})
 }
 
 // WithBaseURL sends requests to u instead of DefaultBaseURL: an absolute
@@ -139,29 +144,22 @@ func WithBaseURL(u string) Option { return set(func(s *settings) { s.baseURL = u
 // transport and refuses redirects to another host and every redirect of a
 // call sent at most once (hc's CheckRedirect is not asked).
 func WithHTTPClient(hc *http.Client) Option {
-	return optionFunc(func(s *settings) error {
-		s.httpClient = hc
-		return refuseIf(hc == nil, "WithHTTPClient", "nil *http.Client")
-	})
+	return setIf(hc == nil, "WithHTTPClient", func(s *settings) { s.httpClient = hc }, "nil *http.Client")
 }
 
 // WithMaxRetries sets how many times a call that may be repeated is tried
 // again (default 3, 0 to 100); see the package doc.
 func WithMaxRetries(n int) Option {
-	return optionFunc(func(s *settings) error {
-		s.maxRetries = n
-		return refuseIf(n < 0 || n > maxRetriesLimit, "WithMaxRetries", "retry count %d, want 0 to %d", n, maxRetriesLimit)
-	})
+	return setIf(n < 0 || n > maxRetriesLimit, "WithMaxRetries", func(s *settings) { s.maxRetries = n },
+		"retry count %d, want 0 to %d", n, maxRetriesLimit)
 }
 
 // WithRetryWait sets the bounds of the wait between retries (default
 // 250ms to 8s), jitter included: the wait before retry n is a random
 // point between min·2ⁿ⁻¹ and twice that, both capped at max.
 func WithRetryWait(min, max time.Duration) Option {
-	return optionFunc(func(s *settings) error {
-		s.retryWaitMin, s.retryWaitMax = min, max
-		return refuseIf(min < 0 || max < 0 || max < min, "WithRetryWait", "invalid bounds %s..%s", min, max)
-	})
+	return setIf(min < 0 || max < 0 || max < min, "WithRetryWait", func(s *settings) { s.retryWaitMin, s.retryWaitMax = min, max },
+		"invalid bounds %s..%s", min, max)
 }
 
 // WithTimeout bounds each attempt of a request (default 30s; zero turns
@@ -169,19 +167,13 @@ func WithRetryWait(min, max time.Duration) Option {
 // reading it. For a file only the wait for its headers is bounded; bound
 // the reading with the context.
 func WithTimeout(d time.Duration) Option {
-	return optionFunc(func(s *settings) error {
-		s.timeout = d
-		return refuseIf(d < 0, "WithTimeout", "negative timeout %s", d)
-	})
+	return setIf(d < 0, "WithTimeout", func(s *settings) { s.timeout = d }, "negative timeout %s", d)
 }
 
 // WithMaxRetryAfter sets the longest Retry-After a call waits (default
 // 60s); see the package doc.
 func WithMaxRetryAfter(d time.Duration) Option {
-	return optionFunc(func(s *settings) error {
-		s.retryAfterMax = d
-		return refuseIf(d < 0, "WithMaxRetryAfter", "negative wait %s", d)
-	})
+	return setIf(d < 0, "WithMaxRetryAfter", func(s *settings) { s.retryAfterMax = d }, "negative wait %s", d)
 }
 
 // RateLimiter spaces out a client's requests: Wait blocks until the next
@@ -191,16 +183,13 @@ type RateLimiter interface {
 	Wait(ctx context.Context) error
 }
 
-// WithRateLimit makes every request the client sends wait for l first:
-// one budget for the whole client (see the package doc). A wait that the
-// context ends, or that the limiter refuses, ends the call with a
-// *TransportError that is the context's error, and nothing is sent.
+// WithRateLimit makes every request the client sends wait for l first
+// (see the package doc); a wait l refuses ends the call, unsent, with a
+// *TransportError.
 func WithRateLimit(l RateLimiter) Option {
-	return optionFunc(func(s *settings) error {
-		s.limiter = l
-		v := reflect.ValueOf(l)
-		return refuseIf(l == nil || v.Kind() == reflect.Pointer && v.IsNil(), "WithRateLimit", "nil RateLimiter")
-	})
+	v := reflect.ValueOf(l)
+	return setIf(l == nil || v.Kind() == reflect.Pointer && v.IsNil(), "WithRateLimit", func(s *settings) { s.limiter = l },
+		"nil RateLimiter")
 }
 
 // WithLogger logs every attempt at Debug level and every retry at Warn
@@ -211,20 +200,16 @@ func WithLogger(l *slog.Logger) Option { return set(func(s *settings) { s.logger
 // WithUserAgent puts ua in front of the client's own User-Agent. A
 // control character (a tab is allowed) is an error.
 func WithUserAgent(ua string) Option {
-	return optionFunc(func(s *settings) error {
+	return setIf(strings.ContainsFunc(ua, isControl), "WithUserAgent", func(s *settings) {
 		if ua != "" {
 			s.userAgent = []string{ua + " acctadmin-go/" + Version}
 		}
-		return refuseIf(strings.ContainsFunc(ua, isControl), "WithUserAgent", "line break or control character in user agent")
-	})
+	}, "line break or control character in user agent")
 }
 
 // WithAuthenticator replaces the request signer made from the keys.
 func WithAuthenticator(a Authenticator) Option {
-	return optionFunc(func(s *settings) error {
-		s.auth = a
-		return refuseIf(a == nil, "WithAuthenticator", "nil Authenticator")
-	})
+	return setIf(a == nil, "WithAuthenticator", func(s *settings) { s.auth = a }, "nil Authenticator")
 }
 
 // WithBodyOnlySigning makes the signer hash the body alone into the
@@ -310,17 +295,15 @@ func NewClient(accessKey, secretKey string, opts ...Option) (*Client, error) {
 // ACCTADMIN_ACCESS_KEY and ACCTADMIN_SECRET_KEY, and the base URL from
 // ACCTADMIN_BASE_URL when it is set; opts apply after the environment.
 func NewClientFromEnv(opts ...Option) (*Client, error) {
-	access, secret := os.Getenv(EnvAccessKey), os.Getenv(EnvSecretKey)
-	if strings.TrimSpace(access) == "" {
-		return nil, fmt.Errorf("acctadmin: %s is not set", EnvAccessKey)
-	}
-	if strings.TrimSpace(secret) == "" {
-		return nil, fmt.Errorf("acctadmin: %s is not set", EnvSecretKey)
+	for _, k := range []string{EnvAccessKey, EnvSecretKey} {
+		if strings.TrimSpace(os.Getenv(k)) == "" {
+			return nil, fmt.Errorf("acctadmin: %s is not set", k)
+		}
 	}
 	if base := os.Getenv(EnvBaseURL); base != "" {
 		opts = append([]Option{WithBaseURL(base)}, opts...)
 	}
-	return NewClient(access, secret, opts...)
+	return NewClient(os.Getenv(EnvAccessKey), os.Getenv(EnvSecretKey), opts...)
 }
 
 // CloseIdleConnections closes the client's idle connections early; a
@@ -441,7 +424,7 @@ func (r *RawRequest) endpoint(operation string) (endpoint, *query, any, error) {
 	if r == nil {
 		return endpoint{}, nil, nil, invalid("request", "is required")
 	}
-	rt := &route{method: r.Method, pattern: r.Pattern, operation: operation}
+	rt := &route{method: r.Method, pattern: cmp.Or(r.Pattern, r.Path), operation: operation}
 	switch r.Method {
 	case http.MethodGet, http.MethodDelete:
 		if r.AtMostOnce {
@@ -457,9 +440,6 @@ func (r *RawRequest) endpoint(operation string) (endpoint, *query, any, error) {
 	}
 	if !strings.HasPrefix(r.Path, "/") || strings.ContainsAny(r.Path, "?#") || strings.Contains(r.Path, "..") {
 		return endpoint{}, nil, nil, invalid("path", "want a path starting with / without a query, a fragment or ..")
-	}
-	if rt.pattern == "" {
-		rt.pattern = r.Path
 	}
 	q := &query{}
 	for _, k := range sortedKeys(r.Query) {
