@@ -105,23 +105,20 @@ func CallMaxRetryAfter(d time.Duration) CallOption {
 // The value is sent as it is: put no secret in it that the server might
 // echo.
 func CallHeader(key, value string) CallOption {
+	name := http.CanonicalHeaderKey(key)
 	return callOptionFunc(func(o *callOptions) {
-		name := http.CanonicalHeaderKey(key)
 		switch {
 		case !validHeaderName(key):
 			o.refuse("CallHeader", "%q is not a header name", key)
-			return
 		case sdkHeaders[name]:
 			o.refuse("CallHeader", "%s is set by the client", name)
-			return
 		case strings.ContainsFunc(value, isControl):
 			o.refuse("CallHeader", "control character in the value of %s", name)
-			return
+		case o.header == nil:
+			o.header = http.Header{name: {value}}
+		default:
+			o.header[name] = []string{value}
 		}
-		if o.header == nil {
-			o.header = make(http.Header)
-		}
-		o.header[name] = []string{value}
 	})
 }
 

@@ -1,6 +1,7 @@
 package acctadmin
 
 import (
+	"cmp"
 	"context"
 	"net/http"
 	"time"
@@ -44,8 +45,7 @@ func WithResponseInto(ctx context.Context, dst *Response) context.Context {
 // Hooks are functions the client calls around every call and every
 // attempt; any may be nil. They run on the goroutine that makes the
 // request and must be safe for concurrent use. A call refused before
-// anything is sent reaches no hook, and no hook sees a query string or a
-// secret.
+// anything is sent reaches no hook.
 type Hooks struct {
 	// CallStart is called before the first attempt; the context it
 	// returns (if not nil) is the call's from then on.
@@ -199,18 +199,14 @@ func (st *callState) answered() {
 }
 
 // finish ends the call with err: answered, then the last AttemptEnd,
-// then CallEnd. A file handed out finishes as it is closed, and err is
-// what cut it short.
+// then CallEnd. A file handed out finishes as it is closed.
 func (st *callState) finish(err error) {
 	o := st.obs
 	if o == nil {
 		return
 	}
-	if st.stream && o.settled && o.open {
-		o.attempt.Duration = time.Since(o.attempt.Start)
-		if err != nil {
-			o.attempt.Err = err
-		}
+	if st.stream && o.settled {
+		o.attemptOutcome(nil, err) // the reading counts
 	}
 	st.answered()
 	o.endAttempt()
@@ -222,10 +218,5 @@ func (st *callState) finish(err error) {
 }
 
 func requestID(h http.Header) string {
-	for _, k := range []string{"X-Request-Id", "Request-Id", "X-Correlation-Id"} {
-		if v := h.Get(k); v != "" {
-			return v
-		}
-	}
-	return ""
+	return cmp.Or(h.Get("X-Request-Id"), h.Get("Request-Id"), h.Get("X-Correlation-Id"))
 }
