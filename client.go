@@ -317,16 +317,15 @@ func (c *Client) CloseIdleConnections() {
 // parseBaseURL checks a base URL; its errors show no password, and no
 // reason that could quote one.
 func parseBaseURL(s string) (*url.URL, error) {
+	shown, changed := redactURLText(s)
 	u, err := url.Parse(strings.TrimSpace(s))
 	if err != nil {
-		shown, changed := redactURLText(s)
 		var ue *url.Error
 		if !changed && errors.As(err, &ue) {
 			return nil, fmt.Errorf("acctadmin: base URL %q does not parse: %v", shown, ue.Err)
 		}
 		return nil, fmt.Errorf("acctadmin: base URL %q does not parse", shown)
 	}
-	shown, _ := redactURLText(s)
 	if u.User != nil {
 		shown = u.Redacted()
 	}
@@ -425,18 +424,16 @@ func (r *RawRequest) endpoint(operation string) (endpoint, *query, any, error) {
 		return endpoint{}, nil, nil, invalid("request", "is required")
 	}
 	rt := &route{method: r.Method, pattern: cmp.Or(r.Pattern, r.Path), operation: operation}
+	once := r.AtMostOnce
 	switch r.Method {
 	case http.MethodGet, http.MethodDelete:
-		if r.AtMostOnce {
-			rt.class = atMostOnce
-		}
 	case http.MethodPost, http.MethodPatch, http.MethodPut:
-		rt.class = atMostOnce
+		once = true
 	default:
 		return endpoint{}, nil, nil, invalid("method", "want GET, POST, PATCH, PUT or DELETE, got %q", r.Method)
 	}
-	if rt.class == atMostOnce {
-		rt.verify = "read what it would have changed before trying again"
+	if once {
+		rt.class, rt.verify = atMostOnce, "read what it would have changed before trying again"
 	}
 	if !strings.HasPrefix(r.Path, "/") || strings.ContainsAny(r.Path, "?#") || strings.Contains(r.Path, "..") {
 		return endpoint{}, nil, nil, invalid("path", "want a path starting with / without a query, a fragment or ..")
@@ -454,12 +451,10 @@ func (r *RawRequest) endpoint(operation string) (endpoint, *query, any, error) {
 	return endpoint{route: rt, path: r.Path}, q, body, nil
 }
 
-// Do sends a signed request to a route the SDK does not type and decodes
-// the result of the API's envelope into out (a non-nil pointer, as for
-// json.Unmarshal; nil discards it), with the typed methods' signing,
-// retries, hooks (operation "Client.Do"), errors and redaction. A write
-// is sent at most once (see the package doc); a result that does not fit
-// out is a *DecodeError naming the JSON path, never the value.
+// Do sends a request to a route the SDK does not type as the typed
+// methods send theirs (hooks see "Client.Do"), and decodes the result of
+// the API's envelope into out (a non-nil pointer; nil discards it). A
+// write is sent at most once (see the package doc).
 func (c *Client) Do(ctx context.Context, req *RawRequest, out any) error {
 	ep, q, body, err := req.endpoint("Client.Do")
 	if v := reflect.ValueOf(out); err == nil && out != nil && (v.Kind() != reflect.Pointer || v.IsNil()) {
