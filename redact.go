@@ -223,9 +223,6 @@ func replaceStandalone(s, secret, mark string) string {
 		}
 		i = at + 1
 	}
-	if from == 0 {
-		return s
-	}
 	b.WriteString(s[from:])
 	return b.String()
 }
@@ -250,9 +247,6 @@ func (r *redactor) addToken(authorization string) {
 // addQuery makes the redactor look for a query string and its values, as
 // sent and decoded.
 func (r *redactor) addQuery(q string) {
-	if q == "" {
-		return
-	}
 	r.add(q, "[query]")
 	if dec, err := url.QueryUnescape(q); err == nil {
 		r.add(dec, "[query]")
@@ -322,7 +316,7 @@ func (r *redactor) cleanHeader(h http.Header) http.Header {
 	out := make(http.Header, min(len(h), maxHeaderFields))
 	fields, size := 0, 0
 	for _, k := range sortedKeys(h) {
-		if isSecretHeader(k) {
+		if secretHeaders[http.CanonicalHeaderKey(k)] {
 			continue
 		}
 		name := r.clean(k, maxDetail)
@@ -340,8 +334,5 @@ func (r *redactor) cleanHeader(h http.Header) http.Header {
 }
 
 // secretHeaders carry credentials or session state.
-var secretHeaders = []string{"Authorization", "Proxy-Authorization", "Set-Cookie", "Cookie", "Www-Authenticate", "Proxy-Authenticate"}
-
-func isSecretHeader(name string) bool {
-	return slices.ContainsFunc(secretHeaders, func(s string) bool { return strings.EqualFold(name, s) })
-}
+var secretHeaders = map[string]bool{"Authorization": true, "Proxy-Authorization": true, "Set-Cookie": true, "Cookie": true,
+	"Www-Authenticate": true, "Proxy-Authenticate": true}
