@@ -29,11 +29,10 @@ type callOptions struct {
 	err    error           // the first option that could not be used
 }
 
-// WithCallOptions returns a context whose calls, by any method (All's
-// pages, Pull's downloads, Client.Do and the mail room's included), use
+// WithCallOptions returns a context whose calls (see the package doc) use
 // opts in place of the client's options; an inner WithCallOptions
-// overrides an outer one. No option changes how a route is retried, and
-// the rate limit stays the client's (see the package doc).
+// overrides an outer one. No option changes which calls are retried, nor
+// the client's rate limit.
 //
 //	ctx := acctadmin.WithCallOptions(ctx, acctadmin.CallMaxRetries(0),
 //		acctadmin.CallTimeout(5*time.Second), acctadmin.CallHeader("X-Request-Id", id))
@@ -122,11 +121,9 @@ func CallHeader(key, value string) CallOption {
 	})
 }
 
-// CallRedact makes the calls of the context take values out of every
-// error, log line and hook, as a form's values are (see Redaction in the
-// package doc): a card stored earlier, a customer's name that a later
-// answer may echo. An inner WithCallOptions adds its values to the outer
-// ones.
+// CallRedact makes the calls of the context redact values as a form's
+// values are (see Redaction in the package doc): a card stored earlier, a
+// customer's name a later answer may echo. Inner values add to outer ones.
 func CallRedact(values ...string) CallOption {
 	values = slices.Clone(values)
 	return callOptionFunc(func(o *callOptions) {

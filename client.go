@@ -140,9 +140,8 @@ func setIf(bad bool, opt string, f func(*settings), format string, args ...any) 
 func WithBaseURL(u string) Option { return set(func(s *settings) { s.baseURL = u }) }
 
 // WithHTTPClient sends requests through hc, keeping its transport,
-// timeout and cookie jar. The client puts its signer in front of the
-// transport and refuses redirects to another host and every redirect of a
-// call sent at most once (hc's CheckRedirect is not asked).
+// timeout, cookie jar and CheckRedirect; the client signs in front of the
+// transport and follows no redirect the package doc rules out.
 func WithHTTPClient(hc *http.Client) Option {
 	return setIf(hc == nil, "WithHTTPClient", func(s *settings) { s.httpClient = hc }, "nil *http.Client")
 }
@@ -212,9 +211,8 @@ func WithAuthenticator(a Authenticator) Option {
 	return setIf(a == nil, "WithAuthenticator", func(s *settings) { s.auth = a }, "nil Authenticator")
 }
 
-// WithBodyOnlySigning makes the signer hash the body alone into the
-// content claim (see Signing in the package doc). It has no effect with
-// WithAuthenticator.
+// WithBodyOnlySigning makes the signer hash the body alone (see Signing in
+// the package doc); it has no effect with WithAuthenticator.
 func WithBodyOnlySigning() Option { return set(func(s *settings) { s.bodyOnly = true }) }
 
 // NewClient returns a client that signs its requests with the account's
@@ -344,8 +342,8 @@ func parseBaseURL(s string) (*url.URL, error) {
 }
 
 // redactURLText hides the password of a URL that may not parse, as
-// url.URL.Redacted does, and reports whether it changed s. It errs on
-// hiding too much (an @ in a path).
+// url.URL.Redacted does (or more: an @ in a path), and reports whether it
+// changed s.
 func redactURLText(s string) (string, bool) {
 	prefix, rest := "", s
 	if i := strings.Index(s, "://"); i >= 0 {
@@ -466,9 +464,8 @@ func (c *Client) Do(ctx context.Context, req *RawRequest, out any) error {
 	return c.json(ctx, ep, q, body, out)
 }
 
-// DoFile is Do for a route whose answer is a file: an answer that is not
-// JSON comes back as a streamed *File, which the caller closes; a JSON
-// answer is read as the API's error. Hooks see "Client.DoFile".
+// DoFile is Do for a route whose answer is a file, streamed; the caller
+// closes it. A JSON answer is the API's error. Hooks see "Client.DoFile".
 func (c *Client) DoFile(ctx context.Context, req *RawRequest) (*File, error) {
 	ep, q, body, err := req.endpoint("Client.DoFile")
 	if err != nil {

@@ -63,9 +63,8 @@ func decodeNumbers(b []byte, v any) error {
 	return dec.Decode(v)
 }
 
-// check checks form, as its JSON carries it, against the schema: the
-// first fault is a *ValidationError naming the field ("form_data.ssn"),
-// never its value.
+// check checks form, as its JSON carries it, against the schema: the first
+// fault is a *ValidationError naming the field ("form_data.ssn").
 func (s *formSchema) check(field string, form any) error {
 	v, ok := walkForm(form, func(v any) any { return v })
 	if !ok {
