@@ -72,8 +72,7 @@ const (
 	// again is safe.
 	NotCharged ChargeVerdict = "not charged"
 	// ChargeUnknown: the answer was lost and the listings do not show the
-	// charge, which may still happen: do not order again before
-	// Invoices.List and ShoppingCart.List show it did not.
+	// charge, which may still happen: read them again before ordering again.
 	ChargeUnknown ChargeVerdict = "still unknown"
 )
 

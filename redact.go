@@ -178,12 +178,8 @@ func redactedForm(form any) any {
 // walkForm returns form as its JSON decodes, each value that is not an
 // object or an array replaced by leaf's; false when form does not encode.
 func walkForm(form any, leaf func(any) any) (any, bool) {
-	b, err := json.Marshal(form)
-	if err != nil {
-		return nil, false
-	}
 	var v any
-	if decodeNumbers(b, &v) != nil {
+	if b, err := json.Marshal(form); err != nil || decodeNumbers(b, &v) != nil {
 		return nil, false
 	}
 	var walk func(any) any
