@@ -45,12 +45,10 @@ const (
 // error, a log record, a hook or a Response shows it (see Redaction in
 // the package doc). The zero redactor takes out what looks like a token.
 type redactor struct {
-	secrets []string // each at least minSecret bytes, longest first
-	marks   []string // what each secret reads as instead
-	short   []string // shorter ones, taken out only where they stand alone
-	// cards match the numbers whose digits are cardDigits, however grouped.
-	cards      []*regexp.Regexp
-	cardDigits []string
+	secrets []string         // each at least minSecret bytes, longest first
+	marks   []string         // what each secret reads as instead
+	short   []string         // shorter ones, taken out only where they stand alone
+	cards   []*regexp.Regexp // the numbers looked for however grouped
 }
 
 // add makes the redactor look for secret, shown as mark instead.
@@ -85,18 +83,13 @@ func digitsOf(v, seps string) string {
 // addNumber makes the redactor look for min to max digits d, however
 // grouped.
 func (r *redactor) addNumber(d string, min, max int) {
-	if len(d) < min || len(d) > max || slices.Contains(r.cardDigits, d) {
+	if len(d) < min || len(d) > max {
 		return
 	}
-	var b strings.Builder
-	for i := 0; i < len(d); i++ {
-		if i > 0 {
-			b.WriteString(cardSeparators)
-		}
-		b.WriteByte(d[i])
+	pattern := strings.Join(strings.Split(d, ""), cardSeparators)
+	if !slices.ContainsFunc(r.cards, func(c *regexp.Regexp) bool { return c.String() == pattern }) {
+		r.cards = append(r.cards, regexp.MustCompile(pattern))
 	}
-	r.cardDigits = append(r.cardDigits, d)
-	r.cards = append(r.cards, regexp.MustCompile(b.String()))
 }
 
 // addSensitive makes the redactor look for a body's secret (a card
@@ -269,9 +262,7 @@ func (r *redactor) redact(s string) string {
 			s = card.ReplaceAllString(s, redactedText)
 		}
 		for i, secret := range r.secrets {
-			if strings.Contains(s, secret) {
-				s = strings.ReplaceAll(s, secret, r.marks[i])
-			}
+			s = strings.ReplaceAll(s, secret, r.marks[i])
 		}
 		for _, secret := range r.short {
 			if strings.Contains(s, secret) {
