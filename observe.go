@@ -66,8 +66,7 @@ type Hooks struct {
 // CallInfo describes one call: one SDK method that sent a request.
 type CallInfo struct {
 	// Operation is the SDK method, as "Documents.List"; a page of All or
-	// Pull is a List call, a document Pull fetches a Download call, and a
-	// request of Client.Do "Client.Do" (DoFile: "Client.DoFile").
+	// Pull is a List call, and a document Pull fetches a Download call.
 	Operation string
 	// Method is the HTTP method; Path the path pattern, with ids and page
 	// numbers as {id} and {n}.

@@ -68,16 +68,15 @@ func (r *redactor) add(secret, mark string) {
 // digitsOf returns the digits of v when v holds only digits and the
 // characters of seps, else "".
 func digitsOf(v, seps string) string {
-	var b strings.Builder
-	for _, c := range v {
-		switch {
-		case '0' <= c && c <= '9':
-			b.WriteRune(c)
-		case !strings.ContainsRune(seps, c):
-			return ""
-		}
+	if strings.Trim(v, "0123456789"+seps) != "" {
+		return "" // a character that is neither
 	}
-	return b.String()
+	return strings.Map(func(c rune) rune {
+		if strings.ContainsRune(seps, c) {
+			return -1
+		}
+		return c
+	}, v)
 }
 
 // addNumber makes the redactor look for min to max digits d, however
