@@ -192,8 +192,7 @@ func WithRateLimit(l RateLimiter) Option {
 }
 
 // WithLogger logs every attempt at Debug level and every retry at Warn
-// level: the method, the path (never the query), the status, the attempt
-// and the wait. The client is silent without it.
+// level: the method, the path (never the query), status, attempt and wait.
 func WithLogger(l *slog.Logger) Option { return set(func(s *settings) { s.logger = l }) }
 
 // WithUserAgent puts ua in front of the client's own User-Agent. A

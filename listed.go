@@ -7,11 +7,8 @@ import (
 	"github.com/google/uuid"
 )
 
-// Picking from listings, exactly (see the package doc): no fit is
-// ErrNoMatch, two are ErrAmbiguous.
-
-// only returns the one element of list that fits; what names it in
-// errors.
+// only returns the one element of list that fits, never guessing: no fit
+// is ErrNoMatch, two are ErrAmbiguous; what names it in the error.
 func only[T any](list []T, fits func(T) bool, what string) (*T, error) {
 	var found []int
 	for i := range list {

@@ -80,13 +80,12 @@ const (
 var unfinished = []OrderItemStatus{OrderItemRequiringAttention, OrderItemNew}
 
 // Order orders a filing for a company, end to end, with the client's
-// public methods: it finds the product and its filing method, checks
-// r.FormData against the method's schema, refuses an order the company
-// still waits on (*DuplicateOrderError) unless r.AllowDuplicate, finds or
-// stores the card, and checks out the new cart item alone before
-// answering the form of the order item it made. Every call redacts the
-// card and the form's values. Nothing is charged before the checkout,
-// which is sent at most once (see the package doc): its failure is a
+// public methods: the product and filing method, r.FormData checked
+// against the method's schema, a duplicate of an unfinished order refused
+// (*DuplicateOrderError) unless r.AllowDuplicate, the card, the cart item,
+// its checkout alone, and the form of the order item it made. Every call
+// redacts the card and the form's values. Nothing is charged before the
+// checkout, sent at most once (see the package doc); its failure is a
 // *CheckoutOutcomeError whose Verdict says whether the card was charged.
 func (c *Client) Order(ctx context.Context, r *OrderRequest) (*OrderResult, error) {
 	r = orZero(r)
