@@ -97,12 +97,11 @@ func CallMaxRetryAfter(d time.Duration) CallOption {
 	return callEdit(d < 0, "CallMaxRetryAfter", func(c *Client) { c.retryAfterMax = d }, "negative wait %s", d)
 }
 
-// CallHeader sends the header key: value with every attempt of a call,
-// in place of an outer CallHeader's value. The headers the SDK sets
-// (Authorization, Content-Type, User-Agent, Host, the hop-by-hop headers,
-// …), an invalid name and a value with a control character are refused.
-// The value is sent as it is: put no secret in it that the server might
-// echo.
+// CallHeader sends the header key: value with every attempt of a call, in
+// place of an outer CallHeader's value. The headers the SDK sets
+// (Authorization, Content-Type, User-Agent, …), an invalid name and a
+// control character are refused. The value is sent, and may be echoed,
+// as it is: put no secret in it.
 func CallHeader(key, value string) CallOption {
 	name := http.CanonicalHeaderKey(key)
 	return callOptionFunc(func(o *callOptions) {
@@ -150,12 +149,9 @@ func validHeaderName(s string) bool {
 	return s != "" && strings.Trim(s, "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") == ""
 }
 
-// client returns c as a call made with o sees it: c itself, or a copy
-// with o's settings.
+// client returns a copy of c with o's settings, as a call made with o
+// sees it.
 func (o *callOptions) client(c *Client) *Client {
-	if len(o.edits) == 0 {
-		return c
-	}
 	cc := *c
 	for _, edit := range o.edits {
 		edit(&cc)
