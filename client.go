@@ -161,10 +161,9 @@ func WithRetryWait(min, max time.Duration) Option {
 		"invalid bounds %s..%s", min, max)
 }
 
-// WithTimeout bounds each attempt of a request (default 30s; zero turns
-// it off): connecting, waiting for the answer and, for JSON answers,
-// reading it. For a file only the wait for its headers is bounded; bound
-// the reading with the context.
+// WithTimeout bounds each attempt (default 30s; zero turns it off): its
+// connecting, its wait for the answer and, for JSON, its reading; for a
+// file only the wait for its headers (bound the reading with the context).
 func WithTimeout(d time.Duration) Option {
 	return setIf(d < 0, "WithTimeout", func(s *settings) { s.timeout = d }, "negative timeout %s", d)
 }

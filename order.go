@@ -245,7 +245,7 @@ func (c *Client) orderCheckout(ctx context.Context, r *OrderRequest, res *OrderR
 	if err != nil {
 		return fmt.Errorf("acctadmin: checked out; listing the order items it made: %w", err)
 	}
-	out.OrderItems = newOrderItems(before, after)
+	out.OrderItems = fresh(before, after, orderItemID)
 	return c.submitOrderForm(ctx, r, res)
 }
 
