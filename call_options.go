@@ -8,9 +8,8 @@ import (
 	"time"
 )
 
-// CallOption changes the calls of one context: see WithCallOptions. A
-// value it cannot use fails each call with a *ValidationError that names
-// the option, before anything is sent.
+// CallOption changes the calls of one context (WithCallOptions); given a
+// value it cannot use, it fails each call, unsent, with a *ValidationError.
 type CallOption interface {
 	applyCall(*callOptions)
 }
