@@ -73,11 +73,9 @@ func (s *formSchema) check(field string, form any) error {
 
 // value checks v, the field's value, against the schema node n.
 func (s *formSchema) value(n *formSchema, field string, v any, depth int) error {
+	n, depth = s.resolve(n, depth)
 	if depth > maxSchemaDepth {
 		return nil
-	}
-	if def := s.def(n.Ref); def != nil {
-		return s.value(def, field, v, depth+1)
 	}
 	if len(n.Type) > 0 && !slices.ContainsFunc(n.Type, func(name string) bool { return isType(name, v) }) {
 		return invalid(field, "must be %s", strings.Join(n.Type, " or "))
@@ -106,16 +104,21 @@ func (s *formSchema) value(n *formSchema, field string, v any, depth int) error 
 	return nil
 }
 
-// def is the schema a $ref names in the root's $defs or definitions;
-// nil for none.
-func (s *formSchema) def(ref string) *formSchema {
-	if name, ok := strings.CutPrefix(ref, "#/$defs/"); ok {
-		return s.Defs[name]
+// resolve follows n's $ref to the root's $defs or definitions.
+func (s *formSchema) resolve(n *formSchema, depth int) (*formSchema, int) {
+	for depth <= maxSchemaDepth {
+		var next *formSchema
+		if name, ok := strings.CutPrefix(n.Ref, "#/$defs/"); ok {
+			next = s.Defs[name]
+		} else if name, ok := strings.CutPrefix(n.Ref, "#/definitions/"); ok {
+			next = s.Definitions[name]
+		}
+		if next == nil {
+			return n, depth
+		}
+		n, depth = next, depth+1
 	}
-	if name, ok := strings.CutPrefix(ref, "#/definitions/"); ok {
-		return s.Definitions[name]
-	}
-	return nil
+	return n, depth
 }
 
 // object checks an object's required fields, then its fields by name.

@@ -68,8 +68,8 @@ func init() {
 			to:   `	if false && n.Enum != nil && !slices.ContainsFunc(`},
 		mutant{id: `order-form-ref-not-followed`, file: `form_schema.go`, pkg: `.`, run: run,
 			what: `a $ref of the schema not followed`,
-			from: `		return s.value(def, field, v, depth+1)`,
-			to:   `		_ = def`},
+			from: `		n, depth = next, depth+1`,
+			to:   `		return n, depth`},
 		// The order request prints redacted.
 		mutant{id: `order-request-prints-form`, file: `order.go`, pkg: `.`, run: `TestOrderRequestFormatsRedacted`,
 			what: `an OrderRequest printed with its form's values`,
