@@ -58,8 +58,7 @@ func (o *callOptions) refuse(option, format string, args ...any) {
 	}
 }
 
-// callEdit is a CallOption that replaces a setting of the client with
-// edit, or, when bad, fails the calls.
+// callEdit is a CallOption that edits the client or, when bad, fails.
 func callEdit(bad bool, option string, edit func(*Client), format string, args ...any) CallOption {
 	return callOptionFunc(func(o *callOptions) {
 		if bad {
@@ -129,8 +128,7 @@ func CallRedact(values ...string) CallOption {
 	})
 }
 
-// sdkHeaders are the headers the client, its signer or its transport
-// sets.
+// sdkHeaders are the headers the client, its signer or transport sets.
 var sdkHeaders = map[string]bool{
 	"Authorization": true, "Content-Type": true, "Content-Length": true,
 	"User-Agent": true, "Host": true, "Accept-Encoding": true,
@@ -142,14 +140,12 @@ var sdkHeaders = map[string]bool{
 // isControl reports whether r is a control character other than a tab.
 func isControl(r rune) bool { return r < 0x20 && r != '\t' || r == 0x7f }
 
-// validHeaderName reports whether s is a token of RFC 9110: one or more
-// of the characters trimmed here.
+// validHeaderName reports whether s is a token of RFC 9110.
 func validHeaderName(s string) bool {
 	return s != "" && strings.Trim(s, "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") == ""
 }
 
-// client returns a copy of c with o's settings, as a call made with o
-// sees it.
+// client returns the copy of c that a call made with o sees.
 func (o *callOptions) client(c *Client) *Client {
 	cc := *c
 	for _, edit := range o.edits {
@@ -158,8 +154,7 @@ func (o *callOptions) client(c *Client) *Client {
 	return &cc
 }
 
-// withAttemptTimeout returns hc with its signing transport bounding each
-// attempt by d instead.
+// withAttemptTimeout returns hc with each attempt bounded by d instead.
 func withAttemptTimeout(hc *http.Client, d time.Duration) *http.Client {
 	t := *hc.Transport.(*authTransport)
 	t.timeout = d

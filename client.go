@@ -74,8 +74,7 @@ type Client struct {
 	retryAfterMax time.Duration
 	limiter       RateLimiter // nil when none is set
 	hooks         *Hooks      // nil when none is set
-	// Functions, so that fmt, printing a Client by reflection (where it
-	// calls no Format), shows no key.
+	// Functions, so that fmt printing a Client by reflection shows no key.
 	auth func() Authenticator
 	keys func() *redactor
 	// downloads tells the walks over the unread listing which documents
@@ -107,8 +106,7 @@ type optionFunc func(*settings) error
 
 func (f optionFunc) apply(s *settings) error { return f(s) }
 
-// settings are the client's own fields the options set, and what
-// NewClient builds the rest from.
+// settings are what the options set; NewClient builds the client from them.
 type settings struct {
 	Client
 	baseURL    string
@@ -123,8 +121,7 @@ func set(f func(*settings)) Option {
 	return optionFunc(func(s *settings) error { f(s); return nil })
 }
 
-// setIf is an option that sets with f, or, when bad, fails naming opt
-// and the value it was given.
+// setIf is an option that sets with f or, when bad, fails naming opt.
 func setIf(bad bool, opt string, f func(*settings), format string, args ...any) Option {
 	return optionFunc(func(s *settings) error {
 		if bad {
@@ -181,9 +178,8 @@ type RateLimiter interface {
 	Wait(ctx context.Context) error
 }
 
-// WithRateLimit makes every request the client sends wait for l first
-// (see the package doc); a wait l refuses ends the call, unsent, with a
-// *TransportError.
+// WithRateLimit makes every request wait for l first (see the package doc);
+// a wait l refuses ends the call, unsent, with a *TransportError.
 func WithRateLimit(l RateLimiter) Option {
 	v := reflect.ValueOf(l)
 	return setIf(l == nil || v.Kind() == reflect.Pointer && v.IsNil(), "WithRateLimit", func(s *settings) { s.limiter = l },
@@ -302,16 +298,14 @@ func NewClientFromEnv(opts ...Option) (*Client, error) {
 	return NewClient(os.Getenv(EnvAccessKey), os.Getenv(EnvSecretKey), opts...)
 }
 
-// CloseIdleConnections closes the client's idle connections early; a
-// client needs no closing.
+// CloseIdleConnections closes idle connections; a client needs no closing.
 func (c *Client) CloseIdleConnections() {
 	if ci, ok := c.transport.(interface{ CloseIdleConnections() }); ok {
 		ci.CloseIdleConnections()
 	}
 }
 
-// parseBaseURL checks a base URL; its errors show no password, and no
-// reason that could quote one.
+// parseBaseURL checks a base URL; no error of it shows a password.
 func parseBaseURL(s string) (*url.URL, error) {
 	shown, changed := redactURLText(s)
 	u, err := url.Parse(strings.TrimSpace(s))
@@ -340,8 +334,7 @@ func parseBaseURL(s string) (*url.URL, error) {
 }
 
 // redactURLText hides the password of a URL that may not parse, as
-// url.URL.Redacted does (or more: an @ in a path), and reports whether it
-// changed s.
+// url.URL.Redacted does (or more), and reports whether it changed s.
 func redactURLText(s string) (string, bool) {
 	prefix, rest := "", s
 	if i := strings.Index(s, "://"); i >= 0 {
@@ -358,8 +351,7 @@ func redactURLText(s string) (string, bool) {
 	return prefix + user + ":xxxxx" + rest[at:], true
 }
 
-// newTransport is the default transport: pooled connections, dial and TLS
-// timeouts, HTTP/2 when offered.
+// newTransport is the default transport.
 func newTransport() *http.Transport {
 	return &http.Transport{
 		Proxy:                 http.ProxyFromEnvironment,
@@ -377,9 +369,8 @@ func newTransport() *http.Transport {
 type RawRequest struct {
 	// Method is GET, POST, PATCH, PUT or DELETE.
 	Method string
-	// Path is the route's path, starting with "/", without a query;
-	// Pattern is the path as hooks see it ("/order-items/{id}"), Path when
-	// empty.
+	// Path starts with "/" and has no query; Pattern is the path as hooks
+	// see it ("/order-items/{id}"), Path when empty.
 	Path    string
 	Pattern string
 	// Query is sent in the order of its sorted keys; a key ending in "[]"
@@ -390,8 +381,7 @@ type RawRequest struct {
 	// Secrets are its values that no error may show.
 	Body    any
 	Secrets []string
-	// AtMostOnce sends a GET or DELETE at most once, as POST, PATCH and
-	// PUT always are.
+	// AtMostOnce sends a GET or DELETE at most once, as writes always are.
 	AtMostOnce bool
 }
 
@@ -413,8 +403,7 @@ func (b rawBody) MarshalJSON() ([]byte, error) {
 
 func (b rawBody) secretValues() []string { return b.secrets }
 
-// endpoint checks r and declares it as a route of its own, its retry
-// class following from its method.
+// endpoint checks r and declares it as a route of its own.
 func (r *RawRequest) endpoint(operation string) (endpoint, *query, any, error) {
 	if r == nil {
 		return endpoint{}, nil, nil, invalid("request", "is required")

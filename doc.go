@@ -11,11 +11,10 @@
 // files come back as a streamed [File]. Failures are typed: [*APIError]
 // (with [ErrNotFound] and friends for errors.Is), [*DecodeError],
 // [*TransportError], and [*ValidationError] for a nil context or invalid
-// parameters, refused before anything is sent. Package webhook verifies
-// the events the API posts to callbacks; package acctadmintest is an
-// in-memory fake of the whole API. The programs in examples/ (start with
-// examples/quickstart, which runs against the fake with no setup) show
-// the main jobs end to end.
+// parameters, refused before anything is sent. Package webhook verifies the
+// events the API posts to callbacks; package acctadmintest is an in-memory
+// fake of the whole API. The programs in examples/ show the main jobs end
+// to end; examples/quickstart runs against the fake with no setup.
 //
 // # Signing
 //
@@ -101,17 +100,16 @@
 //
 // # Choices where the API is silent
 //
-// Zero values in params mean "not given" and are not sent. Times in
-// queries are written as the API writes them ("2006-01-02 15:04:05
-// -0700"); a record's times are plain time.Time values ([Time] reads the
-// API's shapes). [Money] keeps the digits the API wrote: compare with
-// [Money.Equal], not ==. Records of undocumented shape keep the whole
-// record in a Raw field, and an answer that may be a list or one record
-// is read either way. Calls that find what a write made
-// ([ShoppingCartClient.AddItem], [PaymentMethodsClient.Store],
-// [Client.Order]) list before and after the write when the answer does
-// not hold the record, and never guess: no fit is [ErrNoMatch], two are
-// [ErrAmbiguous].
+// Zero values in params mean "not given" and are not sent. Times in queries
+// are written as the API writes them ("2006-01-02 15:04:05 -0700"); a
+// record's times are plain time.Time values ([Time] reads the API's
+// shapes). [Money] keeps the digits the API wrote: compare with
+// [Money.Equal], not ==. Records of undocumented shape keep it whole in a
+// Raw field, and an answer that may be a list or one record is read either
+// way. Calls that find what a write made ([ShoppingCartClient.AddItem],
+// [PaymentMethodsClient.Store], [Client.Order]) list before and after the
+// write when the answer does not hold the record, and never guess: no fit
+// is [ErrNoMatch], two are [ErrAmbiguous].
 //
 // # Observing calls
 //

@@ -7,8 +7,7 @@ import (
 	"time"
 )
 
-// Response is the metadata of a call's final answer; get it with
-// WithResponseInto.
+// Response is the metadata of a call's final answer (WithResponseInto).
 type Response struct {
 	// StatusCode is the final answer's status; 0 when none came.
 	StatusCode int
@@ -42,16 +41,14 @@ func WithResponseInto(ctx context.Context, dst *Response) context.Context {
 	return context.WithValue(ctx, responseKey{}, dst)
 }
 
-// Hooks are functions the client calls around every call and every
-// attempt; any may be nil. They run on the goroutine that makes the
-// request and must be safe for concurrent use. A call refused before
-// anything is sent reaches no hook.
+// Hooks are functions the client calls around every call and attempt; any
+// may be nil. They run on the goroutine that makes the request and must be
+// safe for concurrent use. A call refused before sending reaches no hook.
 type Hooks struct {
 	// CallStart is called before the first attempt; the context it
 	// returns (if not nil) is the call's from then on.
 	CallStart func(ctx context.Context, c CallInfo) context.Context
-	// CallEnd is called once the call has its final result, with the
-	// outcome fields of c filled.
+	// CallEnd is called once the call ends, with its outcome fields filled.
 	CallEnd func(ctx context.Context, c CallInfo)
 	// AttemptStart is called before each attempt is sent; the context it
 	// returns (if not nil) is the attempt's and the HTTP request's.
@@ -89,9 +86,8 @@ type AttemptInfo struct {
 	// Attempt counts the call's attempts from 1.
 	Attempt int
 	Start   time.Time
-	// The outcome, for AttemptEnd: the answer's status (0 when none
-	// came), the time up to it, and the failure (a retried status is
-	// none).
+	// The outcome, for AttemptEnd: the answer's status (0 for none), the
+	// time up to it, and the failure (a retried status is none).
 	StatusCode int
 	Duration   time.Duration
 	Err        error

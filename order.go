@@ -25,9 +25,8 @@ type OrderRequest struct {
 	// ("Standard"). With neither, the product must have one method only.
 	FilingMethodID uuid.UUID
 	Method         string
-	// PaymentMethodID is the stored card to charge; Card is a card to
-	// store first, anew by every Order given it (pass the result's
-	// Card.ID the next time).
+	// PaymentMethodID is the stored card to charge; Card is one to store
+	// first, anew each time (pass the result's Card.ID the next time).
 	PaymentMethodID uuid.UUID
 	Card            *Card
 	// FormData answers the form the order item waits for (see
@@ -38,8 +37,7 @@ type OrderRequest struct {
 	AllowDuplicate bool
 }
 
-// OrderResult is what Client.Order did, step by step; the steps it did
-// not reach are zero.
+// OrderResult is what Client.Order did; steps it did not reach are zero.
 type OrderResult struct {
 	Product *FilingProduct
 	Method  *FilingMethod
@@ -68,8 +66,7 @@ const (
 	// Charged: the answer was lost, and the listings show new invoices
 	// of the company and the item gone from the cart.
 	Charged ChargeVerdict = "charged"
-	// NotCharged: the answer proves the checkout was not applied; ordering
-	// again is safe.
+	// NotCharged: the answer proves no charge; ordering again is safe.
 	NotCharged ChargeVerdict = "not charged"
 	// ChargeUnknown: the answer was lost and the listings do not show the
 	// charge, which may still happen: read them again before ordering again.
@@ -268,8 +265,7 @@ func (c *Client) checkoutFailed(ctx context.Context, r *OrderRequest, res *Order
 	return e
 }
 
-// chargeSigns lists the ids of every invoice of the company, and whether
-// its cart holds the item.
+// chargeSigns lists the company's invoices and whether its cart holds item.
 func (c *Client) chargeSigns(ctx context.Context, company, item uuid.UUID) ([]uuid.UUID, bool, error) {
 	var invoices []uuid.UUID
 	for inv, err := range c.Invoices.All(ctx, &InvoiceListParams{CompanyIDs: []uuid.UUID{company}}) {
@@ -282,8 +278,7 @@ func (c *Client) chargeSigns(ctx context.Context, company, item uuid.UUID) ([]uu
 	return invoices, slices.Contains(ids(cart, cartItemID), item), err
 }
 
-// submitOrderForm answers the form of the one new order item of the
-// company and product.
+// submitOrderForm answers the form of the new order item of the product.
 func (c *Client) submitOrderForm(ctx context.Context, r *OrderRequest, res *OrderResult) error {
 	item, err := only(res.Checkout.OrderItems, func(it OrderItem) bool {
 		return it.CompanyID == r.CompanyID && (it.Product.ID == uuid.Nil || it.Product.ID == res.Product.ID)
