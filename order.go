@@ -256,7 +256,11 @@ func (c *Client) checkoutFailed(ctx context.Context, r *OrderRequest, res *Order
 	e.Verdict = ChargeUnknown
 	invAfter, inCart, err := c.chargeSigns(ctx, r.CompanyID, res.CartItem.ID)
 	if e.CheckErr = err; e.CheckErr == nil {
-		e.InvoiceIDs = slices.DeleteFunc(invAfter, func(id uuid.UUID) bool { return slices.Contains(invBefore, id) })
+		for _, id := range invAfter {
+			if !slices.Contains(invBefore, id) {
+				e.InvoiceIDs = append(e.InvoiceIDs, id)
+			}
+		}
 		// Never NotCharged: a lost checkout may still take effect.
 		if len(e.InvoiceIDs) > 0 && !inCart {
 			e.Verdict = Charged
