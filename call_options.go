@@ -8,9 +8,8 @@ import (
 	"time"
 )
 
-// CallOption changes the calls of one context: see WithCallOptions. A
-// value it cannot use fails each call with a *ValidationError that names
-// the option, before anything is sent.
+// CallOption changes the calls of one context (WithCallOptions); given a
+// value it cannot use, it fails each call, unsent, with a *ValidationError.
 type CallOption interface {
 	applyCall(*callOptions)
 }
@@ -29,11 +28,10 @@ type callOptions struct {
 	err    error           // the first option that could not be used
 }
 
-// WithCallOptions returns a context whose calls, by any method (All's
-// pages, Pull's downloads, Client.Do and the mail room's included), use
+// WithCallOptions returns a context whose calls (see the package doc) use
 // opts in place of the client's options; an inner WithCallOptions
-// overrides an outer one. No option changes how a route is retried, and
-// the rate limit stays the client's (see the package doc).
+// overrides an outer one. No option changes which calls are retried, nor
+// the client's rate limit.
 //
 //	ctx := acctadmin.WithCallOptions(ctx, acctadmin.CallMaxRetries(0),
 //		acctadmin.CallTimeout(5*time.Second), acctadmin.CallHeader("X-Request-Id", id))
@@ -60,8 +58,7 @@ func (o *callOptions) refuse(option, format string, args ...any) {
 	}
 }
 
-// callEdit is a CallOption that replaces a setting of the client with
-// edit, or, when bad, fails the calls.
+// callEdit is a CallOption that edits the client or, when bad, fails.
 func callEdit(bad bool, option string, edit func(*Client), format string, args ...any) CallOption {
 	return callOptionFunc(func(o *callOptions) {
 		if bad {
@@ -98,38 +95,32 @@ func CallMaxRetryAfter(d time.Duration) CallOption {
 	return callEdit(d < 0, "CallMaxRetryAfter", func(c *Client) { c.retryAfterMax = d }, "negative wait %s", d)
 }
 
-// CallHeader sends the header key: value with every attempt of a call,
-// in place of an outer CallHeader's value. The headers the SDK sets
-// (Authorization, Content-Type, User-Agent, Host, the hop-by-hop headers,
-// …), an invalid name and a value with a control character are refused.
-// The value is sent as it is: put no secret in it that the server might
-// echo.
+// CallHeader sends the header key: value with every attempt of a call, in
+// place of an outer CallHeader's value. The headers the SDK sets
+// (Authorization, Content-Type, User-Agent, …), an invalid name and a
+// control character are refused. The value is sent, and may be echoed,
+// as it is: put no secret in it.
 func CallHeader(key, value string) CallOption {
+	name := http.CanonicalHeaderKey(key)
 	return callOptionFunc(func(o *callOptions) {
-		name := http.CanonicalHeaderKey(key)
 		switch {
 		case !validHeaderName(key):
 			o.refuse("CallHeader", "%q is not a header name", key)
-			return
 		case sdkHeaders[name]:
 			o.refuse("CallHeader", "%s is set by the client", name)
-			return
 		case strings.ContainsFunc(value, isControl):
 			o.refuse("CallHeader", "control character in the value of %s", name)
-			return
+		case o.header == nil:
+			o.header = http.Header{name: {value}}
+		default:
+			o.header[name] = []string{value}
 		}
-		if o.header == nil {
-			o.header = make(http.Header)
-		}
-		o.header[name] = []string{value}
 	})
 }
 
-// CallRedact makes the calls of the context take values out of every
-// error, log line and hook, as a form's values are (see Redaction in the
-// package doc): a card stored earlier, a customer's name that a later
-// answer may echo. An inner WithCallOptions adds its values to the outer
-// ones.
+// CallRedact makes the calls of the context redact values as a form's
+// values are (see Redaction in the package doc): a card stored earlier, a
+// customer's name a later answer may echo. Inner values add to outer ones.
 func CallRedact(values ...string) CallOption {
 	values = slices.Clone(values)
 	return callOptionFunc(func(o *callOptions) {
@@ -137,8 +128,7 @@ func CallRedact(values ...string) CallOption {
 	})
 }
 
-// sdkHeaders are the headers the client, its signer or its transport
-// sets.
+// sdkHeaders are the headers the client, its signer or transport sets.
 var sdkHeaders = map[string]bool{
 	"Authorization": true, "Content-Type": true, "Content-Length": true,
 	"User-Agent": true, "Host": true, "Accept-Encoding": true,
@@ -152,21 +142,11 @@ func isControl(r rune) bool { return r < 0x20 && r != '\t' || r == 0x7f }
 
 // validHeaderName reports whether s is a token of RFC 9110.
 func validHeaderName(s string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0) {
-			return false
-		}
-	}
-	return s != ""
+	return s != "" && strings.Trim(s, "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") == ""
 }
 
-// client returns c as a call made with o sees it: c itself, or a copy
-// with o's settings.
+// client returns the copy of c that a call made with o sees.
 func (o *callOptions) client(c *Client) *Client {
-	if len(o.edits) == 0 {
-		return c
-	}
 	cc := *c
 	for _, edit := range o.edits {
 		edit(&cc)
@@ -174,8 +154,7 @@ func (o *callOptions) client(c *Client) *Client {
 	return &cc
 }
 
-// withAttemptTimeout returns hc with its signing transport bounding each
-// attempt by d instead.
+// withAttemptTimeout returns hc with each attempt bounded by d instead.
 func withAttemptTimeout(hc *http.Client, d time.Duration) *http.Client {
 	t := *hc.Transport.(*authTransport)
 	t.timeout = d

@@ -206,6 +206,8 @@ func TestCallOptionsRefused(t *testing.T) {
 		{[]CallOption{CallHeader("Accept-Encoding", "br")}, "CallHeader"},
 		{[]CallOption{CallHeader("Transfer-Encoding", "chunked")}, "CallHeader"},
 		{[]CallOption{CallHeader("X Bad", "1")}, "CallHeader"},
+		{[]CallOption{CallHeader("X-Bad:", "1")}, "CallHeader"},
+		{[]CallOption{CallHeader("X-Ünicode", "1")}, "CallHeader"},
 		{[]CallOption{CallHeader("", "1")}, "CallHeader"},
 		{[]CallOption{CallHeader("X-Ok", "a\r\nX-Injected: 1")}, "CallHeader"},
 		{[]CallOption{CallHeader("X-Ok", "a\x00b")}, "CallHeader"},

@@ -1,6 +1,7 @@
 package acctadmin
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -73,8 +74,7 @@ type Client struct {
 	retryAfterMax time.Duration
 	limiter       RateLimiter // nil when none is set
 	hooks         *Hooks      // nil when none is set
-	// Functions, so that fmt, printing a Client by reflection (where it
-	// calls no Format), shows no key.
+	// Functions, so that fmt printing a Client by reflection shows no key.
 	auth func() Authenticator
 	keys func() *redactor
 	// downloads tells the walks over the unread listing which documents
@@ -106,8 +106,7 @@ type optionFunc func(*settings) error
 
 func (f optionFunc) apply(s *settings) error { return f(s) }
 
-// settings are the client's own fields the options set, and what
-// NewClient builds the rest from.
+// settings are what the options set; NewClient builds the client from them.
 type settings struct {
 	Client
 	baseURL    string
@@ -122,12 +121,15 @@ func set(f func(*settings)) Option {
 	return optionFunc(func(s *settings) error { f(s); return nil })
 }
 
-// refuseIf is the error of option opt when bad: the value it was given.
-func refuseIf(bad bool, opt, format string, args ...any) error {
-	if !bad {
+// setIf is an option that sets with f or, when bad, fails naming opt.
+func setIf(bad bool, opt string, f func(*settings), format string, args ...any) Option {
+	return optionFunc(func(s *settings) error {
+		if bad {
+			return fmt.Errorf("acctadmin: "+opt+": "+format, args...)
+		}
+		f(s)
 		return nil
-	}
-	return fmt.Errorf("acctadmin: "+opt+": "+format, args...)
+	})
 }
 
 // WithBaseURL sends requests to u instead of DefaultBaseURL: an absolute
@@ -135,53 +137,38 @@ func refuseIf(bad bool, opt, format string, args ...any) error {
 func WithBaseURL(u string) Option { return set(func(s *settings) { s.baseURL = u }) }
 
 // WithHTTPClient sends requests through hc, keeping its transport,
-// timeout and cookie jar. The client puts its signer in front of the
-// transport and refuses redirects to another host and every redirect of a
-// call sent at most once (hc's CheckRedirect is not asked).
+// timeout, cookie jar and CheckRedirect; the client signs in front of the
+// transport and follows no redirect the package doc rules out.
 func WithHTTPClient(hc *http.Client) Option {
-	return optionFunc(func(s *settings) error {
-		s.httpClient = hc
-		return refuseIf(hc == nil, "WithHTTPClient", "nil *http.Client")
-	})
+	return setIf(hc == nil, "WithHTTPClient", func(s *settings) { s.httpClient = hc }, "nil *http.Client")
 }
 
 // WithMaxRetries sets how many times a call that may be repeated is tried
 // again (default 3, 0 to 100); see the package doc.
 func WithMaxRetries(n int) Option {
-	return optionFunc(func(s *settings) error {
-		s.maxRetries = n
-		return refuseIf(n < 0 || n > maxRetriesLimit, "WithMaxRetries", "retry count %d, want 0 to %d", n, maxRetriesLimit)
-	})
+	return setIf(n < 0 || n > maxRetriesLimit, "WithMaxRetries", func(s *settings) { s.maxRetries = n },
+		"retry count %d, want 0 to %d", n, maxRetriesLimit)
 }
 
 // WithRetryWait sets the bounds of the wait between retries (default
 // 250ms to 8s), jitter included: the wait before retry n is a random
 // point between min·2ⁿ⁻¹ and twice that, both capped at max.
 func WithRetryWait(min, max time.Duration) Option {
-	return optionFunc(func(s *settings) error {
-		s.retryWaitMin, s.retryWaitMax = min, max
-		return refuseIf(min < 0 || max < 0 || max < min, "WithRetryWait", "invalid bounds %s..%s", min, max)
-	})
+	return setIf(min < 0 || max < 0 || max < min, "WithRetryWait", func(s *settings) { s.retryWaitMin, s.retryWaitMax = min, max },
+		"invalid bounds %s..%s", min, max)
 }
 
-// WithTimeout bounds each attempt of a request (default 30s; zero turns
-// it off): connecting, waiting for the answer and, for JSON answers,
-// reading it. For a file only the wait for its headers is bounded; bound
-// the reading with the context.
+// WithTimeout bounds each attempt (default 30s; zero turns it off): its
+// connecting, its wait for the answer and, for JSON, its reading; for a
+// file only the wait for its headers (bound the reading with the context).
 func WithTimeout(d time.Duration) Option {
-	return optionFunc(func(s *settings) error {
-		s.timeout = d
-		return refuseIf(d < 0, "WithTimeout", "negative timeout %s", d)
-	})
+	return setIf(d < 0, "WithTimeout", func(s *settings) { s.timeout = d }, "negative timeout %s", d)
 }
 
 // WithMaxRetryAfter sets the longest Retry-After a call waits (default
 // 60s); see the package doc.
 func WithMaxRetryAfter(d time.Duration) Option {
-	return optionFunc(func(s *settings) error {
-		s.retryAfterMax = d
-		return refuseIf(d < 0, "WithMaxRetryAfter", "negative wait %s", d)
-	})
+	return setIf(d < 0, "WithMaxRetryAfter", func(s *settings) { s.retryAfterMax = d }, "negative wait %s", d)
 }
 
 // RateLimiter spaces out a client's requests: Wait blocks until the next
@@ -191,45 +178,35 @@ type RateLimiter interface {
 	Wait(ctx context.Context) error
 }
 
-// WithRateLimit makes every request the client sends wait for l first:
-// one budget for the whole client (see the package doc). A wait that the
-// context ends, or that the limiter refuses, ends the call with a
-// *TransportError that is the context's error, and nothing is sent.
+// WithRateLimit makes every request wait for l first (see the package doc);
+// a wait l refuses ends the call, unsent, with a *TransportError.
 func WithRateLimit(l RateLimiter) Option {
-	return optionFunc(func(s *settings) error {
-		s.limiter = l
-		v := reflect.ValueOf(l)
-		return refuseIf(l == nil || v.Kind() == reflect.Pointer && v.IsNil(), "WithRateLimit", "nil RateLimiter")
-	})
+	v := reflect.ValueOf(l)
+	return setIf(l == nil || v.Kind() == reflect.Pointer && v.IsNil(), "WithRateLimit", func(s *settings) { s.limiter = l },
+		"nil RateLimiter")
 }
 
 // WithLogger logs every attempt at Debug level and every retry at Warn
-// level: the method, the path (never the query), the status, the attempt
-// and the wait. The client is silent without it.
+// level: the method, the path (never the query), status, attempt and wait.
 func WithLogger(l *slog.Logger) Option { return set(func(s *settings) { s.logger = l }) }
 
 // WithUserAgent puts ua in front of the client's own User-Agent. A
 // control character (a tab is allowed) is an error.
 func WithUserAgent(ua string) Option {
-	return optionFunc(func(s *settings) error {
+	return setIf(strings.ContainsFunc(ua, isControl), "WithUserAgent", func(s *settings) {
 		if ua != "" {
 			s.userAgent = []string{ua + " acctadmin-go/" + Version}
 		}
-		return refuseIf(strings.ContainsFunc(ua, isControl), "WithUserAgent", "line break or control character in user agent")
-	})
+	}, "line break or control character in user agent")
 }
 
 // WithAuthenticator replaces the request signer made from the keys.
 func WithAuthenticator(a Authenticator) Option {
-	return optionFunc(func(s *settings) error {
-		s.auth = a
-		return refuseIf(a == nil, "WithAuthenticator", "nil Authenticator")
-	})
+	return setIf(a == nil, "WithAuthenticator", func(s *settings) { s.auth = a }, "nil Authenticator")
 }
 
-// WithBodyOnlySigning makes the signer hash the body alone into the
-// content claim (see Signing in the package doc). It has no effect with
-// WithAuthenticator.
+// WithBodyOnlySigning makes the signer hash the body alone (see Signing in
+// the package doc); it has no effect with WithAuthenticator.
 func WithBodyOnlySigning() Option { return set(func(s *settings) { s.bodyOnly = true }) }
 
 // NewClient returns a client that signs its requests with the account's
@@ -310,40 +287,35 @@ func NewClient(accessKey, secretKey string, opts ...Option) (*Client, error) {
 // ACCTADMIN_ACCESS_KEY and ACCTADMIN_SECRET_KEY, and the base URL from
 // ACCTADMIN_BASE_URL when it is set; opts apply after the environment.
 func NewClientFromEnv(opts ...Option) (*Client, error) {
-	access, secret := os.Getenv(EnvAccessKey), os.Getenv(EnvSecretKey)
-	if strings.TrimSpace(access) == "" {
-		return nil, fmt.Errorf("acctadmin: %s is not set", EnvAccessKey)
-	}
-	if strings.TrimSpace(secret) == "" {
-		return nil, fmt.Errorf("acctadmin: %s is not set", EnvSecretKey)
+	for _, k := range []string{EnvAccessKey, EnvSecretKey} {
+		if strings.TrimSpace(os.Getenv(k)) == "" {
+			return nil, fmt.Errorf("acctadmin: %s is not set", k)
+		}
 	}
 	if base := os.Getenv(EnvBaseURL); base != "" {
 		opts = append([]Option{WithBaseURL(base)}, opts...)
 	}
-	return NewClient(access, secret, opts...)
+	return NewClient(os.Getenv(EnvAccessKey), os.Getenv(EnvSecretKey), opts...)
 }
 
-// CloseIdleConnections closes the client's idle connections early; a
-// client needs no closing.
+// CloseIdleConnections closes idle connections; a client needs no closing.
 func (c *Client) CloseIdleConnections() {
 	if ci, ok := c.transport.(interface{ CloseIdleConnections() }); ok {
 		ci.CloseIdleConnections()
 	}
 }
 
-// parseBaseURL checks a base URL; its errors show no password, and no
-// reason that could quote one.
+// parseBaseURL checks a base URL; no error of it shows a password.
 func parseBaseURL(s string) (*url.URL, error) {
+	shown, changed := redactURLText(s)
 	u, err := url.Parse(strings.TrimSpace(s))
 	if err != nil {
-		shown, changed := redactURLText(s)
 		var ue *url.Error
 		if !changed && errors.As(err, &ue) {
 			return nil, fmt.Errorf("acctadmin: base URL %q does not parse: %v", shown, ue.Err)
 		}
 		return nil, fmt.Errorf("acctadmin: base URL %q does not parse", shown)
 	}
-	shown, _ := redactURLText(s)
 	if u.User != nil {
 		shown = u.Redacted()
 	}
@@ -362,8 +334,7 @@ func parseBaseURL(s string) (*url.URL, error) {
 }
 
 // redactURLText hides the password of a URL that may not parse, as
-// url.URL.Redacted does, and reports whether it changed s. It errs on
-// hiding too much (an @ in a path).
+// url.URL.Redacted does (or more), and reports whether it changed s.
 func redactURLText(s string) (string, bool) {
 	prefix, rest := "", s
 	if i := strings.Index(s, "://"); i >= 0 {
@@ -380,8 +351,7 @@ func redactURLText(s string) (string, bool) {
 	return prefix + user + ":xxxxx" + rest[at:], true
 }
 
-// newTransport is the default transport: pooled connections, dial and TLS
-// timeouts, HTTP/2 when offered.
+// newTransport is the default transport.
 func newTransport() *http.Transport {
 	return &http.Transport{
 		Proxy:                 http.ProxyFromEnvironment,
@@ -399,9 +369,8 @@ func newTransport() *http.Transport {
 type RawRequest struct {
 	// Method is GET, POST, PATCH, PUT or DELETE.
 	Method string
-	// Path is the route's path, starting with "/", without a query;
-	// Pattern is the path as hooks see it ("/order-items/{id}"), Path when
-	// empty.
+	// Path starts with "/" and has no query; Pattern is the path as hooks
+	// see it ("/order-items/{id}"), Path when empty.
 	Path    string
 	Pattern string
 	// Query is sent in the order of its sorted keys; a key ending in "[]"
@@ -412,8 +381,7 @@ type RawRequest struct {
 	// Secrets are its values that no error may show.
 	Body    any
 	Secrets []string
-	// AtMostOnce sends a GET or DELETE at most once, as POST, PATCH and
-	// PUT always are.
+	// AtMostOnce sends a GET or DELETE at most once, as writes always are.
 	AtMostOnce bool
 }
 
@@ -435,31 +403,25 @@ func (b rawBody) MarshalJSON() ([]byte, error) {
 
 func (b rawBody) secretValues() []string { return b.secrets }
 
-// endpoint checks r and declares it as a route of its own, its retry
-// class following from its method.
+// endpoint checks r and declares it as a route of its own.
 func (r *RawRequest) endpoint(operation string) (endpoint, *query, any, error) {
 	if r == nil {
 		return endpoint{}, nil, nil, invalid("request", "is required")
 	}
-	rt := &route{method: r.Method, pattern: r.Pattern, operation: operation}
+	rt := &route{method: r.Method, pattern: cmp.Or(r.Pattern, r.Path), operation: operation}
+	once := r.AtMostOnce
 	switch r.Method {
 	case http.MethodGet, http.MethodDelete:
-		if r.AtMostOnce {
-			rt.class = atMostOnce
-		}
 	case http.MethodPost, http.MethodPatch, http.MethodPut:
-		rt.class = atMostOnce
+		once = true
 	default:
 		return endpoint{}, nil, nil, invalid("method", "want GET, POST, PATCH, PUT or DELETE, got %q", r.Method)
 	}
-	if rt.class == atMostOnce {
-		rt.verify = "read what it would have changed before trying again"
+	if once {
+		rt.class, rt.verify = atMostOnce, "read what it would have changed before trying again"
 	}
 	if !strings.HasPrefix(r.Path, "/") || strings.ContainsAny(r.Path, "?#") || strings.Contains(r.Path, "..") {
 		return endpoint{}, nil, nil, invalid("path", "want a path starting with / without a query, a fragment or ..")
-	}
-	if rt.pattern == "" {
-		rt.pattern = r.Path
 	}
 	q := &query{}
 	for _, k := range sortedKeys(r.Query) {
@@ -474,12 +436,10 @@ func (r *RawRequest) endpoint(operation string) (endpoint, *query, any, error) {
 	return endpoint{route: rt, path: r.Path}, q, body, nil
 }
 
-// Do sends a signed request to a route the SDK does not type and decodes
-// the result of the API's envelope into out (a non-nil pointer, as for
-// json.Unmarshal; nil discards it), with the typed methods' signing,
-// retries, hooks (operation "Client.Do"), errors and redaction. A write
-// is sent at most once (see the package doc); a result that does not fit
-// out is a *DecodeError naming the JSON path, never the value.
+// Do sends a request to a route the SDK does not type as the typed
+// methods send theirs (hooks see "Client.Do"), and decodes the result of
+// the API's envelope into out (a non-nil pointer; nil discards it). A
+// write is sent at most once (see the package doc).
 func (c *Client) Do(ctx context.Context, req *RawRequest, out any) error {
 	ep, q, body, err := req.endpoint("Client.Do")
 	if v := reflect.ValueOf(out); err == nil && out != nil && (v.Kind() != reflect.Pointer || v.IsNil()) {
@@ -491,9 +451,8 @@ func (c *Client) Do(ctx context.Context, req *RawRequest, out any) error {
 	return c.json(ctx, ep, q, body, out)
 }
 
-// DoFile is Do for a route whose answer is a file: an answer that is not
-// JSON comes back as a streamed *File, which the caller closes; a JSON
-// answer is read as the API's error. Hooks see "Client.DoFile".
+// DoFile is Do for a route whose answer is a file, streamed; the caller
+// closes it. A JSON answer is the API's error. Hooks see "Client.DoFile".
 func (c *Client) DoFile(ctx context.Context, req *RawRequest) (*File, error) {
 	ep, q, body, err := req.endpoint("Client.DoFile")
 	if err != nil {

@@ -8,16 +8,13 @@
 // ([Client.Services], [Client.Documents], …) are the API's resources, and
 // each of their methods is one route, taking a context.Context first.
 // Listings have List (one page) and All (every page, as an iter.Seq2);
-// files come back as a streamed [File]; failures are typed ([*APIError]
-// with [ErrNotFound] and friends for errors.Is, [*ValidationError] for a
-// call refused before sending, [*DecodeError], [*TransportError]). Package
-// webhook verifies the events the API posts to callbacks; package
-// acctadmintest is an in-memory fake of the whole API. The programs in
-// examples/ (start with examples/quickstart, which runs against the fake
-// with no setup) show the main jobs end to end.
-//
-// Every method refuses a nil context or invalid parameters with a
-// [*ValidationError] before anything is sent.
+// files come back as a streamed [File]. Failures are typed: [*APIError]
+// (with [ErrNotFound] and friends for errors.Is), [*DecodeError],
+// [*TransportError], and [*ValidationError] for a nil context or invalid
+// parameters, refused before anything is sent. Package webhook verifies the
+// events the API posts to callbacks; package acctadmintest is an in-memory
+// fake of the whole API. The programs in examples/ show the main jobs end
+// to end; examples/quickstart runs against the fake with no setup.
 //
 // # Signing
 //
@@ -25,8 +22,7 @@
 // its content claim hashes the raw query as sent followed by the body, the
 // form the provider documents and the one the real API was recorded
 // accepting. [WithBodyOnlySigning] hashes the body alone (the form of the
-// provider's GitHub examples) for a server that wants it;
-// [WithAuthenticator] replaces the signer.
+// provider's GitHub examples); [WithAuthenticator] replaces the signer.
 //
 // # Sent at most once
 //
@@ -54,24 +50,18 @@
 // Reads (GET) and the delete of a callback are retried ([WithMaxRetries],
 // default 3) on connection errors (not on one no retry mends, such as an
 // untrusted certificate) and on 429, 500, 502, 503 and 504 answers, with
-// jittered exponential backoff between the bounds of [WithRetryWait]. A
-// Retry-After from the API replaces the backoff when it is at most 60 s
-// (or what [WithMaxRetryAfter] allows); a longer one, or one the context's
-// deadline would cut short, ends the call at once with [ErrRateLimited].
-// A delete of a callback whose retry finds it gone (404) succeeds: an
-// earlier attempt deleted it. Redirects are followed up to 5 times on the
-// API's own scheme and host. [WithTimeout] bounds each attempt; an attempt
-// that outlives it fails with an error that is [context.DeadlineExceeded].
-// [WithRateLimit] makes every request the client sends (attempts, retries,
-// redirects, pages read ahead, downloads) wait for one [RateLimiter]
-// first; a wait the context ends sends nothing.
-//
-// [WithCallOptions] gives the calls of one context other retries, waits,
-// timeout, Retry-After cap or extra headers ([CallMaxRetries],
-// [CallRetryWait], [CallTimeout], [CallMaxRetryAfter], [CallHeader]).
-// They ride on the context, as [WithResponseInto] does, so that every
-// method takes them alike and All, Pull and the mail room hand them on to
-// the requests they make.
+// jittered exponential backoff ([WithRetryWait]). A Retry-After from the
+// API replaces the backoff when it is at most 60 s ([WithMaxRetryAfter]);
+// a longer one, or one the context's deadline would cut short, ends the
+// call at once with [ErrRateLimited]. A delete of a callback whose retry
+// finds it gone (404) succeeds: an earlier attempt deleted it. Redirects
+// are followed up to 5 times on the API's own scheme and host.
+// [WithTimeout] bounds each attempt: one that outlives it fails with
+// [context.DeadlineExceeded]. [WithRateLimit] makes every request the
+// client sends (attempts, retries, redirects, pages read ahead, downloads)
+// wait for one [RateLimiter] first; a wait the context ends sends nothing.
+// [WithCallOptions] changes these settings for the calls of one context,
+// All's pages, Pull's downloads and the mail room's requests included.
 //
 // # Redaction
 //
@@ -110,17 +100,16 @@
 //
 // # Choices where the API is silent
 //
-// Zero values in params mean "not given" and are not sent. Times in
-// queries are written as the API writes them ("2006-01-02 15:04:05
-// -0700"); a record's times are plain time.Time values ([Time] reads the
-// API's shapes). [Money] keeps the digits the API wrote: compare with
-// [Money.Equal], not ==. Records of undocumented shape keep the whole
-// record in a Raw field, and an answer that may be a list or one record
-// is read either way. Calls that find what a write made
-// ([ShoppingCartClient.AddItem], [PaymentMethodsClient.Store],
-// [Client.Order]) list before and after the write when the answer does
-// not hold the record, and never guess: no fit is [ErrNoMatch], two are
-// [ErrAmbiguous].
+// Zero values in params mean "not given" and are not sent. Times in queries
+// are written as the API writes them ("2006-01-02 15:04:05 -0700"); a
+// record's times are plain time.Time values ([Time] reads the API's
+// shapes). [Money] keeps the digits the API wrote: compare with
+// [Money.Equal], not ==. Records of undocumented shape keep it whole in a
+// Raw field, and an answer that may be a list or one record is read either
+// way. Calls that find what a write made ([ShoppingCartClient.AddItem],
+// [PaymentMethodsClient.Store], [Client.Order]) list before and after the
+// write when the answer does not hold the record, and never guess: no fit
+// is [ErrNoMatch], two are [ErrAmbiguous].
 //
 // # Observing calls
 //

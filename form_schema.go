@@ -12,10 +12,8 @@ import (
 )
 
 // formSchema is the part of a filing method's JSON Schema that Client.Order
-// checks a form against: type, required, properties, items, enum, const,
-// pattern (when Go's regexp reads it), minLength, maxLength, and $ref to
-// the root's $defs or definitions. The API checks the rest; a schema whose
-// keywords have other shapes is not used.
+// checks a form against (a pattern only when Go's regexp reads it); the
+// API checks the rest. A schema whose keywords have other shapes is not used.
 type formSchema struct {
 	Type        schemaTypes            `json:"type"`
 	Required    []string               `json:"required"`
@@ -63,9 +61,8 @@ func decodeNumbers(b []byte, v any) error {
 	return dec.Decode(v)
 }
 
-// check checks form, as its JSON carries it, against the schema: the
-// first fault is a *ValidationError naming the field ("form_data.ssn"),
-// never its value.
+// check checks form, as its JSON carries it, against the schema: the first
+// fault is a *ValidationError naming the field ("form_data.ssn").
 func (s *formSchema) check(field string, form any) error {
 	v, ok := walkForm(form, func(v any) any { return v })
 	if !ok {

@@ -7,11 +7,8 @@ import (
 	"github.com/google/uuid"
 )
 
-// Picking from listings, exactly (see the package doc): no fit is
-// ErrNoMatch, two are ErrAmbiguous.
-
-// only returns the one element of list that fits; what names it in
-// errors.
+// only returns the one element of list that fits, never guessing: no fit
+// is ErrNoMatch, two are ErrAmbiguous; what names it in the error.
 func only[T any](list []T, fits func(T) bool, what string) (*T, error) {
 	var found []int
 	for i := range list {
@@ -28,14 +25,22 @@ func only[T any](list []T, fits func(T) bool, what string) (*T, error) {
 	return nil, fmt.Errorf("%w: %d of %s", ErrAmbiguous, len(found), what)
 }
 
-// made returns the one record of after that is not in before and fits:
-// the record a write made, found by comparing listings.
-func made[T any](before, after []T, id func(T) uuid.UUID, fits func(T) bool, what string) (*T, error) {
-	known := make(map[uuid.UUID]bool, len(before))
-	for _, r := range before {
-		known[id(r)] = true
+// fresh returns the records of after whose id is not in before: those a
+// write made, found by comparing listings.
+func fresh[T any](before, after []T, id func(T) uuid.UUID) []T {
+	known := ids(before, id)
+	var out []T
+	for _, r := range after {
+		if id(r) != uuid.Nil && !slices.Contains(known, id(r)) {
+			out = append(out, r)
+		}
 	}
-	return only(after, func(r T) bool { return id(r) != uuid.Nil && !known[id(r)] && fits(r) }, what)
+	return out
+}
+
+// made returns the one record a write made that fits.
+func made[T any](before, after []T, id func(T) uuid.UUID, fits func(T) bool, what string) (*T, error) {
+	return only(fresh(before, after, id), fits, what)
 }
 
 func cartItemID(it CartItem) uuid.UUID   { return it.ID }
@@ -47,17 +52,4 @@ func ids[T any](list []T, id func(T) uuid.UUID) []uuid.UUID {
 		out = append(out, id(r))
 	}
 	return out
-}
-
-// newOrderItems returns the order items of after that are not in
-// before: those a checkout made.
-func newOrderItems(before, after []OrderItem) []OrderItem {
-	known := ids(before, orderItemID)
-	var made []OrderItem
-	for _, it := range after {
-		if it.ID != uuid.Nil && !slices.Contains(known, it.ID) {
-			made = append(made, it)
-		}
-	}
-	return made
 }

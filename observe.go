@@ -1,13 +1,13 @@
 package acctadmin
 
 import (
+	"cmp"
 	"context"
 	"net/http"
 	"time"
 )
 
-// Response is the metadata of a call's final answer; get it with
-// WithResponseInto.
+// Response is the metadata of a call's final answer (WithResponseInto).
 type Response struct {
 	// StatusCode is the final answer's status; 0 when none came.
 	StatusCode int
@@ -41,17 +41,14 @@ func WithResponseInto(ctx context.Context, dst *Response) context.Context {
 	return context.WithValue(ctx, responseKey{}, dst)
 }
 
-// Hooks are functions the client calls around every call and every
-// attempt; any may be nil. They run on the goroutine that makes the
-// request and must be safe for concurrent use. A call refused before
-// anything is sent reaches no hook, and no hook sees a query string or a
-// secret.
+// Hooks are functions the client calls around every call and attempt; any
+// may be nil. They run on the goroutine that makes the request and must be
+// safe for concurrent use. A call refused before sending reaches no hook.
 type Hooks struct {
 	// CallStart is called before the first attempt; the context it
 	// returns (if not nil) is the call's from then on.
 	CallStart func(ctx context.Context, c CallInfo) context.Context
-	// CallEnd is called once the call has its final result, with the
-	// outcome fields of c filled.
+	// CallEnd is called once the call ends, with its outcome fields filled.
 	CallEnd func(ctx context.Context, c CallInfo)
 	// AttemptStart is called before each attempt is sent; the context it
 	// returns (if not nil) is the attempt's and the HTTP request's.
@@ -66,8 +63,7 @@ type Hooks struct {
 // CallInfo describes one call: one SDK method that sent a request.
 type CallInfo struct {
 	// Operation is the SDK method, as "Documents.List"; a page of All or
-	// Pull is a List call, a document Pull fetches a Download call, and a
-	// request of Client.Do "Client.Do" (DoFile: "Client.DoFile").
+	// Pull is a List call, and a document Pull fetches a Download call.
 	Operation string
 	// Method is the HTTP method; Path the path pattern, with ids and page
 	// numbers as {id} and {n}.
@@ -90,9 +86,8 @@ type AttemptInfo struct {
 	// Attempt counts the call's attempts from 1.
 	Attempt int
 	Start   time.Time
-	// The outcome, for AttemptEnd: the answer's status (0 when none
-	// came), the time up to it, and the failure (a retried status is
-	// none).
+	// The outcome, for AttemptEnd: the answer's status (0 for none), the
+	// time up to it, and the failure (a retried status is none).
 	StatusCode int
 	Duration   time.Duration
 	Err        error
@@ -199,18 +194,14 @@ func (st *callState) answered() {
 }
 
 // finish ends the call with err: answered, then the last AttemptEnd,
-// then CallEnd. A file handed out finishes as it is closed, and err is
-// what cut it short.
+// then CallEnd. A file handed out finishes as it is closed.
 func (st *callState) finish(err error) {
 	o := st.obs
 	if o == nil {
 		return
 	}
-	if st.stream && o.settled && o.open {
-		o.attempt.Duration = time.Since(o.attempt.Start)
-		if err != nil {
-			o.attempt.Err = err
-		}
+	if st.stream && o.settled {
+		o.attemptOutcome(nil, err) // the reading counts
 	}
 	st.answered()
 	o.endAttempt()
@@ -222,10 +213,5 @@ func (st *callState) finish(err error) {
 }
 
 func requestID(h http.Header) string {
-	for _, k := range []string{"X-Request-Id", "Request-Id", "X-Correlation-Id"} {
-		if v := h.Get(k); v != "" {
-			return v
-		}
-	}
-	return ""
+	return cmp.Or(h.Get("X-Request-Id"), h.Get("Request-Id"), h.Get("X-Correlation-Id"))
 }

@@ -25,9 +25,8 @@ type OrderRequest struct {
 	// ("Standard"). With neither, the product must have one method only.
 	FilingMethodID uuid.UUID
 	Method         string
-	// PaymentMethodID is the stored card to charge; Card is a card to
-	// store first, anew by every Order given it (pass the result's
-	// Card.ID the next time).
+	// PaymentMethodID is the stored card to charge; Card is one to store
+	// first, anew each time (pass the result's Card.ID the next time).
 	PaymentMethodID uuid.UUID
 	Card            *Card
 	// FormData answers the form the order item waits for (see
@@ -38,8 +37,7 @@ type OrderRequest struct {
 	AllowDuplicate bool
 }
 
-// OrderResult is what Client.Order did, step by step; the steps it did
-// not reach are zero.
+// OrderResult is what Client.Order did; steps it did not reach are zero.
 type OrderResult struct {
 	Product *FilingProduct
 	Method  *FilingMethod
@@ -68,47 +66,24 @@ const (
 	// Charged: the answer was lost, and the listings show new invoices
 	// of the company and the item gone from the cart.
 	Charged ChargeVerdict = "charged"
-	// NotCharged: the answer proves the checkout was not applied; ordering
-	// again is safe.
+	// NotCharged: the answer proves no charge; ordering again is safe.
 	NotCharged ChargeVerdict = "not charged"
 	// ChargeUnknown: the answer was lost and the listings do not show the
-	// charge, which may still happen: do not order again before
-	// Invoices.List and ShoppingCart.List show it did not.
+	// charge, which may still happen: read them again before ordering again.
 	ChargeUnknown ChargeVerdict = "still unknown"
 )
-
-// verdict is what the listings show after a lost checkout: never "not
-// charged", since it may take effect later.
-func verdict(newInvoices int, inCart bool) ChargeVerdict {
-	if newInvoices > 0 && !inCart {
-		return Charged
-	}
-	return ChargeUnknown
-}
 
 // unfinished are the statuses of an order item not yet done.
 var unfinished = []OrderItemStatus{OrderItemRequiringAttention, OrderItemNew}
 
 // Order orders a filing for a company, end to end, with the client's
-// public methods:
-//
-//  1. the product (FilingProducts.Find, or r.ProductID among the
-//     offerings) and its filing method (FilingMethods.List);
-//  2. r.FormData checked against the method's schema
-//     (FilingMethods.Schemas): a refusal is a *ValidationError naming the
-//     field; a schema that cannot be read is noted in SchemaNote;
-//  3. an unfinished order item of the same product refuses the order with
-//     a *DuplicateOrderError, unless r.AllowDuplicate;
-//  4. the card (r.PaymentMethodID among the stored cards, or r.Card
-//     stored), the cart item (ShoppingCart.AddItem), and the checkout of
-//     that item alone, after listing the company's invoices and cart;
-//  5. the form of the one new order item (OrderItems.SubmitFormData).
-//
-// Every call redacts the card and the form's values (CallRedact). A
-// failure before the checkout has charged nothing. The checkout is sent
-// once (see the package doc); its failure is a *CheckoutOutcomeError
-// whose Verdict says whether the card was charged, from the listings of
-// invoices and cart after a lost answer.
+// public methods: the product and filing method, r.FormData checked
+// against the method's schema, a duplicate of an unfinished order refused
+// (*DuplicateOrderError) unless r.AllowDuplicate, the card, the cart item,
+// its checkout alone, and the form of the order item it made. Every call
+// redacts the card and the form's values. Nothing is charged before the
+// checkout, sent at most once (see the package doc); its failure is a
+// *CheckoutOutcomeError whose Verdict says whether the card was charged.
 func (c *Client) Order(ctx context.Context, r *OrderRequest) (*OrderResult, error) {
 	r = orZero(r)
 	if err := r.check(ctx); err != nil {
@@ -267,7 +242,7 @@ func (c *Client) orderCheckout(ctx context.Context, r *OrderRequest, res *OrderR
 	if err != nil {
 		return fmt.Errorf("acctadmin: checked out; listing the order items it made: %w", err)
 	}
-	out.OrderItems = newOrderItems(before, after)
+	out.OrderItems = fresh(before, after, orderItemID)
 	return c.submitOrderForm(ctx, r, res)
 }
 
@@ -286,13 +261,15 @@ func (c *Client) checkoutFailed(ctx context.Context, r *OrderRequest, res *Order
 				e.InvoiceIDs = append(e.InvoiceIDs, id)
 			}
 		}
-		e.Verdict = verdict(len(e.InvoiceIDs), inCart)
+		// Never NotCharged: a lost checkout may still take effect.
+		if len(e.InvoiceIDs) > 0 && !inCart {
+			e.Verdict = Charged
+		}
 	}
 	return e
 }
 
-// chargeSigns lists the ids of every invoice of the company, and whether
-// its cart holds the item.
+// chargeSigns lists the company's invoices and whether its cart holds item.
 func (c *Client) chargeSigns(ctx context.Context, company, item uuid.UUID) ([]uuid.UUID, bool, error) {
 	var invoices []uuid.UUID
 	for inv, err := range c.Invoices.All(ctx, &InvoiceListParams{CompanyIDs: []uuid.UUID{company}}) {
@@ -305,20 +282,15 @@ func (c *Client) chargeSigns(ctx context.Context, company, item uuid.UUID) ([]uu
 	return invoices, slices.Contains(ids(cart, cartItemID), item), err
 }
 
-// submitOrderForm answers the form of the one new order item of the
-// company and product.
+// submitOrderForm answers the form of the new order item of the product.
 func (c *Client) submitOrderForm(ctx context.Context, r *OrderRequest, res *OrderResult) error {
-	var waiting []OrderItem
-	for _, it := range res.Checkout.OrderItems {
-		if it.CompanyID == r.CompanyID && (it.Product.ID == uuid.Nil || it.Product.ID == res.Product.ID) {
-			waiting = append(waiting, it)
-		}
-	}
-	if len(waiting) == 0 && r.FormData == nil {
+	item, err := only(res.Checkout.OrderItems, func(it OrderItem) bool {
+		return it.CompanyID == r.CompanyID && (it.Product.ID == uuid.Nil || it.Product.ID == res.Product.ID)
+	}, "new order item of "+res.Product.Name+" waiting for its form")
+	if errors.Is(err, ErrNoMatch) && r.FormData == nil {
 		return nil
 	}
-	var err error
-	if res.OrderItem, err = only(waiting, func(OrderItem) bool { return true }, "new order item of "+res.Product.Name+" waiting for its form"); err != nil || r.FormData == nil {
+	if res.OrderItem = item; err != nil || r.FormData == nil {
 		return err
 	}
 	done, err := c.OrderItems.SubmitFormData(ctx, &OrderItemFormDataParams{CompanyID: r.CompanyID, OrderItemID: res.OrderItem.ID, FormData: r.FormData})

@@ -20,8 +20,7 @@ const (
 	// minShortSecret is the shortest secret of a request body looked for
 	// where it stands alone: a 3-digit CVC.
 	minShortSecret = 3
-	// minPersonal is the shortest value of a form looked for where it
-	// stands alone.
+	// minPersonal is the shortest form value looked for standing alone.
 	minPersonal = 4
 	// A body's card number (12 to 19 digits), or a form's number (6 to
 	// 32), is looked for however its digits are grouped, with up to
@@ -36,8 +35,7 @@ const (
 	maxHeaderFields = 64
 	maxHeaderValue  = 1 << 10
 	maxHeaderBytes  = 16 << 10
-	// maxDetail bounds a detail of an answer shown in an error: a
-	// redirect's host, a JSON path.
+	// maxDetail bounds an answer's detail in an error: a host, a JSON path.
 	maxDetail = 200
 )
 
@@ -45,15 +43,13 @@ const (
 // error, a log record, a hook or a Response shows it (see Redaction in
 // the package doc). The zero redactor takes out what looks like a token.
 type redactor struct {
-	secrets []string // each at least minSecret bytes, longest first
-	marks   []string // what each secret reads as instead
-	short   []string // shorter ones, taken out only where they stand alone
-	// cards match the numbers whose digits are cardDigits, however grouped.
-	cards      []*regexp.Regexp
-	cardDigits []string
+	secrets []string         // each at least minSecret bytes, longest first
+	marks   []string         // what each secret reads as instead
+	short   []string         // shorter ones, taken out only where they stand alone
+	cards   []*regexp.Regexp // the numbers looked for however grouped
 }
 
-// add makes the redactor look for secret, shown as mark instead.
+// add looks for secret, shown as mark instead.
 func (r *redactor) add(secret, mark string) {
 	if len(secret) < minSecret || slices.Contains(r.secrets, secret) {
 		return
@@ -67,53 +63,44 @@ func (r *redactor) add(secret, mark string) {
 	r.marks = slices.Insert(r.marks, i, mark)
 }
 
-// digitsOf returns the digits of v when v holds only digits and the
-// characters of seps, else "".
+// digitsOf returns v's digits, or "" if it holds more than digits and seps.
 func digitsOf(v, seps string) string {
-	var b strings.Builder
-	for _, c := range v {
-		switch {
-		case '0' <= c && c <= '9':
-			b.WriteRune(c)
-		case !strings.ContainsRune(seps, c):
-			return ""
-		}
+	if strings.Trim(v, "0123456789"+seps) != "" {
+		return "" // a character that is neither
 	}
-	return b.String()
+	return strings.Map(func(c rune) rune {
+		if strings.ContainsRune(seps, c) {
+			return -1
+		}
+		return c
+	}, v)
 }
 
-// addNumber makes the redactor look for min to max digits d, however
-// grouped.
+// addNumber looks for min to max digits d, however grouped.
 func (r *redactor) addNumber(d string, min, max int) {
-	if len(d) < min || len(d) > max || slices.Contains(r.cardDigits, d) {
+	if len(d) < min || len(d) > max {
 		return
 	}
-	var b strings.Builder
-	for i := 0; i < len(d); i++ {
-		if i > 0 {
-			b.WriteString(cardSeparators)
-		}
-		b.WriteByte(d[i])
+	pattern := strings.Join(strings.Split(d, ""), cardSeparators)
+	if !slices.ContainsFunc(r.cards, func(c *regexp.Regexp) bool { return c.String() == pattern }) {
+		r.cards = append(r.cards, regexp.MustCompile(pattern))
 	}
-	r.cardDigits = append(r.cardDigits, d)
-	r.cards = append(r.cards, regexp.MustCompile(b.String()))
 }
 
-// addSensitive makes the redactor look for a body's secret (a card
-// number, a CVC, a password).
+// addSensitive looks for a body's secret: a card number, a CVC, a password.
 func (r *redactor) addSensitive(secret string) {
 	r.addNumber(digitsOf(secret, " -."), minCardDigits, maxCardDigits)
 	r.addValue(secret, minShortSecret)
 }
 
-// addPersonal makes the redactor look for a value of a body's form.
+// addPersonal looks for a value of a body's form.
 func (r *redactor) addPersonal(v string) {
 	r.addNumber(digitsOf(v, personalSeps), minPersonalDigits, maxPersonalDigits)
 	r.addValue(v, minPersonal)
 }
 
-// addValue makes the redactor look for v wherever it occurs, or, shorter
-// than minSecret, where it stands alone if it has short bytes or more.
+// addValue looks for v wherever it occurs or, shorter than minSecret, where
+// it stands alone if it has short bytes or more.
 func (r *redactor) addValue(v string, short int) {
 	switch {
 	case len(v) >= minSecret:
@@ -123,15 +110,14 @@ func (r *redactor) addValue(v string, short int) {
 	}
 }
 
-// addCallValue makes the redactor look for a value of CallRedact, as a
-// body's secret and as a form's value.
+// addCallValue looks for a value of CallRedact as a body's secret and a
+// form's value.
 func (r *redactor) addCallValue(v string) {
 	r.addPersonal(v)
 	r.addSensitive(v)
 }
 
-// addBodyValues makes the redactor look for each of values with add, as
-// given and as a JSON body carries it.
+// addBodyValues adds each of values with add, as given and JSON-escaped.
 func (r *redactor) addBodyValues(values []string, add func(*redactor, string)) {
 	for _, v := range values {
 		add(r, v)
@@ -141,8 +127,7 @@ func (r *redactor) addBodyValues(values []string, add func(*redactor, string)) {
 	}
 }
 
-// formValues returns the strings and long numbers of a form, at any
-// depth, as its JSON carries them.
+// formValues returns every string and long number in a form's JSON.
 func formValues(form any) []string {
 	var out []string
 	walkForm(form, func(v any) any {
@@ -178,12 +163,8 @@ func redactedForm(form any) any {
 // walkForm returns form as its JSON decodes, each value that is not an
 // object or an array replaced by leaf's; false when form does not encode.
 func walkForm(form any, leaf func(any) any) (any, bool) {
-	b, err := json.Marshal(form)
-	if err != nil {
-		return nil, false
-	}
 	var v any
-	if decodeNumbers(b, &v) != nil {
+	if b, err := json.Marshal(form); err != nil || decodeNumbers(b, &v) != nil {
 		return nil, false
 	}
 	var walk func(any) any
@@ -205,8 +186,7 @@ func walkForm(form any, leaf func(any) any) (any, bool) {
 	return walk(v), true
 }
 
-// replaceStandalone replaces with mark each occurrence of secret in s
-// that stands alone.
+// replaceStandalone replaces each standalone secret in s with mark.
 func replaceStandalone(s, secret, mark string) string {
 	var b strings.Builder
 	from := 0
@@ -223,9 +203,6 @@ func replaceStandalone(s, secret, mark string) string {
 		}
 		i = at + 1
 	}
-	if from == 0 {
-		return s
-	}
 	b.WriteString(s[from:])
 	return b.String()
 }
@@ -234,8 +211,7 @@ func isAlnum(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
 }
 
-// addToken makes the redactor look for a token the call sent and each of
-// its parts.
+// addToken looks for a token the call sent and for each of its parts.
 func (r *redactor) addToken(authorization string) {
 	tok := strings.TrimSpace(authorization)
 	if len(tok) >= 7 && strings.EqualFold(tok[:7], "bearer ") {
@@ -247,12 +223,8 @@ func (r *redactor) addToken(authorization string) {
 	}
 }
 
-// addQuery makes the redactor look for a query string and its values, as
-// sent and decoded.
+// addQuery looks for a query string and its values, as sent and decoded.
 func (r *redactor) addQuery(q string) {
-	if q == "" {
-		return
-	}
 	r.add(q, "[query]")
 	if dec, err := url.QueryUnescape(q); err == nil {
 		r.add(dec, "[query]")
@@ -279,9 +251,7 @@ func (r *redactor) redact(s string) string {
 			s = card.ReplaceAllString(s, redactedText)
 		}
 		for i, secret := range r.secrets {
-			if strings.Contains(s, secret) {
-				s = strings.ReplaceAll(s, secret, r.marks[i])
-			}
+			s = strings.ReplaceAll(s, secret, r.marks[i])
 		}
 		for _, secret := range r.short {
 			if strings.Contains(s, secret) {
@@ -322,7 +292,7 @@ func (r *redactor) cleanHeader(h http.Header) http.Header {
 	out := make(http.Header, min(len(h), maxHeaderFields))
 	fields, size := 0, 0
 	for _, k := range sortedKeys(h) {
-		if isSecretHeader(k) {
+		if secretHeaders[http.CanonicalHeaderKey(k)] {
 			continue
 		}
 		name := r.clean(k, maxDetail)
@@ -340,8 +310,5 @@ func (r *redactor) cleanHeader(h http.Header) http.Header {
 }
 
 // secretHeaders carry credentials or session state.
-var secretHeaders = []string{"Authorization", "Proxy-Authorization", "Set-Cookie", "Cookie", "Www-Authenticate", "Proxy-Authenticate"}
-
-func isSecretHeader(name string) bool {
-	return slices.ContainsFunc(secretHeaders, func(s string) bool { return strings.EqualFold(name, s) })
-}
+var secretHeaders = map[string]bool{"Authorization": true, "Proxy-Authorization": true, "Set-Cookie": true, "Cookie": true,
+	"Www-Authenticate": true, "Proxy-Authenticate": true}

@@ -21,8 +21,7 @@ var (
 	routeResourcesDownload = declare(http.MethodGet, "/resources/{id}/download", "Resources.Download")
 )
 
-// ResourceKind says what a resource is; other values are kept as they
-// come.
+// ResourceKind says what a resource is; other values are kept as they come.
 type ResourceKind string
 
 // The resource kinds the API documents.
@@ -85,8 +84,7 @@ func (s *ResourcesClient) All(ctx context.Context, p *ResourceListParams) iter.S
 	return paginate(ctx, listingOf(p, maxResourcesLimit, s.List, func(v Resource) uuid.UUID { return v.ID }))
 }
 
-// Get returns the resource id (an undocumented answer, read as a
-// Resource). GET /resources/:id.
+// Get returns the resource id (an undocumented answer). GET /resources/:id.
 func (s *ResourcesClient) Get(ctx context.Context, id uuid.UUID) (*Resource, error) {
 	if err := checkID("id", id); err != nil {
 		return nil, err

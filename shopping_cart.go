@@ -219,7 +219,7 @@ func (s *ShoppingCartClient) CheckoutOrder(ctx context.Context, p *CheckoutParam
 	if err != nil {
 		return out, fmt.Errorf("acctadmin: checked out; listing the order items it made: %w", err)
 	}
-	out.OrderItems = newOrderItems(before, after)
+	out.OrderItems = fresh(before, after, orderItemID)
 	return out, nil
 }
 

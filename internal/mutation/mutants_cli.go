@@ -7,11 +7,13 @@ func init() {
 	mutants = append(mutants,
 		mutant{id: `cli-base-url-password-shown`, file: `client.go`, pkg: `.`, run: `TestNewClientHidesBaseURLPassword`,
 			what: `a base URL that is not http shows its password in the error`,
-			from: `	shown, _ := redactURLText(s)`,
-			to:   `	shown := s`},
+			from: `	if u.User != nil {
+		shown = u.Redacted()`,
+			to: `	if shown = s; u.User != nil {
+		shown = u.Redacted()`},
 		mutant{id: `cli-base-url-unparsable-password-shown`, file: `client.go`, pkg: `.`, run: `TestNewClientHidesBaseURLPassword`,
 			what: `a base URL that does not parse shows its password in the error`,
-			from: `		shown, changed := redactURLText(s)`,
+			from: `	shown, changed := redactURLText(s)`,
 			to:   `		shown, changed := s, false`},
 		mutant{id: `cli-forward-to-password-shown`, file: `cmd/acctadmin/listen.go`, pkg: `./cmd/acctadmin`, run: `TestScripts/listen`,
 			what: `listen prints the handler's URL with its password`,

@@ -102,7 +102,7 @@ func init() {
 		// The form is sent when given.
 		mutant{id: `order-form-silently-not-sent`, file: `order.go`, pkg: `.`, run: run,
 			what: `Order returning early when no order item waits although FormData was given`,
-			from: `	if len(waiting) == 0 && r.FormData == nil {`,
-			to:   `	if len(waiting) == 0 || r.FormData == nil {`},
+			from: `	if errors.Is(err, ErrNoMatch) && r.FormData == nil {`,
+			to:   `	if errors.Is(err, ErrNoMatch) || r.FormData == nil {`},
 	)
 }

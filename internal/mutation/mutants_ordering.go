@@ -8,21 +8,20 @@ func init() {
 	mutants = append(mutants,
 		mutant{id: `ordering-charged-on-invoice-alone`, file: `order.go`, pkg: `.`, run: run,
 			what: `a new invoice alone, a stranger's, taken for the checkout's charge`,
-			from: `if newInvoices > 0 && !inCart {`,
-			to:   `if newInvoices > 0 {`},
+			from: `if len(e.InvoiceIDs) > 0 && !inCart {`,
+			to:   `if len(e.InvoiceIDs) > 0 && (!inCart || inCart) {`},
 		mutant{id: `ordering-charged-on-empty-cart-alone`, file: `order.go`, pkg: `.`, run: run,
 			what: `the item gone from the cart, without an invoice, taken for a charge`,
-			from: `if newInvoices > 0 && !inCart {`,
+			from: `if len(e.InvoiceIDs) > 0 && !inCart {`,
 			to:   `if !inCart {`},
 		mutant{id: `ordering-not-charged-on-cart-alone`, file: `order.go`, pkg: `.`, run: run,
 			what: `the item still in the cart taken for no charge after a lost answer`,
-			from: `	return ChargeUnknown
-}`,
-			to: `	if inCart {
-		return NotCharged
-	}
-	return ChargeUnknown
-}`},
+			from: `			e.Verdict = Charged
+		}`,
+			to: `			e.Verdict = Charged
+		} else if inCart {
+			e.Verdict = NotCharged
+		}`},
 		mutant{id: `ordering-failed-listing-judged`, file: `order.go`, pkg: `.`, run: run,
 			what: `a verdict drawn from listings that failed`,
 			from: `if e.CheckErr = err; e.CheckErr == nil {`,
@@ -54,12 +53,12 @@ func init() {
 			to: ``},
 		mutant{id: `ordering-made-takes-old-records`, file: `listed.go`, pkg: `.`, run: run,
 			what: `a record that was there before the write taken for the one it made`,
-			from: `return id(r) != uuid.Nil && !known[id(r)] && fits(r)`,
-			to:   `return id(r) != uuid.Nil && fits(r)`},
+			from: `	return only(fresh(before, after, id), fits, what)`,
+			to:   `	return only(after, fits, what)`},
 		mutant{id: `ordering-first-waiting-item`, file: `listed.go`, pkg: `.`, run: run,
 			what: `any waiting order item of the company taken, an older one included`,
-			from: `		if it.ID != uuid.Nil && !slices.Contains(known, it.ID) {`,
-			to:   `		if it.ID != uuid.Nil && !slices.Contains(known, uuid.Nil) {`},
+			from: `		if id(r) != uuid.Nil && !slices.Contains(known, id(r)) {`,
+			to:   `		if id(r) != uuid.Nil && !slices.Contains(known, uuid.Nil) {`},
 		mutant{id: `ordering-ein-synonym-lost`, file: `filing_products.go`, pkg: `.`, run: run,
 			what: `EIN no longer the catalogue's "tax id"`,
 			from: `{"ein", "tax id", `,

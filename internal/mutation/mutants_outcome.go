@@ -20,14 +20,8 @@ func init() {
 		mutant{id: `outcome-do-put-repeatable`, file: `client.go`, pkg: `.`,
 			what: `a PUT through Client.Do retried as idempotent`,
 			from: `	case http.MethodGet, http.MethodDelete:
-		if r.AtMostOnce {
-			rt.class = atMostOnce
-		}
 	case http.MethodPost, http.MethodPatch, http.MethodPut:`,
 			to: `	case http.MethodGet, http.MethodDelete, http.MethodPut:
-		if r.AtMostOnce {
-			rt.class = atMostOnce
-		}
 	case http.MethodPost, http.MethodPatch:`},
 		mutant{id: `outcome-addinfo-hint`, file: `services.go`, pkg: `.`,
 			what: `the hint of Services.AddInfo copied from Services.Create`,
