@@ -765,28 +765,15 @@ func (st *callState) cleanDecode(err error) error {
 
 func (st *callState) endpoint() string { return st.method + " " + st.path }
 
-// shown is an attempt's error as a hook sees it: redacted, nil for none.
-func (st *callState) shown(err error) error {
-	if err == nil {
-		return nil
-	}
-	return st.readError(err)
-}
-
-// readError says why an answer could not be had, without the URL: an
-// answer over the cap is a *DecodeError, anything else a *TransportError.
-func (st *callState) readError(err error) error {
-	if errors.Is(err, ErrResponseTooLarge) {
-		return &DecodeError{Endpoint: st.endpoint(), Err: fmt.Errorf("%w: over %d bytes", ErrResponseTooLarge, maxJSONBody)}
-	}
-	return st.redact(err)
-}
-
-// redact makes err a *TransportError whose text has no URL nor secret,
-// keeping the cause.
+// redact makes err, a failure to get an answer, a *TransportError whose
+// text has no URL nor secret, keeping the cause; an answer over the cap
+// is a *DecodeError, and nil stays nil.
 func (st *callState) redact(err error) error {
-	if errors.As(err, new(*TransportError)) || errors.As(err, new(*DecodeError)) {
+	switch {
+	case err == nil || errors.As(err, new(*TransportError)) || errors.As(err, new(*DecodeError)):
 		return err
+	case errors.Is(err, ErrResponseTooLarge):
+		return &DecodeError{Endpoint: st.endpoint(), Err: fmt.Errorf("%w: over %d bytes", ErrResponseTooLarge, maxJSONBody)}
 	}
 	origin := connectOrigin(err)
 	err = stripURL(err)

@@ -157,12 +157,12 @@ func (c *Client) send(ctx context.Context, ep endpoint, q *query, in any, file b
 	if c.limiter != nil {
 		rc.PrepareRetry = st.waitBeforeRetry
 		if err := c.waitTurn(ctx); err != nil {
-			return st, nil, nil, st.readError(err)
+			return st, nil, nil, st.redact(err)
 		}
 	}
 	resp, err = rc.Do(req)
 	if err != nil {
-		return st, nil, nil, st.readError(err)
+		return st, nil, nil, st.redact(err)
 	}
 	if st.obs != nil {
 		st.obs.final = resp
@@ -182,7 +182,7 @@ func (st *callState) checkRetry(ctx context.Context, resp *http.Response, err er
 		st.sent = true
 	}
 	if st.obs != nil {
-		st.obs.attemptOutcome(resp, st.shown(err))
+		st.obs.attemptOutcome(resp, st.redact(err))
 	}
 	if ctx.Err() != nil {
 		return false, ctx.Err()
@@ -306,7 +306,7 @@ func (st *callState) finalAnswer(resp *http.Response, file bool) (*callState, *h
 	body, err := readJSON(resp)
 	if err != nil {
 		drainAndClose(resp.Body)
-		return st, nil, nil, st.readError(err)
+		return st, nil, nil, st.redact(err)
 	}
 	resp.Body.Close()
 	return st, resp, body, nil
@@ -748,7 +748,13 @@ type query struct {
 	b []byte
 }
 
-func (q *query) add(key, v string) *query {
+func (q *query) add(key, v string) *query { return q.addIf(true, key, v) }
+
+// addIf adds key=v when ok: the adders of one type pass "v is not zero".
+func (q *query) addIf(ok bool, key, v string) *query {
+	if !ok {
+		return q
+	}
 	if len(q.b) > 0 {
 		q.b = append(q.b, '&')
 	}
@@ -761,40 +767,17 @@ func (q *query) add(key, v string) *query {
 	return q
 }
 
-func (q *query) str(key, v string) *query {
-	if v != "" {
-		q.add(key, v)
-	}
-	return q
-}
+func (q *query) str(key, v string) *query { return q.addIf(v != "", key, v) }
 
-func (q *query) int(key string, v int) *query {
-	if v != 0 {
-		q.add(key, strconv.Itoa(v))
-	}
-	return q
-}
+func (q *query) int(key string, v int) *query { return q.addIf(v != 0, key, strconv.Itoa(v)) }
 
-func (q *query) id(key string, v uuid.UUID) *query {
-	if v != uuid.Nil {
-		q.add(key, v.String())
-	}
-	return q
-}
+func (q *query) id(key string, v uuid.UUID) *query { return q.addIf(v != uuid.Nil, key, v.String()) }
 
 func (q *query) time(key string, v time.Time) *query {
-	if !v.IsZero() {
-		q.add(key, v.Format(apiTimeLayout))
-	}
-	return q
+	return q.addIf(!v.IsZero(), key, v.Format(apiTimeLayout))
 }
 
-func (q *query) date(key string, v Date) *query {
-	if !v.IsZero() {
-		q.add(key, v.String())
-	}
-	return q
-}
+func (q *query) date(key string, v Date) *query { return q.addIf(!v.IsZero(), key, v.String()) }
 
 func (q *query) strs(key string, vs []string) *query {
 	for _, v := range vs {

@@ -153,14 +153,10 @@ var mutants = []mutant{
 		what: `a transport error shows its cause raw`,
 		from: `	text := r.clean(causeText(err), maxMessage)`,
 		to:   `	text := causeText(err)`},
-	{id: `transport-attempt-error-raw`, file: `errors.go`, pkg: `.`,
+	{id: `transport-attempt-error-raw`, file: `transport.go`, pkg: `.`,
 		what: `a hook gets the attempt's raw error`,
-		from: `		return nil
-	}
-	return st.readError(err)`,
-		to: `		return nil
-	}
-	return err`},
+		from: `st.obs.attemptOutcome(resp, st.redact(err))`,
+		to:   `st.obs.attemptOutcome(resp, err)`},
 	{id: `errors-message-depth-unbounded`, file: `errors.go`, pkg: `.`,
 		what: `the message search unbounded in depth`,
 		from: `if len(raw) == 0 || depth > 3 {`,
