@@ -55,8 +55,9 @@ func decodeFailure(endpoint string, data []byte, t reflect.Type, path string, er
 }
 
 // locateIn finds the value inside data, which reads as a t with the error
-// err, that is at fault, and returns its JSON path and its error. A list
-// or a map with a decoder of its own is judged whole.
+// err, that is at fault, and returns its JSON path and its error: it looks
+// into the first item of a list or map that fails. A value with a decoder
+// of its own, but a struct, is judged whole.
 func locateIn(data []byte, t reflect.Type, path string, err error, depth int) (string, error) {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
@@ -65,36 +66,25 @@ func locateIn(data []byte, t reflect.Type, path string, err error, depth int) (s
 	if depth > 64 || len(data) == 0 || kind != reflect.Struct && reflect.PointerTo(t).Implements(unmarshalerType) {
 		return path, err
 	}
-	var p string
-	var inner error
-	switch {
-	case kind == reflect.Slice && data[0] == '[' || kind == reflect.Map && data[0] == '{':
-		p, inner = locateItem(data, t, path, depth)
-	case kind == reflect.Slice && t.Elem().Kind() != reflect.Uint8:
-		return path, fmt.Errorf("want a JSON array, got %s", describe(data))
-	case kind == reflect.Struct && data[0] == '{':
-		p, inner = locateField(data, t, path, depth)
-	}
-	if inner != nil {
-		return p, inner
-	}
-	return path, err
-}
-
-// locateItem looks inside the first item of a list or map that fails.
-func locateItem(data []byte, t reflect.Type, path string, depth int) (string, error) {
 	var names []string
 	var items []json.RawMessage
-	if t.Kind() == reflect.Slice {
+	switch {
+	case kind == reflect.Slice && data[0] == '[':
 		_ = json.Unmarshal(data, &items)
 		for i := range items {
 			names = append(names, fmt.Sprintf("%s[%d]", path, i))
 		}
-	} else {
+	case kind == reflect.Slice && t.Elem().Kind() != reflect.Uint8:
+		return path, fmt.Errorf("want a JSON array, got %s", describe(data))
+	case kind == reflect.Map && data[0] == '{':
 		var fields map[string]json.RawMessage
 		_ = json.Unmarshal(data, &fields)
 		for _, key := range sortedKeys(fields) {
 			names, items = append(names, joinPath(path, key)), append(items, fields[key])
+		}
+	case kind == reflect.Struct && data[0] == '{':
+		if p, inner := locateField(data, t, path, depth); inner != nil {
+			return p, inner
 		}
 	}
 	for i, item := range items {
@@ -102,7 +92,7 @@ func locateItem(data []byte, t reflect.Type, path string, depth int) (string, er
 			return locateIn(item, t.Elem(), names[i], err, depth+1)
 		}
 	}
-	return "", nil
+	return path, err
 }
 
 // locateField reads each field of data alone into the struct type t, in

@@ -39,11 +39,8 @@ var (
 	ErrInvalidParams = errors.New("acctadmin: invalid params")
 	// ErrResponseTooLarge reports a JSON answer over 32 MiB.
 	ErrResponseTooLarge = errors.New("acctadmin: response too large")
-	// ErrOutcomeUnknown reports an at-most-once call that failed after its
-	// request may have reached the API, by the rule of the package doc: it
-	// may or may not have taken effect, and the message says which listing
-	// shows it. The error is still an *APIError, a *DecodeError or a
-	// *TransportError.
+	// ErrOutcomeUnknown reports an at-most-once call that may have taken
+	// effect (see the package doc); the message says which listing shows it.
 	ErrOutcomeUnknown = errors.New("acctadmin: outcome unknown")
 	// ErrPagingIgnored ends an All (or a Pull) whose API answered a full
 	// page again for a later offset, after every item it did send.
@@ -56,15 +53,13 @@ var (
 	// a document alone: Pull does not download it nor count it unfinished.
 	ErrSkipDocument = errors.New("acctadmin: document skipped")
 	// ErrPaymentRequired reports a refused read of a payment-locked
-	// document (pay with Documents.Unlock): on those routes a 402, or
-	// another 4xx (but 401 and 429) or a success false whose message says
-	// payment is needed ("payment required", "locked", "unpaid", "must be
-	// paid"), unless it speaks of a declined card.
+	// document (pay with Documents.Unlock): a 402, or another refusal whose
+	// message says payment is needed ("locked", "unpaid") and not that a
+	// card was declined.
 	ErrPaymentRequired = errors.New("acctadmin: payment required")
-	// ErrPaymentDeclined reports a charge the card's issuer refused, on a
-	// route that charges a card (ShoppingCart.Checkout, Invoices.Pay,
-	// Documents.Unlock): a 402, or another 4xx (but 401 and 429) or a
-	// success false whose message speaks of a declined card ("declined",
+	// ErrPaymentDeclined reports a charge the card's issuer refused
+	// (ShoppingCart.Checkout, Invoices.Pay, Documents.Unlock): a 402, or
+	// another refusal whose message speaks of a declined card ("declined",
 	// "insufficient funds"). Nothing was charged.
 	ErrPaymentDeclined = errors.New("acctadmin: payment declined")
 )
@@ -124,9 +119,7 @@ type FieldError struct {
 // whose items that name no field are kept under the list's name.
 func fieldErrors(body []byte, red *redactor) []FieldError {
 	var m, inResult map[string]json.RawMessage
-	if json.Unmarshal(body, &m) != nil {
-		return nil
-	}
+	_ = json.Unmarshal(body, &m)
 	_ = json.Unmarshal(m["result"], &inResult) // nil unless result is an object
 	var out []FieldError
 	for _, list := range []string{"errors", "company_errors", "jurisdiction_errors"} {
@@ -167,35 +160,20 @@ func readFieldErrors(raw json.RawMessage, unnamed string) (out []FieldError) {
 		out = append(out, FieldError{unnamed, text(raw)})
 	case raw[0] == '{' && json.Unmarshal(raw, &obj) == nil:
 		for _, k := range sortedKeys(obj) {
-			field := k
-			if unnamed != "" {
-				field = unnamed + "." + k
-			}
-			out = append(out, FieldError{field, text(obj[k])})
+			out = append(out, FieldError{joinPath(unnamed, k), text(obj[k])})
 		}
 	case raw[0] == '[' && json.Unmarshal(raw, &items) == nil:
 		for _, item := range items {
-			var it map[string]json.RawMessage
+			var it struct{ Field, Attribute, Param, Path, Message, Error, Detail string }
 			_ = json.Unmarshal(item, &it)
-			msg := firstText(it, "message", "error", "detail")
-			if it == nil || msg == "" && unnamed != "" {
+			msg := cmp.Or(it.Message, it.Error, it.Detail)
+			if item[0] != '{' || msg == "" && unnamed != "" {
 				msg = text(item)
 			}
-			out = append(out, FieldError{cmp.Or(firstText(it, "field", "attribute", "param", "path"), unnamed), msg})
+			out = append(out, FieldError{cmp.Or(it.Field, it.Attribute, it.Param, it.Path, unnamed), msg})
 		}
 	}
 	return out
-}
-
-// firstText returns the first of the keys of m that holds a string.
-func firstText(m map[string]json.RawMessage, keys ...string) string {
-	for _, k := range keys {
-		var s string
-		if json.Unmarshal(m[k], &s) == nil && s != "" {
-			return s
-		}
-	}
-	return ""
 }
 
 // Error implements error.
@@ -252,8 +230,7 @@ const (
 )
 
 // refusesPayment reports whether the answer may refuse a payment: a 402,
-// or another 4xx (not 401 nor 429) or a success false whose message
-// speaks of payment.
+// or a 4xx (not 401 nor 429) or a success false speaking of payment.
 func (e *APIError) refusesPayment() bool {
 	switch s := e.StatusCode; {
 	case s == http.StatusPaymentRequired:
@@ -309,9 +286,7 @@ func newAPIError(status int, method, path string, body []byte, red *redactor) *A
 // message, result, error, errors, … each a string, an object or a list.
 func errorMessage(body []byte) string {
 	var m map[string]json.RawMessage
-	if json.Unmarshal(body, &m) != nil {
-		return ""
-	}
+	_ = json.Unmarshal(body, &m)
 	for _, k := range []string{"message", "result", "error", "errors", "error_message", "detail"} {
 		if k == "result" && !bytes.HasPrefix(m[k], []byte{'"'}) && !bytes.HasPrefix(m[k], []byte{'{'}) {
 			continue // a list (the unpaid invoices of a refused cancellation) says nothing
@@ -323,39 +298,33 @@ func errorMessage(body []byte) string {
 	return ""
 }
 
+// messageText is the text of raw: a string, the first message of an
+// object, or at most five of a list's, joined; it looks four levels down.
 func messageText(raw json.RawMessage, depth int) string {
-	if len(raw) == 0 || depth > 3 {
-		return ""
-	}
-	switch raw[0] {
-	case '"':
-		var s string
-		if json.Unmarshal(raw, &s) == nil {
-			return s
-		}
-	case '{':
-		var m map[string]json.RawMessage
-		if json.Unmarshal(raw, &m) == nil {
-			for _, k := range []string{"request", "message", "error", "detail"} {
-				if s := messageText(m[k], depth+1); s != "" {
-					return s
-				}
+	var s string
+	var m map[string]json.RawMessage
+	var a []json.RawMessage
+	switch {
+	case len(raw) == 0 || depth > 3:
+	case raw[0] == '"' && json.Unmarshal(raw, &s) == nil:
+		return s
+	case raw[0] == '{' && json.Unmarshal(raw, &m) == nil:
+		for _, k := range []string{"request", "message", "error", "detail"} {
+			if s := messageText(m[k], depth+1); s != "" {
+				return s
 			}
 		}
-	case '[':
-		var a []json.RawMessage
-		if json.Unmarshal(raw, &a) == nil {
-			parts := make([]string, 0, len(a))
-			for _, item := range a {
-				if s := messageText(item, depth+1); s != "" {
-					parts = append(parts, s)
-				}
-				if len(parts) == 5 {
-					break
-				}
+	case raw[0] == '[' && json.Unmarshal(raw, &a) == nil:
+		parts := make([]string, 0, min(len(a), 5))
+		for _, item := range a {
+			if s := messageText(item, depth+1); s != "" {
+				parts = append(parts, s)
 			}
-			return strings.Join(parts, "; ")
+			if len(parts) == 5 {
+				break
+			}
 		}
+		return strings.Join(parts, "; ")
 	}
 	return ""
 }
@@ -658,9 +627,7 @@ func (st *callState) apiError(resp *http.Response) *APIError {
 	drainAndClose(resp.Body)
 	e := st.failure(resp, body)
 	e.Header = st.secrets().cleanHeader(resp.Header)
-	if d, ok := retryAfter(resp.Header.Get("Retry-After"), time.Now()); ok {
-		e.RetryAfter = d
-	}
+	e.RetryAfter, _ = retryAfter(resp.Header.Get("Retry-After"), time.Now())
 	e.fromCall, e.overWait = true, st.overWait || e.RetryAfter > st.c.retryAfterMax
 	if resp.StatusCode >= 300 && resp.StatusCode < 400 {
 		e.Message = st.redirectText(resp)
