@@ -111,10 +111,8 @@ func (c *Client) send(ctx context.Context, ep endpoint, q *query, in any, file b
 		}
 		c, header, redact = co.client(c), co.header, co.redact
 	}
-	st = &callState{c: c, route: ep.route, method: ep.route.method, path: c.baseURL.Path + ep.path, in: in, stream: file, redactValues: redact}
-	if q != nil {
-		st.query = string(q.b)
-	}
+	st = &callState{c: c, route: ep.route, method: ep.route.method, path: c.baseURL.Path + ep.path, query: q.encode(), in: in, stream: file,
+		redactValues: redact}
 	var raw any // go-retryablehttp's body: none is nil, not an empty []byte
 	if in != nil {
 		if st.body, err = json.Marshal(in); err != nil {
@@ -436,19 +434,13 @@ func retryAfter(v string, now time.Time) (time.Duration, bool) {
 		if secs < 0 {
 			return 0, false
 		}
-		if secs > int64(24*time.Hour/time.Second) {
-			return 24 * time.Hour, true
-		}
-		return time.Duration(secs) * time.Second, true
+		return time.Duration(min(secs, 24*60*60)) * time.Second, true // at most a day
 	}
 	t, err := http.ParseTime(v)
 	if err != nil {
 		return 0, false
 	}
-	if d := t.Sub(now); d > 0 {
-		return d, true
-	}
-	return 0, true
+	return max(t.Sub(now), 0), true
 }
 
 func drainAndClose(body io.ReadCloser) {
@@ -479,10 +471,7 @@ func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	r := new(http.Request)
 	*r = *req
-	r.Header = make(http.Header, len(req.Header)+1)
-	for k, v := range req.Header {
-		r.Header[k] = v
-	}
+	r.Header = req.Header.Clone()
 	var body []byte
 	if r.Body != nil && r.Body != http.NoBody {
 		var err error
@@ -497,10 +486,7 @@ func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		r.Header["Content-Type"] = jsonContentType // a redirect that drops the body drops it too
 	}
 	if err := t.auth.Authenticate(r, body); err != nil {
-		if req.Body != nil {
-			req.Body.Close()
-		}
-		return nil, &authError{err}
+		return nil, &authError{err} // the body is closed: it was read
 	}
 	ctx, cancel := context.WithCancelCause(r.Context())
 	var timer *time.Timer

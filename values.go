@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -470,14 +469,12 @@ func (t *Turnaround) UnmarshalJSON(data []byte) error {
 		switch data = []byte("null"); {
 		case len(items) > 1:
 			return fmt.Errorf("want one turnaround, got an array of %d", len(items))
-		case len(items) == 1 && bytes.HasPrefix(bytes.TrimSpace(items[0]), []byte("[")):
-			// One level only: nested arrays would be read again at each.
-			return errors.New("want one turnaround, got an array inside an array")
 		case len(items) == 1:
-			data = bytes.TrimSpace(items[0])
+			data = items[0]
 		}
 	}
 	var w struct{ Days, Hours flexInt }
+	// One level of array only: an array in it is refused here, not read.
 	if string(data) != "null" && (len(data) == 0 || data[0] != '{') {
 		return fmt.Errorf("want a turnaround object, got %s", describe(data))
 	}
