@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -672,10 +673,7 @@ func (st *callState) failure(resp *http.Response, body []byte) *APIError {
 func (st *callState) secrets() *redactor {
 	if st.red == nil {
 		k := st.c.keys()
-		st.red = &redactor{
-			secrets: append(make([]string, 0, len(k.secrets)+6), k.secrets...),
-			marks:   append(make([]string, 0, len(k.marks)+6), k.marks...),
-		}
+		st.red = &redactor{secrets: slices.Clip(k.secrets), marks: slices.Clip(k.marks)} // the client's own stay as they are
 		st.red.addQuery(st.query)
 		st.red.addBodyValues(st.redactValues, (*redactor).addCallValue)
 		if sb, ok := st.in.(secretBody); ok {

@@ -57,12 +57,10 @@ func checkDate(field string, d Date) error {
 // checkDates checks the optional start_date and end_date of a listing:
 // each, when given, a real calendar date, and end not before start.
 func checkDates(start, end Date) error {
-	for _, d := range []struct {
-		field string
-		d     Date
-	}{{"start_date", start}, {"end_date", end}} {
-		if !d.d.IsZero() {
-			if err := checkDate(d.field, d.d); err != nil {
+	fields := [2]string{"start_date", "end_date"}
+	for i, d := range [2]Date{start, end} {
+		if !d.IsZero() {
+			if err := checkDate(fields[i], d); err != nil {
 				return err
 			}
 		}

@@ -14,7 +14,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -443,10 +442,9 @@ func retryAfter(v string, now time.Time) (time.Duration, bool) {
 	return max(t.Sub(now), 0), true
 }
 
+// drainAndClose reads a little of an answer's body, so that its
+// connection may serve again, and closes it; http.Client's is never nil.
 func drainAndClose(body io.ReadCloser) {
-	if body == nil {
-		return
-	}
 	_, _ = io.Copy(io.Discard, io.LimitReader(body, maxDrain))
 	body.Close()
 }
@@ -549,21 +547,19 @@ type authError struct{ err error }
 func (e *authError) Error() string { return "authenticate: " + e.err.Error() }
 func (e *authError) Unwrap() error { return e.err }
 
+// cancelBody ends its attempt's context, and timer, when it is closed.
 type cancelBody struct {
 	io.ReadCloser
 	cancel context.CancelCauseFunc
 	timer  *time.Timer
-	once   sync.Once
 }
 
 func (b *cancelBody) Close() error {
 	err := b.ReadCloser.Close()
-	b.once.Do(func() {
-		if b.timer != nil {
-			b.timer.Stop()
-		}
-		b.cancel(nil)
-	})
+	if b.timer != nil {
+		b.timer.Stop()
+	}
+	b.cancel(nil)
 	return err
 }
 
