@@ -63,6 +63,13 @@ var (
 	// another refusal whose message speaks of a declined card ("declined",
 	// "insufficient funds"). Nothing was charged.
 	ErrPaymentDeclined = errors.New("acctadmin: payment declined")
+	// ErrNoMatch reports a search that found no record that fits (a filing
+	// product by name, or the record a write made).
+	ErrNoMatch = errors.New("acctadmin: no record fits")
+	// ErrAmbiguous reports a search that found more than one record that fits.
+	ErrAmbiguous = errors.New("acctadmin: more than one record fits")
+	// ErrDuplicateOrder is what a DuplicateOrderError is.
+	ErrDuplicateOrder = errors.New("acctadmin: duplicate order")
 )
 
 // Limits of an APIError.
@@ -539,26 +546,16 @@ func (e *UnpaidInvoicesError) Unwrap() error { return e.Err }
 // unpaidInvoices reads the invoices of a refused cancellation, whose shape
 // is not documented: a list, or one under a known key.
 func unpaidInvoices(body []byte) ([]Invoice, bool) {
-	var list []Invoice
-	if json.Unmarshal(body, &list) == nil && list != nil {
-		return list, true
-	}
 	var m map[string]json.RawMessage
 	_ = json.Unmarshal(body, &m)
-	for _, k := range []string{"result", "invoices", "unpaid_invoices", "data"} {
-		if json.Unmarshal(m[k], &list) == nil && list != nil {
+	for _, raw := range []json.RawMessage{body, m["result"], m["invoices"], m["unpaid_invoices"], m["data"]} {
+		var list []Invoice
+		if json.Unmarshal(raw, &list) == nil && list != nil {
 			return list, true
 		}
 	}
 	return nil, false
 }
-
-// ErrNoMatch reports a search that found no record that fits (a filing
-// product by name, or the record a write made).
-var ErrNoMatch = errors.New("acctadmin: no record fits")
-
-// ErrAmbiguous reports a search that found more than one record that fits.
-var ErrAmbiguous = errors.New("acctadmin: more than one record fits")
 
 // CheckoutOutcomeError is the error of Client.Order when its checkout
 // failed: Verdict says whether the card was charged (after a lost answer,
@@ -599,9 +596,6 @@ func (e *CheckoutOutcomeError) Unwrap() []error {
 	}
 	return []error{e.Err, e.CheckErr}
 }
-
-// ErrDuplicateOrder is what a DuplicateOrderError is.
-var ErrDuplicateOrder = errors.New("acctadmin: duplicate order")
 
 // DuplicateOrderError is the refusal of Client.Order to order a product
 // the company has an unfinished order item of; nothing was sent.

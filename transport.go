@@ -167,7 +167,7 @@ func (c *Client) send(ctx context.Context, ep endpoint, q *query, in any, file b
 	if b, ok := resp.Body.(*bufferBody); ok {
 		return st, resp, b.b, nil // a 2xx JSON answer, read by its attempt
 	}
-	return st.finalAnswer(resp, file)
+	return st.finalAnswer(resp)
 }
 
 // checkRetry is the call's CheckRetry, asked after every attempt: it
@@ -288,25 +288,17 @@ func (st *callState) waitBeforeRetry(req *http.Request) error {
 }
 
 // finalAnswer takes the final answer that no attempt read: a 404 to a
-// repeated delete (an earlier attempt deleted it), a failure, a file, or
-// JSON under a caller's http.Client.
-func (st *callState) finalAnswer(resp *http.Response, file bool) (*callState, *http.Response, []byte, error) {
+// repeated delete (an earlier attempt deleted it), a failure, or a file
+// (authTransport reads every 2xx JSON answer of the API's host).
+func (st *callState) finalAnswer(resp *http.Response) (*callState, *http.Response, []byte, error) {
 	switch {
 	case resp.StatusCode == http.StatusNotFound && st.route.goneIsDone && st.resent:
 		drainAndClose(resp.Body)
 		return st, resp, nil, nil
 	case resp.StatusCode < 200 || resp.StatusCode > 299:
 		return st, nil, nil, st.apiError(resp)
-	case file:
-		return st, resp, nil, nil
 	}
-	body, err := readJSON(resp)
-	if err != nil {
-		drainAndClose(resp.Body)
-		return st, nil, nil, st.redact(err)
-	}
-	resp.Body.Close()
-	return st, resp, body, nil
+	return st, resp, nil, nil
 }
 
 // end ends a call that came to err (nil for success) for the hooks.
