@@ -1,7 +1,6 @@
 package acctadmin
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -83,16 +82,12 @@ func checkSome(a string, aSet bool, b string, bSet bool) error {
 // object. A nil one is refused when required.
 func checkFormData(field string, v any, required bool) error {
 	if v == nil {
-		if required {
-			return invalid(field, "is required")
-		}
-		return nil
+		return checkThat(!required, field, "is required")
 	}
-	b, err := json.Marshal(v)
-	if err != nil {
+	switch b, err := json.Marshal(v); {
+	case err != nil:
 		return invalid(field, "does not encode as JSON: %v", err)
-	}
-	if b = bytes.TrimSpace(b); len(b) == 0 || b[0] != '{' {
+	case b[0] != '{': // json.Marshal's output is compact
 		return invalid(field, "must encode as a JSON object")
 	}
 	return nil

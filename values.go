@@ -5,7 +5,6 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
-	"io"
 	"log/slog"
 	"math"
 	"math/big"
@@ -611,32 +610,22 @@ func (s Secret) LogValue() slog.Value { return slog.StringValue(s.String()) }
 func formatFields(f fmt.State, verb rune, v any, name string) {
 	rv := reflect.ValueOf(v)
 	sharp, plus := verb == 'v' && f.Flag('#'), verb == 'v' && f.Flag('+')
-	format := fmt.FormatString(f, verb)
-	var b strings.Builder
-	sep := " "
+	format, sep := fmt.FormatString(f, verb), " "
 	if sharp {
-		b.WriteString(name)
+		fmt.Fprint(f, name)
 		sep = ", "
 	}
-	b.WriteByte('{')
+	fmt.Fprint(f, "{")
 	for i := 0; i < rv.NumField(); i++ {
 		if i > 0 {
-			b.WriteString(sep)
+			fmt.Fprint(f, sep)
 		}
 		if sharp || plus {
-			b.WriteString(rv.Type().Field(i).Name + ":")
+			fmt.Fprint(f, rv.Type().Field(i).Name+":")
 		}
-		switch field := rv.Field(i); {
-		case field.Kind() == reflect.Interface && field.IsNil() && sharp:
-			b.WriteString(field.Type().String() + "(nil)")
-		case field.Kind() == reflect.Interface && field.IsNil():
-			b.WriteString("<nil>")
-		default:
-			fmt.Fprintf(&b, format, field.Interface())
-		}
+		fmt.Fprintf(f, format, rv.Field(i)) // as fmt prints a field: a nil interface too
 	}
-	b.WriteByte('}')
-	_, _ = io.WriteString(f, b.String())
+	fmt.Fprint(f, "}")
 }
 
 // MarshalJSON writes the redacted form (request bodies carry the value).
