@@ -198,10 +198,7 @@ func (st *callState) checkRetry(ctx context.Context, resp *http.Response, err er
 }
 
 // mayRetry is the one place that knows whether an attempt that came to
-// resp, or err, may be sent again: a connection that could not be made
-// always; an at-most-once call never otherwise; a repeatable one after a
-// transport error a retry may mend, and after 429, 500, 502, 503 and 504
-// unless its Retry-After is over the cap or past the context's deadline.
+// resp, or err, may be sent again, by the rules of the package doc.
 func (st *callState) mayRetry(ctx context.Context, resp *http.Response, err error) bool {
 	switch {
 	case err != nil && connectFailed(err):
@@ -664,7 +661,6 @@ func keepRaw(data []byte) json.RawMessage {
 // list as it is, one record as a list of it, anything else as none.
 func listOrOne[R any](data []byte, list *[]R) error {
 	*list = nil
-	data = bytes.TrimSpace(data)
 	switch {
 	case len(data) > 0 && data[0] == '[':
 		return json.Unmarshal(data, list)

@@ -335,10 +335,7 @@ func (m Money) Cents() (int64, error) {
 	if len(fp) > 2 {
 		return 0, fmt.Errorf("acctadmin: amount %s has a fraction of a cent", m.text)
 	}
-	for len(fp) < 2 {
-		fp += "0"
-	}
-	n, err := strconv.ParseInt(ip+fp, 10, 64)
+	n, err := strconv.ParseInt(ip+fp+strings.Repeat("0", 2-len(fp)), 10, 64)
 	if err != nil {
 		return 0, fmt.Errorf("acctadmin: amount %s is too large for int64 cents", m.text)
 	}
