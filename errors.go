@@ -46,9 +46,8 @@ var (
 	// ErrPagingIgnored ends an All (or a Pull) whose API answered a full
 	// page again for a later offset, after every item it did send.
 	ErrPagingIgnored = errors.New("acctadmin: the API ignored the page offset; the listing cannot be read past its first page")
-	// ErrListingUnsettled ends an All over a listing the loop shrinks (the
-	// unread documents), or a Pull, whose listing still changed after 10
-	// walks over it; the next All or Pull picks up what is left.
+	// ErrListingUnsettled ends an All over the unread documents, or a Pull,
+	// whose listing still changed after 10 walks; the next picks up the rest.
 	ErrListingUnsettled = errors.New("acctadmin: the listing was still changing after 10 passes over it; documents may be left in it")
 	// ErrSkipDocument, returned (or wrapped) by PullParams.Before, leaves
 	// a document alone: Pull does not download it nor count it unfinished.

@@ -362,12 +362,9 @@ func (c *Client) backoff(n int) time.Duration {
 	for i := 1; i < n && lo <= hi/2; i++ {
 		lo *= 2
 	}
-	up := hi
+	up := hi // the options keep 0 <= min <= max, so lo <= up
 	if lo <= hi/2 {
 		up = 2 * lo
-	}
-	if up <= lo {
-		return lo
 	}
 	return lo + rand.N(up-lo+1)
 }

@@ -297,10 +297,8 @@ func ParseMoney(s string) (Money, error) {
 	if m == nil || m[2]+m[3] == "" {
 		return Money{}, fmt.Errorf("unrecognised amount (%s)", describeText(s))
 	}
-	intPart, frac, exp, err := m[2], m[3], 0, error(nil)
-	if m[4] != "" {
-		exp, err = strconv.Atoi(m[4])
-	}
+	intPart, frac := m[2], m[3]
+	exp, err := strconv.Atoi(cmp.Or(m[4], "0"))
 	if err != nil || len(intPart)+len(frac) > maxMoneyDigits || exp > maxMoneyDigits || exp < -maxMoneyDigits {
 		return Money{}, fmt.Errorf("unrecognised amount (%s)", describeText(s))
 	}
