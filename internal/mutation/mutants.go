@@ -328,8 +328,8 @@ var mutants = []mutant{
 `},
 	{id: `auth-sign-shifted`, file: `auth.go`, pkg: `.`,
 		what: `the signature computed over the wrong bytes`,
-		from: `	sig, err := jwt.SigningMethodHS256.Sign(signing, s.secretKey)`,
-		to:   `	sig, err := jwt.SigningMethodHS256.Sign(signing[1:], s.secretKey)`},
+		from: `	sig, _ := jwt.SigningMethodHS256.Sign(signing, s.secretKey)`,
+		to:   `	sig, _ := jwt.SigningMethodHS256.Sign(signing[1:], s.secretKey)`},
 	{id: `auth-empty-path`, file: `auth.go`, pkg: `.`,
 		what: `an empty path signed as empty`,
 		from: `	if path == "" {
