@@ -60,10 +60,8 @@ func unquote(data []byte) (s string, ok bool) {
 	if bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
 		return string(inner), true
 	}
-	if err := json.Unmarshal(data, &s); err != nil {
-		return "", false
-	}
-	return s, true
+	err := json.Unmarshal(data, &s) // leaves s "" when it fails
+	return s, err == nil
 }
 
 // Time is a time.Time written "2006-01-02 15:04:05 -0700" or RFC 3339 (offset
@@ -483,10 +481,10 @@ func (t *Turnaround) UnmarshalJSON(data []byte) error {
 type flexInt int
 
 func (n *flexInt) UnmarshalJSON(data []byte) error {
-	if string(data) == "null" {
+	s := string(data)
+	if s == "null" {
 		return nil
 	}
-	s := string(data)
 	if len(data) > 0 && data[0] == '"' {
 		u, _ := unquote(data)
 		s = strings.TrimSpace(u)
