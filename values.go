@@ -316,7 +316,7 @@ func ParseMoney(s string) (Money, error) {
 }
 
 // MoneyFromCents returns cents minor units, with two decimals ("12.34").
-func MoneyFromCents(cents int64) Money { return moneyOf(big.NewInt(cents), 2) }
+func MoneyFromCents(cents int64) Money { return Money{text: big.NewRat(cents, 100).FloatString(2)} }
 
 // String returns the amount as written, exponent expanded; "0" for zero.
 func (m Money) String() string { return cmp.Or(m.text, "0") }
@@ -342,50 +342,34 @@ func (m Money) Cents() (int64, error) {
 func (m Money) Equal(n Money) bool { return m.Cmp(n) == 0 }
 
 // Cmp returns -1, 0 or +1 as m is less than, equal to or more than n.
-func (m Money) Cmp(n Money) int {
-	a, b, _ := aligned(m, n)
-	return a.Cmp(b)
-}
+func (m Money) Cmp(n Money) int { return m.rat().Cmp(n.rat()) }
 
 // Add returns m + n exactly, with the most decimals of the two ("1.00" +
 // "2" is "3.00"); a sum past 64 digits still prints and compares.
 func (m Money) Add(n Money) Money {
-	a, b, scale := aligned(m, n)
-	return moneyOf(a.Add(a, b), scale)
+	return Money{text: new(big.Rat).Add(m.rat(), n.rat()).FloatString(max(m.decimals(), n.decimals()))}
 }
 
 // Sub returns m - n, exactly, as Add does.
 func (m Money) Sub(n Money) Money {
-	a, b, scale := aligned(m, n)
-	return moneyOf(a.Sub(a, b), scale)
+	return Money{text: new(big.Rat).Sub(m.rat(), n.rat()).FloatString(max(m.decimals(), n.decimals()))}
 }
 
 // times returns m multiplied by k, exactly, with m's decimals.
 func (m Money) times(k int64) Money {
-	a, _, scale := aligned(m, Money{})
-	return moneyOf(a.Mul(a, big.NewInt(k)), scale)
+	return Money{text: new(big.Rat).Mul(m.rat(), big.NewRat(k, 1)).FloatString(m.decimals())}
 }
 
-// aligned returns m = a × 10^-scale and n = b × 10^-scale.
-func aligned(m, n Money) (a, b *big.Int, scale int) {
-	mi, mf, _ := strings.Cut(m.String(), ".")
-	ni, nf, _ := strings.Cut(n.String(), ".")
-	scale = max(len(mf), len(nf))
-	a, _ = new(big.Int).SetString(mi+mf+strings.Repeat("0", scale-len(mf)), 10)
-	b, _ = new(big.Int).SetString(ni+nf+strings.Repeat("0", scale-len(nf)), 10)
-	return a, b, scale
+// rat returns the amount as an exact fraction (its text always reads).
+func (m Money) rat() *big.Rat {
+	r, _ := new(big.Rat).SetString(m.String())
+	return r
 }
 
-// moneyOf returns the Money v × 10^-scale.
-func moneyOf(v *big.Int, scale int) Money {
-	digits := new(big.Int).Abs(v).String()
-	digits = strings.Repeat("0", max(0, scale+1-len(digits))) + digits
-	point := len(digits) - scale
-	text := strings.TrimSuffix(digits[:point]+"."+digits[point:], ".")
-	if v.Sign() < 0 {
-		text = "-" + text
-	}
-	return Money{text: text}
+// decimals returns how many digits the amount has after its point.
+func (m Money) decimals() int {
+	_, frac, _ := strings.Cut(m.text, ".")
+	return len(frac)
 }
 
 // UnmarshalJSON implements json.Unmarshaler.
