@@ -53,14 +53,15 @@ var (
 	// a document alone: Pull does not download it nor count it unfinished.
 	ErrSkipDocument = errors.New("acctadmin: document skipped")
 	// ErrPaymentRequired reports a refused read of a payment-locked
-	// document (pay with Documents.Unlock): a 402, or another refusal whose
-	// message says payment is needed ("locked", "unpaid") and not that a
-	// card was declined.
+	// document (pay with Documents.Unlock): a 402, or another 4xx (but 401
+	// and 429) or a success false whose message says payment is needed
+	// ("locked", "unpaid", "must be paid") and not that a card was declined.
 	ErrPaymentRequired = errors.New("acctadmin: payment required")
 	// ErrPaymentDeclined reports a charge the card's issuer refused
 	// (ShoppingCart.Checkout, Invoices.Pay, Documents.Unlock): a 402, or
-	// another refusal whose message speaks of a declined card ("declined",
-	// "insufficient funds"). Nothing was charged.
+	// another 4xx (but 401 and 429) or a success false whose message speaks
+	// of a declined card ("declined", "insufficient funds"). Nothing was
+	// charged.
 	ErrPaymentDeclined = errors.New("acctadmin: payment declined")
 	// ErrNoMatch reports a search that found no record that fits (a filing
 	// product by name, or the record a write made).
@@ -236,8 +237,8 @@ const (
 	readsLocked
 )
 
-// refusesPayment reports whether the answer may refuse a payment: a 402,
-// or a 4xx (not 401 nor 429) or a success false speaking of payment.
+// refusesPayment reports whether the answer may refuse a payment, as the
+// payment sentinels' docs say.
 func (e *APIError) refusesPayment() bool {
 	switch s := e.StatusCode; {
 	case s == http.StatusPaymentRequired:

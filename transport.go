@@ -112,7 +112,7 @@ func (c *Client) send(ctx context.Context, ep endpoint, q *query, in any, file b
 	}
 	st = &callState{c: c, route: ep.route, method: ep.route.method, path: c.baseURL.Path + ep.path, in: in, stream: file, redactValues: redact}
 	if q != nil {
-		st.query = string(q.b) // not q.encode(): one function less on every call's path
+		st.query = string(q.b)
 	}
 	var raw any // go-retryablehttp's body: none is nil, not an empty []byte
 	if in != nil {
