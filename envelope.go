@@ -55,8 +55,10 @@ func decodeFailure(endpoint string, data []byte, t reflect.Type, path string, er
 }
 
 // locateIn finds the value inside data, which reads as a t with the error
-// err, that is at fault, and returns its JSON path and its error. A list
-// or a map with a decoder of its own is judged whole.
+// err, that is at fault, and returns its JSON path and its error: it looks
+// into the first item of a list, or field of an object, that fails. A
+// value with a decoder of its own and no fields (an amount, a time) is
+// judged whole.
 func locateIn(data []byte, t reflect.Type, path string, err error, depth int) (string, error) {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
@@ -65,63 +67,46 @@ func locateIn(data []byte, t reflect.Type, path string, err error, depth int) (s
 	if depth > 64 || len(data) == 0 || kind != reflect.Struct && reflect.PointerTo(t).Implements(unmarshalerType) {
 		return path, err
 	}
-	var p string
-	var inner error
 	switch {
-	case kind == reflect.Slice && data[0] == '[' || kind == reflect.Map && data[0] == '{':
-		p, inner = locateItem(data, t, path, depth)
+	case kind == reflect.Slice && data[0] == '[':
+		var items []json.RawMessage
+		_ = json.Unmarshal(data, &items)
+		for i, item := range items {
+			if ierr := json.Unmarshal(item, reflect.New(t.Elem()).Interface()); ierr != nil {
+				return locateIn(item, t.Elem(), fmt.Sprintf("%s[%d]", path, i), ierr, depth+1)
+			}
+		}
 	case kind == reflect.Slice && t.Elem().Kind() != reflect.Uint8:
 		return path, fmt.Errorf("want a JSON array, got %s", describe(data))
-	case kind == reflect.Struct && data[0] == '{':
-		p, inner = locateField(data, t, path, depth)
-	}
-	if inner != nil {
-		return p, inner
+	case data[0] == '{':
+		if p, inner := locateField(data, t, path, depth); inner != nil {
+			return p, inner
+		}
 	}
 	return path, err
 }
 
-// locateItem looks inside the first item of a list or map that fails.
-func locateItem(data []byte, t reflect.Type, path string, depth int) (string, error) {
-	var names []string
-	var items []json.RawMessage
-	if t.Kind() == reflect.Slice {
-		_ = json.Unmarshal(data, &items)
-		for i := range items {
-			names = append(names, fmt.Sprintf("%s[%d]", path, i))
-		}
-	} else {
-		var fields map[string]json.RawMessage
-		_ = json.Unmarshal(data, &fields)
-		for _, key := range sortedKeys(fields) {
-			names, items = append(names, joinPath(path, key)), append(items, fields[key])
-		}
-	}
-	for i, item := range items {
-		if err := json.Unmarshal(item, reflect.New(t.Elem()).Interface()); err != nil {
-			return locateIn(item, t.Elem(), names[i], err, depth+1)
-		}
-	}
-	return "", nil
-}
-
-// locateField reads each field of data alone into the struct type t, in
-// sorted order, so that a record's own decoder judges it, and looks
-// inside the first that fails when the field's own type fails alike.
+// locateField reads each field of data alone into t, a struct or a map,
+// in sorted order, so that a record's own decoder judges it, and looks
+// into the first that fails when the field's own type fails alike.
 func locateField(data []byte, t reflect.Type, path string, depth int) (string, error) {
+	types := jsonFields(t)
+	if t.Kind() != reflect.Map && len(types) == 0 {
+		return "", nil
+	}
 	var fields map[string]json.RawMessage
 	_ = json.Unmarshal(data, &fields)
-	types := jsonFields(t)
-	if len(types) == 0 {
-		return "", nil // a value with no fields of its own (an amount) is judged whole
-	}
 	for _, key := range sortedKeys(fields) {
 		alone, _ := json.Marshal(map[string]json.RawMessage{key: fields[key]})
 		err := json.Unmarshal(alone, reflect.New(t).Interface())
 		if err == nil {
 			continue
 		}
-		if ft, ok := types[strings.ToLower(key)]; ok && sameError(json.Unmarshal(fields[key], reflect.New(ft).Interface()), err) {
+		ft, ok := types[strings.ToLower(key)]
+		if t.Kind() == reflect.Map {
+			ft, ok = t.Elem(), true
+		}
+		if ok && sameError(json.Unmarshal(fields[key], reflect.New(ft).Interface()), err) {
 			return locateIn(fields[key], ft, joinPath(path, key), err, depth+1)
 		}
 		return joinPath(path, key), err
@@ -163,7 +148,7 @@ func joinPath(path, key string) string {
 // t to its type; an embedded struct (Time's time.Time) is none.
 func jsonFields(t reflect.Type) map[string]reflect.Type {
 	out := map[string]reflect.Type{}
-	for i := 0; i < t.NumField(); i++ {
+	for i := 0; t.Kind() == reflect.Struct && i < t.NumField(); i++ {
 		f := t.Field(i)
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
 		if name == "" {

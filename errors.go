@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -39,34 +40,36 @@ var (
 	ErrInvalidParams = errors.New("acctadmin: invalid params")
 	// ErrResponseTooLarge reports a JSON answer over 32 MiB.
 	ErrResponseTooLarge = errors.New("acctadmin: response too large")
-	// ErrOutcomeUnknown reports an at-most-once call that failed after its
-	// request may have reached the API, by the rule of the package doc: it
-	// may or may not have taken effect, and the message says which listing
-	// shows it. The error is still an *APIError, a *DecodeError or a
-	// *TransportError.
+	// ErrOutcomeUnknown reports an at-most-once call that may have taken
+	// effect (see the package doc); the message says which listing shows it.
 	ErrOutcomeUnknown = errors.New("acctadmin: outcome unknown")
 	// ErrPagingIgnored ends an All (or a Pull) whose API answered a full
 	// page again for a later offset, after every item it did send.
 	ErrPagingIgnored = errors.New("acctadmin: the API ignored the page offset; the listing cannot be read past its first page")
-	// ErrListingUnsettled ends an All over a listing the loop shrinks (the
-	// unread documents), or a Pull, whose listing still changed after 10
-	// walks over it; the next All or Pull picks up what is left.
+	// ErrListingUnsettled ends an All over the unread documents, or a Pull,
+	// whose listing still changed after 10 walks; the next picks up the rest.
 	ErrListingUnsettled = errors.New("acctadmin: the listing was still changing after 10 passes over it; documents may be left in it")
 	// ErrSkipDocument, returned (or wrapped) by PullParams.Before, leaves
 	// a document alone: Pull does not download it nor count it unfinished.
 	ErrSkipDocument = errors.New("acctadmin: document skipped")
 	// ErrPaymentRequired reports a refused read of a payment-locked
-	// document (pay with Documents.Unlock): on those routes a 402, or
-	// another 4xx (but 401 and 429) or a success false whose message says
-	// payment is needed ("payment required", "locked", "unpaid", "must be
-	// paid"), unless it speaks of a declined card.
+	// document (pay with Documents.Unlock): a 402, or another 4xx (but 401
+	// and 429) or a success false whose message says payment is needed
+	// ("locked", "unpaid", "must be paid") and not that a card was declined.
 	ErrPaymentRequired = errors.New("acctadmin: payment required")
-	// ErrPaymentDeclined reports a charge the card's issuer refused, on a
-	// route that charges a card (ShoppingCart.Checkout, Invoices.Pay,
-	// Documents.Unlock): a 402, or another 4xx (but 401 and 429) or a
-	// success false whose message speaks of a declined card ("declined",
-	// "insufficient funds"). Nothing was charged.
+	// ErrPaymentDeclined reports a charge the card's issuer refused
+	// (ShoppingCart.Checkout, Invoices.Pay, Documents.Unlock): a 402, or
+	// another 4xx (but 401 and 429) or a success false whose message speaks
+	// of a declined card ("declined", "insufficient funds"). Nothing was
+	// charged.
 	ErrPaymentDeclined = errors.New("acctadmin: payment declined")
+	// ErrNoMatch reports a search that found no record that fits (a filing
+	// product by name, or the record a write made).
+	ErrNoMatch = errors.New("acctadmin: no record fits")
+	// ErrAmbiguous reports a search that found more than one record that fits.
+	ErrAmbiguous = errors.New("acctadmin: more than one record fits")
+	// ErrDuplicateOrder is what a DuplicateOrderError is.
+	ErrDuplicateOrder = errors.New("acctadmin: duplicate order")
 )
 
 // Limits of an APIError.
@@ -124,9 +127,7 @@ type FieldError struct {
 // whose items that name no field are kept under the list's name.
 func fieldErrors(body []byte, red *redactor) []FieldError {
 	var m, inResult map[string]json.RawMessage
-	if json.Unmarshal(body, &m) != nil {
-		return nil
-	}
+	_ = json.Unmarshal(body, &m)
 	_ = json.Unmarshal(m["result"], &inResult) // nil unless result is an object
 	var out []FieldError
 	for _, list := range []string{"errors", "company_errors", "jurisdiction_errors"} {
@@ -167,35 +168,20 @@ func readFieldErrors(raw json.RawMessage, unnamed string) (out []FieldError) {
 		out = append(out, FieldError{unnamed, text(raw)})
 	case raw[0] == '{' && json.Unmarshal(raw, &obj) == nil:
 		for _, k := range sortedKeys(obj) {
-			field := k
-			if unnamed != "" {
-				field = unnamed + "." + k
-			}
-			out = append(out, FieldError{field, text(obj[k])})
+			out = append(out, FieldError{joinPath(unnamed, k), text(obj[k])})
 		}
 	case raw[0] == '[' && json.Unmarshal(raw, &items) == nil:
 		for _, item := range items {
-			var it map[string]json.RawMessage
+			var it struct{ Field, Attribute, Param, Path, Message, Error, Detail string }
 			_ = json.Unmarshal(item, &it)
-			msg := firstText(it, "message", "error", "detail")
-			if it == nil || msg == "" && unnamed != "" {
+			msg := cmp.Or(it.Message, it.Error, it.Detail)
+			if item[0] != '{' || msg == "" && unnamed != "" {
 				msg = text(item)
 			}
-			out = append(out, FieldError{cmp.Or(firstText(it, "field", "attribute", "param", "path"), unnamed), msg})
+			out = append(out, FieldError{cmp.Or(it.Field, it.Attribute, it.Param, it.Path, unnamed), msg})
 		}
 	}
 	return out
-}
-
-// firstText returns the first of the keys of m that holds a string.
-func firstText(m map[string]json.RawMessage, keys ...string) string {
-	for _, k := range keys {
-		var s string
-		if json.Unmarshal(m[k], &s) == nil && s != "" {
-			return s
-		}
-	}
-	return ""
 }
 
 // Error implements error.
@@ -251,9 +237,8 @@ const (
 	readsLocked
 )
 
-// refusesPayment reports whether the answer may refuse a payment: a 402,
-// or another 4xx (not 401 nor 429) or a success false whose message
-// speaks of payment.
+// refusesPayment reports whether the answer may refuse a payment, as the
+// payment sentinels' docs say.
 func (e *APIError) refusesPayment() bool {
 	switch s := e.StatusCode; {
 	case s == http.StatusPaymentRequired:
@@ -309,9 +294,7 @@ func newAPIError(status int, method, path string, body []byte, red *redactor) *A
 // message, result, error, errors, … each a string, an object or a list.
 func errorMessage(body []byte) string {
 	var m map[string]json.RawMessage
-	if json.Unmarshal(body, &m) != nil {
-		return ""
-	}
+	_ = json.Unmarshal(body, &m)
 	for _, k := range []string{"message", "result", "error", "errors", "error_message", "detail"} {
 		if k == "result" && !bytes.HasPrefix(m[k], []byte{'"'}) && !bytes.HasPrefix(m[k], []byte{'{'}) {
 			continue // a list (the unpaid invoices of a refused cancellation) says nothing
@@ -323,39 +306,33 @@ func errorMessage(body []byte) string {
 	return ""
 }
 
+// messageText is the text of raw: a string, the first message of an
+// object, or at most five of a list's, joined; it looks four levels down.
 func messageText(raw json.RawMessage, depth int) string {
-	if len(raw) == 0 || depth > 3 {
-		return ""
-	}
-	switch raw[0] {
-	case '"':
-		var s string
-		if json.Unmarshal(raw, &s) == nil {
-			return s
-		}
-	case '{':
-		var m map[string]json.RawMessage
-		if json.Unmarshal(raw, &m) == nil {
-			for _, k := range []string{"request", "message", "error", "detail"} {
-				if s := messageText(m[k], depth+1); s != "" {
-					return s
-				}
+	var s string
+	var m map[string]json.RawMessage
+	var a []json.RawMessage
+	switch {
+	case len(raw) == 0 || depth > 3:
+	case raw[0] == '"' && json.Unmarshal(raw, &s) == nil:
+		return s
+	case raw[0] == '{' && json.Unmarshal(raw, &m) == nil:
+		for _, k := range []string{"request", "message", "error", "detail"} {
+			if s := messageText(m[k], depth+1); s != "" {
+				return s
 			}
 		}
-	case '[':
-		var a []json.RawMessage
-		if json.Unmarshal(raw, &a) == nil {
-			parts := make([]string, 0, len(a))
-			for _, item := range a {
-				if s := messageText(item, depth+1); s != "" {
-					parts = append(parts, s)
-				}
-				if len(parts) == 5 {
-					break
-				}
+	case raw[0] == '[' && json.Unmarshal(raw, &a) == nil:
+		parts := make([]string, 0, min(len(a), 5))
+		for _, item := range a {
+			if s := messageText(item, depth+1); s != "" {
+				parts = append(parts, s)
 			}
-			return strings.Join(parts, "; ")
+			if len(parts) == 5 {
+				break
+			}
 		}
+		return strings.Join(parts, "; ")
 	}
 	return ""
 }
@@ -569,26 +546,16 @@ func (e *UnpaidInvoicesError) Unwrap() error { return e.Err }
 // unpaidInvoices reads the invoices of a refused cancellation, whose shape
 // is not documented: a list, or one under a known key.
 func unpaidInvoices(body []byte) ([]Invoice, bool) {
-	var list []Invoice
-	if json.Unmarshal(body, &list) == nil && list != nil {
-		return list, true
-	}
 	var m map[string]json.RawMessage
 	_ = json.Unmarshal(body, &m)
-	for _, k := range []string{"result", "invoices", "unpaid_invoices", "data"} {
-		if json.Unmarshal(m[k], &list) == nil && list != nil {
+	for _, raw := range []json.RawMessage{body, m["result"], m["invoices"], m["unpaid_invoices"], m["data"]} {
+		var list []Invoice
+		if json.Unmarshal(raw, &list) == nil && list != nil {
 			return list, true
 		}
 	}
 	return nil, false
 }
-
-// ErrNoMatch reports a search that found no record that fits (a filing
-// product by name, or the record a write made).
-var ErrNoMatch = errors.New("acctadmin: no record fits")
-
-// ErrAmbiguous reports a search that found more than one record that fits.
-var ErrAmbiguous = errors.New("acctadmin: more than one record fits")
 
 // CheckoutOutcomeError is the error of Client.Order when its checkout
 // failed: Verdict says whether the card was charged (after a lost answer,
@@ -630,9 +597,6 @@ func (e *CheckoutOutcomeError) Unwrap() []error {
 	return []error{e.Err, e.CheckErr}
 }
 
-// ErrDuplicateOrder is what a DuplicateOrderError is.
-var ErrDuplicateOrder = errors.New("acctadmin: duplicate order")
-
 // DuplicateOrderError is the refusal of Client.Order to order a product
 // the company has an unfinished order item of; nothing was sent.
 // OrderRequest.AllowDuplicate orders anyway.
@@ -658,9 +622,7 @@ func (st *callState) apiError(resp *http.Response) *APIError {
 	drainAndClose(resp.Body)
 	e := st.failure(resp, body)
 	e.Header = st.secrets().cleanHeader(resp.Header)
-	if d, ok := retryAfter(resp.Header.Get("Retry-After"), time.Now()); ok {
-		e.RetryAfter = d
-	}
+	e.RetryAfter, _ = retryAfter(resp.Header.Get("Retry-After"), time.Now())
 	e.fromCall, e.overWait = true, st.overWait || e.RetryAfter > st.c.retryAfterMax
 	if resp.StatusCode >= 300 && resp.StatusCode < 400 {
 		e.Message = st.redirectText(resp)
@@ -705,10 +667,7 @@ func (st *callState) failure(resp *http.Response, body []byte) *APIError {
 func (st *callState) secrets() *redactor {
 	if st.red == nil {
 		k := st.c.keys()
-		st.red = &redactor{
-			secrets: append(make([]string, 0, len(k.secrets)+6), k.secrets...),
-			marks:   append(make([]string, 0, len(k.marks)+6), k.marks...),
-		}
+		st.red = &redactor{secrets: slices.Clip(k.secrets), marks: slices.Clip(k.marks)} // the client's own stay as they are
 		st.red.addQuery(st.query)
 		st.red.addBodyValues(st.redactValues, (*redactor).addCallValue)
 		if sb, ok := st.in.(secretBody); ok {
@@ -765,28 +724,15 @@ func (st *callState) cleanDecode(err error) error {
 
 func (st *callState) endpoint() string { return st.method + " " + st.path }
 
-// shown is an attempt's error as a hook sees it: redacted, nil for none.
-func (st *callState) shown(err error) error {
-	if err == nil {
-		return nil
-	}
-	return st.readError(err)
-}
-
-// readError says why an answer could not be had, without the URL: an
-// answer over the cap is a *DecodeError, anything else a *TransportError.
-func (st *callState) readError(err error) error {
-	if errors.Is(err, ErrResponseTooLarge) {
-		return &DecodeError{Endpoint: st.endpoint(), Err: fmt.Errorf("%w: over %d bytes", ErrResponseTooLarge, maxJSONBody)}
-	}
-	return st.redact(err)
-}
-
-// redact makes err a *TransportError whose text has no URL nor secret,
-// keeping the cause.
+// redact makes err, a failure to get an answer, a *TransportError whose
+// text has no URL nor secret, keeping the cause; an answer over the cap
+// is a *DecodeError, and nil stays nil.
 func (st *callState) redact(err error) error {
-	if errors.As(err, new(*TransportError)) || errors.As(err, new(*DecodeError)) {
+	switch {
+	case err == nil || errors.As(err, new(*TransportError)) || errors.As(err, new(*DecodeError)):
 		return err
+	case errors.Is(err, ErrResponseTooLarge):
+		return &DecodeError{Endpoint: st.endpoint(), Err: fmt.Errorf("%w: over %d bytes", ErrResponseTooLarge, maxJSONBody)}
 	}
 	origin := connectOrigin(err)
 	err = stripURL(err)

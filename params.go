@@ -1,7 +1,6 @@
 package acctadmin
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -57,12 +56,10 @@ func checkDate(field string, d Date) error {
 // checkDates checks the optional start_date and end_date of a listing:
 // each, when given, a real calendar date, and end not before start.
 func checkDates(start, end Date) error {
-	for _, d := range []struct {
-		field string
-		d     Date
-	}{{"start_date", start}, {"end_date", end}} {
-		if !d.d.IsZero() {
-			if err := checkDate(d.field, d.d); err != nil {
+	fields := [2]string{"start_date", "end_date"}
+	for i, d := range [2]Date{start, end} {
+		if !d.IsZero() {
+			if err := checkDate(fields[i], d); err != nil {
 				return err
 			}
 		}
@@ -85,16 +82,12 @@ func checkSome(a string, aSet bool, b string, bSet bool) error {
 // object. A nil one is refused when required.
 func checkFormData(field string, v any, required bool) error {
 	if v == nil {
-		if required {
-			return invalid(field, "is required")
-		}
-		return nil
+		return checkThat(!required, field, "is required")
 	}
-	b, err := json.Marshal(v)
-	if err != nil {
+	switch b, err := json.Marshal(v); {
+	case err != nil:
 		return invalid(field, "does not encode as JSON: %v", err)
-	}
-	if b = bytes.TrimSpace(b); len(b) == 0 || b[0] != '{' {
+	case b[0] != '{': // json.Marshal's output is compact
 		return invalid(field, "must encode as a JSON object")
 	}
 	return nil

@@ -14,7 +14,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -157,12 +156,12 @@ func (c *Client) send(ctx context.Context, ep endpoint, q *query, in any, file b
 	if c.limiter != nil {
 		rc.PrepareRetry = st.waitBeforeRetry
 		if err := c.waitTurn(ctx); err != nil {
-			return st, nil, nil, st.readError(err)
+			return st, nil, nil, st.redact(err)
 		}
 	}
 	resp, err = rc.Do(req)
 	if err != nil {
-		return st, nil, nil, st.readError(err)
+		return st, nil, nil, st.redact(err)
 	}
 	if st.obs != nil {
 		st.obs.final = resp
@@ -170,7 +169,7 @@ func (c *Client) send(ctx context.Context, ep endpoint, q *query, in any, file b
 	if b, ok := resp.Body.(*bufferBody); ok {
 		return st, resp, b.b, nil // a 2xx JSON answer, read by its attempt
 	}
-	return st.finalAnswer(resp, file)
+	return st.finalAnswer(resp)
 }
 
 // checkRetry is the call's CheckRetry, asked after every attempt: it
@@ -182,7 +181,7 @@ func (st *callState) checkRetry(ctx context.Context, resp *http.Response, err er
 		st.sent = true
 	}
 	if st.obs != nil {
-		st.obs.attemptOutcome(resp, st.shown(err))
+		st.obs.attemptOutcome(resp, st.redact(err))
 	}
 	if ctx.Err() != nil {
 		return false, ctx.Err()
@@ -201,10 +200,7 @@ func (st *callState) checkRetry(ctx context.Context, resp *http.Response, err er
 }
 
 // mayRetry is the one place that knows whether an attempt that came to
-// resp, or err, may be sent again: a connection that could not be made
-// always; an at-most-once call never otherwise; a repeatable one after a
-// transport error a retry may mend, and after 429, 500, 502, 503 and 504
-// unless its Retry-After is over the cap or past the context's deadline.
+// resp, or err, may be sent again, by the rules of the package doc.
 func (st *callState) mayRetry(ctx context.Context, resp *http.Response, err error) bool {
 	switch {
 	case err != nil && connectFailed(err):
@@ -291,25 +287,17 @@ func (st *callState) waitBeforeRetry(req *http.Request) error {
 }
 
 // finalAnswer takes the final answer that no attempt read: a 404 to a
-// repeated delete (an earlier attempt deleted it), a failure, a file, or
-// JSON under a caller's http.Client.
-func (st *callState) finalAnswer(resp *http.Response, file bool) (*callState, *http.Response, []byte, error) {
+// repeated delete (an earlier attempt deleted it), a failure, or a file
+// (authTransport reads every 2xx JSON answer of the API's host).
+func (st *callState) finalAnswer(resp *http.Response) (*callState, *http.Response, []byte, error) {
 	switch {
 	case resp.StatusCode == http.StatusNotFound && st.route.goneIsDone && st.resent:
 		drainAndClose(resp.Body)
 		return st, resp, nil, nil
 	case resp.StatusCode < 200 || resp.StatusCode > 299:
 		return st, nil, nil, st.apiError(resp)
-	case file:
-		return st, resp, nil, nil
 	}
-	body, err := readJSON(resp)
-	if err != nil {
-		drainAndClose(resp.Body)
-		return st, nil, nil, st.readError(err)
-	}
-	resp.Body.Close()
-	return st, resp, body, nil
+	return st, resp, nil, nil
 }
 
 // end ends a call that came to err (nil for success) for the hooks.
@@ -376,12 +364,9 @@ func (c *Client) backoff(n int) time.Duration {
 	for i := 1; i < n && lo <= hi/2; i++ {
 		lo *= 2
 	}
-	up := hi
+	up := hi // the options keep 0 <= min <= max, so lo <= up
 	if lo <= hi/2 {
 		up = 2 * lo
-	}
-	if up <= lo {
-		return lo
 	}
 	return lo + rand.N(up-lo+1)
 }
@@ -436,25 +421,18 @@ func retryAfter(v string, now time.Time) (time.Duration, bool) {
 		if secs < 0 {
 			return 0, false
 		}
-		if secs > int64(24*time.Hour/time.Second) {
-			return 24 * time.Hour, true
-		}
-		return time.Duration(secs) * time.Second, true
+		return time.Duration(min(secs, 24*60*60)) * time.Second, true // at most a day
 	}
 	t, err := http.ParseTime(v)
 	if err != nil {
 		return 0, false
 	}
-	if d := t.Sub(now); d > 0 {
-		return d, true
-	}
-	return 0, true
+	return max(t.Sub(now), 0), true
 }
 
+// drainAndClose reads a little of an answer's body, so that its
+// connection may serve again, and closes it; http.Client's is never nil.
 func drainAndClose(body io.ReadCloser) {
-	if body == nil {
-		return
-	}
 	_, _ = io.Copy(io.Discard, io.LimitReader(body, maxDrain))
 	body.Close()
 }
@@ -479,10 +457,7 @@ func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	r := new(http.Request)
 	*r = *req
-	r.Header = make(http.Header, len(req.Header)+1)
-	for k, v := range req.Header {
-		r.Header[k] = v
-	}
+	r.Header = req.Header.Clone()
 	var body []byte
 	if r.Body != nil && r.Body != http.NoBody {
 		var err error
@@ -497,10 +472,7 @@ func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		r.Header["Content-Type"] = jsonContentType // a redirect that drops the body drops it too
 	}
 	if err := t.auth.Authenticate(r, body); err != nil {
-		if req.Body != nil {
-			req.Body.Close()
-		}
-		return nil, &authError{err}
+		return nil, &authError{err} // the body is closed: it was read
 	}
 	ctx, cancel := context.WithCancelCause(r.Context())
 	var timer *time.Timer
@@ -563,21 +535,19 @@ type authError struct{ err error }
 func (e *authError) Error() string { return "authenticate: " + e.err.Error() }
 func (e *authError) Unwrap() error { return e.err }
 
+// cancelBody ends its attempt's context, and timer, when it is closed.
 type cancelBody struct {
 	io.ReadCloser
 	cancel context.CancelCauseFunc
 	timer  *time.Timer
-	once   sync.Once
 }
 
 func (b *cancelBody) Close() error {
 	err := b.ReadCloser.Close()
-	b.once.Do(func() {
-		if b.timer != nil {
-			b.timer.Stop()
-		}
-		b.cancel(nil)
-	})
+	if b.timer != nil {
+		b.timer.Stop()
+	}
+	b.cancel(nil)
 	return err
 }
 
@@ -690,7 +660,6 @@ func keepRaw(data []byte) json.RawMessage {
 // list as it is, one record as a list of it, anything else as none.
 func listOrOne[R any](data []byte, list *[]R) error {
 	*list = nil
-	data = bytes.TrimSpace(data)
 	switch {
 	case len(data) > 0 && data[0] == '[':
 		return json.Unmarshal(data, list)
@@ -748,7 +717,13 @@ type query struct {
 	b []byte
 }
 
-func (q *query) add(key, v string) *query {
+func (q *query) add(key, v string) *query { return q.addIf(true, key, v) }
+
+// addIf adds key=v when ok: the adders of one type pass "v is not zero".
+func (q *query) addIf(ok bool, key, v string) *query {
+	if !ok {
+		return q
+	}
 	if len(q.b) > 0 {
 		q.b = append(q.b, '&')
 	}
@@ -761,40 +736,17 @@ func (q *query) add(key, v string) *query {
 	return q
 }
 
-func (q *query) str(key, v string) *query {
-	if v != "" {
-		q.add(key, v)
-	}
-	return q
-}
+func (q *query) str(key, v string) *query { return q.addIf(v != "", key, v) }
 
-func (q *query) int(key string, v int) *query {
-	if v != 0 {
-		q.add(key, strconv.Itoa(v))
-	}
-	return q
-}
+func (q *query) int(key string, v int) *query { return q.addIf(v != 0, key, strconv.Itoa(v)) }
 
-func (q *query) id(key string, v uuid.UUID) *query {
-	if v != uuid.Nil {
-		q.add(key, v.String())
-	}
-	return q
-}
+func (q *query) id(key string, v uuid.UUID) *query { return q.addIf(v != uuid.Nil, key, v.String()) }
 
 func (q *query) time(key string, v time.Time) *query {
-	if !v.IsZero() {
-		q.add(key, v.Format(apiTimeLayout))
-	}
-	return q
+	return q.addIf(!v.IsZero(), key, v.Format(apiTimeLayout))
 }
 
-func (q *query) date(key string, v Date) *query {
-	if !v.IsZero() {
-		q.add(key, v.String())
-	}
-	return q
-}
+func (q *query) date(key string, v Date) *query { return q.addIf(!v.IsZero(), key, v.String()) }
 
 func (q *query) strs(key string, vs []string) *query {
 	for _, v := range vs {

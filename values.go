@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"math"
 	"math/big"
@@ -62,10 +60,8 @@ func unquote(data []byte) (s string, ok bool) {
 	if bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
 		return string(inner), true
 	}
-	if err := json.Unmarshal(data, &s); err != nil {
-		return "", false
-	}
-	return s, true
+	err := json.Unmarshal(data, &s) // leaves s "" when it fails
+	return s, err == nil
 }
 
 // Time is a time.Time written "2006-01-02 15:04:05 -0700" or RFC 3339 (offset
@@ -299,10 +295,8 @@ func ParseMoney(s string) (Money, error) {
 	if m == nil || m[2]+m[3] == "" {
 		return Money{}, fmt.Errorf("unrecognised amount (%s)", describeText(s))
 	}
-	intPart, frac, exp, err := m[2], m[3], 0, error(nil)
-	if m[4] != "" {
-		exp, err = strconv.Atoi(m[4])
-	}
+	intPart, frac := m[2], m[3]
+	exp, err := strconv.Atoi(cmp.Or(m[4], "0"))
 	if err != nil || len(intPart)+len(frac) > maxMoneyDigits || exp > maxMoneyDigits || exp < -maxMoneyDigits {
 		return Money{}, fmt.Errorf("unrecognised amount (%s)", describeText(s))
 	}
@@ -322,7 +316,7 @@ func ParseMoney(s string) (Money, error) {
 }
 
 // MoneyFromCents returns cents minor units, with two decimals ("12.34").
-func MoneyFromCents(cents int64) Money { return moneyOf(big.NewInt(cents), 2) }
+func MoneyFromCents(cents int64) Money { return Money{text: big.NewRat(cents, 100).FloatString(2)} }
 
 // String returns the amount as written, exponent expanded; "0" for zero.
 func (m Money) String() string { return cmp.Or(m.text, "0") }
@@ -337,10 +331,7 @@ func (m Money) Cents() (int64, error) {
 	if len(fp) > 2 {
 		return 0, fmt.Errorf("acctadmin: amount %s has a fraction of a cent", m.text)
 	}
-	for len(fp) < 2 {
-		fp += "0"
-	}
-	n, err := strconv.ParseInt(ip+fp, 10, 64)
+	n, err := strconv.ParseInt(ip+fp+strings.Repeat("0", 2-len(fp)), 10, 64)
 	if err != nil {
 		return 0, fmt.Errorf("acctadmin: amount %s is too large for int64 cents", m.text)
 	}
@@ -351,50 +342,34 @@ func (m Money) Cents() (int64, error) {
 func (m Money) Equal(n Money) bool { return m.Cmp(n) == 0 }
 
 // Cmp returns -1, 0 or +1 as m is less than, equal to or more than n.
-func (m Money) Cmp(n Money) int {
-	a, b, _ := aligned(m, n)
-	return a.Cmp(b)
-}
+func (m Money) Cmp(n Money) int { return m.rat().Cmp(n.rat()) }
 
 // Add returns m + n exactly, with the most decimals of the two ("1.00" +
 // "2" is "3.00"); a sum past 64 digits still prints and compares.
 func (m Money) Add(n Money) Money {
-	a, b, scale := aligned(m, n)
-	return moneyOf(a.Add(a, b), scale)
+	return Money{text: new(big.Rat).Add(m.rat(), n.rat()).FloatString(max(m.decimals(), n.decimals()))}
 }
 
 // Sub returns m - n, exactly, as Add does.
 func (m Money) Sub(n Money) Money {
-	a, b, scale := aligned(m, n)
-	return moneyOf(a.Sub(a, b), scale)
+	return Money{text: new(big.Rat).Sub(m.rat(), n.rat()).FloatString(max(m.decimals(), n.decimals()))}
 }
 
 // times returns m multiplied by k, exactly, with m's decimals.
 func (m Money) times(k int64) Money {
-	a, _, scale := aligned(m, Money{})
-	return moneyOf(a.Mul(a, big.NewInt(k)), scale)
+	return Money{text: new(big.Rat).Mul(m.rat(), big.NewRat(k, 1)).FloatString(m.decimals())}
 }
 
-// aligned returns m = a × 10^-scale and n = b × 10^-scale.
-func aligned(m, n Money) (a, b *big.Int, scale int) {
-	mi, mf, _ := strings.Cut(m.String(), ".")
-	ni, nf, _ := strings.Cut(n.String(), ".")
-	scale = max(len(mf), len(nf))
-	a, _ = new(big.Int).SetString(mi+mf+strings.Repeat("0", scale-len(mf)), 10)
-	b, _ = new(big.Int).SetString(ni+nf+strings.Repeat("0", scale-len(nf)), 10)
-	return a, b, scale
+// rat returns the amount as an exact fraction (its text always reads).
+func (m Money) rat() *big.Rat {
+	r, _ := new(big.Rat).SetString(m.String())
+	return r
 }
 
-// moneyOf returns the Money v × 10^-scale.
-func moneyOf(v *big.Int, scale int) Money {
-	digits := new(big.Int).Abs(v).String()
-	digits = strings.Repeat("0", max(0, scale+1-len(digits))) + digits
-	point := len(digits) - scale
-	text := strings.TrimSuffix(digits[:point]+"."+digits[point:], ".")
-	if v.Sign() < 0 {
-		text = "-" + text
-	}
-	return Money{text: text}
+// decimals returns how many digits the amount has after its point.
+func (m Money) decimals() int {
+	_, frac, _ := strings.Cut(m.text, ".")
+	return len(frac)
 }
 
 // UnmarshalJSON implements json.Unmarshaler.
@@ -470,14 +445,12 @@ func (t *Turnaround) UnmarshalJSON(data []byte) error {
 		switch data = []byte("null"); {
 		case len(items) > 1:
 			return fmt.Errorf("want one turnaround, got an array of %d", len(items))
-		case len(items) == 1 && bytes.HasPrefix(bytes.TrimSpace(items[0]), []byte("[")):
-			// One level only: nested arrays would be read again at each.
-			return errors.New("want one turnaround, got an array inside an array")
 		case len(items) == 1:
-			data = bytes.TrimSpace(items[0])
+			data = items[0]
 		}
 	}
 	var w struct{ Days, Hours flexInt }
+	// One level of array only: an array in it is refused here, not read.
 	if string(data) != "null" && (len(data) == 0 || data[0] != '{') {
 		return fmt.Errorf("want a turnaround object, got %s", describe(data))
 	}
@@ -492,10 +465,10 @@ func (t *Turnaround) UnmarshalJSON(data []byte) error {
 type flexInt int
 
 func (n *flexInt) UnmarshalJSON(data []byte) error {
-	if string(data) == "null" {
+	s := string(data)
+	if s == "null" {
 		return nil
 	}
-	s := string(data)
 	if len(data) > 0 && data[0] == '"' {
 		u, _ := unquote(data)
 		s = strings.TrimSpace(u)
@@ -614,32 +587,22 @@ func (s Secret) LogValue() slog.Value { return slog.StringValue(s.String()) }
 func formatFields(f fmt.State, verb rune, v any, name string) {
 	rv := reflect.ValueOf(v)
 	sharp, plus := verb == 'v' && f.Flag('#'), verb == 'v' && f.Flag('+')
-	format := fmt.FormatString(f, verb)
-	var b strings.Builder
-	sep := " "
+	format, sep := fmt.FormatString(f, verb), " "
 	if sharp {
-		b.WriteString(name)
+		fmt.Fprint(f, name)
 		sep = ", "
 	}
-	b.WriteByte('{')
+	fmt.Fprint(f, "{")
 	for i := 0; i < rv.NumField(); i++ {
 		if i > 0 {
-			b.WriteString(sep)
+			fmt.Fprint(f, sep)
 		}
 		if sharp || plus {
-			b.WriteString(rv.Type().Field(i).Name + ":")
+			fmt.Fprint(f, rv.Type().Field(i).Name+":")
 		}
-		switch field := rv.Field(i); {
-		case field.Kind() == reflect.Interface && field.IsNil() && sharp:
-			b.WriteString(field.Type().String() + "(nil)")
-		case field.Kind() == reflect.Interface && field.IsNil():
-			b.WriteString("<nil>")
-		default:
-			fmt.Fprintf(&b, format, field.Interface())
-		}
+		fmt.Fprintf(f, format, rv.Field(i)) // as fmt prints a field: a nil interface too
 	}
-	b.WriteByte('}')
-	_, _ = io.WriteString(f, b.String())
+	fmt.Fprint(f, "}")
 }
 
 // MarshalJSON writes the redacted form (request bodies carry the value).

@@ -32,7 +32,7 @@ func init() {
 			to:   `	st.finish(nil)`},
 		mutant{id: `callpath-page-error-unnamed`, file: `envelope.go`, pkg: `.`,
 			what: `a page with a record at fault fails without the path of the field at fault`,
-			from: `			return locateIn(item, t.Elem(), names[i], err, depth+1)`,
-			to:   `			return names[i], err`},
+			from: `				return locateIn(item, t.Elem(), fmt.Sprintf("%s[%d]", path, i), ierr, depth+1)`,
+			to:   `				return fmt.Sprintf("%s[%d]", path, i), ierr`},
 	)
 }

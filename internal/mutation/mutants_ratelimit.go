@@ -20,7 +20,7 @@ func init() {
 		mutant{id: `ratelimit-ended-wait-sends`, file: `transport.go`, pkg: `.`, run: `TestRateLimit`,
 			what: `a wait the context ended sends the request anyway`,
 			from: `		if err := c.waitTurn(ctx); err != nil {
-			return st, nil, nil, st.readError(err)
+			return st, nil, nil, st.redact(err)
 		}`,
 			to: `		_ = c.waitTurn(ctx)`},
 		mutant{id: `ratelimit-refusal-not-deadline`, file: `transport.go`, pkg: `.`, run: `TestRateLimit`,
