@@ -54,11 +54,10 @@ func decodeFailure(endpoint string, data []byte, t reflect.Type, path string, er
 	return &DecodeError{Endpoint: endpoint, Path: path, Err: cause}
 }
 
-// locateIn finds the value inside data, which reads as a t with the error
-// err, that is at fault, and returns its JSON path and its error: it looks
-// into the first item of a list, or field of an object, that fails. A
-// value with a decoder of its own and no fields (an amount, a time) is
-// judged whole.
+// locateIn returns the JSON path and the error of the value at fault in
+// data, which reads as a t with the error err: the first item of a list,
+// or field of an object, that fails, looked into. A value with a decoder
+// of its own and no fields (an amount, a time) is judged whole.
 func locateIn(data []byte, t reflect.Type, path string, err error, depth int) (string, error) {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()

@@ -101,10 +101,9 @@ func checkNotNegative(field string, n int) error {
 	return nil
 }
 
-// bodyOf sends the params struct p points to as a JSON body, its fields
-// named by their json tags. Unlike encoding/json, it leaves out a field
-// tagged omitempty whose value is zero whatever its type: the nil UUID
-// too.
+// bodyOf sends the params struct p points to as a JSON body by its json
+// tags, leaving out a field tagged omitempty whose value is zero whatever
+// its type (the nil UUID too, unlike encoding/json).
 type bodyOf struct{ p any }
 
 // personalValues are those of the params, when they carry a form.
@@ -137,11 +136,10 @@ func (b bodyOf) MarshalJSON() ([]byte, error) {
 	return append(out, '}'), nil
 }
 
-// companiesBody is the body of POST and PATCH /companies: the companies
-// (params structs sent as bodyOf does), at least one, each passing check
-// (given its field prefix, "companies[i]."), and duplicate_name_allowed
-// when check says they allow it: the API takes it once for all, so items
-// that differ are refused.
+// companiesBody is the body of POST and PATCH /companies: at least one
+// company (sent as bodyOf does), each passing check given its field prefix
+// ("companies[i]."), and duplicate_name_allowed, which the API takes once
+// for all, so companies that differ on it are refused.
 func companiesBody[T any](items []T, check func(field string, item *T) (allowed bool, err error)) (any, error) {
 	var b struct {
 		Companies []bodyOf `json:"companies"`

@@ -606,12 +606,6 @@ func readJSON(resp *http.Response) ([]byte, error) {
 	return b, nil
 }
 
-// envelope is the API's answer, less its unused timestamp.
-type envelope struct {
-	Success json.RawMessage `json:"success"`
-	Result  any             `json:"result"`
-}
-
 // envelopeDecoder is a result that reads fields beside "result" too.
 type envelopeDecoder interface {
 	decodeEnvelope(endpoint string, body []byte) (success bool, err error)
@@ -625,7 +619,10 @@ func decodeEnvelopeInto(endpoint string, body []byte, out any) (success, null bo
 		success, err = d.decodeEnvelope(endpoint, body)
 		return success, false, err
 	}
-	env := envelope{Result: out}
+	env := struct { // the API's answer, less its unused timestamp
+		Success json.RawMessage `json:"success"`
+		Result  any             `json:"result"`
+	}{Result: out}
 	if err := json.Unmarshal(body, &env); err != nil {
 		return false, false, resultFailure(endpoint, body, out, err)
 	}
