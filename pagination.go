@@ -275,7 +275,11 @@ func (r *aheadReader[T]) plan(items []T) (last bool) {
 
 // hand yields the page before once for each time it was held, then items.
 func (r *aheadReader[T]) hand(items []T, yield func(T, error) bool) bool {
-	for _, page := range append(slices.Repeat([][]T{r.prev}, r.held), items) {
+	for ; r.held >= 0; r.held-- {
+		page := items
+		if r.held > 0 {
+			page = r.prev
+		}
 		for _, item := range page {
 			if !yield(item, nil) {
 				return false
